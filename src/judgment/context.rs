@@ -1,0 +1,64 @@
+//! What a judge is asked about: the subject and its surroundings (jury-semantics §2.4).
+
+use serde_json::{Map, Value};
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+/// How the agent's (or person's) run that produced the subject ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ExecutionStatus {
+    /// The run finished normally.
+    Success,
+    /// The run finished with a failure.
+    Failed,
+    /// The run was stopped at its time limit.
+    Timeout,
+    /// The run was cancelled.
+    Cancelled,
+    /// The agent refused the task.
+    Refused,
+    /// Nothing is known about the run (the default).
+    #[default]
+    Unknown,
+}
+
+/// The immutable context handed to every judge of one vote.
+#[derive(Clone, Debug, Default)]
+pub struct JudgmentContext {
+    /// The goal (a task's instruction), empty when there is none.
+    pub goal: String,
+    /// The folder holding the subject (the PR's workspace).
+    pub workspace: PathBuf,
+    /// How long the agent ran, when known.
+    pub execution_time: Option<Duration>,
+    /// When the agent started, when known.
+    pub started_at: Option<SystemTime>,
+    /// The agent's final output, when known.
+    pub agent_output: Option<String>,
+    /// How the agent's run ended.
+    pub status: ExecutionStatus,
+    /// Conventional keys judges read (`expectedDir`, `baselineCoverage`, …).
+    pub metadata: Map<String, Value>,
+}
+
+impl JudgmentContext {
+    /// A context for the given workspace with nothing else known.
+    pub fn new(workspace: impl Into<PathBuf>) -> Self {
+        JudgmentContext {
+            workspace: workspace.into(),
+            ..Default::default()
+        }
+    }
+
+    /// The same context with the goal set.
+    pub fn with_goal(mut self, goal: impl Into<String>) -> Self {
+        self.goal = goal.into();
+        self
+    }
+
+    /// The same context with one metadata entry set.
+    pub fn with_metadata(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.metadata.insert(key.into(), value.into());
+        self
+    }
+}

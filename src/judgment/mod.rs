@@ -1,0 +1,24 @@
+//! The vocabulary every stage shares: statuses, reason codes, checks, portable metadata,
+//! judgments, the judge interface and its context. Pure data and traits; no I/O.
+
+mod check;
+mod context;
+mod error;
+mod fault;
+mod judge;
+#[allow(clippy::module_inception)]
+mod judgment;
+mod portable;
+mod reason;
+mod status;
+
+pub use check::Check;
+pub use context::{ExecutionStatus, JudgmentContext};
+pub use error::BuildError;
+pub use fault::Fault;
+pub use judge::{Implementation, Judge, JudgeMetadata, JudgeType, NamedJudge, not_applicable_capability};
+pub use judgment::{AGGREGATION_KEY, ELAPSED_KEY, Judgment, JudgmentBuilder};
+pub(crate) use judgment::{origin_counts_json, read_origin_counts};
+pub use portable::{MAX_PORTABLE_INT, Metadata, check_portable};
+pub use reason::{Family, Origin, ReasonCode};
+pub use status::Status;
