@@ -15,12 +15,14 @@ use judge_ci::jury::strategies::{
     BuiltinStrategy, ErrorPolicy, NotApplicablePolicy, StrategyKind, StrategySpec, TiePolicy,
     VotingStrategy, Weights,
 };
+use judge_ci::jury::interpret::ReadingSupport;
 use judge_ci::jury::{
     CascadedJury, Decision, Jury, KeySource, MetaJury, NamedJury, Seat, SimpleJury, TierPolicy,
     Verdict, VerdictParts, VoteScope,
 };
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -940,6 +942,11 @@ async fn run_jury_case(setup: &Value, exp: &Map<String, Value>) -> Res<()> {
             if serde_json::to_string(&back).map_err(|e| e.to_string())? != text {
                 return Err("verdict JSON does not round-trip".into());
             }
+            // The engine's own output reads without defects and is never contradicted by its evidence.
+            let reading = judge_ci::jury::interpret::interpret_verdict(&v);
+            if !reading.defects.is_empty() || reading.reading_support == ReadingSupport::Contradicted {
+                return Err(format!("interpretation of the verdict found {:?}", reading.defects));
+            }
             let used = check_verdict(&v, exp, &w, jury.as_ref(), setup)?;
             finish(exp, used, &[])
         }
@@ -1331,7 +1338,8 @@ fn conformance() {
             }
         }
     }
-    println!("conformance: {passed} passed, {failed} failed, {skipped} skipped");
+    // Written past the test harness's capture so the summary shows on every run.
+    let _ = writeln!(std::io::stderr(), "conformance: {passed} passed, {failed} failed, {skipped} skipped");
     assert!(missing.is_empty(), "conformance-skips.txt names cases that do not exist: {missing:?}");
     assert!(counted <= 5, "at most 5 non-disputed skips are allowed, found {counted}");
     assert_eq!(failed, 0, "{failed} conformance case(s) failed");

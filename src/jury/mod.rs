@@ -8,6 +8,7 @@ mod boundary;
 mod cascade;
 mod describe;
 mod factories;
+pub mod interpret;
 
 mod meta;
 mod names;
