@@ -11,11 +11,11 @@ use indexmap::IndexMap;
 use judge_ci::judgment::{
     BuildError, Fault, Judge, JudgeMetadata, JudgeType, Judgment, JudgmentContext, Status,
 };
+use judge_ci::jury::interpret::ReadingSupport;
 use judge_ci::jury::strategies::{
     BuiltinStrategy, ErrorPolicy, NotApplicablePolicy, StrategyKind, StrategySpec, TiePolicy,
     VotingStrategy, Weights,
 };
-use judge_ci::jury::interpret::ReadingSupport;
 use judge_ci::jury::{
     CascadedJury, Decision, Jury, KeySource, MetaJury, NamedJury, Seat, SimpleJury, TierPolicy,
     Verdict, VerdictParts, VoteScope,
@@ -155,7 +155,7 @@ impl VotingStrategy for Spy {
 enum JuryBehavior {
     Throws(String),
     ReturnsNull,
-    Returns(Verdict),
+    Returns(Box<Verdict>),
 }
 
 struct OpaqueJury {
@@ -169,7 +169,7 @@ impl Jury for OpaqueJury {
         match &self.behavior {
             JuryBehavior::Throws(k) => Err(thrown(k)),
             JuryBehavior::ReturnsNull => Err(Fault::NoResult),
-            JuryBehavior::Returns(v) => Ok(v.clone()),
+            JuryBehavior::Returns(v) => Ok(v.as_ref().clone()),
         }
     }
     fn aggregate_may_be_not_applicable(&self) -> bool {
@@ -250,7 +250,9 @@ fn strategy_spec(v: &Value) -> Res<StrategySpec> {
 fn strategy(v: &Value, w: &World) -> Result<Arc<dyn VotingStrategy>, Result<BuildError, String>> {
     let name = str_of(v, "name").ok_or(Err("strategy needs a name".to_string()))?;
     if let Some(custom) = name.strip_prefix("custom:") {
-        let b = v.get("behavior").ok_or(Err("custom strategy needs a behavior".into()))?;
+        let b = v
+            .get("behavior")
+            .ok_or(Err("custom strategy needs a behavior".into()))?;
         let behavior = if let Some(k) = str_of(b, "throws") {
             StrategyBehavior::Throws(k.into())
         } else if b.get("returnsNull").is_some() {
@@ -261,7 +263,9 @@ fn strategy(v: &Value, w: &World) -> Result<Arc<dyn VotingStrategy>, Result<Buil
             return Err(Err(format!("unknown custom strategy behavior {b}")));
         };
         let na = match v.get("declaredNotApplicablePolicy") {
-            Some(p) => policy::<NotApplicablePolicy>(p).map_err(Err)?.unwrap_or_default(),
+            Some(p) => policy::<NotApplicablePolicy>(p)
+                .map_err(Err)?
+                .unwrap_or_default(),
             None => NotApplicablePolicy::Refuse,
         };
         let _ = w;
@@ -272,12 +276,16 @@ fn strategy(v: &Value, w: &World) -> Result<Arc<dyn VotingStrategy>, Result<Buil
         }));
     }
     let spec = strategy_spec(v).map_err(Err)?;
-    spec.build().map(|s| Arc::new(s) as Arc<dyn VotingStrategy>).map_err(Ok)
+    spec.build()
+        .map(|s| Arc::new(s) as Arc<dyn VotingStrategy>)
+        .map_err(Ok)
 }
 
 fn seat_judge(seat: &Value, index: usize, w: &World) -> Res<Arc<DoubleJudge>> {
     let name = str_of(seat, "name").map(str::to_string);
-    let who = name.clone().unwrap_or_else(|| format!("Judge#{}", index + 1));
+    let who = name
+        .clone()
+        .unwrap_or_else(|| format!("Judge#{}", index + 1));
     let behavior = if let Some(r) = seat.get("returns") {
         JudgeBehavior::Returns(judgment(r, &who)?)
     } else if let Some(k) = str_of(seat, "throws") {
@@ -285,7 +293,9 @@ fn seat_judge(seat: &Value, index: usize, w: &World) -> Res<Arc<DoubleJudge>> {
     } else if seat.get("returnsNull").is_some() {
         JudgeBehavior::ReturnsNull
     } else {
-        return Err(format!("seat {seat} says neither returns, throws nor returnsNull"));
+        return Err(format!(
+            "seat {seat} says neither returns, throws nor returnsNull"
+        ));
     };
     let capability = match str_of(seat, "notApplicableWhen") {
         None => Capability::None,
@@ -295,7 +305,11 @@ fn seat_judge(seat: &Value, index: usize, w: &World) -> Res<Arc<DoubleJudge>> {
         Some(s) => Capability::Fixed(s.into()),
     };
     let metadata_throws = match str_of(seat, "metadata") {
-        Some(m) => Some(m.strip_prefix("throws ").ok_or(format!("unknown seat metadata {m:?}"))?.to_string()),
+        Some(m) => Some(
+            m.strip_prefix("throws ")
+                .ok_or(format!("unknown seat metadata {m:?}"))?
+                .to_string(),
+        ),
         None => None,
     };
     let judge = Arc::new(DoubleJudge {
@@ -316,10 +330,16 @@ fn opaque_verdict(j: &Value) -> Res<Verdict> {
     let rv = j.get("returnsVerdict").ok_or("no returnsVerdict")?;
     if rv.as_str() == Some("Verdict.single") {
         let name = str_of(j, "name").ok_or("Verdict.single needs a name")?;
-        let judgment = judgment(j.get("judgment").ok_or("Verdict.single needs a judgment")?, name)?;
+        let judgment = judgment(
+            j.get("judgment").ok_or("Verdict.single needs a judgment")?,
+            name,
+        )?;
         return Verdict::single(name, judgment).map_err(|e| e.to_string());
     }
-    let aggregated = judgment(rv.get("aggregated").ok_or("verdict needs aggregated")?, "opaque jury")?;
+    let aggregated = judgment(
+        rv.get("aggregated").ok_or("verdict needs aggregated")?,
+        "opaque jury",
+    )?;
     let individual: Vec<Judgment> = match rv.get("individual").and_then(Value::as_array) {
         Some(list) => list
             .iter()
@@ -329,11 +349,17 @@ fn opaque_verdict(j: &Value) -> Res<Verdict> {
         None => Vec::new(),
     };
     let keys: Vec<String> = match rv.get("seatKeys").and_then(Value::as_array) {
-        Some(k) => k.iter().filter_map(|s| s.as_str().map(str::to_string)).collect(),
-        None => (0..individual.len()).map(|i| format!("judge-{}", i + 1)).collect(),
+        Some(k) => k
+            .iter()
+            .filter_map(|s| s.as_str().map(str::to_string))
+            .collect(),
+        None => (0..individual.len())
+            .map(|i| format!("judge-{}", i + 1))
+            .collect(),
     };
-    let decision: Decision = serde_json::from_value(rv.get("decision").cloned().unwrap_or(json!({"kind":"own"})))
-        .map_err(|e| e.to_string())?;
+    let decision: Decision =
+        serde_json::from_value(rv.get("decision").cloned().unwrap_or(json!({"kind":"own"})))
+            .map_err(|e| e.to_string())?;
     let mut map = IndexMap::new();
     let mut seats = Vec::new();
     for (i, (k, j)) in keys.iter().zip(&individual).enumerate() {
@@ -357,7 +383,12 @@ fn opaque_verdict(j: &Value) -> Res<Verdict> {
 }
 
 /// Builds a jury; `Err(Ok(e))` is a construction refusal, `Err(Err(s))` a harness problem.
-fn jury(v: &Value, w: &World, vars: &Map<String, Value>, top: bool) -> Result<Arc<dyn Jury>, Result<BuildError, String>> {
+fn jury(
+    v: &Value,
+    w: &World,
+    vars: &Map<String, Value>,
+    top: bool,
+) -> Result<Arc<dyn Jury>, Result<BuildError, String>> {
     if let Value::String(prose) = v {
         let parsed = prose::parse(prose, vars).map_err(Err)?;
         return jury(&parsed, w, vars, top);
@@ -365,10 +396,17 @@ fn jury(v: &Value, w: &World, vars: &Map<String, Value>, top: bool) -> Result<Ar
     let harness = |s: String| Err(s);
     match str_of(v, "type") {
         Some("simple") => {
-            let strat = strategy(v.get("strategy").ok_or(harness("simple jury needs a strategy".into()))?, w)?;
+            let strat = strategy(
+                v.get("strategy")
+                    .ok_or(harness("simple jury needs a strategy".into()))?,
+                w,
+            )?;
             let strat = spy_if_top(strat, w, top);
             let mut b = SimpleJury::builder().strategy(strat);
-            let seats = v.get("seats").and_then(Value::as_array).ok_or(harness("simple jury needs seats".into()))?;
+            let seats = v
+                .get("seats")
+                .and_then(Value::as_array)
+                .ok_or(harness("simple jury needs seats".into()))?;
             for (i, s) in seats.iter().enumerate() {
                 let judge = seat_judge(s, i, w).map_err(Err)?;
                 b = match s.get("weight") {
@@ -386,27 +424,47 @@ fn jury(v: &Value, w: &World, vars: &Map<String, Value>, top: bool) -> Result<Ar
         }
         Some("cascade") => {
             let mut b = CascadedJury::builder();
-            for t in v.get("tiers").and_then(Value::as_array).ok_or(harness("cascade needs tiers".into()))? {
+            for t in v
+                .get("tiers")
+                .and_then(Value::as_array)
+                .ok_or(harness("cascade needs tiers".into()))?
+            {
                 let name = str_of(t, "name").ok_or(harness("tier needs a name".into()))?;
                 let policy: TierPolicy = str_of(t, "policy")
                     .ok_or(harness("tier needs a policy".into()))?
                     .parse()
                     .map_err(Ok)?;
-                let child = jury(t.get("jury").ok_or(harness("tier needs a jury".into()))?, w, vars, false)?;
+                let child = jury(
+                    t.get("jury").ok_or(harness("tier needs a jury".into()))?,
+                    w,
+                    vars,
+                    false,
+                )?;
                 b = b.tier(name, child, policy);
             }
             Ok(Arc::new(b.build().map_err(Ok)?))
         }
         Some("meta") => {
-            let strat = strategy(v.get("strategy").ok_or(harness("meta needs a strategy".into()))?, w)?;
+            let strat = strategy(
+                v.get("strategy")
+                    .ok_or(harness("meta needs a strategy".into()))?,
+                w,
+            )?;
             let strat = spy_if_top(strat, w, top);
             let mut members = Vec::new();
-            for m in v.get("members").and_then(Value::as_array).ok_or(harness("meta needs members".into()))? {
+            for m in v
+                .get("members")
+                .and_then(Value::as_array)
+                .ok_or(harness("meta needs members".into()))?
+            {
                 let name = str_of(m, "name").ok_or(harness("member needs a name".into()))?;
                 let mv = m.get("jury").ok_or(harness("member needs a jury".into()))?;
                 if str_of(mv, "type") == Some("opaque") && mv.get("returnsVerdict").is_some() {
                     let verdict = opaque_verdict(mv).map_err(Err)?;
-                    w.opaque_verdicts.lock().unwrap().push((name.to_string(), verdict));
+                    w.opaque_verdicts
+                        .lock()
+                        .unwrap()
+                        .push((name.to_string(), verdict));
                 }
                 members.push(NamedJury::new(name, jury(mv, w, vars, false)?));
             }
@@ -418,10 +476,16 @@ fn jury(v: &Value, w: &World, vars: &Map<String, Value>, top: bool) -> Result<Ar
             } else if v.get("returnsNull").is_some() {
                 JuryBehavior::ReturnsNull
             } else {
-                JuryBehavior::Returns(opaque_verdict(v).map_err(Err)?)
+                JuryBehavior::Returns(Box::new(opaque_verdict(v).map_err(Err)?))
             };
-            let may_be_na = v.get("aggregateMayBeNotApplicable").and_then(Value::as_bool).unwrap_or(false);
-            Ok(Arc::new(OpaqueJury { behavior, may_be_na }))
+            let may_be_na = v
+                .get("aggregateMayBeNotApplicable")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            Ok(Arc::new(OpaqueJury {
+                behavior,
+                may_be_na,
+            }))
         }
         other => Err(Err(format!("unknown jury type {other:?} in {v}"))),
     }
@@ -440,19 +504,56 @@ fn spy_if_top(s: Arc<dyn VotingStrategy>, w: &World, top: bool) -> Arc<dyn Votin
 fn setup_jury(setup: &Value, w: &World) -> Result<Arc<dyn Jury>, Result<BuildError, String>> {
     let vars = setup.as_object().cloned().unwrap_or_default();
     match str_of(setup, "factory") {
-        None => jury(setup.get("jury").ok_or(Err("setup has no jury".to_string()))?, w, &vars, true),
+        None => jury(
+            setup
+                .get("jury")
+                .ok_or(Err("setup has no jury".to_string()))?,
+            w,
+            &vars,
+            true,
+        ),
         Some("fromJudges") => {
-            let strat = spy_if_top(strategy(setup.get("strategy").ok_or(Err("no strategy".to_string()))?, w)?, w, true);
+            let strat = spy_if_top(
+                strategy(
+                    setup
+                        .get("strategy")
+                        .ok_or(Err("no strategy".to_string()))?,
+                    w,
+                )?,
+                w,
+                true,
+            );
             let mut judges: Vec<Arc<dyn Judge>> = Vec::new();
-            for (i, s) in setup.get("judges").and_then(Value::as_array).ok_or(Err("no judges".to_string()))?.iter().enumerate() {
+            for (i, s) in setup
+                .get("judges")
+                .and_then(Value::as_array)
+                .ok_or(Err("no judges".to_string()))?
+                .iter()
+                .enumerate()
+            {
                 judges.push(seat_judge(s, i, w).map_err(Err)?);
             }
-            Ok(Arc::new(judge_ci::jury::from_judges(strat, judges).map_err(Ok)?))
+            Ok(Arc::new(
+                judge_ci::jury::from_judges(strat, judges).map_err(Ok)?,
+            ))
         }
         Some(f @ ("allOf" | "combine")) => {
-            let strat = spy_if_top(strategy(setup.get("strategy").ok_or(Err("no strategy".to_string()))?, w)?, w, true);
+            let strat = spy_if_top(
+                strategy(
+                    setup
+                        .get("strategy")
+                        .ok_or(Err("no strategy".to_string()))?,
+                    w,
+                )?,
+                w,
+                true,
+            );
             let mut juries = Vec::new();
-            for j in setup.get("juries").and_then(Value::as_array).ok_or(Err("no juries".to_string()))? {
+            for j in setup
+                .get("juries")
+                .and_then(Value::as_array)
+                .ok_or(Err("no juries".to_string()))?
+            {
                 juries.push(jury(j, w, &vars, false)?);
             }
             if f == "combine" {
@@ -503,13 +604,21 @@ mod prose {
 
     impl P<'_> {
         fn next(&mut self) -> Result<String, String> {
-            let t = self.t.get(self.i).cloned().ok_or("unexpected end of prose setup")?;
+            let t = self
+                .t
+                .get(self.i)
+                .cloned()
+                .ok_or("unexpected end of prose setup")?;
             self.i += 1;
             Ok(t)
         }
         fn expect(&mut self, s: &str) -> Result<(), String> {
             let t = self.next()?;
-            if t == s { Ok(()) } else { Err(format!("expected {s:?}, found {t:?}")) }
+            if t == s {
+                Ok(())
+            } else {
+                Err(format!("expected {s:?}, found {t:?}"))
+            }
         }
         fn peek(&self) -> Option<&str> {
             self.t.get(self.i).map(String::as_str)
@@ -525,7 +634,10 @@ mod prose {
                 "<" => {
                     let var = self.next()?;
                     self.expect(">")?;
-                    self.vars.get(&var).cloned().ok_or(format!("prose names unknown variable <{var}>"))
+                    self.vars
+                        .get(&var)
+                        .cloned()
+                        .ok_or(format!("prose names unknown variable <{var}>"))
                 }
                 "throws" => Ok(json!({"type":"opaque","throws":"IllegalStateException"})),
                 "passing" => Ok(Self::simple(true)),
@@ -565,7 +677,9 @@ mod prose {
                             t => return Err(format!("unexpected {t:?} in meta")),
                         }
                     }
-                    Ok(json!({"type":"meta","strategy":{"name":name,"errorPolicy":ep,"notApplicablePolicy":nap},"members":members}))
+                    Ok(
+                        json!({"type":"meta","strategy":{"name":name,"errorPolicy":ep,"notApplicablePolicy":nap},"members":members}),
+                    )
                 }
                 other => Err(format!("unknown prose jury {other:?}")),
             }
@@ -573,7 +687,11 @@ mod prose {
     }
 
     pub fn parse(s: &str, vars: &Map<String, Value>) -> Result<Value, String> {
-        let mut p = P { t: tokens(s), i: 0, vars };
+        let mut p = P {
+            t: tokens(s),
+            i: 0,
+            vars,
+        };
         let v = p.jury()?;
         match p.peek() {
             None => Ok(v),
@@ -589,7 +707,10 @@ mod prose {
 fn list_of_str(v: &Value) -> Vec<String> {
     match v {
         Value::String(s) => vec![s.clone()],
-        Value::Array(a) => a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect(),
+        Value::Array(a) => a
+            .iter()
+            .filter_map(|x| x.as_str().map(str::to_string))
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -598,7 +719,9 @@ fn list_of_str(v: &Value) -> Vec<String> {
 fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q)),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
+        }
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
         }
@@ -610,12 +733,19 @@ fn check_error(e: &BuildError, exp: &Value, what: &str) -> Res<()> {
     if let Some(t) = str_of(exp, "type")
         && t != e.java_type()
     {
-        return Err(format!("{what}: expected {t}, got {} ({})", e.java_type(), e.message()));
+        return Err(format!(
+            "{what}: expected {t}, got {} ({})",
+            e.java_type(),
+            e.message()
+        ));
     }
     if let Some(m) = str_of(exp, "message")
         && m != e.message()
     {
-        return Err(format!("{what}: expected message {m:?}, got {:?}", e.message()));
+        return Err(format!(
+            "{what}: expected message {m:?}, got {:?}",
+            e.message()
+        ));
     }
     if let Some(mc) = exp.get("messageContains") {
         for m in list_of_str(mc) {
@@ -638,7 +768,11 @@ fn fault_error(f: &Fault) -> BuildError {
 }
 
 /// Checks one judgment against judgment-level keys; returns the keys it handled.
-fn check_judgment(j: &Judgment, exp: &Map<String, Value>, placeholder: Option<&str>) -> Res<BTreeSet<String>> {
+fn check_judgment(
+    j: &Judgment,
+    exp: &Map<String, Value>,
+    placeholder: Option<&str>,
+) -> Res<BTreeSet<String>> {
     let mut used = BTreeSet::new();
     for (k, v) in exp {
         let ok = match k.as_str() {
@@ -648,23 +782,35 @@ fn check_judgment(j: &Judgment, exp: &Map<String, Value>, placeholder: Option<&s
             "reasonCodeNot" => Some(j.reason_code().map(|c| c.token()) != v.as_str()),
             "score" => Some(match v {
                 Value::Null => j.score().is_none(),
-                n => j.score().is_some_and(|s| n.as_f64().is_some_and(|e| (s - e).abs() < 1e-9)),
+                n => j
+                    .score()
+                    .is_some_and(|s| n.as_f64().is_some_and(|e| (s - e).abs() < 1e-9)),
             }),
             "scoreApprox" => {
-                let a = v.as_array().ok_or("scoreApprox must be [value, tolerance]")?;
+                let a = v
+                    .as_array()
+                    .ok_or("scoreApprox must be [value, tolerance]")?;
                 let (e, tol) = (number(&a[0])?, number(&a[1])?);
                 Some(j.score().is_some_and(|s| (s - e).abs() <= tol))
             }
             "effectiveScore" => Some(match v {
                 Value::Null => j.effective_score().is_none(),
-                n => j.effective_score().is_some_and(|s| n.as_f64().is_some_and(|e| (s - e).abs() < 1e-9)),
+                n => j
+                    .effective_score()
+                    .is_some_and(|s| n.as_f64().is_some_and(|e| (s - e).abs() < 1e-9)),
             }),
             "evidenceBlockPresent" => Some(j.evidence().is_some() == v.as_bool().unwrap_or(true)),
             "evidence" => {
-                let ev = j.evidence().ok_or(format!("no evidence block in {}", ser(j)))?;
+                let ev = j
+                    .evidence()
+                    .ok_or(format!("no evidence block in {}", ser(j)))?;
                 for (ek, evv) in v.as_object().ok_or("evidence must be an object")? {
                     if !ev.get(ek).is_some_and(|a| same(a, evv)) {
-                        return Err(format!("evidence.{ek}: expected {evv}, got {:?} in {}", ev.get(ek), Value::Object(ev.clone())));
+                        return Err(format!(
+                            "evidence.{ek}: expected {evv}, got {:?} in {}",
+                            ev.get(ek),
+                            Value::Object(ev.clone())
+                        ));
                     }
                 }
                 Some(true)
@@ -673,11 +819,17 @@ fn check_judgment(j: &Judgment, exp: &Map<String, Value>, placeholder: Option<&s
                 let ev = j.evidence().ok_or("no evidence block")?;
                 Some(list_of_str(v).iter().all(|key| !ev.contains_key(key)))
             }
-            key if key.starts_with("reasoningNotContains") => {
-                Some(list_of_str(v).iter().all(|s| !j.reasoning().contains(s.as_str())))
-            }
+            key if key.starts_with("reasoningNotContains") => Some(
+                list_of_str(v)
+                    .iter()
+                    .all(|s| !j.reasoning().contains(s.as_str())),
+            ),
             key if key.starts_with("reasoningContains") => Some(list_of_str(v).iter().all(|s| {
-                let s = if s.starts_with('<') && s.ends_with('>') { placeholder.unwrap_or(s) } else { s };
+                let s = if s.starts_with('<') && s.ends_with('>') {
+                    placeholder.unwrap_or(s)
+                } else {
+                    s
+                };
                 j.reasoning().contains(s)
             })),
             key if key.starts_with("reasoningEquals") => Some(v.as_str() == Some(j.reasoning())),
@@ -696,7 +848,11 @@ fn check_judgment(j: &Judgment, exp: &Map<String, Value>, placeholder: Option<&s
 
 fn ser<T: serde::Serialize>(t: &T) -> String {
     let s = serde_json::to_string(t).unwrap_or_default();
-    if s.len() > 600 { format!("{}…", &s[..600]) } else { s }
+    if s.len() > 600 {
+        format!("{}…", &s[..600])
+    } else {
+        s
+    }
 }
 
 fn statuses(js: &[Judgment]) -> Value {
@@ -704,34 +860,60 @@ fn statuses(js: &[Judgment]) -> Value {
 }
 
 fn codes(js: &[Judgment]) -> Value {
-    Value::Array(js.iter().map(|j| j.reason_code().map_or(Value::Null, |c| c.token().into())).collect())
+    Value::Array(
+        js.iter()
+            .map(|j| j.reason_code().map_or(Value::Null, |c| c.token().into()))
+            .collect(),
+    )
 }
 
 fn check_attempt(v: &Verdict, exp: &Value, w: &World) -> Res<()> {
     let name = str_of(exp, "name").ok_or("attempt expectation needs a name")?;
-    let a = v.attempt(name).ok_or(format!("no attempt named {name:?}; attempts: {}", ser(&v.composite_attempts())))?;
+    let a = v.attempt(name).ok_or(format!(
+        "no attempt named {name:?}; attempts: {}",
+        ser(&v.composite_attempts())
+    ))?;
     let wire = serde_json::to_value(a).map_err(|e| e.to_string())?;
     let child = a.verdict();
-    for (k, e) in exp.as_object().ok_or("attempt expectation must be an object")? {
+    for (k, e) in exp
+        .as_object()
+        .ok_or("attempt expectation must be an object")?
+    {
         let actual: Value = match k.as_str() {
             "name" => continue,
             "disposition" => wire["disposition"].clone(),
-            "dispositionReason" => wire.get("dispositionReason").cloned().unwrap_or(Value::Null),
+            "dispositionReason" => wire
+                .get("dispositionReason")
+                .cloned()
+                .unwrap_or(Value::Null),
             "failureCode" => a.failure().map_or(Value::Null, |f| json!(f)),
             "verdictPresent" => Value::Bool(child.is_some()),
             "childIndividualStatuses" => child.map_or(Value::Null, |c| statuses(c.individual())),
             "childIndividualReasonCodes" => child.map_or(Value::Null, |c| codes(c.individual())),
-            "childAggregateStatus" => child.map_or(Value::Null, |c| c.aggregated().status().token().into()),
-            "childDecisionBasis" => child.map_or(Value::Null, |c| serde_json::to_value(c.decision()).unwrap_or_default()["basis"].clone()),
+            "childAggregateStatus" => {
+                child.map_or(Value::Null, |c| c.aggregated().status().token().into())
+            }
+            "childDecisionBasis" => child.map_or(Value::Null, |c| {
+                serde_json::to_value(c.decision()).unwrap_or_default()["basis"].clone()
+            }),
             "verdictKeptUnchanged" => {
-                let returned = w.opaque_verdicts.lock().unwrap().iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
+                let returned = w
+                    .opaque_verdicts
+                    .lock()
+                    .unwrap()
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, v)| v.clone());
                 let r = returned.ok_or(format!("attempt {name}: no opaque verdict recorded"))?;
                 Value::Bool(child == Some(&r))
             }
             other => return Err(format!("unknown attempt expectation key {other:?}")),
         };
         if !same(&actual, e) {
-            return Err(format!("attempt {name}.{k}: expected {e}, got {actual}; attempt: {}", ser(a)));
+            return Err(format!(
+                "attempt {name}.{k}: expected {e}, got {actual}; attempt: {}",
+                ser(a)
+            ));
         }
     }
     Ok(())
@@ -745,7 +927,13 @@ fn decided_attempt(v: &Verdict) -> Option<&Verdict> {
     }
 }
 
-fn check_verdict(v: &Verdict, exp: &Map<String, Value>, w: &World, jury: &dyn Jury, setup: &Value) -> Res<BTreeSet<String>> {
+fn check_verdict(
+    v: &Verdict,
+    exp: &Map<String, Value>,
+    w: &World,
+    jury: &dyn Jury,
+    setup: &Value,
+) -> Res<BTreeSet<String>> {
     let mut used = check_judgment(v.aggregated(), exp, None)?;
     for (k, e) in exp {
         if used.contains(k) {
@@ -760,20 +948,41 @@ fn check_verdict(v: &Verdict, exp: &Map<String, Value>, w: &World, jury: &dyn Ju
                 used.insert(k.clone());
                 continue;
             }
-            "tiersRan" | "attemptNames" => Value::Array(v.composite_attempts().iter().map(|a| a.name().into()).collect()),
+            "tiersRan" | "attemptNames" => Value::Array(
+                v.composite_attempts()
+                    .iter()
+                    .map(|a| a.name().into())
+                    .collect(),
+            ),
             "individualStatuses" => statuses(v.individual()),
             "individualReasonCodes" => codes(v.individual()),
-            "individualByNameKeys" => Value::Array(v.individual_by_name().keys().map(|k| k.as_str().into()).collect()),
+            "individualByNameKeys" => Value::Array(
+                v.individual_by_name()
+                    .keys()
+                    .map(|k| k.as_str().into())
+                    .collect(),
+            ),
             "individualCount" => v.individual().len().into(),
             "individualByNameSize" => v.individual_by_name().len().into(),
             "individual" => {
                 for (name, je) in e.as_object().ok_or("individual must be an object")? {
-                    let j = v.individual_by_name().get(name).ok_or(format!("no individual {name:?}"))?;
-                    let own = w.judges.lock().unwrap().iter().find(|(n, _)| n == name).and_then(|(_, d)| match &d.behavior {
-                        JudgeBehavior::Returns(r) => Some(r.reasoning().to_string()),
-                        _ => None,
-                    });
-                    let je = je.as_object().ok_or("individual expectation must be an object")?;
+                    let j = v
+                        .individual_by_name()
+                        .get(name)
+                        .ok_or(format!("no individual {name:?}"))?;
+                    let own = w
+                        .judges
+                        .lock()
+                        .unwrap()
+                        .iter()
+                        .find(|(n, _)| n == name)
+                        .and_then(|(_, d)| match &d.behavior {
+                            JudgeBehavior::Returns(r) => Some(r.reasoning().to_string()),
+                            _ => None,
+                        });
+                    let je = je
+                        .as_object()
+                        .ok_or("individual expectation must be an object")?;
                     let done = check_judgment(j, je, own.as_deref())?;
                     if let Some(extra) = je.keys().find(|k| !done.contains(*k)) {
                         return Err(format!("unknown individual expectation key {extra:?}"));
@@ -783,7 +992,9 @@ fn check_verdict(v: &Verdict, exp: &Map<String, Value>, w: &World, jury: &dyn Ju
                 continue;
             }
             "seats" => serde_json::to_value(v.seats()).map_err(|e| e.to_string())?,
-            "seatKeySources" => Value::Array(v.seats().iter().map(|s| json!(s.key_source)).collect()),
+            "seatKeySources" => {
+                Value::Array(v.seats().iter().map(|s| json!(s.key_source)).collect())
+            }
             "seatPositions" => Value::Array(v.seats().iter().map(|s| s.position.into()).collect()),
             "weights" => serde_json::to_value(v.weights()).map_err(|e| e.to_string())?,
             "firstAttemptAggregateStatus" => v
@@ -791,18 +1002,27 @@ fn check_verdict(v: &Verdict, exp: &Map<String, Value>, w: &World, jury: &dyn Ju
                 .first()
                 .and_then(|a| a.verdict())
                 .map_or(Value::Null, |c| c.aggregated().status().token().into()),
-            "childDecisionTier" => decided_attempt(v)
-                .map_or(Value::Null, |c| serde_json::to_value(c.decision()).unwrap_or_default()["tier"].clone()),
-            "rootEqualsInnerAggregate" => Value::Bool(decided_attempt(v).is_some_and(|c| c.aggregated() == v.aggregated())),
+            "childDecisionTier" => decided_attempt(v).map_or(Value::Null, |c| {
+                serde_json::to_value(c.decision()).unwrap_or_default()["tier"].clone()
+            }),
+            "rootEqualsInnerAggregate" => {
+                Value::Bool(decided_attempt(v).is_some_and(|c| c.aggregated() == v.aggregated()))
+            }
             "selectedDetermination" => {
                 let c = decided_attempt(v).ok_or("no decided tier")?;
                 let d = serde_json::to_value(c.decision()).map_err(|e| e.to_string())?;
-                let mut m = e.as_object().cloned().ok_or("selectedDetermination must be an object")?;
+                let mut m = e
+                    .as_object()
+                    .cloned()
+                    .ok_or("selectedDetermination must be an object")?;
                 for key in ["basis", "tier"] {
                     if let Some(x) = m.remove(key)
                         && !same(&d[key], &x)
                     {
-                        return Err(format!("selectedDetermination.{key}: expected {x}, got {}", d[key]));
+                        return Err(format!(
+                            "selectedDetermination.{key}: expected {x}, got {}",
+                            d[key]
+                        ));
                     }
                 }
                 let done = check_judgment(c.aggregated(), &m, None)?;
@@ -813,17 +1033,31 @@ fn check_verdict(v: &Verdict, exp: &Map<String, Value>, w: &World, jury: &dyn Ju
                 continue;
             }
             "strategyCalled" => {
-                let calls = w.top_strategy_calls.lock().unwrap().clone().ok_or("no top-level strategy to spy on")?;
+                let calls = w
+                    .top_strategy_calls
+                    .lock()
+                    .unwrap()
+                    .clone()
+                    .ok_or("no top-level strategy to spy on")?;
                 Value::Bool(calls.load(Ordering::SeqCst) > 0)
             }
-            "judgeInvoked" => Value::Bool(w.judges.lock().unwrap().iter().any(|(_, d)| d.invoked.load(Ordering::SeqCst))),
+            "judgeInvoked" => Value::Bool(
+                w.judges
+                    .lock()
+                    .unwrap()
+                    .iter()
+                    .any(|(_, d)| d.invoked.load(Ordering::SeqCst)),
+            ),
             _ => match jury_level(k, e, jury, setup, w)? {
                 Some(a) => a,
                 None => continue,
             },
         };
         if !same(&actual, e) {
-            return Err(format!("{k}: expected {e}, got {actual}; verdict: {}", ser(v)));
+            return Err(format!(
+                "{k}: expected {e}, got {actual}; verdict: {}",
+                ser(v)
+            ));
         }
         used.insert(k.clone());
     }
@@ -836,15 +1070,24 @@ fn jury_level(k: &str, e: &Value, jury: &dyn Jury, setup: &Value, w: &World) -> 
         "builds" => Value::Bool(true),
         "aggregateMayBeNotApplicable" => Value::Bool(jury.aggregate_may_be_not_applicable()),
         "memberAggregateMayBeNotApplicable" => {
-            let members = setup.pointer("/jury/members").and_then(Value::as_array).ok_or("no members in setup")?;
+            let members = setup
+                .pointer("/jury/members")
+                .and_then(Value::as_array)
+                .ok_or("no members in setup")?;
             let vars = Map::new();
             let mut flags = Vec::new();
             for m in members {
                 let built = jury_fn(m.get("jury").ok_or("member without jury")?, w, &vars)?;
                 flags.push(built.aggregate_may_be_not_applicable());
             }
-            let expected = e.as_bool().ok_or("memberAggregateMayBeNotApplicable must be a bool")?;
-            Value::Bool(if flags.iter().all(|f| *f == expected) { expected } else { !expected })
+            let expected = e
+                .as_bool()
+                .ok_or("memberAggregateMayBeNotApplicable must be a bool")?;
+            Value::Bool(if flags.iter().all(|f| *f == expected) {
+                expected
+            } else {
+                !expected
+            })
         }
         "describeThrows" => match jury.describe() {
             Ok(d) => return Err(format!("describe() should fail but gave {d}")),
@@ -860,7 +1103,12 @@ fn jury_level(k: &str, e: &Value, jury: &dyn Jury, setup: &Value, w: &World) -> 
         "describedSeatConditions" => {
             let d = jury.describe().map_err(|e| e.to_string())?;
             let seats = d["seats"].as_array().ok_or("description has no seats")?;
-            Value::Array(seats.iter().map(|s| s["judge"]["notApplicableWhen"]["value"].clone()).collect())
+            Value::Array(
+                seats
+                    .iter()
+                    .map(|s| s["judge"]["notApplicableWhen"]["value"].clone())
+                    .collect(),
+            )
         }
         _ => return Ok(None),
     }))
@@ -885,7 +1133,9 @@ fn finish(exp: &Map<String, Value>, used: BTreeSet<String>, extra_known: &[&str]
     if unknown.is_empty() {
         Ok(())
     } else {
-        Err(format!("expectation keys not checked (unknown to the harness or not applicable): {unknown:?}"))
+        Err(format!(
+            "expectation keys not checked (unknown to the harness or not applicable): {unknown:?}"
+        ))
     }
 }
 
@@ -894,7 +1144,9 @@ async fn run_jury_case(setup: &Value, exp: &Map<String, Value>) -> Res<()> {
     let jury = match setup_jury(setup, &w) {
         Ok(j) => j,
         Err(Ok(e)) => {
-            let ce = exp.get("constructionError").ok_or(format!("construction refused: {e}"))?;
+            let ce = exp
+                .get("constructionError")
+                .ok_or(format!("construction refused: {e}"))?;
             check_error(&e, ce, "construction")?;
             let used: BTreeSet<String> = ["constructionError".to_string()].into();
             return finish(exp, used, &[]);
@@ -907,13 +1159,19 @@ async fn run_jury_case(setup: &Value, exp: &Map<String, Value>) -> Res<()> {
     let only_jury_level = exp.keys().all(|k| {
         matches!(
             k.as_str(),
-            "builds" | "aggregateMayBeNotApplicable" | "memberAggregateMayBeNotApplicable" | "describeError" | "describeThrows" | "describedSeatConditions"
+            "builds"
+                | "aggregateMayBeNotApplicable"
+                | "memberAggregateMayBeNotApplicable"
+                | "describeError"
+                | "describeThrows"
+                | "describedSeatConditions"
         )
     });
     let mut used = BTreeSet::new();
     if only_jury_level {
         for (k, e) in exp {
-            let a = jury_level(k, e, jury.as_ref(), setup, &w)?.ok_or(format!("unknown key {k}"))?;
+            let a =
+                jury_level(k, e, jury.as_ref(), setup, &w)?.ok_or(format!("unknown key {k}"))?;
             if !same(&a, e) {
                 return Err(format!("{k}: expected {e}, got {a}"));
             }
@@ -924,7 +1182,10 @@ async fn run_jury_case(setup: &Value, exp: &Map<String, Value>) -> Res<()> {
     let ctx = Arc::new(JudgmentContext::new("."));
     match judge_ci::jury::vote(jury.as_ref(), ctx).await {
         Err(f) => {
-            let want = exp.get("voteThrows").and_then(Value::as_str).ok_or(format!("vote failed: {f}"))?;
+            let want = exp
+                .get("voteThrows")
+                .and_then(Value::as_str)
+                .ok_or(format!("vote failed: {f}"))?;
             match f {
                 Fault::Fatal { kind, .. } | Fault::Threw { kind, .. } if kind == want => {}
                 other => return Err(format!("voteThrows: expected {want}, got {other}")),
@@ -938,14 +1199,20 @@ async fn run_jury_case(setup: &Value, exp: &Map<String, Value>) -> Res<()> {
             }
             // The wire form must round-trip byte for byte.
             let text = serde_json::to_string(&v).map_err(|e| e.to_string())?;
-            let back: Verdict = serde_json::from_str(&text).map_err(|e| format!("verdict does not re-read: {e}: {text}"))?;
+            let back: Verdict = serde_json::from_str(&text)
+                .map_err(|e| format!("verdict does not re-read: {e}: {text}"))?;
             if serde_json::to_string(&back).map_err(|e| e.to_string())? != text {
                 return Err("verdict JSON does not round-trip".into());
             }
             // The engine's own output reads without defects and is never contradicted by its evidence.
             let reading = judge_ci::jury::interpret::interpret_verdict(&v);
-            if !reading.defects.is_empty() || reading.reading_support == ReadingSupport::Contradicted {
-                return Err(format!("interpretation of the verdict found {:?}", reading.defects));
+            if !reading.defects.is_empty()
+                || reading.reading_support == ReadingSupport::Contradicted
+            {
+                return Err(format!(
+                    "interpretation of the verdict found {:?}",
+                    reading.defects
+                ));
             }
             let used = check_verdict(&v, exp, &w, jury.as_ref(), setup)?;
             finish(exp, used, &[])
@@ -991,10 +1258,15 @@ fn variations(setup: &Value) -> Res<Vec<Value>> {
         let mut next = Vec::new();
         for base in &out {
             next.push(base.clone());
-            for v in values.as_array().ok_or("alsoHoldsFor values must be a list")? {
+            for v in values
+                .as_array()
+                .ok_or("alsoHoldsFor values must be a list")?
+            {
                 let mut s = base.clone();
-                *s.pointer_mut(pointer).ok_or(format!("alsoHoldsFor: setup has no {pointer}"))? = v.clone();
-                if key == "strategy" && v.as_str() != Some("majority")
+                *s.pointer_mut(pointer)
+                    .ok_or(format!("alsoHoldsFor: setup has no {pointer}"))? = v.clone();
+                if key == "strategy"
+                    && v.as_str() != Some("majority")
                     && let Some(st) = s.get_mut("strategy").and_then(Value::as_object_mut)
                 {
                     st.remove("tiePolicy");
@@ -1014,7 +1286,12 @@ fn run_strategy_case(setup: &Value, exp: &Map<String, Value>) -> Res<()> {
         let strat = match strategy(s.get("strategy").ok_or("no strategy")?, &w) {
             Ok(x) => x,
             Err(Ok(e)) => {
-                check_error(&e, exp.get("constructionError").ok_or(format!("strategy refused: {e}"))?, "construction")?;
+                check_error(
+                    &e,
+                    exp.get("constructionError")
+                        .ok_or(format!("strategy refused: {e}"))?,
+                    "construction",
+                )?;
                 used.insert("constructionError".to_string());
                 continue;
             }
@@ -1022,7 +1299,10 @@ fn run_strategy_case(setup: &Value, exp: &Map<String, Value>) -> Res<()> {
         };
         let inputs = judgments_of(s.get("judgments"))?;
         let weight_sets: Vec<Weights> = match s.get("weightsVariants").and_then(Value::as_array) {
-            Some(list) => list.iter().map(|x| weights_of(Some(x))).collect::<Res<_>>()?,
+            Some(list) => list
+                .iter()
+                .map(|x| weights_of(Some(x)))
+                .collect::<Res<_>>()?,
             None => vec![weights_of(s.get("weights"))?],
         };
         for weights in weight_sets {
@@ -1033,7 +1313,9 @@ fn run_strategy_case(setup: &Value, exp: &Map<String, Value>) -> Res<()> {
             }
             let j = match result {
                 Err(f) => {
-                    let ae = exp.get("aggregateError").ok_or(format!("aggregate failed: {f}"))?;
+                    let ae = exp
+                        .get("aggregateError")
+                        .ok_or(format!("aggregate failed: {f}"))?;
                     check_error(&fault_error(&f), ae, "aggregate")?;
                     used.insert("aggregateError".into());
                     continue;
@@ -1045,17 +1327,28 @@ fn run_strategy_case(setup: &Value, exp: &Map<String, Value>) -> Res<()> {
             }
             used.extend(check_judgment(&j, exp, None)?);
             if let Some(by) = exp.get("evidenceByErrorPolicy").and_then(Value::as_object) {
-                let ep = s.pointer("/strategy/errorPolicy").and_then(Value::as_str).unwrap_or("propagate");
+                let ep = s
+                    .pointer("/strategy/errorPolicy")
+                    .and_then(Value::as_str)
+                    .unwrap_or("propagate");
                 if let Some(sub) = by.get(ep) {
-                    let m: Map<String, Value> = [("evidence".to_string(), sub.clone())].into_iter().collect();
+                    let m: Map<String, Value> = [("evidence".to_string(), sub.clone())]
+                        .into_iter()
+                        .collect();
                     check_judgment(&j, &m, None)?;
                 }
                 used.insert("evidenceByErrorPolicy".into());
             }
             if exp.get("originalNotApplicableUnchanged") == Some(&Value::Bool(true)) {
-                let na_in = inputs.iter().filter(|j| j.status() == Status::NotApplicable).count();
+                let na_in = inputs
+                    .iter()
+                    .filter(|j| j.status() == Status::NotApplicable)
+                    .count();
                 if na_in == 0 || inputs != before {
-                    return Err("originalNotApplicableUnchanged: no NOT_APPLICABLE input, or it changed".into());
+                    return Err(
+                        "originalNotApplicableUnchanged: no NOT_APPLICABLE input, or it changed"
+                            .into(),
+                    );
                 }
                 used.insert("originalNotApplicableUnchanged".into());
             }
@@ -1073,7 +1366,11 @@ fn run_strategy_case(setup: &Value, exp: &Map<String, Value>) -> Res<()> {
                 if let Some(same_flag) = exp.get("sameReasoningAndEvidenceAsComparison") {
                     let eq = oj.reasoning() == j.reasoning() && oj.evidence() == j.evidence();
                     if Some(eq) != same_flag.as_bool() {
-                        return Err(format!("sameReasoningAndEvidenceAsComparison: {} vs {}", ser(&j), ser(&oj)));
+                        return Err(format!(
+                            "sameReasoningAndEvidenceAsComparison: {} vs {}",
+                            ser(&j),
+                            ser(&oj)
+                        ));
                     }
                     used.insert("sameReasoningAndEvidenceAsComparison".into());
                 }
@@ -1085,8 +1382,15 @@ fn run_strategy_case(setup: &Value, exp: &Map<String, Value>) -> Res<()> {
 
 /// `"Average(threshold,EP)"` → a spec with the given parameters; absent ones take valid values.
 fn constructor_spec(name: &str, setup: &Value, ep_override: Option<&Value>) -> Res<StrategySpec> {
-    let (class, params) = name.split_once('(').ok_or(format!("bad constructor {name:?}"))?;
-    let params: Vec<&str> = params.trim_end_matches(')').split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
+    let (class, params) = name
+        .split_once('(')
+        .ok_or(format!("bad constructor {name:?}"))?;
+    let params: Vec<&str> = params
+        .trim_end_matches(')')
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
     let kind = match class {
         "AllMustPass" => StrategyKind::AllMustPass,
         "Average" => StrategyKind::Average,
@@ -1105,7 +1409,10 @@ fn constructor_spec(name: &str, setup: &Value, ep_override: Option<&Value>) -> R
         });
     }
     if params.contains(&"EP") {
-        let ep = ep_override.or(setup.get("errorPolicy")).cloned().unwrap_or(json!("propagate"));
+        let ep = ep_override
+            .or(setup.get("errorPolicy"))
+            .cloned()
+            .unwrap_or(json!("propagate"));
         spec.error_policy = policy::<ErrorPolicy>(&ep)?;
     }
     if params.contains(&"TiePolicy") {
@@ -1129,7 +1436,8 @@ fn run_construction_case(setup: &Value, exp: &Map<String, Value>) -> Res<()> {
             let s = s.as_str().ok_or("strategies must be strings")?;
             let (name, arg) = s.split_once('(').ok_or(format!("bad strategy {s:?}"))?;
             let arg = arg.trim_end_matches(')');
-            let mut spec = StrategySpec::defaults(name.parse().map_err(|e: BuildError| e.to_string())?);
+            let mut spec =
+                StrategySpec::defaults(name.parse().map_err(|e: BuildError| e.to_string())?);
             if !arg.is_empty() {
                 spec.threshold = Some(arg.parse().map_err(|_| format!("bad threshold in {s}"))?);
             }
@@ -1148,7 +1456,9 @@ fn run_construction_case(setup: &Value, exp: &Map<String, Value>) -> Res<()> {
                 used.insert("majorityDescribedTiePolicy".to_string());
             }
             if exp.get("aggregateDoesNotThrow") == Some(&Value::Bool(true)) {
-                built.try_aggregate(&inputs, &Weights::new()).map_err(|e| format!("{s}: {e}"))?;
+                built
+                    .try_aggregate(&inputs, &Weights::new())
+                    .map_err(|e| format!("{s}: {e}"))?;
                 used.insert("aggregateDoesNotThrow".to_string());
             }
         }
@@ -1158,7 +1468,10 @@ fn run_construction_case(setup: &Value, exp: &Map<String, Value>) -> Res<()> {
     if let Some(list) = setup.get("constructors").and_then(Value::as_array) {
         let ce = ce.ok_or("constructors case needs constructionError")?;
         for c in list {
-            expect_refusal(&constructor_spec(c.as_str().unwrap_or(""), setup, None)?, ce)?;
+            expect_refusal(
+                &constructor_spec(c.as_str().unwrap_or(""), setup, None)?,
+                ce,
+            )?;
         }
         return finish(exp, ["constructionError".to_string()].into(), &[]);
     }
@@ -1211,7 +1524,10 @@ fn run_construction_case(setup: &Value, exp: &Map<String, Value>) -> Res<()> {
 
 /// Jury-builder variants: `{strategy: null|name, seats: N}`, `{weight: w}`.
 fn run_builder_variants(variants: &[Value], exp: &Map<String, Value>) -> Res<()> {
-    let errors = exp.get("variantErrors").and_then(Value::as_array).ok_or("variants need variantErrors")?;
+    let errors = exp
+        .get("variantErrors")
+        .and_then(Value::as_array)
+        .ok_or("variants need variantErrors")?;
     if errors.len() != variants.len() {
         return Err("variants and variantErrors differ in length".into());
     }
@@ -1225,9 +1541,19 @@ fn run_builder_variants(variants: &[Value], exp: &Map<String, Value>) -> Res<()>
             Some(Value::Null) => {}
             Some(Value::String(s)) => {
                 let k: StrategyKind = s.parse().map_err(|e: BuildError| e.to_string())?;
-                b = b.strategy(Arc::new(StrategySpec::defaults(k).build().map_err(|e| e.to_string())?));
+                b = b.strategy(Arc::new(
+                    StrategySpec::defaults(k)
+                        .build()
+                        .map_err(|e| e.to_string())?,
+                ));
             }
-            None => b = b.strategy(Arc::new(StrategySpec::defaults(StrategyKind::Majority).build().map_err(|e| e.to_string())?)),
+            None => {
+                b = b.strategy(Arc::new(
+                    StrategySpec::defaults(StrategyKind::Majority)
+                        .build()
+                        .map_err(|e| e.to_string())?,
+                ))
+            }
             Some(other) => return Err(format!("bad variant strategy {other}")),
         }
         let w = World::default();
@@ -1250,24 +1576,37 @@ fn run_builder_variants(variants: &[Value], exp: &Map<String, Value>) -> Res<()>
 
 async fn run_case(case: &Value) -> Res<()> {
     let setup = case.get("setup").ok_or("case has no setup")?;
-    let exp = case.get("expected").and_then(Value::as_object).ok_or("case has no expected")?;
+    let exp = case
+        .get("expected")
+        .and_then(Value::as_object)
+        .ok_or("case has no expected")?;
     if let Some(variants) = setup.get("variants").and_then(Value::as_array) {
-        let structural = variants.iter().all(|v| v.get("jury").is_some() || v.get("memberJury").is_some());
+        let structural = variants
+            .iter()
+            .all(|v| v.get("jury").is_some() || v.get("memberJury").is_some());
         if !structural {
             return run_builder_variants(variants, exp);
         }
         let results = exp.get("variantResults").and_then(Value::as_array);
         for (i, v) in variants.iter().enumerate() {
-            let mut s = setup.as_object().cloned().ok_or("setup must be an object")?;
+            let mut s = setup
+                .as_object()
+                .cloned()
+                .ok_or("setup must be an object")?;
             s.remove("variants");
             for (k, x) in v.as_object().ok_or("variant must be an object")? {
                 s.insert(k.clone(), x.clone());
             }
             let e = match results {
-                Some(r) => r.get(i).and_then(Value::as_object).ok_or(format!("no variantResults[{i}]"))?,
+                Some(r) => r
+                    .get(i)
+                    .and_then(Value::as_object)
+                    .ok_or(format!("no variantResults[{i}]"))?,
                 None => exp,
             };
-            Box::pin(run_jury_case(&Value::Object(s), e)).await.map_err(|m| format!("variant {i}: {m}"))?;
+            Box::pin(run_jury_case(&Value::Object(s), e))
+                .await
+                .map_err(|m| format!("variant {i}: {m}"))?;
         }
         return Ok(());
     }
@@ -1281,9 +1620,15 @@ async fn run_case(case: &Value) -> Res<()> {
 }
 
 fn case_files() -> Vec<PathBuf> {
-    let mut files = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/jury-cases.json")];
+    let mut files =
+        vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/jury-cases.json")];
     if let Ok(extra) = std::env::var("JUDGE_CI_EXTRA_CASES") {
-        files.extend(extra.split(':').filter(|s| !s.is_empty()).map(PathBuf::from));
+        files.extend(
+            extra
+                .split(':')
+                .filter(|s| !s.is_empty())
+                .map(PathBuf::from),
+        );
     }
     files
 }
@@ -1312,12 +1657,20 @@ fn conformance() {
     let mut cases = Vec::new();
     for f in case_files() {
         let text = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        let list: Vec<Value> = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let list: Vec<Value> =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         cases.extend(list);
     }
     let ids: BTreeSet<&str> = cases.iter().filter_map(|c| str_of(c, "id")).collect();
-    let missing: Vec<&String> = skips.iter().map(|(id, _)| id).filter(|id| !ids.contains(id.as_str())).collect();
-    let counted = skips.iter().filter(|(_, why)| !why.starts_with("disputed:")).count();
+    let missing: Vec<&String> = skips
+        .iter()
+        .map(|(id, _)| id)
+        .filter(|id| !ids.contains(id.as_str()))
+        .collect();
+    let counted = skips
+        .iter()
+        .filter(|(_, why)| !why.starts_with("disputed:"))
+        .count();
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
     for case in &cases {
         let id = str_of(case, "id").unwrap_or("(no id)");
@@ -1325,7 +1678,8 @@ fn conformance() {
             skipped += 1;
             continue;
         }
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| rt.block_on(run_case(case))));
+        let outcome =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| rt.block_on(run_case(case))));
         match outcome {
             Ok(Ok(())) => passed += 1,
             Ok(Err(m)) => {
@@ -1339,8 +1693,17 @@ fn conformance() {
         }
     }
     // Written past the test harness's capture so the summary shows on every run.
-    let _ = writeln!(std::io::stderr(), "conformance: {passed} passed, {failed} failed, {skipped} skipped");
-    assert!(missing.is_empty(), "conformance-skips.txt names cases that do not exist: {missing:?}");
-    assert!(counted <= 5, "at most 5 non-disputed skips are allowed, found {counted}");
+    let _ = writeln!(
+        std::io::stderr(),
+        "conformance: {passed} passed, {failed} failed, {skipped} skipped"
+    );
+    assert!(
+        missing.is_empty(),
+        "conformance-skips.txt names cases that do not exist: {missing:?}"
+    );
+    assert!(
+        counted <= 5,
+        "at most 5 non-disputed skips are allowed, found {counted}"
+    );
     assert_eq!(failed, 0, "{failed} conformance case(s) failed");
 }

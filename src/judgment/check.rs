@@ -78,7 +78,9 @@ mod tests {
     #[test]
     fn blank_name_is_refused_on_every_path() {
         assert!(Check::new("  ", true, "").is_err());
-        assert!(serde_json::from_str::<Check>(r#"{"name":"","passed":true,"message":""}"#).is_err());
+        assert!(
+            serde_json::from_str::<Check>(r#"{"name":"","passed":true,"message":""}"#).is_err()
+        );
         let c: Check =
             serde_json::from_str(r#"{"name":"file_exists","passed":false,"message":""}"#).unwrap();
         assert_eq!(

@@ -246,17 +246,35 @@ mod tests {
     #[test]
     fn metadata_refuses_blank_name_and_blank_declaration() {
         assert!(JudgeMetadata::named(" ").is_err());
-        let e = JudgeMetadata::new("j", Some(String::new()), JudgeType::Deterministic, Some("   ".into()));
-        assert!(e.unwrap_err().message().contains("notApplicableWhen must be non-blank"));
+        let e = JudgeMetadata::new(
+            "j",
+            Some(String::new()),
+            JudgeType::Deterministic,
+            Some("   ".into()),
+        );
+        assert!(
+            e.unwrap_err()
+                .message()
+                .contains("notApplicableWhen must be non-blank")
+        );
     }
 
     #[test]
     fn capability_lookup_walks_wrappers_outside_in() {
-        let inner = JudgeMetadata::named("inner").unwrap().excluding_when("no java").unwrap();
+        let inner = JudgeMetadata::named("inner")
+            .unwrap()
+            .excluding_when("no java")
+            .unwrap();
         let capable: Arc<dyn Judge> = Arc::new(Plain(Some(inner)));
         let renamed = NamedJudge::new(capable.clone(), "outer", JudgeType::Deterministic).unwrap();
-        assert_eq!(not_applicable_capability(&renamed).unwrap().as_deref(), Some("no java"));
-        let outer_meta = JudgeMetadata::named("o").unwrap().excluding_when("outer says").unwrap();
+        assert_eq!(
+            not_applicable_capability(&renamed).unwrap().as_deref(),
+            Some("no java")
+        );
+        let outer_meta = JudgeMetadata::named("o")
+            .unwrap()
+            .excluding_when("outer says")
+            .unwrap();
         let overriding = NamedJudge::with_metadata(capable, outer_meta);
         assert_eq!(
             not_applicable_capability(&overriding).unwrap().as_deref(),

@@ -86,7 +86,9 @@ impl Judgment {
                 return Err(BuildError::argument("ERROR must not carry a label"));
             }
             if l.trim().is_empty() {
-                return Err(BuildError::argument("label, when present, must be non-blank"));
+                return Err(BuildError::argument(
+                    "label, when present, must be non-blank",
+                ));
             }
         }
         if matches!(
@@ -128,7 +130,7 @@ impl Judgment {
         }
         check_metadata(&j.metadata)?;
         if let Some(e) = j.metadata.get(ELAPSED_KEY)
-            && !e.as_i64().is_some_and(|v| v >= 0)
+            && e.as_i64().is_none_or(|v| v < 0)
         {
             return Err(BuildError::argument(
                 "metadata.elapsedMillis must be a non-negative integer",
@@ -137,7 +139,9 @@ impl Judgment {
         if let Some(a) = j.metadata.get(AGGREGATION_KEY)
             && !a.is_object()
         {
-            return Err(BuildError::argument("metadata.aggregation must be an object"));
+            return Err(BuildError::argument(
+                "metadata.aggregation must be an object",
+            ));
         }
         if j.reason_code == Some(ReasonCode::ErrorsPropagated) {
             check_origin_counts(&j.metadata)?;
@@ -186,7 +190,9 @@ impl Judgment {
 
     /// An ABSTAIN; the reasoning must say why no decision was reached.
     pub fn abstain(reasoning: impl Into<String>) -> Result<Judgment, BuildError> {
-        Judgment::builder(Status::Abstain).reasoning(reasoning).build()
+        Judgment::builder(Status::Abstain)
+            .reasoning(reasoning)
+            .build()
     }
 
     /// A NOT_APPLICABLE; the reasoning must say why the question does not apply.
@@ -203,7 +209,10 @@ impl Judgment {
 
     /// An ERROR with the given terminal instrument code. `errors_propagated` is refused here:
     /// use [`Judgment::propagated_error`], which builds the evidence block with it.
-    pub fn error_with(code: ReasonCode, reasoning: impl Into<String>) -> Result<Judgment, BuildError> {
+    pub fn error_with(
+        code: ReasonCode,
+        reasoning: impl Into<String>,
+    ) -> Result<Judgment, BuildError> {
         if code == ReasonCode::ErrorsPropagated {
             return Err(BuildError::argument(
                 "errors_propagated judgments are built with propagated_error(originCounts, reasoning)",
@@ -237,14 +246,25 @@ impl Judgment {
     }
 
     /// PASS iff `score >= threshold`; the score is stored either way.
-    pub fn scored(score: f64, threshold: f64, reasoning: impl Into<String>) -> Result<Judgment, BuildError> {
+    pub fn scored(
+        score: f64,
+        threshold: f64,
+        reasoning: impl Into<String>,
+    ) -> Result<Judgment, BuildError> {
         if !threshold.is_finite() || !(0.0..=1.0).contains(&threshold) {
             return Err(BuildError::argument(format!(
                 "threshold must be finite and within [0.0, 1.0], got {threshold}"
             )));
         }
-        let status = if score >= threshold { Status::Pass } else { Status::Fail };
-        Judgment::builder(status).score(score).reasoning(reasoning).build()
+        let status = if score >= threshold {
+            Status::Pass
+        } else {
+            Status::Fail
+        };
+        Judgment::builder(status)
+            .score(score)
+            .reasoning(reasoning)
+            .build()
     }
 
     /// Normalises `value` on `[min, max]` once to `(value − min)/(max − min)`, then as
@@ -260,7 +280,9 @@ impl Judgment {
             return Err(BuildError::argument("score, min and max must be finite"));
         }
         if max <= min {
-            return Err(BuildError::argument(format!("max ({max}) must exceed min ({min})")));
+            return Err(BuildError::argument(format!(
+                "max ({max}) must exceed min ({min})"
+            )));
         }
         if !(min..=max).contains(&value) {
             return Err(BuildError::argument(format!(
@@ -307,7 +329,9 @@ impl Judgment {
 
     /// The strategy evidence block (`metadata.aggregation`), if any.
     pub fn evidence(&self) -> Option<&Map<String, Value>> {
-        self.metadata.get(AGGREGATION_KEY).and_then(Value::as_object)
+        self.metadata
+            .get(AGGREGATION_KEY)
+            .and_then(Value::as_object)
     }
 
     /// The score strategies reduce over: the explicit score, else 1.0 for PASS and 0.0 for
@@ -387,7 +411,9 @@ pub(crate) fn origin_counts_json(origin: &BTreeMap<ReasonCode, u64>) -> Value {
 }
 
 /// Reads `metadata.aggregation.errorCodeCounts` of a judgment, refusing any malformed entry.
-pub(crate) fn read_origin_counts(metadata: &Metadata) -> Result<BTreeMap<ReasonCode, u64>, BuildError> {
+pub(crate) fn read_origin_counts(
+    metadata: &Metadata,
+) -> Result<BTreeMap<ReasonCode, u64>, BuildError> {
     let counts = metadata
         .get(AGGREGATION_KEY)
         .and_then(|a| a.get("errorCodeCounts"))
@@ -507,16 +533,29 @@ mod tests {
 
     #[test]
     fn invariants_are_enforced_on_the_wire_path() {
-        assert!(from(json!({"status":"pass","reasonCode":"judge_failed","reasoning":"x"})).is_err());
+        assert!(
+            from(json!({"status":"pass","reasonCode":"judge_failed","reasoning":"x"})).is_err()
+        );
         assert!(from(json!({"status":"abstain","score":0.5,"reasoning":"x"})).is_err());
         assert!(from(json!({"status":"abstain","reasoning":"  "})).is_err());
         assert!(from(json!({"status":"not_applicable","reasoning":""})).is_err());
         assert!(from(json!({"status":"error","reasoning":"x"})).is_err());
-        assert!(from(json!({"status":"error","reasonCode":"subject_empty","reasoning":"x"})).is_err());
-        assert!(from(json!({"status":"error","reasonCode":"judge_failed","label":"l","reasoning":"x"})).is_err());
-        assert!(from(json!({"status":"fail","reasonCode":"judge_failed","reasoning":"x"})).is_err());
-        assert!(from(json!({"status":"fail","reasonCode":"subject_empty","reasoning":" "})).is_err());
-        assert!(from(json!({"status":"fail","reasonCode":"subject_empty","reasoning":"none"})).is_ok());
+        assert!(
+            from(json!({"status":"error","reasonCode":"subject_empty","reasoning":"x"})).is_err()
+        );
+        assert!(
+            from(json!({"status":"error","reasonCode":"judge_failed","label":"l","reasoning":"x"}))
+                .is_err()
+        );
+        assert!(
+            from(json!({"status":"fail","reasonCode":"judge_failed","reasoning":"x"})).is_err()
+        );
+        assert!(
+            from(json!({"status":"fail","reasonCode":"subject_empty","reasoning":" "})).is_err()
+        );
+        assert!(
+            from(json!({"status":"fail","reasonCode":"subject_empty","reasoning":"none"})).is_ok()
+        );
         assert!(from(json!({"status":"pass","score":1.5})).is_err());
         assert!(from(json!({"status":"pass","score":-0.1})).is_err());
         assert!(from(json!({"status":"pass","label":" "})).is_err());
@@ -554,7 +593,9 @@ mod tests {
 
     #[test]
     fn builder_refuses_reserved_aggregation_key() {
-        let r = Judgment::builder(Status::Pass).metadata("aggregation", json!({})).build();
+        let r = Judgment::builder(Status::Pass)
+            .metadata("aggregation", json!({}))
+            .build();
         assert!(r.is_err());
     }
 
@@ -573,7 +614,10 @@ mod tests {
         assert!((n.score().unwrap() - 0.7).abs() < 1e-12);
         assert!(Judgment::scored_in_range(1.0, 1.0, 1.0, 0.5, "r").is_err());
         assert!(Judgment::scored_in_range(11.0, 0.0, 10.0, 0.5, "r").is_err());
-        assert_eq!(Judgment::error("boom").unwrap().reason_code(), Some(ReasonCode::JudgeReported));
+        assert_eq!(
+            Judgment::error("boom").unwrap().reason_code(),
+            Some(ReasonCode::JudgeReported)
+        );
         let e = Judgment::pass("").with_elapsed(Duration::from_millis(42));
         assert_eq!(e.elapsed(), Some(Duration::from_millis(42)));
     }

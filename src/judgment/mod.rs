@@ -16,7 +16,9 @@ pub use check::Check;
 pub use context::{ExecutionStatus, JudgmentContext};
 pub use error::BuildError;
 pub use fault::Fault;
-pub use judge::{Implementation, Judge, JudgeMetadata, JudgeType, NamedJudge, not_applicable_capability};
+pub use judge::{
+    Implementation, Judge, JudgeMetadata, JudgeType, NamedJudge, not_applicable_capability,
+};
 pub use judgment::{AGGREGATION_KEY, ELAPSED_KEY, Judgment, JudgmentBuilder};
 pub(crate) use judgment::{origin_counts_json, read_origin_counts};
 pub use portable::{MAX_PORTABLE_INT, Metadata, check_portable};

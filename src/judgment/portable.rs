@@ -33,7 +33,9 @@ pub fn check_portable(value: &Value, path: &str) -> Result<(), BuildError> {
             } else if n.as_f64().is_some_and(f64::is_finite) {
                 Ok(())
             } else {
-                Err(BuildError::argument(format!("{path} is not a finite number")))
+                Err(BuildError::argument(format!(
+                    "{path} is not a finite number"
+                )))
             }
         }
         Value::Array(items) => items

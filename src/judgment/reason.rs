@@ -158,7 +158,10 @@ mod tests {
     fn tokens_round_trip_and_unknown_is_refused() {
         for c in ReasonCode::ALL {
             assert_eq!(c.token().parse::<ReasonCode>().unwrap(), c);
-            assert_eq!(serde_json::to_string(&c).unwrap(), format!("\"{}\"", c.token()));
+            assert_eq!(
+                serde_json::to_string(&c).unwrap(),
+                format!("\"{}\"", c.token())
+            );
         }
         assert!("JUDGE_FAILED".parse::<ReasonCode>().is_err());
         assert!("timeout".parse::<ReasonCode>().is_err());

@@ -31,7 +31,10 @@ pub(crate) fn contain(
                 "returned NOT_APPLICABLE although no seat of this jury may exclude a subject"
                     .to_string()
             }
-            (Status::Error, Some(ReasonCode::ErrorsPropagated | ReasonCode::NotApplicableRefused)) => {
+            (
+                Status::Error,
+                Some(ReasonCode::ErrorsPropagated | ReasonCode::NotApplicableRefused),
+            ) => {
                 return Ok(j);
             }
             (Status::Error, code) => format!(

@@ -35,7 +35,12 @@ pub struct CascadedJuryBuilder {
 
 impl CascadedJuryBuilder {
     /// Appends a tier.
-    pub fn tier(mut self, name: impl Into<String>, jury: Arc<dyn Jury>, policy: TierPolicy) -> Self {
+    pub fn tier(
+        mut self,
+        name: impl Into<String>,
+        jury: Arc<dyn Jury>,
+        policy: TierPolicy,
+    ) -> Self {
         self.tiers.push(Tier {
             name: name.into(),
             jury,
@@ -56,7 +61,8 @@ impl CascadedJuryBuilder {
             )));
         }
         for (i, t) in self.tiers.iter().enumerate() {
-            validate_stage_name("cascade tier", &t.name).map_err(|e| e.at(&format!("tiers[{i}]")))?;
+            validate_stage_name("cascade tier", &t.name)
+                .map_err(|e| e.at(&format!("tiers[{i}]")))?;
             if self.tiers[..i].iter().any(|o| o.name == t.name) {
                 return Err(BuildError::argument(format!(
                     "Duplicate cascade tier name '{}'",
@@ -76,7 +82,10 @@ impl CascadedJury {
 
     /// Tier names and policies, in order.
     pub fn tier_names(&self) -> Vec<(&str, TierPolicy)> {
-        self.tiers.iter().map(|t| (t.name.as_str(), t.policy)).collect()
+        self.tiers
+            .iter()
+            .map(|t| (t.name.as_str(), t.policy))
+            .collect()
     }
 }
 
@@ -144,7 +153,11 @@ fn adopt(
 
 #[async_trait]
 impl Jury for CascadedJury {
-    async fn vote_in(&self, ctx: &Arc<JudgmentContext>, scope: &VoteScope) -> Result<Verdict, Fault> {
+    async fn vote_in(
+        &self,
+        ctx: &Arc<JudgmentContext>,
+        scope: &VoteScope,
+    ) -> Result<Verdict, Fault> {
         let mut attempts: Vec<CompositeAttempt> = Vec::new();
         let mut refused: Vec<String> = Vec::new();
         for tier in &self.tiers {
@@ -170,7 +183,11 @@ impl Jury for CascadedJury {
                         AttemptOutcome::Failure(FailureCode::JuryExecutionFailed),
                     )?);
                     if final_tier {
-                        return no_tier_decided("The final cascade tier failed to execute.", &refused, attempts);
+                        return no_tier_decided(
+                            "The final cascade tier failed to execute.",
+                            &refused,
+                            attempts,
+                        );
                     }
                     continue;
                 }
@@ -201,7 +218,10 @@ impl Jury for CascadedJury {
                         attempts,
                     );
                 }
-                let genuine_fail = verdict.individual().iter().any(|j| j.status() == Status::Fail);
+                let genuine_fail = verdict
+                    .individual()
+                    .iter()
+                    .any(|j| j.status() == Status::Fail);
                 if tier.policy == TierPolicy::RejectOnAnyFail && genuine_fail {
                     let aggregated = if reason == DispositionReason::ChildUndecided {
                         verdict.aggregated().clone()
@@ -237,11 +257,17 @@ impl Jury for CascadedJury {
                 return adopt(&verdict, verdict.aggregated().clone(), decision, attempts);
             }
         }
-        no_tier_decided("No cascade tier produced a determination.", &refused, attempts)
+        no_tier_decided(
+            "No cascade tier produced a determination.",
+            &refused,
+            attempts,
+        )
     }
 
     fn aggregate_may_be_not_applicable(&self) -> bool {
-        self.tiers.iter().any(|t| t.jury.aggregate_may_be_not_applicable())
+        self.tiers
+            .iter()
+            .any(|t| t.jury.aggregate_may_be_not_applicable())
     }
 
     fn describe(&self) -> Result<Value, BuildError> {

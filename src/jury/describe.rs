@@ -55,7 +55,9 @@ pub(crate) fn judge(
 
 fn metadata_value(m: Option<&JudgeMetadata>) -> Value {
     match m {
-        Some(m) => json!({"declared": true, "values": {"name": m.name(), "type": m.judge_type().token()}}),
+        Some(m) => {
+            json!({"declared": true, "values": {"name": m.name(), "type": m.judge_type().token()}})
+        }
         None => json!({"declared": false}),
     }
 }

@@ -41,7 +41,9 @@ pub fn from_judges(
     let mut builder = SimpleJury::builder().strategy(strategy);
     for (i, judge) in judges.into_iter().enumerate() {
         let meta = judge.metadata().map_err(|f| {
-            BuildError::argument(format!("judges[{i}]: metadata is unreadable (metadata() {f})"))
+            BuildError::argument(format!(
+                "judges[{i}]: metadata is unreadable (metadata() {f})"
+            ))
         })?;
         let (base, judge_type) = match &meta {
             Some(m) => (m.name().to_string(), m.judge_type()),
@@ -60,7 +62,10 @@ pub fn from_judges(
 }
 
 /// A meta-jury over `juries`, named `member-1`, `member-2`, … (deprecated in the library).
-pub fn all_of(strategy: Arc<dyn VotingStrategy>, juries: Vec<Arc<dyn Jury>>) -> Result<MetaJury, BuildError> {
+pub fn all_of(
+    strategy: Arc<dyn VotingStrategy>,
+    juries: Vec<Arc<dyn Jury>>,
+) -> Result<MetaJury, BuildError> {
     if juries.is_empty() {
         return Err(BuildError::argument("At least one jury is required"));
     }
@@ -73,6 +78,10 @@ pub fn all_of(strategy: Arc<dyn VotingStrategy>, juries: Vec<Arc<dyn Jury>>) -> 
 }
 
 /// A meta-jury over two juries named `member-1` and `member-2` (deprecated in the library).
-pub fn combine(a: Arc<dyn Jury>, b: Arc<dyn Jury>, strategy: Arc<dyn VotingStrategy>) -> Result<MetaJury, BuildError> {
+pub fn combine(
+    a: Arc<dyn Jury>,
+    b: Arc<dyn Jury>,
+    strategy: Arc<dyn VotingStrategy>,
+) -> Result<MetaJury, BuildError> {
     all_of(strategy, vec![a, b])
 }

@@ -204,7 +204,12 @@ pub fn interpret(stored: &Value) -> Interpretation {
             shape: Shape::V017,
             defects: Vec::new(),
         };
-        r.defect(DefectKind::Unparseable, "", "verdict", "a verdict must be a JSON object");
+        r.defect(
+            DefectKind::Unparseable,
+            "",
+            "verdict",
+            "a verdict must be a JSON object",
+        );
         return Interpretation {
             schema_version: INTERPRETATION_SCHEMA_VERSION,
             source_version: 0,
@@ -233,7 +238,12 @@ pub fn interpret(stored: &Value) -> Interpretation {
     let aggregate = match obj.get("aggregated") {
         Some(a) => r.judgment("aggregated", a, "aggregated"),
         None => {
-            r.defect(DefectKind::Absent, "", "aggregated", "the root aggregate is missing");
+            r.defect(
+                DefectKind::Absent,
+                "",
+                "aggregated",
+                "the root aggregate is missing",
+            );
             JudgeReading::empty("aggregated")
         }
     };
@@ -248,7 +258,10 @@ pub fn interpret(stored: &Value) -> Interpretation {
     let mut stages = Vec::new();
     r.stages("", "", obj, &mut stages);
     let (chain, rejected) = r.decision_chain(obj);
-    let status = aggregate.status.as_deref().and_then(|s| s.parse::<Status>().ok());
+    let status = aggregate
+        .status
+        .as_deref()
+        .and_then(|s| s.parse::<Status>().ok());
     let reading = status.map(|s| {
         if rejected {
             return Reading::Rejected;
@@ -310,7 +323,14 @@ impl Reader {
     }
 
     /// Reads a token field that must belong to `known`; unknown tokens are carried.
-    fn token(&mut self, obj: &Map<String, Value>, path: &str, field: &str, known: &[&str], required: bool) -> Option<String> {
+    fn token(
+        &mut self,
+        obj: &Map<String, Value>,
+        path: &str,
+        field: &str,
+        known: &[&str],
+        required: bool,
+    ) -> Option<String> {
         match obj.get(field) {
             None | Some(Value::Null) => {
                 if required {
@@ -320,12 +340,22 @@ impl Reader {
             }
             Some(Value::String(s)) => {
                 if !known.contains(&s.as_str()) {
-                    self.defect(DefectKind::UnknownVocabulary, path, field, format!("unknown token '{s}'"));
+                    self.defect(
+                        DefectKind::UnknownVocabulary,
+                        path,
+                        field,
+                        format!("unknown token '{s}'"),
+                    );
                 }
                 Some(s.clone())
             }
             Some(other) => {
-                self.defect(DefectKind::Unparseable, path, field, format!("expected a string, found {other}"));
+                self.defect(
+                    DefectKind::Unparseable,
+                    path,
+                    field,
+                    format!("expected a string, found {other}"),
+                );
                 None
             }
         }
@@ -334,7 +364,12 @@ impl Reader {
     fn judgment(&mut self, name: &str, v: &Value, path: &str) -> JudgeReading {
         let mut out = JudgeReading::empty(name);
         let Some(obj) = v.as_object() else {
-            self.defect(DefectKind::Unparseable, path, "judgment", "a judgment must be an object");
+            self.defect(
+                DefectKind::Unparseable,
+                path,
+                "judgment",
+                "a judgment must be an object",
+            );
             return out;
         };
         out.status = match obj.get("status") {
@@ -343,31 +378,62 @@ impl Reader {
                 None
             }
             Some(Value::String(s)) => {
-                let normalised = if self.shape == Shape::V013 { s.to_lowercase() } else { s.clone() };
+                let normalised = if self.shape == Shape::V013 {
+                    s.to_lowercase()
+                } else {
+                    s.clone()
+                };
                 if normalised.parse::<Status>().is_err() {
-                    self.defect(DefectKind::UnknownVocabulary, path, "status", format!("unknown status '{s}'"));
+                    self.defect(
+                        DefectKind::UnknownVocabulary,
+                        path,
+                        "status",
+                        format!("unknown status '{s}'"),
+                    );
                     None
                 } else {
                     Some(normalised)
                 }
             }
             Some(other) => {
-                self.defect(DefectKind::Unparseable, path, "status", format!("expected a string, found {other}"));
+                self.defect(
+                    DefectKind::Unparseable,
+                    path,
+                    "status",
+                    format!("expected a string, found {other}"),
+                );
                 None
             }
         };
         let codes: Vec<&str> = ReasonCode::ALL.iter().map(|c| c.token()).collect();
         out.reason_code = self.token(obj, path, "reasonCode", &codes, false);
         if out.status.as_deref() == Some("error") && out.reason_code.is_none() {
-            self.defect(DefectKind::Absent, path, "reasonCode", "an ERROR without a reason code (pre-0.17)");
+            self.defect(
+                DefectKind::Absent,
+                path,
+                "reasonCode",
+                "an ERROR without a reason code (pre-0.17)",
+            );
         }
-        out.reasoning = obj.get("reasoning").and_then(Value::as_str).map(str::to_string);
-        out.checks = obj.get("checks").and_then(Value::as_array).cloned().unwrap_or_default();
+        out.reasoning = obj
+            .get("reasoning")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        out.checks = obj
+            .get("checks")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         match obj.get("score") {
             None | Some(Value::Null) => {}
             Some(Value::Number(n)) => match n.as_f64() {
                 Some(s) if (0.0..=1.0).contains(&s) => out.score = Some(s),
-                _ => self.defect(DefectKind::Unparseable, path, "score", format!("score {n} is outside [0, 1]")),
+                _ => self.defect(
+                    DefectKind::Unparseable,
+                    path,
+                    "score",
+                    format!("score {n} is outside [0, 1]"),
+                ),
             },
             Some(Value::Object(s)) if self.shape == Shape::V013 => {
                 let f = |k: &str| s.get(k).and_then(Value::as_f64);
@@ -376,11 +442,23 @@ impl Reader {
                         out.score = Some((v - lo) / (hi - lo));
                         out.score_scale = Some(serde_json::json!({"min": lo, "max": hi}));
                     }
-                    (Some(v), None, None) if v.is_finite() && (0.0..=1.0).contains(&v) => out.score = Some(v),
-                    _ => self.defect(DefectKind::Unparseable, path, "score", format!("unreadable score {}", Value::Object(s.clone()))),
+                    (Some(v), None, None) if v.is_finite() && (0.0..=1.0).contains(&v) => {
+                        out.score = Some(v)
+                    }
+                    _ => self.defect(
+                        DefectKind::Unparseable,
+                        path,
+                        "score",
+                        format!("unreadable score {}", Value::Object(s.clone())),
+                    ),
                 }
             }
-            Some(other) => self.defect(DefectKind::Unparseable, path, "score", format!("unreadable score {other}")),
+            Some(other) => self.defect(
+                DefectKind::Unparseable,
+                path,
+                "score",
+                format!("unreadable score {other}"),
+            ),
         }
         out
     }
@@ -396,19 +474,38 @@ impl Reader {
             Some(list) => list
                 .iter()
                 .enumerate()
-                .map(|(i, v)| self.judgment(&format!("Judge#{}", i + 1), v, &join(path, &format!("individual[{i}]"))))
+                .map(|(i, v)| {
+                    self.judgment(
+                        &format!("Judge#{}", i + 1),
+                        v,
+                        &join(path, &format!("individual[{i}]")),
+                    )
+                })
                 .collect(),
             None => Vec::new(),
         }
     }
 
-    fn stages(&mut self, path: &str, name_path: &str, verdict: &Map<String, Value>, out: &mut Vec<Stage>) {
+    fn stages(
+        &mut self,
+        path: &str,
+        name_path: &str,
+        verdict: &Map<String, Value>,
+        out: &mut Vec<Stage>,
+    ) {
         if self.shape == Shape::V013 {
             if let Some(subs) = verdict.get("subVerdicts").and_then(Value::as_array) {
                 for (i, sub) in subs.iter().enumerate() {
                     let p = join(path, &format!("subVerdicts[{i}]"));
                     let name = format!("subVerdicts[{i}]");
-                    self.stage_from_verdict(&p, &join_names(name_path, &name), &name, sub, None, out);
+                    self.stage_from_verdict(
+                        &p,
+                        &join_names(name_path, &name),
+                        &name,
+                        sub,
+                        None,
+                        out,
+                    );
                 }
             }
             return;
@@ -420,13 +517,23 @@ impl Reader {
             return;
         };
         let Some(attempts) = attempts.as_array() else {
-            self.defect(DefectKind::Unparseable, path, "compositeAttempts", "expected a list");
+            self.defect(
+                DefectKind::Unparseable,
+                path,
+                "compositeAttempts",
+                "expected a list",
+            );
             return;
         };
         for (i, a) in attempts.iter().enumerate() {
             let p = join(path, &format!("compositeAttempts[{i}]"));
             let Some(obj) = a.as_object() else {
-                self.defect(DefectKind::Unparseable, &p, "attempt", "an attempt must be an object");
+                self.defect(
+                    DefectKind::Unparseable,
+                    &p,
+                    "attempt",
+                    "an attempt must be an object",
+                );
                 continue;
             };
             let name = match obj.get("name").and_then(Value::as_str) {
@@ -437,19 +544,34 @@ impl Reader {
                 }
             };
             let relation = self.token(obj, &p, "relation", &["cascade_tier", "meta_member"], true);
-            let policy = self.token(obj, &p, "policy", &["REJECT_ON_ANY_FAIL", "ACCEPT_ON_ALL_PASS", "FINAL_TIER"], false);
+            let policy = self.token(
+                obj,
+                &p,
+                "policy",
+                &["REJECT_ON_ANY_FAIL", "ACCEPT_ON_ALL_PASS", "FINAL_TIER"],
+                false,
+            );
             let disposition = self.token(obj, &p, "disposition", &["used", "stage_failed"], true);
             let reason = self.token(
                 obj,
                 &p,
                 "dispositionReason",
-                &["execution_failed", "child_undecided", "undeclared_not_applicable"],
+                &[
+                    "execution_failed",
+                    "child_undecided",
+                    "undeclared_not_applicable",
+                ],
                 false,
             );
-            let failure_code = obj
-                .get("failure")
-                .and_then(Value::as_object)
-                .and_then(|f| self.token(f, &join(&p, "failure"), "code", &["jury_execution_failed"], true));
+            let failure_code = obj.get("failure").and_then(Value::as_object).and_then(|f| {
+                self.token(
+                    f,
+                    &join(&p, "failure"),
+                    "code",
+                    &["jury_execution_failed"],
+                    true,
+                )
+            });
             let meta = StageMeta {
                 relation,
                 policy,
@@ -459,7 +581,9 @@ impl Reader {
             };
             let names = join_names(name_path, &name);
             match obj.get("verdict") {
-                Some(v) => self.stage_from_verdict(&join(&p, "verdict"), &names, &name, v, Some(meta), out),
+                Some(v) => {
+                    self.stage_from_verdict(&join(&p, "verdict"), &names, &name, v, Some(meta), out)
+                }
                 None => out.push(Stage {
                     path: names,
                     name,
@@ -488,7 +612,12 @@ impl Reader {
     ) {
         let meta = meta.unwrap_or_default();
         let Some(obj) = v.as_object() else {
-            self.defect(DefectKind::Unparseable, path, "verdict", "a verdict must be an object");
+            self.defect(
+                DefectKind::Unparseable,
+                path,
+                "verdict",
+                "a verdict must be an object",
+            );
             return;
         };
         let agg = obj
@@ -534,12 +663,23 @@ impl Reader {
             if kind.as_deref() != Some("tier") {
                 break;
             }
-            let basis = self.token(d, &dpath, "basis", &["tier_outcome", "individual_rejection"], true);
+            let basis = self.token(
+                d,
+                &dpath,
+                "basis",
+                &["tier_outcome", "individual_rejection"],
+                true,
+            );
             if basis.as_deref() == Some("individual_rejection") {
                 rejected = true;
             }
             let Some(tier) = d.get("tier").and_then(Value::as_str).map(str::to_string) else {
-                self.defect(DefectKind::Absent, &dpath, "tier", "a tier decision names no tier");
+                self.defect(
+                    DefectKind::Absent,
+                    &dpath,
+                    "tier",
+                    "a tier decision names no tier",
+                );
                 break;
             };
             let found = cur
@@ -551,7 +691,12 @@ impl Reader {
                         .map(|i| (i, list[i].clone()))
                 });
             names.push(tier.clone());
-            match found.and_then(|(i, a)| a.get("verdict").and_then(Value::as_object).cloned().map(|v| (i, v))) {
+            match found.and_then(|(i, a)| {
+                a.get("verdict")
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .map(|v| (i, v))
+            }) {
                 Some((i, v)) => {
                     path = join(&path, &format!("compositeAttempts[{i}].verdict"));
                     cur = v;
@@ -572,7 +717,10 @@ impl Reader {
 
     /// Checks the root status against the closed-form rule its own evidence implies.
     fn support(&mut self, status: Status, agg: &JudgeReading, stored: &Value) -> ReadingSupport {
-        let Some(ev) = stored.pointer("/metadata/aggregation").and_then(Value::as_object) else {
+        let Some(ev) = stored
+            .pointer("/metadata/aggregation")
+            .and_then(Value::as_object)
+        else {
             return ReadingSupport::Undetermined;
         };
         let int = |k: &str| ev.get(k).and_then(Value::as_u64);
@@ -701,7 +849,11 @@ pub fn summary(i: &Interpretation) -> String {
         i.defects.len()
     ));
     for d in &i.defects {
-        let at = if d.path.is_empty() { d.field.clone() } else { format!("{}.{}", d.path, d.field) };
+        let at = if d.path.is_empty() {
+            d.field.clone()
+        } else {
+            format!("{}.{}", d.path, d.field)
+        };
         s.push_str(&format!("\n- {:?} at {at}: {}", d.kind, d.detail));
     }
     s
@@ -714,7 +866,14 @@ mod tests {
 
     #[test]
     fn non_objects_and_garbage_degrade_to_defects() {
-        for v in [json!(null), json!(3), json!("x"), json!([1]), json!({}), json!({"aggregated": 5})] {
+        for v in [
+            json!(null),
+            json!(3),
+            json!("x"),
+            json!([1]),
+            json!({}),
+            json!({"aggregated": 5}),
+        ] {
             let i = interpret(&v);
             assert_eq!(i.reading, None, "{v}");
             assert!(!i.defects.is_empty(), "{v}");
@@ -734,7 +893,10 @@ mod tests {
         assert_eq!(i.reading, Some(Reading::NotAssessed));
         let fields: Vec<&str> = i.defects.iter().map(|d| d.field.as_str()).collect();
         assert!(fields.contains(&"decision") && fields.contains(&"seats"));
-        assert!(fields.contains(&"disposition") && fields.contains(&"reasonCode"), "{fields:?}");
+        assert!(
+            fields.contains(&"disposition") && fields.contains(&"reasonCode"),
+            "{fields:?}"
+        );
         assert_eq!(i.stages.len(), 1);
 
         let v013 = json!({
@@ -746,7 +908,11 @@ mod tests {
         assert_eq!(i.root.aggregate.score, Some(0.8));
         assert!(i.root.aggregate.score_scale.is_some());
         assert_eq!(i.stages[0].status.as_deref(), Some("fail"));
-        assert!(i.defects.iter().any(|d| d.kind == DefectKind::Unparseable && d.field == "score"));
+        assert!(
+            i.defects
+                .iter()
+                .any(|d| d.kind == DefectKind::Unparseable && d.field == "score")
+        );
     }
 
     #[test]

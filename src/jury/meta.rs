@@ -14,7 +14,10 @@ use super::verdict::{
     AttemptOutcome, CompositeAttempt, Decision, Disposition, DispositionReason, FailureCode,
     KeySource, Relation, Seat, Verdict, VerdictParts,
 };
-use super::{DESCRIPTION_VERSION, Jury, VoteScope, assembly_fault, boundary, own_decision, validate_stage_name};
+use super::{
+    DESCRIPTION_VERSION, Jury, VoteScope, assembly_fault, boundary, own_decision,
+    validate_stage_name,
+};
 
 /// A jury of juries.
 pub struct MetaJury {
@@ -26,12 +29,18 @@ pub struct MetaJury {
 impl MetaJury {
     /// A meta-jury: at least one member, valid unique names, and no member that may answer
     /// NOT_APPLICABLE under a strategy that refuses exclusions.
-    pub fn new(strategy: Arc<dyn VotingStrategy>, members: Vec<NamedJury>) -> Result<Self, BuildError> {
+    pub fn new(
+        strategy: Arc<dyn VotingStrategy>,
+        members: Vec<NamedJury>,
+    ) -> Result<Self, BuildError> {
         if members.is_empty() {
-            return Err(BuildError::argument("A meta-jury needs at least one member jury"));
+            return Err(BuildError::argument(
+                "A meta-jury needs at least one member jury",
+            ));
         }
         for (i, m) in members.iter().enumerate() {
-            validate_stage_name("meta-jury member", &m.name).map_err(|e| e.at(&format!("members[{i}]")))?;
+            validate_stage_name("meta-jury member", &m.name)
+                .map_err(|e| e.at(&format!("members[{i}]")))?;
             if members[..i].iter().any(|o| o.name == m.name) {
                 return Err(BuildError::argument(format!(
                     "Duplicate meta-jury member name '{}'",
@@ -40,7 +49,9 @@ impl MetaJury {
             }
         }
         let policy = strategy.not_applicable_policy();
-        let capable = members.iter().position(|m| m.jury.aggregate_may_be_not_applicable());
+        let capable = members
+            .iter()
+            .position(|m| m.jury.aggregate_may_be_not_applicable());
         if policy == NotApplicablePolicy::Refuse
             && let Some(i) = capable
         {
@@ -65,7 +76,11 @@ impl MetaJury {
 
 #[async_trait]
 impl Jury for MetaJury {
-    async fn vote_in(&self, ctx: &Arc<JudgmentContext>, scope: &VoteScope) -> Result<Verdict, Fault> {
+    async fn vote_in(
+        &self,
+        ctx: &Arc<JudgmentContext>,
+        scope: &VoteScope,
+    ) -> Result<Verdict, Fault> {
         let mut attempts = Vec::new();
         let mut individual = Vec::new();
         let mut by_name = IndexMap::new();
@@ -75,8 +90,15 @@ impl Jury for MetaJury {
         for (position, m) in self.members.iter().enumerate() {
             let child_scope = scope.child()?;
             let attempt = |disposition, reason, outcome| {
-                CompositeAttempt::new(m.name.clone(), Relation::MetaMember, None, disposition, reason, outcome)
-                    .map_err(assembly_fault)
+                CompositeAttempt::new(
+                    m.name.clone(),
+                    Relation::MetaMember,
+                    None,
+                    disposition,
+                    reason,
+                    outcome,
+                )
+                .map_err(assembly_fault)
             };
             match m.jury.vote_in(ctx, &child_scope).await {
                 Err(f) if f.escapes() => return Err(f),
@@ -110,7 +132,11 @@ impl Jury for MetaJury {
                 }
                 Ok(v) => {
                     let aggregate = v.aggregated().clone();
-                    attempts.push(attempt(Disposition::Used, None, AttemptOutcome::Verdict(Box::new(v)))?);
+                    attempts.push(attempt(
+                        Disposition::Used,
+                        None,
+                        AttemptOutcome::Verdict(Box::new(v)),
+                    )?);
                     by_name.insert(m.name.clone(), aggregate.clone());
                     individual.push(aggregate);
                     seats.push(Seat {
@@ -139,9 +165,18 @@ impl Jury for MetaJury {
             )
             .map_err(assembly_fault)?
         } else {
-            boundary::contain(self.strategy.as_ref(), &individual, &weights, self.may_be_not_applicable)?
+            boundary::contain(
+                self.strategy.as_ref(),
+                &individual,
+                &weights,
+                self.may_be_not_applicable,
+            )?
         };
-        let decision = if failed { Decision::Undecided } else { own_decision(&aggregated) };
+        let decision = if failed {
+            Decision::Undecided
+        } else {
+            own_decision(&aggregated)
+        };
         Verdict::new(VerdictParts {
             aggregated,
             individual,

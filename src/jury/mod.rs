@@ -2,7 +2,7 @@
 //! and every vote ends in a [`Verdict`] (Agent Judge 0.17 semantics, jury-semantics.md).
 //!
 //! Pure logic: nothing here reads files, starts processes or talks to the network. Judges do
-//! that, behind the [`Judge`](crate::judgment::Judge) trait.
+//! that, behind the [`Judge`] trait.
 
 mod boundary;
 mod cascade;
@@ -31,8 +31,8 @@ pub use scope::VoteScope;
 pub use simple::{SimpleJury, SimpleJuryBuilder};
 pub use verdict::{
     AttemptOutcome, CompositeAttempt, Decision, DecisionBasis, Disposition, DispositionReason,
-    Failure, FailureCode, KeySource, MAX_COMPOSITE_DEPTH, MAX_COMPOSITE_INVOCATIONS, Relation, Seat,
-    TierPolicy, Verdict, VerdictParts,
+    Failure, FailureCode, KeySource, MAX_COMPOSITE_DEPTH, MAX_COMPOSITE_INVOCATIONS, Relation,
+    Seat, TierPolicy, Verdict, VerdictParts,
 };
 
 /// The version of the portable jury description this engine emits.
@@ -43,7 +43,11 @@ pub const DESCRIPTION_VERSION: u32 = 2;
 pub trait Jury: Send + Sync {
     /// Votes within `scope`, the limits of the enclosing top-level vote. Composite juries call
     /// [`VoteScope::child`] before invoking each child. Use [`vote`] for a top-level vote.
-    async fn vote_in(&self, ctx: &Arc<JudgmentContext>, scope: &VoteScope) -> Result<Verdict, Fault>;
+    async fn vote_in(
+        &self,
+        ctx: &Arc<JudgmentContext>,
+        scope: &VoteScope,
+    ) -> Result<Verdict, Fault>;
 
     /// Whether this jury's aggregate may legitimately be NOT_APPLICABLE. A jury that says no
     /// and answers NOT_APPLICABLE anyway is a failed stage in any composite.
@@ -75,7 +79,9 @@ pub async fn vote(jury: &dyn Jury, ctx: Arc<JudgmentContext>) -> Result<Verdict,
 /// UNDECIDED when the aggregate is a machinery ERROR, else OWN (§4.3).
 fn own_decision(aggregate: &crate::judgment::Judgment) -> Decision {
     let machinery = aggregate.status() == Status::Error
-        && aggregate.reason_code().is_some_and(ReasonCode::is_machinery);
+        && aggregate
+            .reason_code()
+            .is_some_and(ReasonCode::is_machinery);
     if machinery {
         Decision::Undecided
     } else {
@@ -88,3 +94,6 @@ fn own_decision(aggregate: &crate::judgment::Judgment) -> Decision {
 fn assembly_fault(e: BuildError) -> Fault {
     Fault::threw(e.java_type(), e.message())
 }
+
+#[cfg(test)]
+mod tests;

@@ -12,7 +12,9 @@ pub const MAX_NAME_CHARS: usize = 64;
 pub fn validate_stage_name(what: &str, name: &str) -> Result<(), BuildError> {
     let bad = |m: &str| Err(BuildError::argument(format!("{what} name {name:?} {m}")));
     if name.trim().is_empty() {
-        return Err(BuildError::argument(format!("{what} name must be non-blank")));
+        return Err(BuildError::argument(format!(
+            "{what} name must be non-blank"
+        )));
     }
     if name.trim() != name {
         return bad("has leading or trailing whitespace");

@@ -11,7 +11,9 @@ use crate::judgment::{BuildError, Fault, Judge, Judgment, JudgmentContext, Reaso
 
 use super::strategies::{NotApplicablePolicy, VotingStrategy, Weights};
 use super::verdict::{KeySource, Seat, Verdict, VerdictParts};
-use super::{DESCRIPTION_VERSION, Jury, VoteScope, assembly_fault, boundary, describe, own_decision};
+use super::{
+    DESCRIPTION_VERSION, Jury, VoteScope, assembly_fault, boundary, describe, own_decision,
+};
 
 /// One configured seat.
 struct SeatConfig {
@@ -100,7 +102,10 @@ impl SimpleJury {
     ) -> Vec<Option<Result<Judgment, Fault>>> {
         let mut results: Vec<Option<Result<Judgment, Fault>>> =
             (0..self.seats.len()).map(|_| None).collect();
-        let runnable = keys.iter().enumerate().filter(|(_, k)| k.unreadable.is_none());
+        let runnable = keys
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| k.unreadable.is_none());
         if self.parallel && tokio::runtime::Handle::try_current().is_ok() {
             let mut set = JoinSet::new();
             let mut ids = std::collections::HashMap::new();
@@ -173,7 +178,9 @@ fn seat_judgment(
             ReasonCode::JudgeFailed,
             format!("Judge '{k}' returned no judgment"),
         ),
-        (None, Some(Err(f))) => Judgment::error_with(ReasonCode::JudgeFailed, format!("Judge '{k}' {f}")),
+        (None, Some(Err(f))) => {
+            Judgment::error_with(ReasonCode::JudgeFailed, format!("Judge '{k}' {f}"))
+        }
         (None, Some(Ok(j))) if j.status() == Status::NotApplicable && capability.is_none() => {
             Judgment::error_with(
                 ReasonCode::UndeclaredNotApplicable,
@@ -191,7 +198,11 @@ fn seat_judgment(
 
 #[async_trait]
 impl Jury for SimpleJury {
-    async fn vote_in(&self, ctx: &Arc<JudgmentContext>, _scope: &VoteScope) -> Result<Verdict, Fault> {
+    async fn vote_in(
+        &self,
+        ctx: &Arc<JudgmentContext>,
+        _scope: &VoteScope,
+    ) -> Result<Verdict, Fault> {
         let keys = self.seat_keys();
         let outcomes = self.run_judges(ctx, &keys).await;
         let mut individual = Vec::with_capacity(self.seats.len());
@@ -335,7 +346,10 @@ impl SimpleJuryBuilder {
             .collect();
         let na_policy = strategy.not_applicable_policy();
         if na_policy == NotApplicablePolicy::Refuse
-            && let Some((i, s)) = seats.iter().enumerate().find(|(_, s)| s.capability.is_some())
+            && let Some((i, s)) = seats
+                .iter()
+                .enumerate()
+                .find(|(_, s)| s.capability.is_some())
         {
             return Err(BuildError::argument(format!(
                 "seats[{i}] declares that it may answer NOT_APPLICABLE ({:?}), but strategy '{}' refuses exclusions",

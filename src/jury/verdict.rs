@@ -261,7 +261,9 @@ impl CompositeAttempt {
             return Err(BuildError::argument("attempt name must be non-blank"));
         }
         match (relation, policy) {
-            (Relation::CascadeTier, None) => return err("a cascade_tier attempt requires a policy"),
+            (Relation::CascadeTier, None) => {
+                return err("a cascade_tier attempt requires a policy");
+            }
             (Relation::MetaMember, Some(_)) => return err("a meta_member attempt has no policy"),
             _ => {}
         }
@@ -275,7 +277,9 @@ impl CompositeAttempt {
         let failed_execution = disposition_reason == Some(DispositionReason::ExecutionFailed);
         match &outcome {
             AttemptOutcome::Failure(_) if !failed_execution => {
-                return err("only an execution_failed attempt carries a failure instead of a verdict");
+                return err(
+                    "only an execution_failed attempt carries a failure instead of a verdict",
+                );
             }
             AttemptOutcome::Verdict(_) if failed_execution => {
                 return err("an execution_failed attempt carries a failure, not a verdict");
@@ -284,12 +288,16 @@ impl CompositeAttempt {
                 let undecided = v.decision == Decision::Undecided;
                 match disposition_reason {
                     Some(DispositionReason::ChildUndecided) if !undecided => {
-                        return err("child_undecided requires a child verdict whose decision is undecided");
+                        return err(
+                            "child_undecided requires a child verdict whose decision is undecided",
+                        );
                     }
                     Some(DispositionReason::UndeclaredNotApplicable)
                         if v.aggregated.status() != Status::NotApplicable =>
                     {
-                        return err("undeclared_not_applicable requires a NOT_APPLICABLE child aggregate");
+                        return err(
+                            "undeclared_not_applicable requires a NOT_APPLICABLE child aggregate",
+                        );
                     }
                     None if undecided => return err("a used attempt's child must have decided"),
                     _ => {}
@@ -432,9 +440,14 @@ impl Verdict {
     }
 
     /// A verdict whose seats are the map's keys, declared at positions 0..n, decision own.
-    pub fn of(aggregated: Judgment, map: IndexMap<String, Judgment>) -> Result<Verdict, BuildError> {
+    pub fn of(
+        aggregated: Judgment,
+        map: IndexMap<String, Judgment>,
+    ) -> Result<Verdict, BuildError> {
         if map.is_empty() {
-            return Err(BuildError::argument("a verdict needs at least one judgment"));
+            return Err(BuildError::argument(
+                "a verdict needs at least one judgment",
+            ));
         }
         if map.keys().any(|k| k.trim().is_empty()) {
             return Err(BuildError::argument("verdict keys must be non-blank"));
@@ -493,7 +506,9 @@ impl Verdict {
             .copied()
             .eq(self.individual_by_name.keys().map(String::as_str))
         {
-            return bad("individualByName keys must be the distinct seat keys in seat order".into());
+            return bad(
+                "individualByName keys must be the distinct seat keys in seat order".into(),
+            );
         }
         let mut names: Vec<&str> = Vec::new();
         for a in &self.composite_attempts {
@@ -512,7 +527,10 @@ impl Verdict {
             Decision::Own => Ok(()),
             Decision::Undecided => {
                 let machinery = self.aggregated.status() == Status::Error
-                    && self.aggregated.reason_code().is_some_and(|c| c.is_machinery());
+                    && self
+                        .aggregated
+                        .reason_code()
+                        .is_some_and(|c| c.is_machinery());
                 if machinery {
                     Ok(())
                 } else {
@@ -540,7 +558,9 @@ impl Verdict {
             || self.weights != child.weights
             || self.seats != child.seats
         {
-            return bad("individual, individualByName, weights and seats must equal the tier's".into());
+            return bad(
+                "individual, individualByName, weights and seats must equal the tier's".into(),
+            );
         }
         match basis {
             DecisionBasis::TierOutcome => {
@@ -566,11 +586,16 @@ impl Verdict {
                     return bad("an individual rejection needs a REJECT_ON_ANY_FAIL tier".into());
                 }
                 if !child.individual.iter().any(|j| j.status() == Status::Fail) {
-                    return bad("an individual rejection needs a FAIL among the tier's individuals".into());
+                    return bad(
+                        "an individual rejection needs a FAIL among the tier's individuals".into(),
+                    );
                 }
                 let ok = match reason {
                     Some(DispositionReason::ChildUndecided) => self.aggregated == child.aggregated,
-                    _ => self.aggregated.reason_code() == Some(crate::judgment::ReasonCode::StageFailed),
+                    _ => {
+                        self.aggregated.reason_code()
+                            == Some(crate::judgment::ReasonCode::StageFailed)
+                    }
                 };
                 if !ok {
                     return bad("the root aggregate does not match the rejection's basis".into());

@@ -1,7 +1,7 @@
 //! Voting strategies: how a jury reduces its judgments to one aggregate (jury-semantics §5).
 //!
-//! The seven built-in strategies share one population algorithm ([`population`]) and one
-//! evidence block ([`evidence`]); they differ only in their reduction ([`reduce`]). Custom
+//! The seven built-in strategies share one population algorithm (`population.rs`) and one
+//! evidence block (`evidence.rs`); they differ only in their reduction (`reduce.rs`). Custom
 //! strategies implement [`VotingStrategy`]; juries call every strategy inside the aggregation
 //! boundary, so a broken one can never invent a finding.
 
@@ -321,3 +321,6 @@ impl VotingStrategy for BuiltinStrategy {
         })
     }
 }
+
+#[cfg(test)]
+mod props;

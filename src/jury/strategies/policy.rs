@@ -94,10 +94,16 @@ mod tests {
 
     #[test]
     fn tokens_are_exact() {
-        assert_eq!("treatAsFail".parse::<ErrorPolicy>().unwrap(), ErrorPolicy::TreatAsFail);
+        assert_eq!(
+            "treatAsFail".parse::<ErrorPolicy>().unwrap(),
+            ErrorPolicy::TreatAsFail
+        );
         assert!("TREAT_AS_FAIL".parse::<ErrorPolicy>().is_err());
         assert!("treat-as-fail".parse::<ErrorPolicy>().is_err());
-        assert_eq!("exclude".parse::<NotApplicablePolicy>().unwrap(), NotApplicablePolicy::Exclude);
+        assert_eq!(
+            "exclude".parse::<NotApplicablePolicy>().unwrap(),
+            NotApplicablePolicy::Exclude
+        );
         assert_eq!("ABSTAIN".parse::<TiePolicy>().unwrap(), TiePolicy::Abstain);
         let e = "abstain".parse::<TiePolicy>().unwrap_err();
         assert!(e.message().contains("PASS, FAIL, ABSTAIN"), "{e}");

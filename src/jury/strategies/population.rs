@@ -4,7 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::judgment::{BuildError, Judgment, MAX_PORTABLE_INT, ReasonCode, Status, read_origin_counts};
+use crate::judgment::{
+    BuildError, Judgment, MAX_PORTABLE_INT, ReasonCode, Status, read_origin_counts,
+};
 
 use super::evidence::{self, Extra};
 use super::policy::{ErrorPolicy, NotApplicablePolicy};
@@ -209,7 +211,8 @@ impl Population {
     pub fn no_result(&self, strategy: &str, extra: Extra) -> Result<Judgment, BuildError> {
         let c = &self.counts;
         let evidence = evidence::block(strategy, self, extra);
-        if self.not_applicable_policy == NotApplicablePolicy::Exclude && c.not_applicable == c.input {
+        if self.not_applicable_policy == NotApplicablePolicy::Exclude && c.not_applicable == c.input
+        {
             let reasoning = format!(
                 "All {} judgment(s) were not applicable to this subject",
                 c.input
@@ -250,8 +253,10 @@ mod tests {
     fn propagated_inputs_contribute_their_origin_not_themselves() {
         let inputs = vec![
             Judgment::pass(""),
-            j(json!({"status":"error","reasonCode":"errors_propagated","reasoning":"r",
-                "metadata":{"aggregation":{"errorCodeCounts":{"judge_failed":2,"judge_reported":1}}}})),
+            j(
+                json!({"status":"error","reasonCode":"errors_propagated","reasoning":"r",
+                "metadata":{"aggregation":{"errorCodeCounts":{"judge_failed":2,"judge_reported":1}}}}),
+            ),
             j(json!({"status":"error","reasonCode":"stage_failed","reasoning":"r"})),
         ];
         let c = Counts::of(&inputs);
@@ -265,7 +270,12 @@ mod tests {
 
     #[test]
     fn empty_input_is_refused() {
-        let e = resolve("majority", &[], ErrorPolicy::Propagate, NotApplicablePolicy::Refuse);
+        let e = resolve(
+            "majority",
+            &[],
+            ErrorPolicy::Propagate,
+            NotApplicablePolicy::Refuse,
+        );
         assert!(e.err().unwrap().message().contains("empty"));
     }
 }

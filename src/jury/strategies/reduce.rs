@@ -40,7 +40,15 @@ pub(super) fn aggregate(
             }
             let scores: Vec<f64> = pop.eligible.iter().map(|v| v.score).collect();
             let mean = scores.iter().sum::<f64>() / scores.len() as f64;
-            numeric(name, &pop, "Average score", mean, threshold, Extra::Threshold(threshold), "")
+            numeric(
+                name,
+                &pop,
+                "Average score",
+                mean,
+                threshold,
+                Extra::Threshold(threshold),
+                "",
+            )
         }
         StrategyKind::Median => {
             if pop.eligible.is_empty() {
@@ -54,7 +62,15 @@ pub(super) fn aggregate(
             } else {
                 (scores[n / 2 - 1] + scores[n / 2]) / 2.0
             };
-            numeric(name, &pop, "Median score", median, threshold, Extra::Threshold(threshold), "")
+            numeric(
+                name,
+                &pop,
+                "Median score",
+                median,
+                threshold,
+                Extra::Threshold(threshold),
+                "",
+            )
         }
         StrategyKind::WeightedAverage => {
             let w = resolved.unwrap_or_default();
@@ -88,7 +104,11 @@ pub(super) fn aggregate(
 
 /// Majority, consensus and all-must-pass: count votes, ignore scores and weights.
 fn counting(s: &BuiltinStrategy, name: &str, pop: &Population) -> Result<Judgment, BuildError> {
-    let p = pop.eligible.iter().filter(|v| v.status == Status::Pass).count();
+    let p = pop
+        .eligible
+        .iter()
+        .filter(|v| v.status == Status::Pass)
+        .count();
     let f = pop.eligible.len() - p;
     let n = pop.eligible.len();
     let (status, reasoning) = match s.kind {
