@@ -6,5 +6,6 @@
 //! implement the judgment, jury and verdict semantics of the Agent Judge library 0.17.
 #![warn(missing_docs)]
 
+pub mod config;
 pub mod judgment;
 pub mod jury;

@@ -1,0 +1,853 @@
+//! The check catalog: every `type` a check may have, the keys each takes, and their typed,
+//! validated form. Judges are built from [`CheckKind`]; nothing downstream reads raw YAML.
+
+use marked_yaml::Node;
+use marked_yaml::types::MarkedMappingNode;
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+use super::duration::parse_duration;
+use super::yaml::{Key, Kind, Reader, key, nearest};
+
+/// The tier a check type belongs to (it decides which dependencies a judge may pull in).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// Files, commands, builds, class files, coverage.
+    Deterministic,
+    /// Workspace against reference.
+    Structural,
+    /// Language-model judges.
+    Semantic,
+}
+
+/// One known check type.
+pub struct CheckType {
+    /// The `type` token.
+    pub name: &'static str,
+    /// Its family.
+    pub family: Family,
+    /// Keys specific to this type.
+    pub keys: &'static [Key],
+    /// One sentence for help and the schema.
+    pub doc: &'static str,
+}
+
+/// Keys every check takes.
+pub const COMMON_KEYS: &[Key] = &[
+    key("type", Kind::Str, "the check type"),
+    key(
+        "name",
+        Kind::Str,
+        "seat name; default: the type, deduplicated -2, -3, …",
+    ),
+    key(
+        "weight",
+        Kind::Number,
+        "finite, ≥ 0; default 1.0 (used by weighted-average)",
+    ),
+    key("timeout", Kind::Duration, "ISO-8601 limit for this check"),
+    key("description", Kind::Str, "what the check is for"),
+    key(
+        "not-applicable-when",
+        Kind::Str,
+        "declares when the judge may answer NOT_APPLICABLE",
+    ),
+];
+
+const LLM_KEYS: &[Key] = &[
+    key(
+        "prompt",
+        Kind::Str,
+        "prompt template file, relative to the config file",
+    ),
+    key("model", Kind::Str, "model name"),
+    key(
+        "provider",
+        Kind::Enum(&["anthropic", "openai"]),
+        "model provider",
+    ),
+    key("base-url", Kind::Str, "provider endpoint"),
+    key(
+        "api-key-env",
+        Kind::Str,
+        "environment variable holding the API key",
+    ),
+    key("max-output-tokens", Kind::Integer, "output token limit"),
+    key("temperature", Kind::Number, "sampling temperature"),
+];
+
+macro_rules! keys {
+    ($($k:expr),* $(,)?) => { &[$($k),*] };
+}
+
+/// Every check type judge-ci knows, in documentation order.
+pub const CATALOG: &[CheckType] = &[
+    CheckType {
+        name: "file-exists",
+        family: Family::Deterministic,
+        doc: "PASS if the path is a regular file in the workspace",
+        keys: keys![key("path", Kind::Str, "path relative to the workspace")],
+    },
+    CheckType {
+        name: "file-content",
+        family: Family::Deterministic,
+        doc: "PASS if the file's content matches",
+        keys: keys![
+            key("path", Kind::Str, "path relative to the workspace"),
+            key("expected", Kind::Str, "expected text or pattern"),
+            key(
+                "match",
+                Kind::Enum(&["EXACT", "CONTAINS", "REGEX"]),
+                "EXACT (default), CONTAINS, or REGEX (found anywhere)"
+            )
+        ],
+    },
+    CheckType {
+        name: "command",
+        family: Family::Deterministic,
+        doc: "PASS if the command exits with the expected code",
+        keys: keys![
+            key(
+                "run",
+                Kind::CommandLine,
+                "a string for sh -c, or a list of arguments"
+            ),
+            key("expect-exit", Kind::Integer, "expected exit code (0)"),
+            key("env", Kind::StrMap, "extra environment variables"),
+            key("dir", Kind::Str, "working folder relative to the workspace")
+        ],
+    },
+    CheckType {
+        name: "maven-build",
+        family: Family::Deterministic,
+        doc: "runs ./mvnw (if executable) or mvn; PASS on exit 0",
+        keys: keys![
+            key("goals", Kind::StrList, "goals ([clean, test])"),
+            key("args", Kind::StrList, "extra arguments")
+        ],
+    },
+    CheckType {
+        name: "gradle-build",
+        family: Family::Deterministic,
+        doc: "runs ./gradlew (if executable) or gradle; PASS on exit 0",
+        keys: keys![
+            key("tasks", Kind::StrList, "tasks ([build])"),
+            key("args", Kind::StrList, "extra arguments")
+        ],
+    },
+    CheckType {
+        name: "class-version",
+        family: Family::Deterministic,
+        doc: "PASS if every class file has the target major version",
+        keys: keys![
+            key(
+                "target",
+                Kind::Integer,
+                "class-file major version (e.g. 65)"
+            ),
+            key("java", Kind::Integer, "Java release (e.g. 21 = major 65)"),
+            key("dir", Kind::Str, "classes folder (target/classes)")
+        ],
+    },
+    CheckType {
+        name: "coverage-preservation",
+        family: Family::Deterministic,
+        doc: "PASS if line coverage dropped by at most max-drop points",
+        keys: keys![
+            key(
+                "max-drop",
+                Kind::Number,
+                "allowed drop in percentage points (5.0)"
+            ),
+            key(
+                "report",
+                Kind::Str,
+                "JaCoCo XML (target/site/jacoco/jacoco.xml)"
+            ),
+            key(
+                "baseline",
+                Kind::Any,
+                "baseline line coverage in percent, or `reference`"
+            )
+        ],
+    },
+    CheckType {
+        name: "coverage-improvement",
+        family: Family::Deterministic,
+        doc: "PASS if line coverage improved (and the minimum is met)",
+        keys: keys![
+            key(
+                "min",
+                Kind::Number,
+                "improvement in points that scores 1.0 (50; agent-bench's name)"
+            ),
+            key(
+                "minimum-line-coverage",
+                Kind::Number,
+                "minimum line coverage in percent (0)"
+            ),
+            key("report", Kind::Str, "JaCoCo XML"),
+            key(
+                "baseline",
+                Kind::Any,
+                "baseline line coverage in percent, or `reference`"
+            )
+        ],
+    },
+    CheckType {
+        name: "external",
+        family: Family::Deterministic,
+        doc: "runs a program that prints one judgment as JSON",
+        keys: keys![
+            key(
+                "run",
+                Kind::CommandLine,
+                "a string for sh -c, or a list of arguments"
+            ),
+            key("env", Kind::StrMap, "extra environment variables")
+        ],
+    },
+    CheckType {
+        name: "import-diff",
+        family: Family::Structural,
+        doc: "compares import sets per file against the reference",
+        keys: keys![
+            key("include", Kind::StrList, "globs (**/*.java)"),
+            key("exclude", Kind::StrList, "globs"),
+            key("forbid", Kind::StrList, "forbidden import patterns"),
+            key("require", Kind::StrList, "required import patterns")
+        ],
+    },
+    CheckType {
+        name: "ast-diff",
+        family: Family::Structural,
+        doc: "compares types, members and annotations against the reference",
+        keys: keys![
+            key("include", Kind::StrList, "globs"),
+            key("exclude", Kind::StrList, "globs"),
+            key("aspects", Kind::StrList, "what to compare")
+        ],
+    },
+    CheckType {
+        name: "pom-diff",
+        family: Family::Structural,
+        doc: "compares effective POM coordinates against the reference",
+        keys: keys![
+            key("aspects", Kind::StrList, "what to compare"),
+            key("ignore-versions", Kind::Bool, "ignore versions (false)")
+        ],
+    },
+    CheckType {
+        name: "file-comparison",
+        family: Family::Structural,
+        doc: "compares every reference file with the workspace",
+        keys: keys![
+            key("include", Kind::StrList, "globs"),
+            key("exclude", Kind::StrList, "globs (target/**, .git/**)")
+        ],
+    },
+    CheckType {
+        name: "test-invariance",
+        family: Family::Structural,
+        doc: "fails on failing tests or fewer tests than the reference",
+        keys: keys![key("reports", Kind::Str, "Surefire reports folder")],
+    },
+    CheckType {
+        name: "llm",
+        family: Family::Semantic,
+        doc: "asks a model for a verdict, score or criteria in a validated JSON shape",
+        keys: keys![
+            key(
+                "output",
+                Kind::Enum(&["verdict", "score", "criteria"]),
+                "requested shape"
+            ),
+            key("threshold", Kind::Number, "pass threshold (0.5)")
+        ],
+    },
+    CheckType {
+        name: "test-quality-llm",
+        family: Family::Semantic,
+        doc: "agent-bench's test-quality rubric",
+        keys: keys![],
+    },
+    CheckType {
+        name: "semantic-diff",
+        family: Family::Semantic,
+        doc: "one question per criterion; score = passed/total",
+        keys: keys![
+            key("criteria", Kind::StrList, "criteria"),
+            key(
+                "plan",
+                Kind::Str,
+                "plan file whose VERIFY: lines are criteria"
+            ),
+            key("max-criteria", Kind::Integer, "most criteria asked (20)")
+        ],
+    },
+    CheckType {
+        name: "correctness",
+        family: Family::Semantic,
+        doc: "does the change achieve the goal (strict YES/NO)",
+        keys: keys![],
+    },
+    CheckType {
+        name: "ears",
+        family: Family::Semantic,
+        doc: "EARS requirement roster",
+        keys: keys![
+            key("criteria", Kind::Any, "list of {id, text, applies-when?}"),
+            key("criteria-file", Kind::Str, "file holding the criteria")
+        ],
+    },
+    CheckType {
+        name: "rfc2119",
+        family: Family::Semantic,
+        doc: "RFC 2119 constraint roster",
+        keys: keys![
+            key("criteria", Kind::Any, "list of {id, text, applies-when?}"),
+            key("criteria-file", Kind::Str, "file holding the criteria")
+        ],
+    },
+];
+
+/// Looks a type up in the catalog.
+pub fn check_type(name: &str) -> Option<&'static CheckType> {
+    CATALOG.iter().find(|t| t.name == name)
+}
+
+/// Every key a check of this type accepts (common, type-specific, and model keys for
+/// semantic types).
+pub fn keys_of(t: &CheckType) -> Vec<Key> {
+    let mut all: Vec<Key> = COMMON_KEYS.to_vec();
+    all.extend_from_slice(t.keys);
+    if t.family == Family::Semantic {
+        all.extend_from_slice(LLM_KEYS);
+    }
+    all
+}
+
+/// A path inside the workspace, checked lexically: relative, no `..`, not empty.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkspacePath(PathBuf);
+
+impl WorkspacePath {
+    /// Accepts `p` if it cannot leave the folder it is joined to.
+    pub fn new(p: &str) -> Result<Self, String> {
+        let path = Path::new(p);
+        if p.trim().is_empty() {
+            return Err("a path must not be empty".into());
+        }
+        if path.is_absolute() || p.starts_with('~') {
+            return Err(format!(
+                "'{p}' is absolute; paths are relative to the workspace"
+            ));
+        }
+        if path.components().any(|c| {
+            matches!(
+                c,
+                Component::ParentDir | Component::Prefix(_) | Component::RootDir
+            )
+        }) {
+            return Err(format!("'{p}' escapes the workspace (contains '..')"));
+        }
+        Ok(WorkspacePath(path.to_path_buf()))
+    }
+
+    /// The relative path.
+    pub fn as_path(&self) -> &Path {
+        &self.0
+    }
+}
+
+/// How `file-content` compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatchMode {
+    /// The whole content equals the expected text.
+    Exact,
+    /// The content contains the expected text.
+    Contains,
+    /// The pattern is found anywhere in the content.
+    Regex,
+}
+
+/// A program to run: a shell line or an argument vector.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CommandLine {
+    /// Run with `sh -c`.
+    Shell(String),
+    /// Run directly: program and arguments.
+    Argv(Vec<String>),
+}
+
+/// Where a coverage baseline comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Baseline {
+    /// A line-coverage percentage.
+    Percent(f64),
+    /// The reference's own JaCoCo report (same relative path).
+    Reference,
+}
+
+/// The validated parameters of one check, by type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CheckKind {
+    /// `file-exists`.
+    FileExists {
+        /// The file.
+        path: WorkspacePath,
+    },
+    /// `file-content`.
+    FileContent {
+        /// The file.
+        path: WorkspacePath,
+        /// Expected text or pattern.
+        expected: String,
+        /// How to compare.
+        mode: MatchMode,
+    },
+    /// `command`.
+    Command {
+        /// What to run.
+        run: CommandLine,
+        /// Expected exit code.
+        expect_exit: i32,
+        /// Extra environment.
+        env: Vec<(String, String)>,
+        /// Working folder inside the workspace.
+        dir: Option<WorkspacePath>,
+    },
+    /// `maven-build`.
+    MavenBuild {
+        /// Goals.
+        goals: Vec<String>,
+        /// Extra arguments.
+        args: Vec<String>,
+    },
+    /// `gradle-build`.
+    GradleBuild {
+        /// Tasks.
+        tasks: Vec<String>,
+        /// Extra arguments.
+        args: Vec<String>,
+    },
+    /// `class-version`.
+    ClassVersion {
+        /// Expected major version; else metadata `targetClassVersion`.
+        target: Option<u16>,
+        /// Classes folder.
+        dir: WorkspacePath,
+    },
+    /// `coverage-preservation`.
+    CoveragePreservation {
+        /// Allowed drop in points.
+        max_drop: f64,
+        /// JaCoCo XML.
+        report: WorkspacePath,
+        /// Baseline; else metadata `baselineCoverage`.
+        baseline: Option<Baseline>,
+    },
+    /// `coverage-improvement`.
+    CoverageImprovement {
+        /// Improvement in points that scores 1.0.
+        max_improvement: f64,
+        /// Minimum line coverage in percent (0 = none).
+        minimum_line_coverage: f64,
+        /// JaCoCo XML.
+        report: WorkspacePath,
+        /// Baseline; else metadata `baselineCoverage`.
+        baseline: Option<Baseline>,
+    },
+    /// `external`.
+    External {
+        /// What to run.
+        run: CommandLine,
+        /// Extra environment.
+        env: Vec<(String, String)>,
+    },
+    /// A known structural or semantic type that this version cannot run yet; its judge
+    /// reports an instrument ERROR naming the type, never a FAIL.
+    Unavailable {
+        /// The type.
+        type_name: &'static str,
+    },
+}
+
+/// Default run time limits by type.
+pub fn default_timeout(kind: &CheckKind) -> Duration {
+    match kind {
+        CheckKind::MavenBuild { .. } | CheckKind::GradleBuild { .. } => Duration::from_secs(600),
+        _ => Duration::from_secs(120),
+    }
+}
+
+fn get<'n>(m: &'n MarkedMappingNode, k: &str) -> Option<&'n Node> {
+    m.get_node(k)
+}
+
+fn path_key(
+    r: &mut Reader,
+    m: &MarkedMappingNode,
+    k: &str,
+    default: Option<&str>,
+    what: &str,
+) -> Option<WorkspacePath> {
+    let text = match get(m, k) {
+        Some(n) => {
+            let s = r.string(n, &format!("{what}.{k}"))?;
+            match WorkspacePath::new(&s) {
+                Ok(p) => return Some(p),
+                Err(e) => {
+                    r.error_help(
+                        n,
+                        format!("{what}.{k}: {e}"),
+                        "write a path relative to the workspace, without '..'",
+                    );
+                    return None;
+                }
+            }
+        }
+        None => default?.to_string(),
+    };
+    WorkspacePath::new(&text).ok()
+}
+
+fn required<'n>(
+    r: &mut Reader,
+    m: &'n MarkedMappingNode,
+    whole: &Node,
+    k: &str,
+    what: &str,
+) -> Option<&'n Node> {
+    let n = get(m, k);
+    if n.is_none() {
+        r.error_help(
+            whole,
+            format!("{what} needs the key '{k}'"),
+            format!("add `{k}: …`"),
+        );
+    }
+    n
+}
+
+fn command_line(r: &mut Reader, n: &Node, what: &str) -> Option<CommandLine> {
+    match n {
+        Node::Sequence(_) => {
+            let argv = r.string_list(n, what)?;
+            if argv.is_empty() {
+                r.error(n, format!("{what} must name a program"));
+                return None;
+            }
+            Some(CommandLine::Argv(argv))
+        }
+        _ => r.non_blank(n, what).map(CommandLine::Shell),
+    }
+}
+
+fn baseline(r: &mut Reader, m: &MarkedMappingNode, what: &str) -> Option<Option<Baseline>> {
+    match get(m, "baseline") {
+        None => Some(None),
+        Some(n) if n.as_scalar().is_some_and(|s| s.as_str() == "reference") => {
+            Some(Some(Baseline::Reference))
+        }
+        Some(n) => {
+            let v = r.number(n, &format!("{what}.baseline"))?;
+            if !(0.0..=100.0).contains(&v) {
+                r.error_help(
+                    n,
+                    format!("{what}.baseline must be a percentage"),
+                    "write a number from 0 to 100, or `reference`",
+                );
+                return None;
+            }
+            Some(Some(Baseline::Percent(v)))
+        }
+    }
+}
+
+/// Reads the type-specific keys of a check whose type is `t`.
+pub fn read_kind(
+    r: &mut Reader,
+    t: &'static CheckType,
+    m: &MarkedMappingNode,
+    whole: &Node,
+    what: &str,
+) -> Option<CheckKind> {
+    let list = |r: &mut Reader, k: &str, default: &[&str]| -> Option<Vec<String>> {
+        match get(m, k) {
+            Some(n) => r.string_list(n, &format!("{what}.{k}")),
+            None => Some(default.iter().map(|s| s.to_string()).collect()),
+        }
+    };
+    let env = |r: &mut Reader| -> Option<Vec<(String, String)>> {
+        match get(m, "env") {
+            Some(n) => r.string_map(n, &format!("{what}.env")),
+            None => Some(Vec::new()),
+        }
+    };
+    match t.name {
+        "file-exists" => {
+            required(r, m, whole, "path", what)?;
+            Some(CheckKind::FileExists {
+                path: path_key(r, m, "path", None, what)?,
+            })
+        }
+        "file-content" => {
+            required(r, m, whole, "path", what)?;
+            let path = path_key(r, m, "path", None, what);
+            let expected = required(r, m, whole, "expected", what)
+                .and_then(|n| r.string(n, &format!("{what}.expected")));
+            let mode = match get(m, "match") {
+                Some(n) => match r
+                    .token(n, &format!("{what}.match"), &["EXACT", "CONTAINS", "REGEX"])?
+                    .as_str()
+                {
+                    "CONTAINS" => MatchMode::Contains,
+                    "REGEX" => MatchMode::Regex,
+                    _ => MatchMode::Exact,
+                },
+                None => MatchMode::Exact,
+            };
+            let expected = expected?;
+            if mode == MatchMode::Regex
+                && let Err(e) = regex_lite_check(&expected)
+            {
+                let n = get(m, "expected")?;
+                r.error(
+                    n,
+                    format!("{what}.expected is not a valid regular expression: {e}"),
+                );
+                return None;
+            }
+            Some(CheckKind::FileContent {
+                path: path?,
+                expected,
+                mode,
+            })
+        }
+        "command" => {
+            let run = required(r, m, whole, "run", what)
+                .and_then(|n| command_line(r, n, &format!("{what}.run")));
+            let expect_exit = match get(m, "expect-exit") {
+                Some(n) => {
+                    let v = r.integer(n, &format!("{what}.expect-exit"))?;
+                    match i32::try_from(v) {
+                        Ok(v) if (0..=255).contains(&v) => v,
+                        _ => {
+                            r.error(
+                                n,
+                                format!("{what}.expect-exit must be an exit code from 0 to 255"),
+                            );
+                            return None;
+                        }
+                    }
+                }
+                None => 0,
+            };
+            let env = env(r);
+            let dir = match get(m, "dir") {
+                Some(_) => Some(path_key(r, m, "dir", None, what)?),
+                None => None,
+            };
+            Some(CheckKind::Command {
+                run: run?,
+                expect_exit,
+                env: env?,
+                dir,
+            })
+        }
+        "maven-build" => Some(CheckKind::MavenBuild {
+            goals: list(r, "goals", &["clean", "test"])?,
+            args: list(r, "args", &[])?,
+        }),
+        "gradle-build" => Some(CheckKind::GradleBuild {
+            tasks: list(r, "tasks", &["build"])?,
+            args: list(r, "args", &[])?,
+        }),
+        "class-version" => {
+            let mut target = None;
+            if let Some(n) = get(m, "target") {
+                let v = r.integer(n, &format!("{what}.target"))?;
+                match u16::try_from(v) {
+                    Ok(v) if v >= 45 => target = Some(v),
+                    _ => {
+                        r.error_help(
+                            n,
+                            format!("{what}.target must be a class-file major version"),
+                            "e.g. 61 for Java 17, 65 for Java 21",
+                        );
+                        return None;
+                    }
+                }
+            }
+            if let Some(n) = get(m, "java") {
+                let v = r.integer(n, &format!("{what}.java"))?;
+                if target.is_some() {
+                    r.error(
+                        n,
+                        format!("{what}: give either `target` or `java`, not both"),
+                    );
+                    return None;
+                }
+                match u16::try_from(v) {
+                    Ok(v) if (1..=200).contains(&v) => {
+                        target = Some(if v <= 1 { 45 } else { v + 44 })
+                    }
+                    _ => {
+                        r.error_help(
+                            n,
+                            format!("{what}.java must be a Java release"),
+                            "e.g. 17 or 21",
+                        );
+                        return None;
+                    }
+                }
+            }
+            Some(CheckKind::ClassVersion {
+                target,
+                dir: path_key(r, m, "dir", Some("target/classes"), what)?,
+            })
+        }
+        "coverage-preservation" => {
+            let max_drop = match get(m, "max-drop") {
+                Some(n) => non_negative(r, n, &format!("{what}.max-drop"))?,
+                None => 5.0,
+            };
+            Some(CheckKind::CoveragePreservation {
+                max_drop,
+                report: path_key(r, m, "report", Some("target/site/jacoco/jacoco.xml"), what)?,
+                baseline: baseline(r, m, what)?,
+            })
+        }
+        "coverage-improvement" => {
+            let max_improvement = match get(m, "min") {
+                Some(n) => {
+                    let v = r.number(n, &format!("{what}.min"))?;
+                    if v <= 0.0 {
+                        r.error(n, format!("{what}.min must be positive (the improvement in points that scores 1.0)"));
+                        return None;
+                    }
+                    v
+                }
+                None => 50.0,
+            };
+            let minimum_line_coverage = match get(m, "minimum-line-coverage") {
+                Some(n) => non_negative(r, n, &format!("{what}.minimum-line-coverage"))?,
+                None => 0.0,
+            };
+            Some(CheckKind::CoverageImprovement {
+                max_improvement,
+                minimum_line_coverage,
+                report: path_key(r, m, "report", Some("target/site/jacoco/jacoco.xml"), what)?,
+                baseline: baseline(r, m, what)?,
+            })
+        }
+        "external" => {
+            let run = required(r, m, whole, "run", what)
+                .and_then(|n| command_line(r, n, &format!("{what}.run")));
+            let env = env(r);
+            Some(CheckKind::External {
+                run: run?,
+                env: env?,
+            })
+        }
+        other => {
+            // Structural and semantic types: their keys are type-checked here so a config
+            // written for them is validated today, and they run once their judges exist.
+            for k in t.keys.iter().chain(if t.family == Family::Semantic {
+                LLM_KEYS
+            } else {
+                &[]
+            }) {
+                if let Some(n) = get(m, k.name) {
+                    let w = format!("{what}.{}", k.name);
+                    match k.kind {
+                        Kind::StrList => {
+                            r.string_list(n, &w);
+                        }
+                        Kind::Str => {
+                            r.string(n, &w);
+                        }
+                        Kind::Bool => {
+                            r.boolean(n, &w);
+                        }
+                        Kind::Integer => {
+                            r.integer(n, &w);
+                        }
+                        Kind::Number => {
+                            r.number(n, &w);
+                        }
+                        Kind::Enum(tokens) => {
+                            r.token(n, &w, tokens);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            let type_name = CATALOG
+                .iter()
+                .find(|c| c.name == other)
+                .map_or("unknown", |c| c.name);
+            Some(CheckKind::Unavailable { type_name })
+        }
+    }
+}
+
+fn non_negative(r: &mut Reader, n: &Node, what: &str) -> Option<f64> {
+    let v = r.number(n, what)?;
+    if v < 0.0 {
+        r.error(n, format!("{what} must not be negative"));
+        return None;
+    }
+    Some(v)
+}
+
+/// Validates a regular expression without keeping it (judges compile their own).
+fn regex_lite_check(p: &str) -> Result<(), String> {
+    regex::Regex::new(p).map(|_| ()).map_err(|e| e.to_string())
+}
+
+/// Suggests the nearest known type for an unknown one.
+pub fn suggest_type(name: &str) -> String {
+    let known: Vec<&str> = CATALOG.iter().map(|t| t.name).collect();
+    match nearest(name, known.iter().copied()) {
+        Some(n) => format!("did you mean '{n}'? known types: {}", known.join(", ")),
+        None => format!("known types: {}", known.join(", ")),
+    }
+}
+
+/// Validates the `duration` of a `timeout` key.
+pub fn timeout(r: &mut Reader, n: &Node, what: &str) -> Option<Duration> {
+    let s = r.string(n, what)?;
+    match parse_duration(&s) {
+        Ok(d) => Some(d),
+        Err(e) => {
+            r.error(n, format!("{what}: {e}"));
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workspace_paths_cannot_escape() {
+        assert!(WorkspacePath::new("src/Main.java").is_ok());
+        assert!(WorkspacePath::new("./pom.xml").is_ok());
+        assert!(WorkspacePath::new("../x").is_err());
+        assert!(WorkspacePath::new("a/../../x").is_err());
+        assert!(WorkspacePath::new("/etc/passwd").is_err());
+        assert!(WorkspacePath::new("~/x").is_err());
+        assert!(WorkspacePath::new("").is_err());
+    }
+
+    #[test]
+    fn every_catalog_type_is_unique() {
+        let mut names: Vec<&str> = CATALOG.iter().map(|t| t.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), CATALOG.len());
+    }
+}

@@ -1,0 +1,1063 @@
+//! Loading and validating the benchmark and task files: every problem is found and reported
+//! (file, line, column, what would be valid) before anything runs.
+
+use marked_yaml::Node;
+use marked_yaml::types::MarkedMappingNode;
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::jury::TierPolicy;
+use crate::jury::strategies::{
+    ErrorPolicy, NotApplicablePolicy, StrategyKind, StrategySpec, TiePolicy,
+};
+
+use super::checks::{self, CheckKind};
+use super::diag::{Diagnostic, Diagnostics};
+use super::model::*;
+use super::yaml::{Key, Kind, Reader, is_null, key, parse, to_json};
+
+/// Top-level keys of a benchmark file.
+pub const BENCHMARK_KEYS: &[Key] = &[
+    key("schema", Kind::Str, "bench.benchmark.v1 or judge-ci.v1"),
+    key(
+        "name",
+        Kind::Str,
+        "shown in reports; keys the sticky comment",
+    ),
+    key("version", Kind::Str, "config version (\"1.0\")"),
+    key("description", Kind::Str, "what the benchmark grades"),
+    key(
+        "default-timeout",
+        Kind::Duration,
+        "limit of task setup/post commands (PT5M)",
+    ),
+    key("metadata", Kind::Any, "passed to every judge's context"),
+    key(
+        "reference",
+        Kind::Object,
+        "where the reference comes from: path, or ref (+ repository)",
+    ),
+    key(
+        "jury",
+        Kind::Object,
+        "exactly one of tiers, checks, members",
+    ),
+    key("diagnostics", Kind::Any, "extra gap rules and inputs"),
+    key("llm", Kind::Object, "defaults for semantic judges"),
+    key("report", Kind::Object, "how results are reported"),
+];
+
+/// Keys of `jury:`.
+pub const JURY_KEYS: &[Key] = &[
+    key(
+        "tiers",
+        Kind::ObjectList,
+        "a cascade: one simple jury per tier",
+    ),
+    key(
+        "checks",
+        Kind::ObjectList,
+        "one simple jury (all-must-pass unless voting says otherwise)",
+    ),
+    key(
+        "members",
+        Kind::ObjectList,
+        "a meta-jury over named sub-juries",
+    ),
+    key("voting", Kind::Object, "how checks or members are reduced"),
+];
+
+/// Keys of a tier.
+pub const TIER_KEYS: &[Key] = &[
+    key("name", Kind::Str, "unique tier name (tier-N)"),
+    key(
+        "policy",
+        Kind::Enum(&["REJECT_ON_ANY_FAIL", "ACCEPT_ON_ALL_PASS", "FINAL_TIER"]),
+        "when the cascade stops after this tier",
+    ),
+    key(
+        "voting",
+        Kind::Object,
+        "how the tier's checks are reduced (majority)",
+    ),
+    key("checks", Kind::ObjectList, "the tier's checks"),
+];
+
+/// Keys of a meta-jury member.
+pub const MEMBER_KEYS: &[Key] = &[
+    key("name", Kind::Str, "unique member name"),
+    key("tiers", Kind::ObjectList, "a cascade"),
+    key("checks", Kind::ObjectList, "a simple jury"),
+    key("members", Kind::ObjectList, "a nested meta-jury"),
+    key(
+        "voting",
+        Kind::Object,
+        "how this member's checks or members are reduced",
+    ),
+];
+
+/// Strategy tokens accepted in `voting.strategy` (kebab-case and the library's camelCase).
+pub const STRATEGY_TOKENS: &[&str] = &[
+    "majority",
+    "consensus",
+    "all-must-pass",
+    "average",
+    "median",
+    "weighted-average",
+    "conjunctive",
+    "allMustPass",
+    "weightedAverage",
+];
+const ERROR_TOKENS: &[&str] = &[
+    "propagate",
+    "treat-as-fail",
+    "treat-as-abstain",
+    "ignore",
+    "treatAsFail",
+    "treatAsAbstain",
+];
+const NA_TOKENS: &[&str] = &["refuse", "exclude", "treat-as-fail", "treatAsFail"];
+const TIE_TOKENS: &[&str] = &["FAIL", "PASS", "ABSTAIN"];
+
+/// Keys of `voting:`.
+pub const VOTING_KEYS: &[Key] = &[
+    key(
+        "strategy",
+        Kind::Enum(STRATEGY_TOKENS),
+        "majority (default), consensus, all-must-pass, average, median, weighted-average, conjunctive",
+    ),
+    key(
+        "threshold",
+        Kind::Number,
+        "pass threshold of numeric strategies (0.5; required for conjunctive)",
+    ),
+    key(
+        "tie",
+        Kind::Enum(TIE_TOKENS),
+        "majority's tie policy (FAIL)",
+    ),
+    key(
+        "errors",
+        Kind::Enum(ERROR_TOKENS),
+        "error policy (propagate)",
+    ),
+    key(
+        "not-applicable",
+        Kind::Enum(NA_TOKENS),
+        "not-applicable policy (refuse)",
+    ),
+];
+
+/// Keys of `report:`.
+pub const REPORT_KEYS: &[Key] = &[
+    key("title", Kind::Str, "headline title"),
+    key(
+        "comment",
+        Kind::Enum(&["update", "recreate", "minimize", "off"]),
+        "sticky comment mode (update)",
+    ),
+    key("check-run", Kind::Bool, "create a check run (true)"),
+    key("annotations", Kind::Integer, "most annotations (50)"),
+    key(
+        "fail-on",
+        Kind::Enum(&["fail", "not-pass", "never"]),
+        "which readings fail the step (fail)",
+    ),
+    key("template", Kind::Str, "markdown template file"),
+];
+
+/// Keys of `reference:`.
+pub const REFERENCE_KEYS: &[Key] = &[
+    key("path", Kind::Str, "a folder, relative to the config file"),
+    key(
+        "ref",
+        Kind::Str,
+        "a git revision (origin/solution, a tag, a SHA)",
+    ),
+    key("repository", Kind::Str, "another repository's URL for ref"),
+];
+
+/// Keys of `llm:`.
+pub const LLM_KEYS: &[Key] = &[
+    key(
+        "provider",
+        Kind::Enum(&["anthropic", "openai"]),
+        "model provider",
+    ),
+    key("model", Kind::Str, "model name"),
+    key("base-url", Kind::Str, "provider endpoint"),
+    key(
+        "api-key-env",
+        Kind::Str,
+        "environment variable holding the key",
+    ),
+    key("max-output-tokens", Kind::Integer, "output token limit"),
+    key("temperature", Kind::Number, "sampling temperature"),
+    key("cache", Kind::Str, "cache folder, or off"),
+];
+
+/// Keys of a task file.
+pub const TASK_KEYS: &[Key] = &[
+    key("schema", Kind::Str, "bench.task.v1"),
+    key("id", Kind::Str, "task id"),
+    key(
+        "instruction",
+        Kind::Str,
+        "the goal given to semantic judges",
+    ),
+    key("difficulty", Kind::Str, "free text"),
+    key("timeout", Kind::Duration, "the agent's limit"),
+    key("metadata", Kind::Any, "passed to judges"),
+    key(
+        "setup",
+        Kind::StrList,
+        "commands run in the workspace before judging",
+    ),
+    key(
+        "post",
+        Kind::StrList,
+        "commands run in the workspace after setup, before judging",
+    ),
+];
+
+/// The files looked for, in order, when `--config` is not given.
+pub const DISCOVERED: &[&str] = &["judge-ci.yml", ".github/judge-ci.yml", "benchmark.yaml"];
+
+/// The first discoverable config file in `dir`.
+pub fn discover(dir: &Path) -> Option<PathBuf> {
+    DISCOVERED.iter().map(|f| dir.join(f)).find(|p| p.is_file())
+}
+
+fn read_file(path: &Path) -> Result<(Arc<PathBuf>, String, Vec<u8>), Diagnostics> {
+    let file = Arc::new(path.to_path_buf());
+    let fail = |msg: String| {
+        let mut d = Diagnostics::default();
+        d.push(Diagnostic::error(None, msg));
+        d
+    };
+    let bytes =
+        std::fs::read(path).map_err(|e| fail(format!("cannot read {}: {e}", path.display())))?;
+    let text = String::from_utf8(bytes.clone())
+        .map_err(|_| fail(format!("{} is not UTF-8 text", path.display())))?;
+    Ok((file, text, bytes))
+}
+
+fn parse_root(r: &mut Reader, text: &str) -> Option<Node> {
+    match parse(&r.file, text) {
+        Ok(n) => Some(n),
+        Err(d) => {
+            r.diags.push(d);
+            None
+        }
+    }
+}
+
+/// Loads and validates a benchmark file. On success also returns its warnings.
+pub fn load_benchmark(path: &Path) -> Result<(Benchmark, Diagnostics), Diagnostics> {
+    let (file, text, bytes) = read_file(path)?;
+    let mut r = Reader::new(Arc::clone(&file));
+    let Some(root) = parse_root(&mut r, &text) else {
+        return Err(r.diags);
+    };
+    let b = read_benchmark(&mut r, &root, path, &bytes);
+    match b {
+        Some(b) if !r.diags.has_errors() => Ok((b, r.diags)),
+        _ => Err(r.diags),
+    }
+}
+
+fn read_benchmark(r: &mut Reader, root: &Node, path: &Path, bytes: &[u8]) -> Option<Benchmark> {
+    let m = r.mapping(root, "the config file")?;
+    r.check_keys(m, "the config file", BENCHMARK_KEYS, true);
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let schema = m.get_node("schema").and_then(|n| r.string(n, "schema"));
+    if let (Some(s), Some(n)) = (&schema, m.get_node("schema"))
+        && s != "bench.benchmark.v1"
+        && s != "judge-ci.v1"
+    {
+        if s == "bench.task.v1" {
+            r.error_help(
+                n,
+                "this is a task file, not a benchmark",
+                "pass it with --task, and the benchmark with --config",
+            );
+        } else {
+            let d = Diagnostic::warning(
+                r.loc(n),
+                format!("unknown schema '{s}'; reading it as judge-ci.v1"),
+            )
+            .help("valid: bench.benchmark.v1, judge-ci.v1");
+            r.diags.push(d);
+        }
+    }
+    let name = match m.get_node("name") {
+        Some(n) => r.non_blank(n, "name"),
+        None => Some(
+            dir.canonicalize()
+                .ok()
+                .and_then(|d| d.file_name().map(|f| f.to_string_lossy().into_owned()))
+                .unwrap_or_else(|| "judge-ci".into()),
+        ),
+    };
+    let version = match m.get_node("version") {
+        Some(n) => r.string(n, "version"),
+        None => Some("1.0".into()),
+    };
+    let description = m
+        .get_node("description")
+        .and_then(|n| r.string(n, "description"));
+    let default_timeout = match m.get_node("default-timeout") {
+        Some(n) => checks::timeout(r, n, "default-timeout"),
+        None => Some(Duration::from_secs(300)),
+    };
+    let metadata = metadata(r, m.get_node("metadata"), "metadata");
+    let reference = match m.get_node("reference") {
+        Some(n) => reference(r, n, &dir),
+        None => Some(None),
+    };
+    let jury = match m.get_node("jury") {
+        Some(n) => jury(r, n, "jury", true),
+        None => {
+            r.error_help(
+                root,
+                "the config has no `jury`",
+                "add `jury:` with one of `tiers:`, `checks:` or `members:`",
+            );
+            None
+        }
+    };
+    let report = match m.get_node("report") {
+        Some(n) => report(r, n, &dir),
+        None => Some(ReportSettings::default()),
+    };
+    let llm = match m.get_node("llm") {
+        Some(n) => {
+            let lm = r.mapping(n, "llm")?;
+            r.check_keys(lm, "llm", LLM_KEYS, false);
+            validate_simple_keys(r, lm, LLM_KEYS, "llm");
+            to_json(n).as_object().cloned()
+        }
+        None => None,
+    };
+    let diagnostics = m.get_node("diagnostics").map(to_json);
+    Some(Benchmark {
+        path: path.to_path_buf(),
+        sha256: hex::encode(Sha256::digest(bytes)),
+        schema,
+        name: name?,
+        version: version?,
+        description,
+        default_timeout: default_timeout?,
+        metadata: metadata?,
+        reference: reference?,
+        jury: jury?,
+        report: report?,
+        llm,
+        diagnostics,
+    })
+}
+
+fn validate_simple_keys(r: &mut Reader, m: &MarkedMappingNode, table: &[Key], what: &str) {
+    for k in table {
+        if let Some(n) = m.get_node(k.name) {
+            let w = format!("{what}.{}", k.name);
+            match k.kind {
+                Kind::Str => {
+                    r.string(n, &w);
+                }
+                Kind::Integer => {
+                    r.integer(n, &w);
+                }
+                Kind::Number => {
+                    r.number(n, &w);
+                }
+                Kind::Bool => {
+                    r.boolean(n, &w);
+                }
+                Kind::Enum(t) => {
+                    r.token(n, &w, t);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+fn metadata(r: &mut Reader, n: Option<&Node>, what: &str) -> Option<Map<String, Value>> {
+    let Some(n) = n else {
+        return Some(Map::new());
+    };
+    if is_null(n) {
+        return Some(Map::new());
+    }
+    r.mapping(n, what)?;
+    match to_json(n) {
+        Value::Object(m) => Some(m),
+        _ => None,
+    }
+}
+
+fn reference(r: &mut Reader, n: &Node, dir: &Path) -> Option<Option<ReferenceSpec>> {
+    let m = r.mapping(n, "reference")?;
+    r.check_keys(m, "reference", REFERENCE_KEYS, false);
+    match (m.get_node("path"), m.get_node("ref")) {
+        (Some(p), None) => {
+            if m.get_node("repository").is_some() {
+                r.error(
+                    n,
+                    "reference.repository goes with reference.ref, not reference.path",
+                );
+                return None;
+            }
+            let s = r.non_blank(p, "reference.path")?;
+            Some(Some(ReferenceSpec::Path(dir.join(s))))
+        }
+        (None, Some(rv)) => {
+            let rev = r.non_blank(rv, "reference.ref")?;
+            let repository = match m.get_node("repository") {
+                Some(x) => Some(r.non_blank(x, "reference.repository")?),
+                None => None,
+            };
+            Some(Some(ReferenceSpec::Rev { rev, repository }))
+        }
+        _ => {
+            r.error_help(
+                n,
+                "reference needs exactly one of `path` and `ref`",
+                "e.g. `reference: {path: ../solution}` or `reference: {ref: origin/solution}`",
+            );
+            None
+        }
+    }
+}
+
+fn report(r: &mut Reader, n: &Node, dir: &Path) -> Option<ReportSettings> {
+    let m = r.mapping(n, "report")?;
+    r.check_keys(m, "report", REPORT_KEYS, false);
+    let mut s = ReportSettings::default();
+    let mut ok = true;
+    if let Some(x) = m.get_node("title") {
+        s.title = r.string(x, "report.title");
+    }
+    if let Some(x) = m.get_node("comment") {
+        match r
+            .token(
+                x,
+                "report.comment",
+                &["update", "recreate", "minimize", "off"],
+            )
+            .as_deref()
+        {
+            Some("recreate") => s.comment = CommentMode::Recreate,
+            Some("minimize") => s.comment = CommentMode::Minimize,
+            Some("off") => s.comment = CommentMode::Off,
+            Some(_) => s.comment = CommentMode::Update,
+            None => ok = false,
+        }
+    }
+    if let Some(x) = m.get_node("check-run") {
+        match r.boolean(x, "report.check-run") {
+            Some(b) => s.check_run = b,
+            None => ok = false,
+        }
+    }
+    if let Some(x) = m.get_node("annotations") {
+        match r.integer(x, "report.annotations").map(usize::try_from) {
+            Some(Ok(v)) => s.annotations = v,
+            Some(Err(_)) => {
+                r.error(x, "report.annotations must not be negative");
+                ok = false;
+            }
+            None => ok = false,
+        }
+    }
+    if let Some(x) = m.get_node("fail-on") {
+        match r
+            .token(x, "report.fail-on", &["fail", "not-pass", "never"])
+            .as_deref()
+        {
+            Some("not-pass") => s.fail_on = FailOn::NotPass,
+            Some("never") => s.fail_on = FailOn::Never,
+            Some(_) => s.fail_on = FailOn::Fail,
+            None => ok = false,
+        }
+    }
+    if let Some(x) = m.get_node("template") {
+        match r.non_blank(x, "report.template") {
+            Some(t) => {
+                let p = dir.join(t);
+                if !p.is_file() {
+                    r.error(x, format!("report.template: no file at {}", p.display()));
+                    ok = false;
+                }
+                s.template = Some(p);
+            }
+            None => ok = false,
+        }
+    }
+    ok.then_some(s)
+}
+
+/// Reads `voting:`; `default` is the strategy when none is named.
+fn voting(
+    r: &mut Reader,
+    n: Option<&Node>,
+    default: StrategyKind,
+    what: &str,
+) -> Option<StrategySpec> {
+    let Some(n) = n else {
+        return Some(StrategySpec::defaults(default));
+    };
+    let m = r.mapping(n, what)?;
+    r.check_keys(m, what, VOTING_KEYS, false);
+    let kind = match m.get_node("strategy") {
+        Some(x) => match r
+            .token(x, &format!("{what}.strategy"), STRATEGY_TOKENS)?
+            .as_str()
+        {
+            "majority" => StrategyKind::Majority,
+            "consensus" => StrategyKind::Consensus,
+            "all-must-pass" | "allMustPass" => StrategyKind::AllMustPass,
+            "average" => StrategyKind::Average,
+            "median" => StrategyKind::Median,
+            "weighted-average" | "weightedAverage" => StrategyKind::WeightedAverage,
+            _ => StrategyKind::Conjunctive,
+        },
+        None => default,
+    };
+    let mut spec = StrategySpec::defaults(kind);
+    let mut ok = true;
+    if let Some(x) = m.get_node("threshold") {
+        match r.number(x, &format!("{what}.threshold")) {
+            Some(t) => spec.threshold = Some(t),
+            None => ok = false,
+        }
+    }
+    if let Some(x) = m.get_node("tie") {
+        match r.token(x, &format!("{what}.tie"), TIE_TOKENS).as_deref() {
+            Some("PASS") => spec.tie_policy = Some(TiePolicy::Pass),
+            Some("ABSTAIN") => spec.tie_policy = Some(TiePolicy::Abstain),
+            Some(_) => spec.tie_policy = Some(TiePolicy::Fail),
+            None => ok = false,
+        }
+    }
+    if let Some(x) = m.get_node("errors") {
+        match r
+            .token(x, &format!("{what}.errors"), ERROR_TOKENS)
+            .as_deref()
+        {
+            Some("treat-as-fail" | "treatAsFail") => {
+                spec.error_policy = Some(ErrorPolicy::TreatAsFail)
+            }
+            Some("treat-as-abstain" | "treatAsAbstain") => {
+                spec.error_policy = Some(ErrorPolicy::TreatAsAbstain)
+            }
+            Some("ignore") => spec.error_policy = Some(ErrorPolicy::Ignore),
+            Some(_) => spec.error_policy = Some(ErrorPolicy::Propagate),
+            None => ok = false,
+        }
+    }
+    if let Some(x) = m.get_node("not-applicable") {
+        match r
+            .token(x, &format!("{what}.not-applicable"), NA_TOKENS)
+            .as_deref()
+        {
+            Some("exclude") => spec.not_applicable_policy = Some(NotApplicablePolicy::Exclude),
+            Some("treat-as-fail" | "treatAsFail") => {
+                spec.not_applicable_policy = Some(NotApplicablePolicy::TreatAsFail)
+            }
+            Some(_) => spec.not_applicable_policy = Some(NotApplicablePolicy::Refuse),
+            None => ok = false,
+        }
+    }
+    if !ok {
+        return None;
+    }
+    if let Err(e) = spec.build() {
+        let at = if e.message().contains("threshold") {
+            m.get_node("threshold").unwrap_or(n)
+        } else if e.message().contains("tie") {
+            m.get_node("tie").unwrap_or(n)
+        } else {
+            n
+        };
+        let help = if kind == StrategyKind::Conjunctive && spec.threshold.is_none() {
+            "add `threshold:` (a number from 0 to 1)".to_string()
+        } else if e.message().contains("threshold must be finite") {
+            "a threshold is a number from 0.0 to 1.0".to_string()
+        } else {
+            "see the voting keys in the README".to_string()
+        };
+        r.error_help(at, format!("{what}: {}", e.message()), help);
+        return None;
+    }
+    Some(spec)
+}
+
+/// Reads a jury mapping (`tiers`, `checks` or `members`, plus `voting`).
+fn jury(r: &mut Reader, n: &Node, what: &str, top: bool) -> Option<JurySpec> {
+    let m = r.mapping(n, what)?;
+    let table = if top { JURY_KEYS } else { MEMBER_KEYS };
+    r.check_keys(m, what, table, false);
+    jury_from(r, m, n, what)
+}
+
+fn jury_from(r: &mut Reader, m: &MarkedMappingNode, n: &Node, what: &str) -> Option<JurySpec> {
+    let present: Vec<&str> = ["tiers", "checks", "members"]
+        .into_iter()
+        .filter(|k| m.get_node(k).is_some())
+        .collect();
+    if present.len() != 1 {
+        let msg = if present.is_empty() {
+            format!("{what} needs one of `tiers`, `checks` or `members`")
+        } else {
+            format!("{what} has {}; give exactly one", present.join(" and "))
+        };
+        r.error_help(
+            n,
+            msg,
+            "tiers: a cascade; checks: one jury; members: a jury of juries",
+        );
+        return None;
+    }
+    let list_node = m.get_node(present[0])?;
+    let Node::Sequence(items) = list_node else {
+        r.error(list_node, format!("{what}.{} must be a list", present[0]));
+        return None;
+    };
+    if items.is_empty() {
+        r.error(
+            list_node,
+            format!("{what}.{} must not be empty", present[0]),
+        );
+        return None;
+    }
+    match present[0] {
+        "tiers" => {
+            if let Some(v) = m.get_node("voting") {
+                r.error_help(
+                    v,
+                    format!("{what}.voting does not apply to tiers"),
+                    "put `voting:` inside each tier",
+                );
+                return None;
+            }
+            tiers(r, items, what).map(JurySpec::Tiers)
+        }
+        "checks" => {
+            let voting = voting(
+                r,
+                m.get_node("voting"),
+                StrategyKind::AllMustPass,
+                &format!("{what}.voting"),
+            );
+            let checks = checks_of(r, items, voting.as_ref(), &format!("{what}.checks"));
+            Some(JurySpec::Checks {
+                voting: voting?,
+                checks: checks?,
+            })
+        }
+        _ => {
+            let voting = voting(
+                r,
+                m.get_node("voting"),
+                StrategyKind::Majority,
+                &format!("{what}.voting"),
+            );
+            let mut members = Vec::new();
+            let mut ok = true;
+            for (i, item) in items.iter().enumerate() {
+                let w = format!("{what}.members[{i}]");
+                let Some(mm) = r.mapping(item, &w) else {
+                    ok = false;
+                    continue;
+                };
+                r.check_keys(mm, &w, MEMBER_KEYS, false);
+                let name = match mm.get_node("name") {
+                    Some(x) => r.non_blank(x, &format!("{w}.name")),
+                    None => {
+                        r.error_help(
+                            item,
+                            format!("{w} needs a `name`"),
+                            "members are named: `- name: build`",
+                        );
+                        None
+                    }
+                };
+                if let (Some(nm), Some(x)) = (&name, mm.get_node("name")) {
+                    if let Err(e) = crate::jury::validate_stage_name("member", nm) {
+                        r.error(x, e.message().to_string());
+                        ok = false;
+                    }
+                    if members.iter().any(|o: &MemberSpec| &o.name == nm) {
+                        r.error(x, format!("duplicate member name '{nm}'"));
+                        ok = false;
+                    }
+                }
+                let sub = jury_from(r, mm, item, &w);
+                match (name, sub) {
+                    (Some(name), Some(jury)) => members.push(MemberSpec {
+                        name,
+                        jury,
+                        loc: r.loc(item),
+                    }),
+                    _ => ok = false,
+                }
+            }
+            let voting = voting?;
+            if ok && voting.not_applicable_policy == Some(NotApplicablePolicy::Refuse) {
+                for (i, mem) in members.iter().enumerate() {
+                    if may_exclude(&mem.jury) {
+                        r.error_help(&items[i], format!("member '{}' may answer NOT_APPLICABLE, but {what}.voting refuses exclusions", mem.name),
+                            "set `not-applicable: exclude` in the voting that reduces the members");
+                        ok = false;
+                    }
+                }
+            }
+            (ok).then_some(JurySpec::Members { voting, members })
+        }
+    }
+}
+
+/// Whether a jury spec may produce a NOT_APPLICABLE aggregate (as the engine computes it).
+fn may_exclude(j: &JurySpec) -> bool {
+    match j {
+        JurySpec::Tiers(t) => t.iter().any(|t| {
+            t.voting.not_applicable_policy == Some(NotApplicablePolicy::Exclude)
+                && t.checks.iter().any(|c| c.not_applicable_when.is_some())
+        }),
+        JurySpec::Checks { voting, checks } => {
+            voting.not_applicable_policy == Some(NotApplicablePolicy::Exclude)
+                && checks.iter().any(|c| c.not_applicable_when.is_some())
+        }
+        JurySpec::Members { voting, members } => {
+            voting.not_applicable_policy == Some(NotApplicablePolicy::Exclude)
+                && members.iter().any(|m| may_exclude(&m.jury))
+        }
+    }
+}
+
+fn tiers(r: &mut Reader, items: &[Node], what: &str) -> Option<Vec<TierSpec>> {
+    let mut out: Vec<TierSpec> = Vec::new();
+    let mut ok = true;
+    let last = items.len() - 1;
+    for (i, item) in items.iter().enumerate() {
+        let w = format!("{what}.tiers[{i}]");
+        let Some(m) = r.mapping(item, &w) else {
+            ok = false;
+            continue;
+        };
+        r.check_keys(m, &w, TIER_KEYS, false);
+        let name = match m.get_node("name") {
+            Some(x) => {
+                let nm = r.non_blank(x, &format!("{w}.name"));
+                if let Some(nm) = &nm {
+                    if let Err(e) = crate::jury::validate_stage_name("tier", nm) {
+                        r.error(x, e.message().to_string());
+                        ok = false;
+                    }
+                    if out.iter().any(|t| &t.name == nm) {
+                        r.error_help(
+                            x,
+                            format!("duplicate tier name '{nm}'"),
+                            "tier names must be unique",
+                        );
+                        ok = false;
+                    }
+                }
+                nm
+            }
+            None => Some(format!("tier-{}", i + 1)),
+        };
+        let policy = match m.get_node("policy") {
+            Some(x) => {
+                match r.token(
+                    x,
+                    &format!("{w}.policy"),
+                    &["REJECT_ON_ANY_FAIL", "ACCEPT_ON_ALL_PASS", "FINAL_TIER"],
+                ) {
+                    Some(p) => {
+                        let p: TierPolicy = p.parse().ok()?;
+                        if i == last && p != TierPolicy::FinalTier {
+                            r.error_help(x, format!("the last tier must be FINAL_TIER, not {p}"), "set `policy: FINAL_TIER` on the last tier (or leave policy out there)");
+                            ok = false;
+                        }
+                        Some(p)
+                    }
+                    None => None,
+                }
+            }
+            None => Some(if i == last {
+                TierPolicy::FinalTier
+            } else {
+                TierPolicy::RejectOnAnyFail
+            }),
+        };
+        let voting = voting(
+            r,
+            m.get_node("voting"),
+            StrategyKind::Majority,
+            &format!("{w}.voting"),
+        );
+        let checks = match m.get_node("checks") {
+            Some(Node::Sequence(list)) if !list.is_empty() => {
+                checks_of(r, list, voting.as_ref(), &format!("{w}.checks"))
+            }
+            Some(x) => {
+                r.error(x, format!("{w}.checks must be a non-empty list of checks"));
+                None
+            }
+            None => {
+                r.error_help(
+                    item,
+                    format!("{w} has no `checks`"),
+                    "add `checks:` with at least one check",
+                );
+                None
+            }
+        };
+        match (name, policy, voting, checks) {
+            (Some(name), Some(policy), Some(voting), Some(checks)) => out.push(TierSpec {
+                name,
+                policy,
+                voting,
+                checks,
+                loc: r.loc(item),
+            }),
+            _ => ok = false,
+        }
+    }
+    ok.then_some(out)
+}
+
+fn checks_of(
+    r: &mut Reader,
+    items: &[Node],
+    voting: Option<&StrategySpec>,
+    what: &str,
+) -> Option<Vec<CheckSpec>> {
+    let mut out: Vec<CheckSpec> = Vec::new();
+    let mut ok = true;
+    let mut explicit: Vec<String> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        match check(r, item, &format!("{what}[{i}]"), voting) {
+            Some((mut c, named)) => {
+                if named {
+                    if explicit.contains(&c.name) || out.iter().any(|o| o.name == c.name) {
+                        let at = item
+                            .as_mapping()
+                            .and_then(|m| m.get_node("name"))
+                            .unwrap_or(item);
+                        r.error_help(
+                            at,
+                            format!("duplicate check name '{}'", c.name),
+                            "check names must be unique within a jury",
+                        );
+                        ok = false;
+                    }
+                    explicit.push(c.name.clone());
+                } else {
+                    let base = c.name.clone();
+                    let mut k = 1;
+                    while out.iter().any(|o| o.name == c.name) || explicit.contains(&c.name) {
+                        k += 1;
+                        c.name = format!("{base}-{k}");
+                    }
+                }
+                out.push(c);
+            }
+            None => ok = false,
+        }
+    }
+    ok.then_some(out)
+}
+
+fn check(
+    r: &mut Reader,
+    n: &Node,
+    what: &str,
+    voting: Option<&StrategySpec>,
+) -> Option<(CheckSpec, bool)> {
+    let m = r.mapping(n, what)?;
+    let Some(type_node) = m.get_node("type") else {
+        r.error_help(n, format!("{what} has no `type`"), checks::suggest_type(""));
+        return None;
+    };
+    let type_name = r.string(type_node, &format!("{what}.type"))?;
+    let Some(t) = checks::check_type(&type_name) else {
+        r.error_help(
+            type_node,
+            format!("unknown check type '{type_name}'"),
+            checks::suggest_type(&type_name),
+        );
+        return None;
+    };
+    let what = format!("{what} ({type_name})");
+    r.check_keys(
+        m,
+        &format!("check '{type_name}'"),
+        &checks::keys_of(t),
+        true,
+    );
+    let name = m
+        .get_node("name")
+        .map(|x| r.non_blank(x, &format!("{what}.name")));
+    let weight = match m.get_node("weight") {
+        Some(x) => match r.number(x, &format!("{what}.weight")) {
+            Some(w) if w >= 0.0 => Some(w),
+            Some(w) => {
+                r.error_help(
+                    x,
+                    format!("{what}.weight must not be negative, got {w}"),
+                    "a weight is a finite number ≥ 0",
+                );
+                None
+            }
+            None => None,
+        },
+        None => Some(1.0),
+    };
+    let timeout_override = match m.get_node("timeout") {
+        Some(x) => Some(checks::timeout(r, x, &format!("{what}.timeout"))),
+        None => None,
+    };
+    let description = m
+        .get_node("description")
+        .and_then(|x| r.string(x, &format!("{what}.description")));
+    let naw = match m.get_node("not-applicable-when") {
+        Some(x) => {
+            let s = r.non_blank(x, &format!("{what}.not-applicable-when"));
+            if s.is_some()
+                && voting
+                    .is_some_and(|v| v.not_applicable_policy == Some(NotApplicablePolicy::Refuse))
+            {
+                r.error_help(x, format!("{what} declares `not-applicable-when`, but its jury's voting refuses exclusions"),
+                    "set `voting: {not-applicable: exclude}` (or treat-as-fail) for this jury, or remove not-applicable-when");
+                return None;
+            }
+            Some(s?)
+        }
+        None => None,
+    };
+    let kind: CheckKind = checks::read_kind(r, t, m, n, &what)?;
+    if let CheckKind::Unavailable { type_name } = &kind {
+        let d = Diagnostic::warning(
+            r.loc(type_node),
+            format!("check type '{type_name}' is not available in this version of judge-ci"),
+        )
+        .help("its judge will report an instrument ERROR (never a FAIL) if its tier is reached");
+        r.diags.push(d);
+    }
+    let timeout = match timeout_override {
+        Some(t) => t?,
+        None => checks::default_timeout(&kind),
+    };
+    let named = name.is_some();
+    Some((
+        CheckSpec {
+            name: match name {
+                Some(nm) => nm?,
+                None => type_name.clone(),
+            },
+            type_name,
+            weight: weight?,
+            timeout,
+            description,
+            not_applicable_when: naw,
+            kind,
+            loc: r.loc(n),
+        },
+        named,
+    ))
+}
+
+/// Loads and validates a task file.
+pub fn load_task(path: &Path) -> Result<(Task, Diagnostics), Diagnostics> {
+    let (file, text, _) = read_file(path)?;
+    let mut r = Reader::new(Arc::clone(&file));
+    let Some(root) = parse_root(&mut r, &text) else {
+        return Err(r.diags);
+    };
+    let t = read_task(&mut r, &root, path);
+    match t {
+        Some(t) if !r.diags.has_errors() => Ok((t, r.diags)),
+        _ => Err(r.diags),
+    }
+}
+
+fn read_task(r: &mut Reader, root: &Node, path: &Path) -> Option<Task> {
+    let m = r.mapping(root, "the task file")?;
+    if let Some(s) = m.get_node("schema")
+        && let Some(sv) = r.string(s, "schema")
+        && sv != "bench.task.v1"
+    {
+        let help = if sv == "bench.benchmark.v1" || m.get_node("jury").is_some() {
+            "this looks like a benchmark: pass it with --config"
+        } else {
+            "a task file has `schema: bench.task.v1`, `id` and `instruction`"
+        };
+        r.error_help(
+            s,
+            format!("{} is not a task file (schema '{sv}')", path.display()),
+            help,
+        );
+        return None;
+    }
+    if m.get_node("jury").is_some() && m.get_node("id").is_none() {
+        r.error_help(
+            root,
+            format!(
+                "{} is not a task file: it has a `jury` and no `id`",
+                path.display()
+            ),
+            "this looks like a benchmark: pass it with --config",
+        );
+        return None;
+    }
+    r.check_keys(m, "the task file", TASK_KEYS, true);
+    let id = match m.get_node("id") {
+        Some(n) => r.non_blank(n, "id"),
+        None => {
+            r.error_help(
+                root,
+                format!("{} is not a task file: it has no `id`", path.display()),
+                "a task file has `schema: bench.task.v1`, `id` and `instruction`",
+            );
+            None
+        }
+    };
+    let instruction = match m.get_node("instruction") {
+        Some(n) => r.string(n, "instruction"),
+        None => Some(String::new()),
+    };
+    let difficulty = m
+        .get_node("difficulty")
+        .and_then(|n| r.string(n, "difficulty"));
+    let timeout = match m.get_node("timeout") {
+        Some(n) => Some(checks::timeout(r, n, "timeout")),
+        None => None,
+    };
+    let metadata = metadata(r, m.get_node("metadata"), "metadata");
+    let list = |r: &mut Reader, k: &str| match m.get_node(k) {
+        Some(n) => r.string_list(n, k),
+        None => Some(Vec::new()),
+    };
+    let setup = list(r, "setup");
+    let post = list(r, "post");
+    Some(Task {
+        path: path.to_path_buf(),
+        id: id?,
+        instruction: instruction?,
+        difficulty,
+        timeout: match timeout {
+            Some(t) => Some(t?),
+            None => None,
+        },
+        metadata: metadata?,
+        setup: setup?,
+        post: post?,
+    })
+}

@@ -1,0 +1,17 @@
+//! Configuration: the benchmark file (a superset of agent-bench's `bench.benchmark.v1`) and
+//! the task file, read into a span-carrying YAML tree, validated completely (every problem,
+//! with file, line, column and what would be valid), and turned into a typed model. Nothing
+//! downstream sees raw YAML.
+
+pub mod checks;
+mod diag;
+mod duration;
+mod load;
+mod model;
+pub mod schema;
+mod yaml;
+
+pub use diag::{Diagnostic, Diagnostics, Loc, Severity};
+pub use duration::parse_duration;
+pub use load::{DISCOVERED, discover, load_benchmark, load_task};
+pub use model::*;

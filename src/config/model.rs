@@ -1,0 +1,199 @@
+//! The validated configuration: what the rest of judge-ci reads. Built only by the loader.
+
+use serde_json::{Map, Value};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::jury::TierPolicy;
+use crate::jury::strategies::StrategySpec;
+
+use super::checks::CheckKind;
+use super::diag::Loc;
+
+/// A benchmark (`judge-ci.yml`, or agent-bench's `benchmark.yaml`).
+#[derive(Clone, Debug)]
+pub struct Benchmark {
+    /// The file it was read from.
+    pub path: PathBuf,
+    /// SHA-256 of the file's bytes, hex.
+    pub sha256: String,
+    /// `schema`, if given.
+    pub schema: Option<String>,
+    /// `name`; keys the sticky comment.
+    pub name: String,
+    /// `version` ("1.0").
+    pub version: String,
+    /// `description`.
+    pub description: Option<String>,
+    /// `default-timeout` (PT5M): the limit of task `setup` and `post` commands.
+    pub default_timeout: Duration,
+    /// `metadata`, passed to every judge (task metadata overrides per key).
+    pub metadata: Map<String, Value>,
+    /// `reference`, where the reference comes from when the command line does not say.
+    pub reference: Option<ReferenceSpec>,
+    /// The jury.
+    pub jury: JurySpec,
+    /// `report` settings.
+    pub report: ReportSettings,
+    /// `llm` defaults, kept as given (validated keys).
+    pub llm: Option<Map<String, Value>>,
+    /// `diagnostics`, kept as given.
+    pub diagnostics: Option<Value>,
+}
+
+/// Where the reference comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReferenceSpec {
+    /// A folder, resolved against the config file's folder.
+    Path(PathBuf),
+    /// A git revision, optionally of another repository.
+    Rev {
+        /// The revision (`origin/solution`, a tag, a SHA).
+        rev: String,
+        /// Another repository's URL.
+        repository: Option<String>,
+    },
+}
+
+/// The jury's shape.
+#[derive(Clone, Debug)]
+pub enum JurySpec {
+    /// `tiers:` → a cascaded jury.
+    Tiers(Vec<TierSpec>),
+    /// `checks:` → one simple jury (all-must-pass unless `voting` says otherwise).
+    Checks {
+        /// How the checks are reduced.
+        voting: StrategySpec,
+        /// The checks.
+        checks: Vec<CheckSpec>,
+    },
+    /// `members:` → a meta-jury over named sub-juries.
+    Members {
+        /// How member aggregates are reduced.
+        voting: StrategySpec,
+        /// The members.
+        members: Vec<MemberSpec>,
+    },
+}
+
+/// One cascade tier.
+#[derive(Clone, Debug)]
+pub struct TierSpec {
+    /// Unique name (`tier-N` by default).
+    pub name: String,
+    /// Stop policy.
+    pub policy: TierPolicy,
+    /// How the tier's checks are reduced (majority by default).
+    pub voting: StrategySpec,
+    /// The checks.
+    pub checks: Vec<CheckSpec>,
+    /// Where the tier is defined.
+    pub loc: Option<Loc>,
+}
+
+/// One meta-jury member.
+#[derive(Clone, Debug)]
+pub struct MemberSpec {
+    /// Unique member name.
+    pub name: String,
+    /// Its jury.
+    pub jury: JurySpec,
+    /// Where the member is defined.
+    pub loc: Option<Loc>,
+}
+
+/// One check (a judge's seat).
+#[derive(Clone, Debug)]
+pub struct CheckSpec {
+    /// The `type` token.
+    pub type_name: String,
+    /// The seat name (unique within its jury).
+    pub name: String,
+    /// Weight for weighted-average.
+    pub weight: f64,
+    /// Run-time limit.
+    pub timeout: Duration,
+    /// What it is for.
+    pub description: Option<String>,
+    /// When it may answer NOT_APPLICABLE.
+    pub not_applicable_when: Option<String>,
+    /// Type-specific parameters.
+    pub kind: CheckKind,
+    /// Where the check is defined.
+    pub loc: Option<Loc>,
+}
+
+/// When the run's exit code says "fail".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailOn {
+    /// A REJECTED reading fails (default).
+    Fail,
+    /// Anything but ACCEPTED or NOT_APPLICABLE fails (UNDECIDED too).
+    NotPass,
+    /// Never fail the step; the report still says what happened.
+    Never,
+}
+
+/// How the sticky comment is maintained.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommentMode {
+    /// Edit the existing comment (default).
+    Update,
+    /// Delete and post anew.
+    Recreate,
+    /// Minimise the old one and post anew.
+    Minimize,
+    /// No comment.
+    Off,
+}
+
+/// `report:` settings.
+#[derive(Clone, Debug)]
+pub struct ReportSettings {
+    /// Title shown in the headline (default: the config name).
+    pub title: Option<String>,
+    /// Sticky comment mode.
+    pub comment: CommentMode,
+    /// Whether to create a check run.
+    pub check_run: bool,
+    /// Most annotations.
+    pub annotations: usize,
+    /// When the exit code fails.
+    pub fail_on: FailOn,
+    /// Markdown template override, resolved against the config file's folder.
+    pub template: Option<PathBuf>,
+}
+
+impl Default for ReportSettings {
+    fn default() -> Self {
+        ReportSettings {
+            title: None,
+            comment: CommentMode::Update,
+            check_run: true,
+            annotations: 50,
+            fail_on: FailOn::Fail,
+            template: None,
+        }
+    }
+}
+
+/// A task (`bench.task.v1`).
+#[derive(Clone, Debug)]
+pub struct Task {
+    /// The file.
+    pub path: PathBuf,
+    /// `id`.
+    pub id: String,
+    /// `instruction`: the goal.
+    pub instruction: String,
+    /// `difficulty`.
+    pub difficulty: Option<String>,
+    /// `timeout` (the agent's limit in agent-bench).
+    pub timeout: Option<Duration>,
+    /// `metadata`, passed to judges.
+    pub metadata: Map<String, Value>,
+    /// `setup` commands, run in the workspace before judging.
+    pub setup: Vec<String>,
+    /// `post` commands, run in the workspace before judging (after setup).
+    pub post: Vec<String>,
+}
