@@ -7,5 +7,6 @@
 #![warn(missing_docs)]
 
 pub mod config;
+pub mod judges;
 pub mod judgment;
 pub mod jury;

@@ -62,3 +62,10 @@ impl fmt::Display for Fault {
 }
 
 impl std::error::Error for Fault {}
+
+impl From<super::BuildError> for Fault {
+    /// A refusal while building a judgment inside a judge is that judge's failure.
+    fn from(e: super::BuildError) -> Self {
+        Fault::threw(e.java_type(), e.message())
+    }
+}

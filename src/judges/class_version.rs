@@ -1,0 +1,121 @@
+//! `class-version`: every class file's major version against a target (jury-semantics §3.2).
+
+use serde_json::Value;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::config::checks::WorkspacePath;
+use crate::judgment::{Check, Judgment, JudgmentContext, Status};
+
+use super::paths::{Resolved, resolve};
+use super::{Outcome, build, instrument};
+
+/// Checks listed one by one before the rest are summarised in one check.
+const MAX_CHECKS: usize = 500;
+
+/// The Java release of a class-file major version (61 → 17).
+pub fn java_release(major: u16) -> u16 {
+    major.saturating_sub(44).max(1)
+}
+
+fn target_of(configured: Option<u16>, ctx: &JudgmentContext) -> Option<u16> {
+    configured.or_else(|| match ctx.metadata.get("targetClassVersion") {
+        Some(Value::Number(n)) => n.as_u64().and_then(|v| u16::try_from(v).ok()),
+        Some(Value::String(s)) => s.trim().parse().ok(),
+        _ => None,
+    })
+}
+
+fn class_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let ft = entry.file_type()?;
+        let p = entry.path();
+        if ft.is_dir() {
+            class_files(&p, out)?;
+        } else if ft.is_file() && p.extension().is_some_and(|e| e == "class") {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// Reads the major version after checking the magic number.
+fn major_version(p: &Path) -> Result<u16, String> {
+    let mut head = [0u8; 8];
+    std::fs::File::open(p)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if head[..4] != [0xCA, 0xFE, 0xBA, 0xBE] {
+        return Err("not a class file (bad magic number)".into());
+    }
+    Ok(u16::from_be_bytes([head[6], head[7]]))
+}
+
+/// ABSTAIN without a target or without classes; ERROR if the folder cannot be walked; PASS iff
+/// every class file has the target version.
+pub fn class_version(ctx: &JudgmentContext, target: Option<u16>, dir: &WorkspacePath) -> Outcome {
+    let Some(target) = target_of(target, ctx) else {
+        return build(Judgment::builder(Status::Abstain).reasoning(
+            "no target class version: set `target` or `java` on the check, or metadata targetClassVersion",
+        ));
+    };
+    let shown = dir.as_path().display();
+    let root = match resolve(&ctx.workspace, dir.as_path()) {
+        Resolved::Escapes(why) => return instrument(format!("path escapes the workspace: {why}")),
+        Resolved::Inside(p) if p.is_dir() => p,
+        _ => {
+            return build(
+                Judgment::builder(Status::Abstain)
+                    .reasoning(format!("{shown} does not exist; was the project compiled before this check?")),
+            );
+        }
+    };
+    let mut files = Vec::new();
+    if let Err(e) = class_files(&root, &mut files) {
+        return instrument(format!("cannot walk {shown}: {e}"));
+    }
+    files.sort();
+    if files.is_empty() {
+        return build(Judgment::builder(Status::Abstain).reasoning(format!("{shown} holds no class files")));
+    }
+    let mut checks = Vec::new();
+    let mut wrong = 0usize;
+    let mut first_wrong = None;
+    for f in &files {
+        let rel = f.strip_prefix(&root).unwrap_or(f).display().to_string();
+        let (ok, msg) = match major_version(f) {
+            Ok(v) if v == target => (true, format!("major version {v} (Java {})", java_release(v))),
+            Ok(v) => (false, format!("major version {v} (Java {}), expected {target} (Java {})", java_release(v), java_release(target))),
+            Err(e) => (false, e),
+        };
+        if !ok {
+            wrong += 1;
+            first_wrong.get_or_insert_with(|| format!("{rel}: {msg}"));
+        }
+        if checks.len() < MAX_CHECKS {
+            checks.push(Check::new(rel, ok, msg)?);
+        }
+    }
+    if files.len() > MAX_CHECKS {
+        checks.push(Check::new(
+            "more class files",
+            wrong == 0 || checks.iter().filter(|c| !c.is_passed()).count() == wrong,
+            format!("{} more class file(s) checked, not listed", files.len() - MAX_CHECKS),
+        )?);
+    }
+    let passed = wrong == 0;
+    let reasoning = if passed {
+        format!("all {} class file(s) in {shown} have major version {target} (Java {})", files.len(), java_release(target))
+    } else {
+        format!("{wrong} of {} class file(s) in {shown} are not at major version {target}; first: {}", files.len(), first_wrong.unwrap_or_default())
+    };
+    build(
+        Judgment::builder(if passed { Status::Pass } else { Status::Fail })
+            .reasoning(reasoning)
+            .checks(checks)
+            .metadata("targetClassVersion", target)
+            .metadata("classFiles", files.len() as u64)
+            .metadata("mismatched", wrong as u64),
+    )
+}

@@ -1,0 +1,286 @@
+//! Judges that run programs: `command`, `maven-build`, `gradle-build` and `external`
+//! (jury-semantics §3.2; the external protocol of config.md).
+
+use serde_json::{Value, json};
+use std::path::Path;
+use std::time::Duration;
+
+use crate::config::checks::{CommandLine, WorkspacePath};
+use crate::judgment::{Check, Judgment, JudgmentContext, ReasonCode, Status};
+
+use super::maven;
+use super::paths::{Resolved, resolve};
+use super::process::{self, Exit, ProcessOutput, ProcessSpec};
+use super::{Outcome, build, instrument};
+
+/// Most characters of output kept in a judgment's metadata.
+const OUTPUT_IN_METADATA: usize = 16 * 1024;
+
+fn spec_for(run: &CommandLine, dir: &Path, env: &[(String, String)], timeout: Duration) -> ProcessSpec {
+    let (program, args) = match run {
+        CommandLine::Shell(line) => ("sh".to_string(), vec!["-c".to_string(), line.clone()]),
+        CommandLine::Argv(v) => (v[0].clone(), v[1..].to_vec()),
+    };
+    ProcessSpec {
+        program,
+        args,
+        dir: dir.to_path_buf(),
+        env: env.to_vec(),
+        timeout,
+        stdin: None,
+    }
+}
+
+/// Keeps the last `max` characters (the end of a log says what failed).
+fn tail_chars(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max {
+        return s.to_string();
+    }
+    let cut: String = s.chars().skip(n - max).collect();
+    format!("[… {} characters cut …]\n{cut}", n - max)
+}
+
+/// ERROR for a run that did not reach an exit code of its own.
+fn not_finished(display: &str, out: &ProcessOutput, timeout: Duration) -> Option<Outcome> {
+    let why = match out.exit {
+        Exit::TimedOut => format!("`{display}` did not finish within {}; its process group was killed", humantime(timeout)),
+        Exit::Signal(s) => format!("`{display}` was terminated by signal {s}"),
+        Exit::Code(_) => return None,
+    };
+    Some(build(
+        Judgment::builder(Status::Error)
+            .reason_code(ReasonCode::JudgeReported)
+            .reasoning(why.clone())
+            .check(Check::failed("command_execution", why).ok()?)
+            .metadata("command", display)
+            .metadata("output", tail_chars(&out.combined(), OUTPUT_IN_METADATA))
+            .metadata("elapsedMillis", out.elapsed.as_millis() as u64),
+    ))
+}
+
+/// A short human duration (`2m`, `90s`, `1h 5m`).
+pub fn humantime(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0 => format!("{}ms", d.as_millis()),
+        1..=119 => format!("{s}s"),
+        120..=7199 => format!("{}m{}", s / 60, if s % 60 == 0 { String::new() } else { format!(" {}s", s % 60) }),
+        _ => format!("{}h {}m", s / 3600, (s % 3600) / 60),
+    }
+}
+
+/// `command`: PASS iff the exit code is the expected one.
+pub async fn command(
+    workspace: &Path,
+    run: &CommandLine,
+    expect_exit: i32,
+    env: &[(String, String)],
+    dir: Option<&WorkspacePath>,
+    timeout: Duration,
+) -> Outcome {
+    let cwd = match dir {
+        None => workspace.to_path_buf(),
+        Some(d) => match resolve(workspace, d.as_path()) {
+            Resolved::Inside(p) if p.is_dir() => p,
+            Resolved::Inside(_) | Resolved::Missing(_) => return instrument(format!("the command's folder {} does not exist", d.as_path().display())),
+            Resolved::Escapes(why) => return instrument(format!("path escapes the workspace: {why}")),
+        },
+    };
+    let spec = spec_for(run, &cwd, env, timeout);
+    let display = spec.display();
+    let out = match process::run(&spec).await {
+        Ok(o) => o,
+        Err(e) => return instrument(format!("`{display}` could not be started: {e}")),
+    };
+    if let Some(j) = not_finished(&display, &out, timeout) {
+        return j;
+    }
+    let Exit::Code(code) = out.exit else { unreachable!("handled by not_finished") };
+    let passed = code == expect_exit;
+    let reasoning = if passed {
+        format!("`{display}` exited with {code} as expected")
+    } else {
+        format!("Expected exit code {expect_exit} but got {code} from `{display}`")
+    };
+    build(
+        Judgment::builder(if passed { Status::Pass } else { Status::Fail })
+            .reasoning(reasoning)
+            .check(Check::new("command_execution", passed, format!("exit code {code}"))?)
+            .metadata("command", display)
+            .metadata("exitCode", code)
+            .metadata("expectedExitCode", expect_exit)
+            .metadata("output", tail_chars(&out.combined(), OUTPUT_IN_METADATA))
+            .metadata("elapsedMillis", out.elapsed.as_millis() as u64),
+    )
+}
+
+/// The build tool to use: the wrapper if present and executable, else the tool on the PATH.
+fn build_tool(workspace: &Path, wrapper: &str, tool: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let w = workspace.join(wrapper);
+    match std::fs::metadata(&w) {
+        Ok(m) if m.is_file() && m.permissions().mode() & 0o111 != 0 => format!("./{wrapper}"),
+        _ => tool.to_string(),
+    }
+}
+
+/// `maven-build` and `gradle-build`: PASS iff the build exits 0. Compiler errors become
+/// findings; a build that could not resolve its dependencies is the environment's failure
+/// (ERROR), not the subject's.
+pub async fn build_tool_run(workspace: &Path, maven_build: bool, goals: &[String], args: &[String], timeout: Duration) -> Outcome {
+    let program = if maven_build { build_tool(workspace, "mvnw", "mvn") } else { build_tool(workspace, "gradlew", "gradle") };
+    let mut argv: Vec<String> = Vec::new();
+    if maven_build {
+        argv.push("-B".into());
+    }
+    argv.extend(args.iter().cloned());
+    argv.extend(goals.iter().cloned());
+    let spec = ProcessSpec {
+        program: program.clone(),
+        args: argv,
+        dir: workspace.to_path_buf(),
+        env: Vec::new(),
+        timeout,
+        stdin: None,
+    };
+    let display = spec.display();
+    let out = match process::run(&spec).await {
+        Ok(o) => o,
+        Err(e) => {
+            return instrument(format!(
+                "`{display}` could not be started: {e}{}",
+                if program.starts_with("./") { "" } else { " (is it installed and on the PATH?)" }
+            ));
+        }
+    };
+    if let Some(j) = not_finished(&display, &out, timeout) {
+        return j;
+    }
+    let Exit::Code(code) = out.exit else { unreachable!("handled by not_finished") };
+    let log = out.combined();
+    let findings = if maven_build { maven::compiler_errors(&log, workspace) } else { Vec::new() };
+    let error_lines = maven::error_lines(&log, 30);
+    let mut b = Judgment::builder(Status::Pass)
+        .metadata("command", display.clone())
+        .metadata("exitCode", code)
+        .metadata("output", tail_chars(&log, OUTPUT_IN_METADATA))
+        .metadata("elapsedMillis", out.elapsed.as_millis() as u64);
+    if !findings.is_empty() {
+        b = b.metadata("findings", Value::Array(findings.iter().map(maven::Finding::to_json).collect()));
+    }
+    if !error_lines.is_empty() {
+        b = b.metadata("errorLines", json!(error_lines));
+    }
+    if code == 0 {
+        return build(b.reasoning(format!("`{display}` succeeded")).check(Check::passed("build", "exit code 0")?));
+    }
+    if maven_build && let Some(why) = maven::environment_failure(&log) {
+        let mut e = Judgment::builder(Status::Error)
+            .reason_code(ReasonCode::JudgeReported)
+            .reasoning(format!("`{display}` could not run: {why}"))
+            .check(Check::failed("build", format!("exit code {code}: {why}"))?)
+            .metadata("command", display.clone())
+            .metadata("exitCode", code)
+            .metadata("output", tail_chars(&log, OUTPUT_IN_METADATA));
+        if !error_lines.is_empty() {
+            e = e.metadata("errorLines", json!(error_lines));
+        }
+        return build(e);
+    }
+    let summary = if !findings.is_empty() {
+        format!("{} compiler error(s); first: {}", findings.len(), findings[0].one_line())
+    } else if let Some(t) = maven::test_summary(&log) {
+        t
+    } else {
+        format!("exit code {code}")
+    };
+    let mut f = Judgment::builder(Status::Fail)
+        .reasoning(format!("`{display}` failed: {summary}"))
+        .check(Check::failed("build", format!("exit code {code}"))?)
+        .metadata("command", display)
+        .metadata("exitCode", code)
+        .metadata("output", tail_chars(&log, OUTPUT_IN_METADATA))
+        .metadata("elapsedMillis", out.elapsed.as_millis() as u64);
+    if !findings.is_empty() {
+        f = f.metadata("findings", Value::Array(findings.iter().map(maven::Finding::to_json).collect()));
+    }
+    if !error_lines.is_empty() {
+        f = f.metadata("errorLines", json!(error_lines));
+    }
+    build(f)
+}
+
+/// `external`: runs a program that prints one judgment as JSON (config.md protocol). Any
+/// breach of the protocol is `ERROR judge_failed` with the reason and the start of stderr.
+pub async fn external(ctx: &JudgmentContext, run: &CommandLine, env: &[(String, String)], timeout: Duration) -> Outcome {
+    let workspace = &ctx.workspace;
+    let reference = ctx.metadata.get("expectedDir").and_then(Value::as_str).unwrap_or("").to_string();
+    let context = json!({
+        "workspace": workspace.display().to_string(),
+        "reference": reference,
+        "goal": ctx.goal,
+        "metadata": Value::Object(ctx.metadata.clone()),
+    });
+    let meta_file = match tempfile::Builder::new().prefix("judge-ci-metadata-").suffix(".json").tempfile() {
+        Ok(f) => f,
+        Err(e) => return instrument(format!("cannot write the metadata file for the external judge: {e}")),
+    };
+    if let Err(e) = std::fs::write(meta_file.path(), serde_json::to_vec(&ctx.metadata).unwrap_or_default()) {
+        return instrument(format!("cannot write the metadata file for the external judge: {e}"));
+    }
+    let mut spec = spec_for(run, workspace, env, timeout);
+    spec.env.extend([
+        ("JUDGE_WORKSPACE".to_string(), workspace.display().to_string()),
+        ("JUDGE_REFERENCE".to_string(), reference),
+        ("JUDGE_GOAL".to_string(), ctx.goal.clone()),
+        ("JUDGE_METADATA".to_string(), meta_file.path().display().to_string()),
+    ]);
+    spec.stdin = Some(serde_json::to_vec(&context).unwrap_or_default());
+    let display = spec.display();
+    let failed = |why: String, out: Option<&ProcessOutput>| -> Outcome {
+        let stderr: String = out.map(|o| o.stderr.text()).unwrap_or_default().chars().take(2048).collect();
+        let mut b = Judgment::builder(Status::Error)
+            .reason_code(ReasonCode::JudgeFailed)
+            .reasoning(if stderr.trim().is_empty() { why.clone() } else { format!("{why}; stderr: {}", stderr.trim()) })
+            .metadata("command", display.clone());
+        if let Some(o) = out {
+            b = b.metadata("stderr", stderr).metadata("elapsedMillis", o.elapsed.as_millis() as u64);
+        }
+        build(b)
+    };
+    let out = match process::run(&spec).await {
+        Ok(o) => o,
+        Err(e) => return failed(format!("external judge `{display}` could not be started: {e}"), None),
+    };
+    match out.exit {
+        Exit::TimedOut => return failed(format!("external judge `{display}` did not finish within {}", humantime(timeout)), Some(&out)),
+        Exit::Signal(s) => return failed(format!("external judge `{display}` was terminated by signal {s}"), Some(&out)),
+        Exit::Code(0) => {}
+        Exit::Code(c) => return failed(format!("external judge `{display}` exited with {c} (the protocol requires 0)"), Some(&out)),
+    }
+    if out.stdout.cut() > 0 {
+        return failed(format!("external judge `{display}` printed more than judge-ci reads ({} bytes)", out.stdout.total()), Some(&out));
+    }
+    let text = out.stdout.text();
+    match serde_json::from_str::<Judgment>(text.trim()) {
+        Ok(j) => Ok(j),
+        Err(e) => failed(
+            format!("external judge `{display}` did not print one valid judgment: {e}"),
+            Some(&out),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_durations() {
+        assert_eq!(humantime(Duration::from_secs(120)), "2m");
+        assert_eq!(humantime(Duration::from_secs(90)), "90s");
+        assert_eq!(humantime(Duration::from_millis(300)), "300ms");
+        assert_eq!(humantime(Duration::from_secs(3900 * 2)), "2h 10m");
+    }
+}

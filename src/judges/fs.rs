@@ -1,0 +1,84 @@
+//! `file-exists` and `file-content` (jury-semantics §3.1).
+
+use regex::Regex;
+use std::path::Path;
+
+use crate::config::checks::{MatchMode, WorkspacePath};
+use crate::judgment::{Check, Judgment, Status};
+
+use super::paths::{Resolved, resolve};
+use super::{Outcome, build, instrument};
+
+/// PASS for a regular file; FAIL for a directory or nothing; ERROR if the path escapes.
+pub fn file_exists(workspace: &Path, path: &WorkspacePath) -> Outcome {
+    let shown = path.as_path().display();
+    match resolve(workspace, path.as_path()) {
+        Resolved::Escapes(why) => instrument(format!("path escapes the workspace: {why}")),
+        Resolved::Missing(_) => build(
+            Judgment::builder(Status::Fail)
+                .reasoning(format!("File not found: {shown}"))
+                .check(Check::failed("file_exists", format!("{shown} does not exist"))?),
+        ),
+        Resolved::Inside(p) if p.is_dir() => build(
+            Judgment::builder(Status::Fail)
+                .reasoning(format!("expected a file, found a directory: {shown}"))
+                .check(Check::failed("file_exists", format!("{shown} is a directory"))?),
+        ),
+        Resolved::Inside(_) => build(
+            Judgment::builder(Status::Pass)
+                .reasoning(format!("{shown} exists"))
+                .check(Check::passed("file_exists", format!("{shown} is a regular file"))?),
+        ),
+    }
+}
+
+/// As `file_exists`, then compares the content.
+pub fn file_content(workspace: &Path, path: &WorkspacePath, expected: &str, mode: MatchMode) -> Outcome {
+    let shown = path.as_path().display();
+    let file = match resolve(workspace, path.as_path()) {
+        Resolved::Escapes(why) => return instrument(format!("path escapes the workspace: {why}")),
+        Resolved::Missing(_) => {
+            return build(
+                Judgment::builder(Status::Fail)
+                    .reasoning(format!("File not found: {shown}"))
+                    .check(Check::failed("file_exists", format!("{shown} does not exist"))?),
+            );
+        }
+        Resolved::Inside(p) if p.is_dir() => {
+            return build(
+                Judgment::builder(Status::Fail)
+                    .reasoning(format!("expected a file, found a directory: {shown}"))
+                    .check(Check::failed("file_exists", format!("{shown} is a directory"))?),
+            );
+        }
+        Resolved::Inside(p) => p,
+    };
+    let content = match std::fs::read(&file) {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(e) => {
+            return build(
+                Judgment::builder(Status::Error)
+                    .reason_code(crate::judgment::ReasonCode::JudgeReported)
+                    .reasoning(format!("{shown} exists but cannot be read: {e}"))
+                    .check(Check::passed("file_exists", "")?)
+                    .check(Check::failed("file_readable", e.to_string())?),
+            );
+        }
+    };
+    let (matched, yes, no) = match mode {
+        MatchMode::Exact => (content == expected, "equals", "does not equal"),
+        MatchMode::Contains => (content.contains(expected), "contains", "does not contain"),
+        MatchMode::Regex => match Regex::new(expected) {
+            Ok(re) => (re.is_match(&content), "matches", "does not match"),
+            Err(e) => return instrument(format!("the expected pattern is not a valid regular expression: {e}")),
+        },
+    };
+    let reasoning = format!("{shown} {} the expected content", if matched { yes } else { no });
+    build(
+        Judgment::builder(if matched { Status::Pass } else { Status::Fail })
+            .reasoning(reasoning)
+            .check(Check::passed("file_exists", "")?)
+            .check(Check::passed("file_readable", "")?)
+            .check(Check::new("content_match", matched, format!("{mode:?} match against {} expected byte(s)", expected.len()))?),
+    )
+}

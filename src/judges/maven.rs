@@ -1,0 +1,179 @@
+//! Reading Maven and javac output: compiler errors as findings with file and line, the
+//! relevant error lines, test summaries, and failures that belong to the environment.
+
+use regex::Regex;
+use serde_json::{Value, json};
+use std::path::Path;
+use std::sync::LazyLock;
+
+/// One compiler error with its place, for annotations.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// Path relative to the workspace when it lies inside it.
+    pub path: String,
+    /// Line, from 1.
+    pub line: u32,
+    /// Column, from 1, when known.
+    pub column: Option<u32>,
+    /// The compiler's message.
+    pub message: String,
+}
+
+impl Finding {
+    /// Portable JSON for judgment metadata.
+    pub fn to_json(&self) -> Value {
+        let mut v = json!({"path": self.path, "line": self.line, "message": self.message, "kind": "compiler-error"});
+        if let Some(c) = self.column {
+            v["column"] = c.into();
+        }
+        v
+    }
+
+    /// `path:line[:col]: message`.
+    pub fn one_line(&self) -> String {
+        match self.column {
+            Some(c) => format!("{}:{}:{}: {}", self.path, self.line, c, self.message),
+            None => format!("{}:{}: {}", self.path, self.line, self.message),
+        }
+    }
+}
+
+static MAVEN_ERR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\[ERROR\] (?P<path>/?[^\s:\[][^:\[]*\.(?:java|kt|groovy|scala)):\[(?P<line>\d+),(?P<col>\d+)\] (?P<msg>.+)$").expect("valid regex"));
+static JAVAC_ERR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(?P<path>[^\s:][^:]*\.java):(?P<line>\d+): error: (?P<msg>.+)$").expect("valid regex"));
+static TESTS_RUN: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)").expect("valid regex"));
+
+fn relative(path: &str, workspace: &Path) -> String {
+    let p = Path::new(path);
+    let ws = workspace.canonicalize().unwrap_or_else(|_| workspace.to_path_buf());
+    p.strip_prefix(&ws)
+        .or_else(|_| p.strip_prefix(workspace))
+        .map(|r| r.display().to_string())
+        .unwrap_or_else(|_| path.to_string())
+}
+
+/// Compiler errors in a build log (Maven's `[ERROR] path:[l,c] msg` and javac's
+/// `path:l: error: msg`), each once, in order.
+pub fn compiler_errors(log: &str, workspace: &Path) -> Vec<Finding> {
+    let mut out: Vec<Finding> = Vec::new();
+    for line in log.lines() {
+        let line = line.trim_end();
+        let f = if let Some(c) = MAVEN_ERR.captures(line) {
+            Finding {
+                path: relative(&c["path"], workspace),
+                line: c["line"].parse().unwrap_or(0),
+                column: c["col"].parse().ok(),
+                message: c["msg"].trim().to_string(),
+            }
+        } else if let Some(c) = JAVAC_ERR.captures(line) {
+            Finding {
+                path: relative(&c["path"], workspace),
+                line: c["line"].parse().unwrap_or(0),
+                column: None,
+                message: c["msg"].trim().to_string(),
+            }
+        } else {
+            continue;
+        };
+        if !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// The first `max` `[ERROR]` lines, without Maven's help boilerplate.
+pub fn error_lines(log: &str, max: usize) -> Vec<String> {
+    log.lines()
+        .filter(|l| l.starts_with("[ERROR]"))
+        .map(|l| l.trim_end().to_string())
+        .filter(|l| {
+            let t = l.trim_start_matches("[ERROR]").trim();
+            !t.is_empty() && !t.starts_with("-> [Help") && !t.starts_with("To see the full stack trace") && !t.starts_with("Re-run Maven")
+                && !t.starts_with("For more information") && !t.starts_with("[Help")
+        })
+        .take(max)
+        .collect()
+}
+
+/// `Tests run: N, Failures: F, Errors: E` of the last summary with failures, and the
+/// failing tests Surefire lists.
+pub fn test_summary(log: &str) -> Option<String> {
+    let last = TESTS_RUN.captures_iter(log).last()?;
+    let (run, fail, err) = (&last[1], &last[2], &last[3]);
+    if fail == "0" && err == "0" {
+        return None;
+    }
+    let failing: Vec<&str> = log
+        .lines()
+        .filter_map(|l| l.strip_prefix("[ERROR]   "))
+        .filter(|l| l.contains('.') && !l.starts_with("Run "))
+        .take(5)
+        .collect();
+    let mut s = format!("{fail} test failure(s) and {err} error(s) in {run} test(s)");
+    if !failing.is_empty() {
+        s.push_str(&format!(": {}", failing.join("; ")));
+    }
+    Some(s)
+}
+
+/// A reason when the log shows the build could not run at all (dependency or plugin
+/// resolution, an offline repository): the environment's failure, not the subject's.
+pub fn environment_failure(log: &str) -> Option<String> {
+    const PATTERNS: &[(&str, &str)] = &[
+        ("Could not resolve dependencies", "dependency resolution failed"),
+        ("Cannot access central", "the remote repository cannot be reached (offline)"),
+        ("Could not transfer artifact", "an artifact could not be downloaded"),
+        ("Non-resolvable parent POM", "the parent POM could not be resolved"),
+        ("could not be resolved: Cannot access", "a plugin could not be resolved"),
+        ("Unknown host", "the network is unavailable"),
+        ("No space left on device", "the disk is full"),
+        ("OutOfMemoryError", "the build ran out of memory"),
+    ];
+    PATTERNS
+        .iter()
+        .find(|(needle, _)| log.contains(needle))
+        .map(|(needle, why)| {
+            let line = log.lines().find(|l| l.contains(needle)).unwrap_or(needle).trim();
+            let line: String = line.chars().take(300).collect();
+            format!("{why} ({line})")
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LOG: &str = "[INFO] Compiling 2 source files\n\
+[ERROR] COMPILATION ERROR : \n\
+[ERROR] /ws/src/main/java/com/acme/App.java:[12,17] cannot find symbol\n\
+  symbol:   class HttpServlet\n\
+[ERROR] /ws/src/main/java/com/acme/App.java:[3,20] package javax.servlet does not exist\n\
+[ERROR] -> [Help 1]\n";
+
+    #[test]
+    fn maven_compiler_errors_become_findings() {
+        let f = compiler_errors(LOG, Path::new("/ws"));
+        assert_eq!(f.len(), 2);
+        assert_eq!(f[0].path, "src/main/java/com/acme/App.java");
+        assert_eq!((f[0].line, f[0].column), (12, Some(17)));
+        assert_eq!(f[1].message, "package javax.servlet does not exist");
+        assert_eq!(error_lines(LOG, 10).len(), 3);
+        let j = compiler_errors("src/A.java:4: error: ';' expected\n", Path::new("/ws"));
+        assert_eq!(j[0].line, 4);
+        assert_eq!(j[0].column, None);
+    }
+
+    #[test]
+    fn test_failures_and_environment() {
+        let log = "Tests run: 2, Failures: 1, Errors: 0, Skipped: 0\n[ERROR] Failures: \n[ERROR]   CalcTest.adds:14 expected:<3> but was:<4>\n";
+        let s = test_summary(log).unwrap();
+        assert!(s.contains("1 test failure(s)") && s.contains("CalcTest.adds:14"), "{s}");
+        assert!(test_summary("Tests run: 2, Failures: 0, Errors: 0, Skipped: 0").is_none());
+        let env = environment_failure("[ERROR] Plugin x:y:1.0 or one of its dependencies could not be resolved: Cannot access central (https://repo) in offline mode");
+        assert!(env.unwrap().contains("offline"));
+        assert!(environment_failure("[ERROR] BUILD FAILURE").is_none());
+    }
+}

@@ -1,0 +1,273 @@
+//! Running child processes for judges: an explicit environment, a time limit, a process
+//! group of their own that is killed as a whole (on time-out, on completion and on drop, so
+//! no background child outlives its judge), and output captured up to a bound (head and tail
+//! kept, the cut counted).
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::Command;
+
+/// Bytes kept from the start and from the end of each stream.
+pub const KEEP_BYTES: usize = 32 * 1024;
+
+/// Variables passed from judge-ci's own environment to every child; anything else (tokens
+/// above all) is withheld unless a check names it in its `env`.
+pub const INHERITED_ENV: &[&str] = &[
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "TERM", "JAVA_HOME",
+    "MAVEN_HOME", "M2_HOME", "MAVEN_OPTS", "MAVEN_ARGS", "GRADLE_HOME", "GRADLE_USER_HOME", "GRADLE_OPTS", "JAVA_TOOL_OPTIONS", "CI",
+];
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct ProcessSpec {
+    /// The program.
+    pub program: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Working folder.
+    pub dir: PathBuf,
+    /// Extra environment, on top of [`INHERITED_ENV`].
+    pub env: Vec<(String, String)>,
+    /// Limit; the whole group is killed when it passes.
+    pub timeout: Duration,
+    /// Bytes written to standard input (then closed); none means `/dev/null`.
+    pub stdin: Option<Vec<u8>>,
+}
+
+impl ProcessSpec {
+    /// `sh -c line` in `dir`.
+    pub fn shell(line: &str, dir: PathBuf, timeout: Duration) -> Self {
+        ProcessSpec {
+            program: "sh".into(),
+            args: vec!["-c".into(), line.into()],
+            dir,
+            env: Vec::new(),
+            timeout,
+            stdin: None,
+        }
+    }
+
+    /// The command line as one printable string.
+    pub fn display(&self) -> String {
+        if self.program == "sh" && self.args.len() == 2 && self.args[0] == "-c" {
+            return self.args[1].clone();
+        }
+        std::iter::once(self.program.as_str())
+            .chain(self.args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// How the process ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// It exited with this code.
+    Code(i32),
+    /// It was killed by this signal (not by judge-ci).
+    Signal(i32),
+    /// judge-ci killed it at the time limit.
+    TimedOut,
+}
+
+/// A bounded capture of one stream.
+#[derive(Clone, Debug, Default)]
+pub struct Captured {
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    total: u64,
+}
+
+impl Captured {
+    fn push(&mut self, chunk: &[u8]) {
+        self.total += chunk.len() as u64;
+        let room = KEEP_BYTES.saturating_sub(self.head.len());
+        let (h, rest) = chunk.split_at(room.min(chunk.len()));
+        self.head.extend_from_slice(h);
+        if !rest.is_empty() {
+            self.tail.extend_from_slice(rest);
+            if self.tail.len() > 2 * KEEP_BYTES {
+                let cut = self.tail.len() - KEEP_BYTES;
+                self.tail.drain(..cut);
+            }
+        }
+    }
+
+    /// Bytes written in all.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// Bytes not kept.
+    pub fn cut(&self) -> u64 {
+        self.total - (self.head.len() + self.tail_kept().len()) as u64
+    }
+
+    fn tail_kept(&self) -> &[u8] {
+        let start = self.tail.len().saturating_sub(KEEP_BYTES);
+        &self.tail[start..]
+    }
+
+    /// The kept text, with a line saying how much was cut between head and tail.
+    pub fn text(&self) -> String {
+        let mut s = String::from_utf8_lossy(&self.head).into_owned();
+        if !self.tail.is_empty() {
+            let cut = self.cut();
+            if cut > 0 {
+                s.push_str(&format!("\n[… {cut} bytes cut by judge-ci …]\n"));
+            }
+            s.push_str(&String::from_utf8_lossy(self.tail_kept()));
+        }
+        s
+    }
+}
+
+/// The result of a finished (or killed) process.
+#[derive(Clone, Debug)]
+pub struct ProcessOutput {
+    /// How it ended.
+    pub exit: Exit,
+    /// Standard output.
+    pub stdout: Captured,
+    /// Standard error.
+    pub stderr: Captured,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+impl ProcessOutput {
+    /// Standard output then standard error, each bounded.
+    pub fn combined(&self) -> String {
+        let out = self.stdout.text();
+        let err = self.stderr.text();
+        match (out.is_empty(), err.is_empty()) {
+            (_, true) => out,
+            (true, false) => err,
+            (false, false) => format!("{out}\n{err}"),
+        }
+    }
+}
+
+/// Kills the whole process group when dropped (time-out, completion, or a cancelled vote).
+struct GroupGuard(Option<i32>);
+
+impl GroupGuard {
+    fn kill(&mut self) {
+        if let Some(pgid) = self.0.take() {
+            // ESRCH (the group is already gone) is the normal case after a clean exit.
+            let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+        }
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+async fn drain<R: AsyncRead + Unpin>(mut r: R) -> Captured {
+    let mut c = Captured::default();
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        match r.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => c.push(&buf[..n]),
+        }
+    }
+    c
+}
+
+/// Runs a process to completion or its time limit. `Err` means it could not be started.
+pub async fn run(spec: &ProcessSpec) -> std::io::Result<ProcessOutput> {
+    let mut cmd = Command::new(&spec.program);
+    cmd.args(&spec.args)
+        .current_dir(&spec.dir)
+        .env_clear()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdin(if spec.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .process_group(0)
+        .kill_on_drop(true);
+    for k in INHERITED_ENV {
+        if let Ok(v) = std::env::var(k) {
+            cmd.env(k, v);
+        }
+    }
+    for (k, v) in &spec.env {
+        cmd.env(k, v);
+    }
+    let start = Instant::now();
+    let mut child = cmd.spawn()?;
+    let mut guard = GroupGuard(child.id().and_then(|p| i32::try_from(p).ok()));
+    if let (Some(bytes), Some(mut stdin)) = (spec.stdin.clone(), child.stdin.take()) {
+        tokio::spawn(async move {
+            let _ = stdin.write_all(&bytes).await;
+        });
+    }
+    let out = tokio::spawn(drain(child.stdout.take().ok_or_else(|| std::io::Error::other("no stdout pipe"))?));
+    let err = tokio::spawn(drain(child.stderr.take().ok_or_else(|| std::io::Error::other("no stderr pipe"))?));
+    let exit = match tokio::time::timeout(spec.timeout, child.wait()).await {
+        Ok(Ok(status)) => {
+            use std::os::unix::process::ExitStatusExt;
+            match (status.code(), status.signal()) {
+                (Some(c), _) => Exit::Code(c),
+                (None, Some(s)) => Exit::Signal(s),
+                (None, None) => Exit::Code(-1),
+            }
+        }
+        Ok(Err(e)) => return Err(e),
+        Err(_) => Exit::TimedOut,
+    };
+    // Kill whatever is left of the group (background children) so the pipes close.
+    guard.kill();
+    let _ = child.kill().await;
+    let grace = Duration::from_secs(5);
+    let stdout = tokio::time::timeout(grace, out).await.ok().and_then(Result::ok).unwrap_or_default();
+    let stderr = tokio::time::timeout(grace, err).await.ok().and_then(Result::ok).unwrap_or_default();
+    Ok(ProcessOutput {
+        exit,
+        stdout,
+        stderr,
+        elapsed: start.elapsed(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn captured_keeps_head_and_tail_and_counts_the_cut() {
+        let mut c = Captured::default();
+        c.push(&vec![b'a'; KEEP_BYTES]);
+        c.push(&vec![b'b'; 3 * KEEP_BYTES]);
+        c.push(b"END");
+        assert_eq!(c.total(), (4 * KEEP_BYTES + 3) as u64);
+        let t = c.text();
+        assert!(t.starts_with("aaa"));
+        assert!(t.ends_with("bEND"));
+        assert!(t.contains(&format!("{} bytes cut", 2 * KEEP_BYTES + 3)), "{}", &t[KEEP_BYTES..KEEP_BYTES + 80]);
+    }
+
+    #[tokio::test]
+    async fn exit_codes_timeouts_and_environment() {
+        let dir = std::env::temp_dir();
+        let ok = run(&ProcessSpec::shell("echo out; echo err >&2; exit 3", dir.clone(), Duration::from_secs(10))).await.unwrap();
+        assert_eq!(ok.exit, Exit::Code(3));
+        assert_eq!(ok.stdout.text(), "out\n");
+        assert_eq!(ok.stderr.text(), "err\n");
+        let slow = run(&ProcessSpec::shell("sleep 30", dir.clone(), Duration::from_millis(200))).await.unwrap();
+        assert_eq!(slow.exit, Exit::TimedOut);
+        assert!(slow.elapsed < Duration::from_secs(10));
+        // cargo sets CARGO_MANIFEST_DIR for test runs; it is not on the inherited list.
+        assert!(std::env::var("CARGO_MANIFEST_DIR").is_ok());
+        let env = run(&ProcessSpec::shell("echo \"[$CARGO_MANIFEST_DIR][$PATH]\"", dir, Duration::from_secs(10))).await.unwrap();
+        assert!(env.stdout.text().starts_with("[]["), "{}", env.stdout.text());
+        assert!(env.stdout.text().len() > 6);
+    }
+}
