@@ -1,15 +1,96 @@
 //! Command-line definitions (clap derive only; no behaviour here).
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 /// Grade a pull request against a reference implementation with a cascaded jury.
+///
+/// Without a subcommand, judge-ci runs the jury (`judge-ci run`).
 #[derive(Debug, Parser)]
-#[command(name = "judge-ci", version, about, long_about = None)]
+#[command(
+    name = "judge-ci",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
-    /// What to do.
+    /// What to do (default: run).
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+    /// Options of `run`, when no subcommand is given.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Where the config and task come from.
+#[derive(Debug, Clone, Args)]
+pub struct ConfigArgs {
+    /// The config file (default: judge-ci.yml, .github/judge-ci.yml or benchmark.yaml here).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// A task file (bench.task.v1): its instruction is the goal, its metadata goes to judges.
+    #[arg(long, value_name = "PATH")]
+    pub task: Option<PathBuf>,
+}
+
+/// Output on the terminal.
+#[derive(Debug, Clone, Args)]
+pub struct OutputArgs {
+    /// Print errors only.
+    #[arg(long, short, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Print every judge's start and finish.
+    #[arg(long, short)]
+    pub verbose: bool,
+    /// Colour on standard error.
+    #[arg(long, value_enum, default_value_t = Color::Auto, value_name = "WHEN")]
+    pub color: Color,
+}
+
+/// When to use colour.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Color {
+    /// When standard error is a terminal.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// What `run` prints on standard output.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum OutputFormat {
+    /// The markdown report.
+    Markdown,
+    /// The report JSON.
+    Json,
+}
+
+/// Options of `run`.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Config and task.
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// The folder holding the subject (the PR's checkout).
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub workspace: PathBuf,
+    /// The folder holding the reference solution (default: the config's `reference`).
+    #[arg(long, value_name = "DIR")]
+    pub reference: Option<PathBuf>,
+    /// Judge and print; post nothing anywhere.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Where report.json and report.md are written.
+    #[arg(long, default_value = "judge-ci-out", value_name = "DIR")]
+    pub out: PathBuf,
+    /// What to print on standard output.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Markdown)]
+    pub format: OutputFormat,
+    /// Terminal output.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// How `interpret` prints its result.
@@ -24,6 +105,17 @@ pub enum InterpretFormat {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run the jury on the workspace and report (the default).
+    Run(RunArgs),
+    /// Load the config (and task), build the jury, print its tiers and description.
+    Validate {
+        /// Config and task.
+        #[command(flatten)]
+        config: ConfigArgs,
+        /// Terminal output.
+        #[command(flatten)]
+        output: OutputArgs,
+    },
     /// Read a stored verdict (0.13–0.17 shapes, or a report holding one) and print its reading.
     Interpret {
         /// A verdict JSON file, or a judge-ci report JSON with a `verdict` field.
@@ -32,4 +124,6 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = InterpretFormat::Text)]
         format: InterpretFormat,
     },
+    /// Print the JSON Schema of the config file.
+    Schema,
 }

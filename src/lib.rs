@@ -10,3 +10,5 @@ pub mod config;
 pub mod judges;
 pub mod judgment;
 pub mod jury;
+pub mod pipeline;
+pub mod report;

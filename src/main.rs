@@ -5,26 +5,76 @@ mod cli;
 use anyhow::Context;
 use clap::Parser;
 use judge_ci::jury::interpret;
+use judge_ci::pipeline::{self, Format, RunOptions, Verbosity};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
-/// Exit code for bad input: a flag, a file or its contents.
-const EXIT_BAD_INPUT: u8 = 2;
-
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
-    match run(cli) {
+    let cli = match cli::Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            // Help and version are successes; anything else is a bad command line (exit 2).
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() {
+                pipeline::EXIT_BAD_INPUT as u8
+            } else {
+                0
+            });
+        }
+    };
+    let code = match dispatch(cli) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("judge-ci: error: {e:#}");
-            ExitCode::from(EXIT_BAD_INPUT)
+            pipeline::EXIT_BAD_INPUT
+        }
+    };
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+fn verbosity(o: &cli::OutputArgs) -> Verbosity {
+    if o.quiet {
+        Verbosity::Quiet
+    } else if o.verbose {
+        Verbosity::Verbose
+    } else {
+        Verbosity::Normal
+    }
+}
+
+fn color(o: &cli::OutputArgs) -> bool {
+    match o.color {
+        cli::Color::Always => true,
+        cli::Color::Never => false,
+        cli::Color::Auto => {
+            std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
         }
     }
 }
 
-/// Dispatches one subcommand.
-fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
+/// Runs one subcommand and returns the exit code.
+fn dispatch(cli: cli::Cli) -> anyhow::Result<i32> {
     match cli.command {
-        cli::Command::Interpret { file, format } => {
+        None => run(cli.run),
+        Some(cli::Command::Run(args)) => run(args),
+        Some(cli::Command::Validate { config, output }) => {
+            match pipeline::validate(
+                config.config.as_deref(),
+                config.task.as_deref(),
+                verbosity(&output),
+                color(&output),
+            ) {
+                Ok(text) => {
+                    print!("{text}");
+                    Ok(pipeline::EXIT_PASS)
+                }
+                Err(e) => {
+                    eprintln!("{e}");
+                    Ok(e.exit_code())
+                }
+            }
+        }
+        Some(cli::Command::Interpret { file, format }) => {
             let text = std::fs::read_to_string(&file)
                 .with_context(|| format!("cannot read {}", file.display()))?;
             let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
@@ -47,7 +97,52 @@ fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
                     println!("{}", serde_json::to_string_pretty(&reading)?)
                 }
             }
-            Ok(ExitCode::SUCCESS)
+            Ok(pipeline::EXIT_PASS)
+        }
+        Some(cli::Command::Schema) => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&judge_ci::config::schema::config_schema())?
+            );
+            Ok(pipeline::EXIT_PASS)
+        }
+    }
+}
+
+fn run(args: cli::RunArgs) -> anyhow::Result<i32> {
+    let opts = RunOptions {
+        config: args.config.config,
+        task: args.config.task,
+        workspace: args.workspace,
+        reference: args.reference,
+        dry_run: args.dry_run,
+        out: args.out,
+        format: match args.format {
+            cli::OutputFormat::Markdown => Format::Markdown,
+            cli::OutputFormat::Json => Format::Json,
+        },
+        verbosity: verbosity(&args.output),
+        color: color(&args.output),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    match runtime.block_on(pipeline::run(&opts)) {
+        Ok(result) => {
+            print!("{}", result.stdout);
+            if opts.verbosity != Verbosity::Quiet {
+                eprintln!(
+                    "judge-ci: {} (report: {})",
+                    result.report.outcome.reason,
+                    result.report_path.display()
+                );
+            }
+            Ok(result.report.outcome.exit_code)
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            Ok(e.exit_code())
         }
     }
 }

@@ -513,25 +513,37 @@ fn voting(
     };
     let m = r.mapping(n, what)?;
     r.check_keys(m, what, VOTING_KEYS, false);
+    let mut ok = true;
     let kind = match m.get_node("strategy") {
         Some(x) => match r
-            .token(x, &format!("{what}.strategy"), STRATEGY_TOKENS)?
-            .as_str()
+            .token(x, &format!("{what}.strategy"), STRATEGY_TOKENS)
+            .as_deref()
         {
-            "majority" => StrategyKind::Majority,
-            "consensus" => StrategyKind::Consensus,
-            "all-must-pass" | "allMustPass" => StrategyKind::AllMustPass,
-            "average" => StrategyKind::Average,
-            "median" => StrategyKind::Median,
-            "weighted-average" | "weightedAverage" => StrategyKind::WeightedAverage,
-            _ => StrategyKind::Conjunctive,
+            Some("majority") => StrategyKind::Majority,
+            Some("consensus") => StrategyKind::Consensus,
+            Some("all-must-pass" | "allMustPass") => StrategyKind::AllMustPass,
+            Some("average") => StrategyKind::Average,
+            Some("median") => StrategyKind::Median,
+            Some("weighted-average" | "weightedAverage") => StrategyKind::WeightedAverage,
+            Some(_) => StrategyKind::Conjunctive,
+            None => {
+                ok = false;
+                default
+            }
         },
         None => default,
     };
     let mut spec = StrategySpec::defaults(kind);
-    let mut ok = true;
     if let Some(x) = m.get_node("threshold") {
         match r.number(x, &format!("{what}.threshold")) {
+            Some(t) if !(0.0..=1.0).contains(&t) => {
+                r.error_help(
+                    x,
+                    format!("{what}.threshold must be within [0.0, 1.0], got {t}"),
+                    "a threshold is a number from 0.0 to 1.0",
+                );
+                ok = false;
+            }
             Some(t) => spec.threshold = Some(t),
             None => ok = false,
         }
@@ -742,6 +754,7 @@ fn may_exclude(j: &JurySpec) -> bool {
 
 fn tiers(r: &mut Reader, items: &[Node], what: &str) -> Option<Vec<TierSpec>> {
     let mut out: Vec<TierSpec> = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
     let mut ok = true;
     let last = items.len() - 1;
     for (i, item) in items.iter().enumerate() {
@@ -759,7 +772,7 @@ fn tiers(r: &mut Reader, items: &[Node], what: &str) -> Option<Vec<TierSpec>> {
                         r.error(x, e.message().to_string());
                         ok = false;
                     }
-                    if out.iter().any(|t| &t.name == nm) {
+                    if seen.contains(nm) {
                         r.error_help(
                             x,
                             format!("duplicate tier name '{nm}'"),
@@ -767,6 +780,7 @@ fn tiers(r: &mut Reader, items: &[Node], what: &str) -> Option<Vec<TierSpec>> {
                         );
                         ok = false;
                     }
+                    seen.push(nm.clone());
                 }
                 nm
             }

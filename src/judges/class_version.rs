@@ -65,10 +65,9 @@ pub fn class_version(ctx: &JudgmentContext, target: Option<u16>, dir: &Workspace
         Resolved::Escapes(why) => return instrument(format!("path escapes the workspace: {why}")),
         Resolved::Inside(p) if p.is_dir() => p,
         _ => {
-            return build(
-                Judgment::builder(Status::Abstain)
-                    .reasoning(format!("{shown} does not exist; was the project compiled before this check?")),
-            );
+            return build(Judgment::builder(Status::Abstain).reasoning(format!(
+                "{shown} does not exist; was the project compiled before this check?"
+            )));
         }
     };
     let mut files = Vec::new();
@@ -77,7 +76,9 @@ pub fn class_version(ctx: &JudgmentContext, target: Option<u16>, dir: &Workspace
     }
     files.sort();
     if files.is_empty() {
-        return build(Judgment::builder(Status::Abstain).reasoning(format!("{shown} holds no class files")));
+        return build(
+            Judgment::builder(Status::Abstain).reasoning(format!("{shown} holds no class files")),
+        );
     }
     let mut checks = Vec::new();
     let mut wrong = 0usize;
@@ -85,8 +86,18 @@ pub fn class_version(ctx: &JudgmentContext, target: Option<u16>, dir: &Workspace
     for f in &files {
         let rel = f.strip_prefix(&root).unwrap_or(f).display().to_string();
         let (ok, msg) = match major_version(f) {
-            Ok(v) if v == target => (true, format!("major version {v} (Java {})", java_release(v))),
-            Ok(v) => (false, format!("major version {v} (Java {}), expected {target} (Java {})", java_release(v), java_release(target))),
+            Ok(v) if v == target => (
+                true,
+                format!("major version {v} (Java {})", java_release(v)),
+            ),
+            Ok(v) => (
+                false,
+                format!(
+                    "major version {v} (Java {}), expected {target} (Java {})",
+                    java_release(v),
+                    java_release(target)
+                ),
+            ),
             Err(e) => (false, e),
         };
         if !ok {
@@ -101,14 +112,25 @@ pub fn class_version(ctx: &JudgmentContext, target: Option<u16>, dir: &Workspace
         checks.push(Check::new(
             "more class files",
             wrong == 0 || checks.iter().filter(|c| !c.is_passed()).count() == wrong,
-            format!("{} more class file(s) checked, not listed", files.len() - MAX_CHECKS),
+            format!(
+                "{} more class file(s) checked, not listed",
+                files.len() - MAX_CHECKS
+            ),
         )?);
     }
     let passed = wrong == 0;
     let reasoning = if passed {
-        format!("all {} class file(s) in {shown} have major version {target} (Java {})", files.len(), java_release(target))
+        format!(
+            "all {} class file(s) in {shown} have major version {target} (Java {})",
+            files.len(),
+            java_release(target)
+        )
     } else {
-        format!("{wrong} of {} class file(s) in {shown} are not at major version {target}; first: {}", files.len(), first_wrong.unwrap_or_default())
+        format!(
+            "{wrong} of {} class file(s) in {shown} are not at major version {target}; first: {}",
+            files.len(),
+            first_wrong.unwrap_or_default()
+        )
     };
     build(
         Judgment::builder(if passed { Status::Pass } else { Status::Fail })

@@ -16,7 +16,12 @@ use super::{Outcome, build, instrument};
 /// Most characters of output kept in a judgment's metadata.
 const OUTPUT_IN_METADATA: usize = 16 * 1024;
 
-fn spec_for(run: &CommandLine, dir: &Path, env: &[(String, String)], timeout: Duration) -> ProcessSpec {
+fn spec_for(
+    run: &CommandLine,
+    dir: &Path,
+    env: &[(String, String)],
+    timeout: Duration,
+) -> ProcessSpec {
     let (program, args) = match run {
         CommandLine::Shell(line) => ("sh".to_string(), vec!["-c".to_string(), line.clone()]),
         CommandLine::Argv(v) => (v[0].clone(), v[1..].to_vec()),
@@ -44,7 +49,10 @@ fn tail_chars(s: &str, max: usize) -> String {
 /// ERROR for a run that did not reach an exit code of its own.
 fn not_finished(display: &str, out: &ProcessOutput, timeout: Duration) -> Option<Outcome> {
     let why = match out.exit {
-        Exit::TimedOut => format!("`{display}` did not finish within {}; its process group was killed", humantime(timeout)),
+        Exit::TimedOut => format!(
+            "`{display}` did not finish within {}; its process group was killed",
+            humantime(timeout)
+        ),
         Exit::Signal(s) => format!("`{display}` was terminated by signal {s}"),
         Exit::Code(_) => return None,
     };
@@ -65,7 +73,15 @@ pub fn humantime(d: Duration) -> String {
     match s {
         0 => format!("{}ms", d.as_millis()),
         1..=119 => format!("{s}s"),
-        120..=7199 => format!("{}m{}", s / 60, if s % 60 == 0 { String::new() } else { format!(" {}s", s % 60) }),
+        120..=7199 => format!(
+            "{}m{}",
+            s / 60,
+            if s % 60 == 0 {
+                String::new()
+            } else {
+                format!(" {}s", s % 60)
+            }
+        ),
         _ => format!("{}h {}m", s / 3600, (s % 3600) / 60),
     }
 }
@@ -83,8 +99,15 @@ pub async fn command(
         None => workspace.to_path_buf(),
         Some(d) => match resolve(workspace, d.as_path()) {
             Resolved::Inside(p) if p.is_dir() => p,
-            Resolved::Inside(_) | Resolved::Missing(_) => return instrument(format!("the command's folder {} does not exist", d.as_path().display())),
-            Resolved::Escapes(why) => return instrument(format!("path escapes the workspace: {why}")),
+            Resolved::Inside(_) | Resolved::Missing(_) => {
+                return instrument(format!(
+                    "the command's folder {} does not exist",
+                    d.as_path().display()
+                ));
+            }
+            Resolved::Escapes(why) => {
+                return instrument(format!("path escapes the workspace: {why}"));
+            }
         },
     };
     let spec = spec_for(run, &cwd, env, timeout);
@@ -96,7 +119,9 @@ pub async fn command(
     if let Some(j) = not_finished(&display, &out, timeout) {
         return j;
     }
-    let Exit::Code(code) = out.exit else { unreachable!("handled by not_finished") };
+    let Exit::Code(code) = out.exit else {
+        unreachable!("handled by not_finished")
+    };
     let passed = code == expect_exit;
     let reasoning = if passed {
         format!("`{display}` exited with {code} as expected")
@@ -106,7 +131,11 @@ pub async fn command(
     build(
         Judgment::builder(if passed { Status::Pass } else { Status::Fail })
             .reasoning(reasoning)
-            .check(Check::new("command_execution", passed, format!("exit code {code}"))?)
+            .check(Check::new(
+                "command_execution",
+                passed,
+                format!("exit code {code}"),
+            )?)
             .metadata("command", display)
             .metadata("exitCode", code)
             .metadata("expectedExitCode", expect_exit)
@@ -128,8 +157,18 @@ fn build_tool(workspace: &Path, wrapper: &str, tool: &str) -> String {
 /// `maven-build` and `gradle-build`: PASS iff the build exits 0. Compiler errors become
 /// findings; a build that could not resolve its dependencies is the environment's failure
 /// (ERROR), not the subject's.
-pub async fn build_tool_run(workspace: &Path, maven_build: bool, goals: &[String], args: &[String], timeout: Duration) -> Outcome {
-    let program = if maven_build { build_tool(workspace, "mvnw", "mvn") } else { build_tool(workspace, "gradlew", "gradle") };
+pub async fn build_tool_run(
+    workspace: &Path,
+    maven_build: bool,
+    goals: &[String],
+    args: &[String],
+    timeout: Duration,
+) -> Outcome {
+    let program = if maven_build {
+        build_tool(workspace, "mvnw", "mvn")
+    } else {
+        build_tool(workspace, "gradlew", "gradle")
+    };
     let mut argv: Vec<String> = Vec::new();
     if maven_build {
         argv.push("-B".into());
@@ -150,16 +189,26 @@ pub async fn build_tool_run(workspace: &Path, maven_build: bool, goals: &[String
         Err(e) => {
             return instrument(format!(
                 "`{display}` could not be started: {e}{}",
-                if program.starts_with("./") { "" } else { " (is it installed and on the PATH?)" }
+                if program.starts_with("./") {
+                    ""
+                } else {
+                    " (is it installed and on the PATH?)"
+                }
             ));
         }
     };
     if let Some(j) = not_finished(&display, &out, timeout) {
         return j;
     }
-    let Exit::Code(code) = out.exit else { unreachable!("handled by not_finished") };
+    let Exit::Code(code) = out.exit else {
+        unreachable!("handled by not_finished")
+    };
     let log = out.combined();
-    let findings = if maven_build { maven::compiler_errors(&log, workspace) } else { Vec::new() };
+    let findings = if maven_build {
+        maven::compiler_errors(&log, workspace)
+    } else {
+        Vec::new()
+    };
     let error_lines = maven::error_lines(&log, 30);
     let mut b = Judgment::builder(Status::Pass)
         .metadata("command", display.clone())
@@ -167,13 +216,19 @@ pub async fn build_tool_run(workspace: &Path, maven_build: bool, goals: &[String
         .metadata("output", tail_chars(&log, OUTPUT_IN_METADATA))
         .metadata("elapsedMillis", out.elapsed.as_millis() as u64);
     if !findings.is_empty() {
-        b = b.metadata("findings", Value::Array(findings.iter().map(maven::Finding::to_json).collect()));
+        b = b.metadata(
+            "findings",
+            Value::Array(findings.iter().map(maven::Finding::to_json).collect()),
+        );
     }
     if !error_lines.is_empty() {
         b = b.metadata("errorLines", json!(error_lines));
     }
     if code == 0 {
-        return build(b.reasoning(format!("`{display}` succeeded")).check(Check::passed("build", "exit code 0")?));
+        return build(
+            b.reasoning(format!("`{display}` succeeded"))
+                .check(Check::passed("build", "exit code 0")?),
+        );
     }
     if maven_build && let Some(why) = maven::environment_failure(&log) {
         let mut e = Judgment::builder(Status::Error)
@@ -189,7 +244,11 @@ pub async fn build_tool_run(workspace: &Path, maven_build: bool, goals: &[String
         return build(e);
     }
     let summary = if !findings.is_empty() {
-        format!("{} compiler error(s); first: {}", findings.len(), findings[0].one_line())
+        format!(
+            "{} compiler error(s); first: {}",
+            findings.len(),
+            findings[0].one_line()
+        )
     } else if let Some(t) = maven::test_summary(&log) {
         t
     } else {
@@ -203,7 +262,10 @@ pub async fn build_tool_run(workspace: &Path, maven_build: bool, goals: &[String
         .metadata("output", tail_chars(&log, OUTPUT_IN_METADATA))
         .metadata("elapsedMillis", out.elapsed.as_millis() as u64);
     if !findings.is_empty() {
-        f = f.metadata("findings", Value::Array(findings.iter().map(maven::Finding::to_json).collect()));
+        f = f.metadata(
+            "findings",
+            Value::Array(findings.iter().map(maven::Finding::to_json).collect()),
+        );
     }
     if !error_lines.is_empty() {
         f = f.metadata("errorLines", json!(error_lines));
@@ -213,54 +275,123 @@ pub async fn build_tool_run(workspace: &Path, maven_build: bool, goals: &[String
 
 /// `external`: runs a program that prints one judgment as JSON (config.md protocol). Any
 /// breach of the protocol is `ERROR judge_failed` with the reason and the start of stderr.
-pub async fn external(ctx: &JudgmentContext, run: &CommandLine, env: &[(String, String)], timeout: Duration) -> Outcome {
+pub async fn external(
+    ctx: &JudgmentContext,
+    run: &CommandLine,
+    env: &[(String, String)],
+    timeout: Duration,
+) -> Outcome {
     let workspace = &ctx.workspace;
-    let reference = ctx.metadata.get("expectedDir").and_then(Value::as_str).unwrap_or("").to_string();
+    let reference = ctx
+        .metadata
+        .get("expectedDir")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
     let context = json!({
         "workspace": workspace.display().to_string(),
         "reference": reference,
         "goal": ctx.goal,
         "metadata": Value::Object(ctx.metadata.clone()),
     });
-    let meta_file = match tempfile::Builder::new().prefix("judge-ci-metadata-").suffix(".json").tempfile() {
+    let meta_file = match tempfile::Builder::new()
+        .prefix("judge-ci-metadata-")
+        .suffix(".json")
+        .tempfile()
+    {
         Ok(f) => f,
-        Err(e) => return instrument(format!("cannot write the metadata file for the external judge: {e}")),
+        Err(e) => {
+            return instrument(format!(
+                "cannot write the metadata file for the external judge: {e}"
+            ));
+        }
     };
-    if let Err(e) = std::fs::write(meta_file.path(), serde_json::to_vec(&ctx.metadata).unwrap_or_default()) {
-        return instrument(format!("cannot write the metadata file for the external judge: {e}"));
+    if let Err(e) = std::fs::write(
+        meta_file.path(),
+        serde_json::to_vec(&ctx.metadata).unwrap_or_default(),
+    ) {
+        return instrument(format!(
+            "cannot write the metadata file for the external judge: {e}"
+        ));
     }
     let mut spec = spec_for(run, workspace, env, timeout);
     spec.env.extend([
-        ("JUDGE_WORKSPACE".to_string(), workspace.display().to_string()),
+        (
+            "JUDGE_WORKSPACE".to_string(),
+            workspace.display().to_string(),
+        ),
         ("JUDGE_REFERENCE".to_string(), reference),
         ("JUDGE_GOAL".to_string(), ctx.goal.clone()),
-        ("JUDGE_METADATA".to_string(), meta_file.path().display().to_string()),
+        (
+            "JUDGE_METADATA".to_string(),
+            meta_file.path().display().to_string(),
+        ),
     ]);
     spec.stdin = Some(serde_json::to_vec(&context).unwrap_or_default());
     let display = spec.display();
     let failed = |why: String, out: Option<&ProcessOutput>| -> Outcome {
-        let stderr: String = out.map(|o| o.stderr.text()).unwrap_or_default().chars().take(2048).collect();
+        let stderr: String = out
+            .map(|o| o.stderr.text())
+            .unwrap_or_default()
+            .chars()
+            .take(2048)
+            .collect();
         let mut b = Judgment::builder(Status::Error)
             .reason_code(ReasonCode::JudgeFailed)
-            .reasoning(if stderr.trim().is_empty() { why.clone() } else { format!("{why}; stderr: {}", stderr.trim()) })
+            .reasoning(if stderr.trim().is_empty() {
+                why.clone()
+            } else {
+                format!("{why}; stderr: {}", stderr.trim())
+            })
             .metadata("command", display.clone());
         if let Some(o) = out {
-            b = b.metadata("stderr", stderr).metadata("elapsedMillis", o.elapsed.as_millis() as u64);
+            b = b
+                .metadata("stderr", stderr)
+                .metadata("elapsedMillis", o.elapsed.as_millis() as u64);
         }
         build(b)
     };
     let out = match process::run(&spec).await {
         Ok(o) => o,
-        Err(e) => return failed(format!("external judge `{display}` could not be started: {e}"), None),
+        Err(e) => {
+            return failed(
+                format!("external judge `{display}` could not be started: {e}"),
+                None,
+            );
+        }
     };
     match out.exit {
-        Exit::TimedOut => return failed(format!("external judge `{display}` did not finish within {}", humantime(timeout)), Some(&out)),
-        Exit::Signal(s) => return failed(format!("external judge `{display}` was terminated by signal {s}"), Some(&out)),
+        Exit::TimedOut => {
+            return failed(
+                format!(
+                    "external judge `{display}` did not finish within {}",
+                    humantime(timeout)
+                ),
+                Some(&out),
+            );
+        }
+        Exit::Signal(s) => {
+            return failed(
+                format!("external judge `{display}` was terminated by signal {s}"),
+                Some(&out),
+            );
+        }
         Exit::Code(0) => {}
-        Exit::Code(c) => return failed(format!("external judge `{display}` exited with {c} (the protocol requires 0)"), Some(&out)),
+        Exit::Code(c) => {
+            return failed(
+                format!("external judge `{display}` exited with {c} (the protocol requires 0)"),
+                Some(&out),
+            );
+        }
     }
     if out.stdout.cut() > 0 {
-        return failed(format!("external judge `{display}` printed more than judge-ci reads ({} bytes)", out.stdout.total()), Some(&out));
+        return failed(
+            format!(
+                "external judge `{display}` printed more than judge-ci reads ({} bytes)",
+                out.stdout.total()
+            ),
+            Some(&out),
+        );
     }
     let text = out.stdout.text();
     match serde_json::from_str::<Judgment>(text.trim()) {

@@ -22,7 +22,11 @@ impl Counter {
     /// Percentage covered; 0 when there is nothing to cover.
     pub fn percent(&self) -> f64 {
         let total = self.covered + self.missed;
-        if total == 0 { 0.0 } else { self.covered as f64 * 100.0 / total as f64 }
+        if total == 0 {
+            0.0
+        } else {
+            self.covered as f64 * 100.0 / total as f64
+        }
     }
 }
 
@@ -40,16 +44,26 @@ pub struct Coverage {
 /// Parses JaCoCo XML: every `<counter>` in document order, the last of each type winning
 /// (which is the report-level total). The DTD is declared but never loaded.
 pub fn parse_jacoco(xml: &str) -> Result<Coverage, String> {
-    let opts = roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() };
-    let doc = roxmltree::Document::parse_with_options(xml, opts).map_err(|e| format!("not JaCoCo XML: {e}"))?;
+    let opts = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..Default::default()
+    };
+    let doc = roxmltree::Document::parse_with_options(xml, opts)
+        .map_err(|e| format!("not JaCoCo XML: {e}"))?;
     if doc.root_element().tag_name().name() != "report" {
-        return Err(format!("not a JaCoCo report: the root element is <{}>", doc.root_element().tag_name().name()));
+        return Err(format!(
+            "not a JaCoCo report: the root element is <{}>",
+            doc.root_element().tag_name().name()
+        ));
     }
     let mut c = Coverage::default();
     for n in doc.descendants().filter(|n| n.has_tag_name("counter")) {
         let num = |a: &str| n.attribute(a).and_then(|v| v.parse::<u64>().ok());
         let (Some(covered), Some(missed)) = (num("covered"), num("missed")) else {
-            return Err(format!("a <counter> without numeric covered/missed at byte {}", n.range().start));
+            return Err(format!(
+                "a <counter> without numeric covered/missed at byte {}",
+                n.range().start
+            ));
         };
         let counter = Counter { covered, missed };
         match n.attribute("type") {
@@ -71,7 +85,9 @@ fn read_report(root: &Path, report: &WorkspacePath) -> Read {
     let shown = report.as_path().display();
     match resolve(root, report.as_path()) {
         Resolved::Escapes(why) => Read::Fault(format!("path escapes the workspace: {why}")),
-        Resolved::Missing(_) => Read::Fault(format!("coverage report not found: {shown} (did the build run JaCoCo?)")),
+        Resolved::Missing(_) => Read::Fault(format!(
+            "coverage report not found: {shown} (did the build run JaCoCo?)"
+        )),
         Resolved::Inside(p) => match std::fs::read_to_string(&p) {
             Err(e) => Read::Fault(format!("cannot read {shown}: {e}")),
             Ok(xml) => match parse_jacoco(&xml) {
@@ -84,7 +100,11 @@ fn read_report(root: &Path, report: &WorkspacePath) -> Read {
 
 /// The baseline in percent: configured, the reference's report, or metadata
 /// `baselineCoverage` (a number, a numeric string, or an object with `lineCoverage`).
-fn baseline(ctx: &JudgmentContext, configured: Option<&Baseline>, report: &WorkspacePath) -> Result<Option<f64>, String> {
+fn baseline(
+    ctx: &JudgmentContext,
+    configured: Option<&Baseline>,
+    report: &WorkspacePath,
+) -> Result<Option<f64>, String> {
     match configured {
         Some(Baseline::Percent(p)) => Ok(Some(*p)),
         Some(Baseline::Reference) => {
@@ -105,7 +125,11 @@ fn baseline(ctx: &JudgmentContext, configured: Option<&Baseline>, report: &Works
     }
 }
 
-fn inputs(ctx: &JudgmentContext, configured: Option<&Baseline>, report: &WorkspacePath) -> Result<(f64, Coverage), Outcome> {
+fn inputs(
+    ctx: &JudgmentContext,
+    configured: Option<&Baseline>,
+    report: &WorkspacePath,
+) -> Result<(f64, Coverage), Outcome> {
     let base = match baseline(ctx, configured, report) {
         Ok(Some(b)) if b.is_finite() => b,
         Ok(_) => {
@@ -122,7 +146,12 @@ fn inputs(ctx: &JudgmentContext, configured: Option<&Baseline>, report: &Workspa
 }
 
 /// PASS iff line coverage dropped by at most `max_drop` points.
-pub fn preservation(ctx: &JudgmentContext, max_drop: f64, report: &WorkspacePath, configured: Option<&Baseline>) -> Outcome {
+pub fn preservation(
+    ctx: &JudgmentContext,
+    max_drop: f64,
+    report: &WorkspacePath,
+    configured: Option<&Baseline>,
+) -> Outcome {
     let (base, cov) = match inputs(ctx, configured, report) {
         Ok(x) => x,
         Err(j) => return j,
@@ -160,18 +189,37 @@ pub fn improvement(
     let score = (delta / max_improvement).clamp(0.0, 1.0);
     let improved = delta > 0.0;
     let min_met = minimum <= 0.0 || current >= minimum;
-    let mut b = Judgment::builder(if improved && min_met { Status::Pass } else { Status::Fail })
-        .score(score)
-        .reasoning(format!(
-            "line coverage {current:.1}% against a baseline of {base:.1}%: {delta:+.1} points{}",
-            if minimum > 0.0 { format!(" (minimum {minimum:.1}%: {})", if min_met { "met" } else { "not met" }) } else { String::new() }
-        ))
-        .check(Check::new("coverage_improved", improved, format!("{delta:+.2} points"))?)
-        .metadata("baseline", base)
-        .metadata("current", current)
-        .metadata("improvement", delta);
+    let mut b = Judgment::builder(if improved && min_met {
+        Status::Pass
+    } else {
+        Status::Fail
+    })
+    .score(score)
+    .reasoning(format!(
+        "line coverage {current:.1}% against a baseline of {base:.1}%: {delta:+.1} points{}",
+        if minimum > 0.0 {
+            format!(
+                " (minimum {minimum:.1}%: {})",
+                if min_met { "met" } else { "not met" }
+            )
+        } else {
+            String::new()
+        }
+    ))
+    .check(Check::new(
+        "coverage_improved",
+        improved,
+        format!("{delta:+.2} points"),
+    )?)
+    .metadata("baseline", base)
+    .metadata("current", current)
+    .metadata("improvement", delta);
     if minimum > 0.0 {
-        b = b.check(Check::new("minimum_coverage_met", min_met, format!("{current:.2}% vs minimum {minimum:.2}%"))?);
+        b = b.check(Check::new(
+            "minimum_coverage_met",
+            min_met,
+            format!("{current:.2}% vs minimum {minimum:.2}%"),
+        )?);
     }
     build(b)
 }
@@ -186,7 +234,13 @@ mod tests {
 <report name="x"><package name="p"><counter type="LINE" missed="9" covered="1"/></package>
 <counter type="LINE" missed="2" covered="6"/><counter type="BRANCH" missed="1" covered="1"/></report>"#;
         let c = parse_jacoco(xml).unwrap();
-        assert_eq!(c.line, Counter { covered: 6, missed: 2 });
+        assert_eq!(
+            c.line,
+            Counter {
+                covered: 6,
+                missed: 2
+            }
+        );
         assert!((c.line.percent() - 75.0).abs() < 1e-9);
         assert!(parse_jacoco("<html/>").is_err());
         assert!(parse_jacoco("not xml").is_err());

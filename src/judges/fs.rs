@@ -17,23 +17,37 @@ pub fn file_exists(workspace: &Path, path: &WorkspacePath) -> Outcome {
         Resolved::Missing(_) => build(
             Judgment::builder(Status::Fail)
                 .reasoning(format!("File not found: {shown}"))
-                .check(Check::failed("file_exists", format!("{shown} does not exist"))?),
+                .check(Check::failed(
+                    "file_exists",
+                    format!("{shown} does not exist"),
+                )?),
         ),
         Resolved::Inside(p) if p.is_dir() => build(
             Judgment::builder(Status::Fail)
                 .reasoning(format!("expected a file, found a directory: {shown}"))
-                .check(Check::failed("file_exists", format!("{shown} is a directory"))?),
+                .check(Check::failed(
+                    "file_exists",
+                    format!("{shown} is a directory"),
+                )?),
         ),
         Resolved::Inside(_) => build(
             Judgment::builder(Status::Pass)
                 .reasoning(format!("{shown} exists"))
-                .check(Check::passed("file_exists", format!("{shown} is a regular file"))?),
+                .check(Check::passed(
+                    "file_exists",
+                    format!("{shown} is a regular file"),
+                )?),
         ),
     }
 }
 
 /// As `file_exists`, then compares the content.
-pub fn file_content(workspace: &Path, path: &WorkspacePath, expected: &str, mode: MatchMode) -> Outcome {
+pub fn file_content(
+    workspace: &Path,
+    path: &WorkspacePath,
+    expected: &str,
+    mode: MatchMode,
+) -> Outcome {
     let shown = path.as_path().display();
     let file = match resolve(workspace, path.as_path()) {
         Resolved::Escapes(why) => return instrument(format!("path escapes the workspace: {why}")),
@@ -41,14 +55,20 @@ pub fn file_content(workspace: &Path, path: &WorkspacePath, expected: &str, mode
             return build(
                 Judgment::builder(Status::Fail)
                     .reasoning(format!("File not found: {shown}"))
-                    .check(Check::failed("file_exists", format!("{shown} does not exist"))?),
+                    .check(Check::failed(
+                        "file_exists",
+                        format!("{shown} does not exist"),
+                    )?),
             );
         }
         Resolved::Inside(p) if p.is_dir() => {
             return build(
                 Judgment::builder(Status::Fail)
                     .reasoning(format!("expected a file, found a directory: {shown}"))
-                    .check(Check::failed("file_exists", format!("{shown} is a directory"))?),
+                    .check(Check::failed(
+                        "file_exists",
+                        format!("{shown} is a directory"),
+                    )?),
             );
         }
         Resolved::Inside(p) => p,
@@ -70,15 +90,26 @@ pub fn file_content(workspace: &Path, path: &WorkspacePath, expected: &str, mode
         MatchMode::Contains => (content.contains(expected), "contains", "does not contain"),
         MatchMode::Regex => match Regex::new(expected) {
             Ok(re) => (re.is_match(&content), "matches", "does not match"),
-            Err(e) => return instrument(format!("the expected pattern is not a valid regular expression: {e}")),
+            Err(e) => {
+                return instrument(format!(
+                    "the expected pattern is not a valid regular expression: {e}"
+                ));
+            }
         },
     };
-    let reasoning = format!("{shown} {} the expected content", if matched { yes } else { no });
+    let reasoning = format!(
+        "{shown} {} the expected content",
+        if matched { yes } else { no }
+    );
     build(
         Judgment::builder(if matched { Status::Pass } else { Status::Fail })
             .reasoning(reasoning)
             .check(Check::passed("file_exists", "")?)
             .check(Check::passed("file_readable", "")?)
-            .check(Check::new("content_match", matched, format!("{mode:?} match against {} expected byte(s)", expected.len()))?),
+            .check(Check::new(
+                "content_match",
+                matched,
+                format!("{mode:?} match against {} expected byte(s)", expected.len()),
+            )?),
     )
 }

@@ -38,16 +38,23 @@ impl Finding {
     }
 }
 
-static MAVEN_ERR: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\[ERROR\] (?P<path>/?[^\s:\[][^:\[]*\.(?:java|kt|groovy|scala)):\[(?P<line>\d+),(?P<col>\d+)\] (?P<msg>.+)$").expect("valid regex"));
-static JAVAC_ERR: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(?P<path>[^\s:][^:]*\.java):(?P<line>\d+): error: (?P<msg>.+)$").expect("valid regex"));
-static TESTS_RUN: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)").expect("valid regex"));
+static MAVEN_ERR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\[ERROR\] (?P<path>/?[^\s:\[][^:\[]*\.(?:java|kt|groovy|scala)):\[(?P<line>\d+),(?P<col>\d+)\] (?P<msg>.+)$").expect("valid regex")
+});
+static JAVAC_ERR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?P<path>[^\s:][^:]*\.java):(?P<line>\d+): error: (?P<msg>.+)$")
+        .expect("valid regex")
+});
+static TESTS_RUN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)")
+        .expect("valid regex")
+});
 
 fn relative(path: &str, workspace: &Path) -> String {
     let p = Path::new(path);
-    let ws = workspace.canonicalize().unwrap_or_else(|_| workspace.to_path_buf());
+    let ws = workspace
+        .canonicalize()
+        .unwrap_or_else(|_| workspace.to_path_buf());
     p.strip_prefix(&ws)
         .or_else(|_| p.strip_prefix(workspace))
         .map(|r| r.display().to_string())
@@ -91,8 +98,12 @@ pub fn error_lines(log: &str, max: usize) -> Vec<String> {
         .map(|l| l.trim_end().to_string())
         .filter(|l| {
             let t = l.trim_start_matches("[ERROR]").trim();
-            !t.is_empty() && !t.starts_with("-> [Help") && !t.starts_with("To see the full stack trace") && !t.starts_with("Re-run Maven")
-                && !t.starts_with("For more information") && !t.starts_with("[Help")
+            !t.is_empty()
+                && !t.starts_with("-> [Help")
+                && !t.starts_with("To see the full stack trace")
+                && !t.starts_with("Re-run Maven")
+                && !t.starts_with("For more information")
+                && !t.starts_with("[Help")
         })
         .take(max)
         .collect()
@@ -123,11 +134,26 @@ pub fn test_summary(log: &str) -> Option<String> {
 /// resolution, an offline repository): the environment's failure, not the subject's.
 pub fn environment_failure(log: &str) -> Option<String> {
     const PATTERNS: &[(&str, &str)] = &[
-        ("Could not resolve dependencies", "dependency resolution failed"),
-        ("Cannot access central", "the remote repository cannot be reached (offline)"),
-        ("Could not transfer artifact", "an artifact could not be downloaded"),
-        ("Non-resolvable parent POM", "the parent POM could not be resolved"),
-        ("could not be resolved: Cannot access", "a plugin could not be resolved"),
+        (
+            "Could not resolve dependencies",
+            "dependency resolution failed",
+        ),
+        (
+            "Cannot access central",
+            "the remote repository cannot be reached (offline)",
+        ),
+        (
+            "Could not transfer artifact",
+            "an artifact could not be downloaded",
+        ),
+        (
+            "Non-resolvable parent POM",
+            "the parent POM could not be resolved",
+        ),
+        (
+            "could not be resolved: Cannot access",
+            "a plugin could not be resolved",
+        ),
         ("Unknown host", "the network is unavailable"),
         ("No space left on device", "the disk is full"),
         ("OutOfMemoryError", "the build ran out of memory"),
@@ -136,7 +162,11 @@ pub fn environment_failure(log: &str) -> Option<String> {
         .iter()
         .find(|(needle, _)| log.contains(needle))
         .map(|(needle, why)| {
-            let line = log.lines().find(|l| l.contains(needle)).unwrap_or(needle).trim();
+            let line = log
+                .lines()
+                .find(|l| l.contains(needle))
+                .unwrap_or(needle)
+                .trim();
             let line: String = line.chars().take(300).collect();
             format!("{why} ({line})")
         })
@@ -170,9 +200,14 @@ mod tests {
     fn test_failures_and_environment() {
         let log = "Tests run: 2, Failures: 1, Errors: 0, Skipped: 0\n[ERROR] Failures: \n[ERROR]   CalcTest.adds:14 expected:<3> but was:<4>\n";
         let s = test_summary(log).unwrap();
-        assert!(s.contains("1 test failure(s)") && s.contains("CalcTest.adds:14"), "{s}");
+        assert!(
+            s.contains("1 test failure(s)") && s.contains("CalcTest.adds:14"),
+            "{s}"
+        );
         assert!(test_summary("Tests run: 2, Failures: 0, Errors: 0, Skipped: 0").is_none());
-        let env = environment_failure("[ERROR] Plugin x:y:1.0 or one of its dependencies could not be resolved: Cannot access central (https://repo) in offline mode");
+        let env = environment_failure(
+            "[ERROR] Plugin x:y:1.0 or one of its dependencies could not be resolved: Cannot access central (https://repo) in offline mode",
+        );
         assert!(env.unwrap().contains("offline"));
         assert!(environment_failure("[ERROR] BUILD FAILURE").is_none());
     }

@@ -17,7 +17,10 @@ use std::time::{Duration, Instant};
 
 use crate::config::checks::{Baseline, CheckKind, CommandLine, Family, MatchMode, check_type};
 use crate::config::{CheckSpec, JurySpec, Loc};
-use crate::judgment::{BuildError, Fault, Judge, JudgeMetadata, JudgeType, Judgment, JudgmentBuilder, JudgmentContext, Status};
+use crate::judgment::{
+    BuildError, Fault, Judge, JudgeMetadata, JudgeType, Judgment, JudgmentBuilder, JudgmentContext,
+    Status,
+};
 use crate::jury::{CascadedJury, Jury, MetaJury, NamedJury, SimpleJury};
 
 pub use command::humantime;
@@ -61,7 +64,11 @@ pub struct ConfiguredJudge {
 impl ConfiguredJudge {
     /// The judge for `spec`, reporting to `progress` under the tier (or jury) name `tier`.
     pub fn new(spec: CheckSpec, tier: impl Into<String>, progress: Arc<dyn Progress>) -> Self {
-        ConfiguredJudge { spec, tier: tier.into(), progress }
+        ConfiguredJudge {
+            spec,
+            tier: tier.into(),
+            progress,
+        }
     }
 
     async fn evaluate(&self, ctx: &JudgmentContext) -> Outcome {
@@ -71,28 +78,73 @@ impl ConfiguredJudge {
             match tokio::time::timeout(timeout, tokio::task::spawn_blocking(f)).await {
                 Ok(Ok(r)) => r,
                 Ok(Err(e)) => Err(Fault::threw("panic", e.to_string())),
-                Err(_) => instrument(format!("the check did not finish within {}", humantime(timeout))),
+                Err(_) => instrument(format!(
+                    "the check did not finish within {}",
+                    humantime(timeout)
+                )),
             }
         };
         match self.spec.kind.clone() {
-            CheckKind::FileExists { path } => blocking(Box::new(move || fs::file_exists(&ws, &path))).await,
-            CheckKind::FileContent { path, expected, mode } => {
-                blocking(Box::new(move || fs::file_content(&ws, &path, &expected, mode))).await
+            CheckKind::FileExists { path } => {
+                blocking(Box::new(move || fs::file_exists(&ws, &path))).await
             }
-            CheckKind::Command { run, expect_exit, env, dir } => command::command(&ws, &run, expect_exit, &env, dir.as_ref(), timeout).await,
-            CheckKind::MavenBuild { goals, args } => command::build_tool_run(&ws, true, &goals, &args, timeout).await,
-            CheckKind::GradleBuild { tasks, args } => command::build_tool_run(&ws, false, &tasks, &args, timeout).await,
+            CheckKind::FileContent {
+                path,
+                expected,
+                mode,
+            } => {
+                blocking(Box::new(move || {
+                    fs::file_content(&ws, &path, &expected, mode)
+                }))
+                .await
+            }
+            CheckKind::Command {
+                run,
+                expect_exit,
+                env,
+                dir,
+            } => command::command(&ws, &run, expect_exit, &env, dir.as_ref(), timeout).await,
+            CheckKind::MavenBuild { goals, args } => {
+                command::build_tool_run(&ws, true, &goals, &args, timeout).await
+            }
+            CheckKind::GradleBuild { tasks, args } => {
+                command::build_tool_run(&ws, false, &tasks, &args, timeout).await
+            }
             CheckKind::ClassVersion { target, dir } => {
                 let c = ctx.clone();
-                blocking(Box::new(move || class_version::class_version(&c, target, &dir))).await
+                blocking(Box::new(move || {
+                    class_version::class_version(&c, target, &dir)
+                }))
+                .await
             }
-            CheckKind::CoveragePreservation { max_drop, report, baseline } => {
+            CheckKind::CoveragePreservation {
+                max_drop,
+                report,
+                baseline,
+            } => {
                 let c = ctx.clone();
-                blocking(Box::new(move || coverage::preservation(&c, max_drop, &report, baseline.as_ref()))).await
+                blocking(Box::new(move || {
+                    coverage::preservation(&c, max_drop, &report, baseline.as_ref())
+                }))
+                .await
             }
-            CheckKind::CoverageImprovement { max_improvement, minimum_line_coverage, report, baseline } => {
+            CheckKind::CoverageImprovement {
+                max_improvement,
+                minimum_line_coverage,
+                report,
+                baseline,
+            } => {
                 let c = ctx.clone();
-                blocking(Box::new(move || coverage::improvement(&c, max_improvement, minimum_line_coverage, &report, baseline.as_ref()))).await
+                blocking(Box::new(move || {
+                    coverage::improvement(
+                        &c,
+                        max_improvement,
+                        minimum_line_coverage,
+                        &report,
+                        baseline.as_ref(),
+                    )
+                }))
+                .await
             }
             CheckKind::External { run, env } => command::external(ctx, &run, &env, timeout).await,
             CheckKind::Unavailable { type_name } => instrument(format!(
@@ -107,10 +159,19 @@ impl ConfiguredJudge {
 impl Judge for ConfiguredJudge {
     fn metadata(&self) -> Result<Option<JudgeMetadata>, Fault> {
         let family = check_type(&self.spec.type_name).map_or(Family::Deterministic, |t| t.family);
-        let judge_type = if family == Family::Semantic { JudgeType::LlmPowered } else { JudgeType::Deterministic };
-        JudgeMetadata::new(self.spec.name.clone(), self.spec.description.clone(), judge_type, self.spec.not_applicable_when.clone())
-            .map(Some)
-            .map_err(Fault::from)
+        let judge_type = if family == Family::Semantic {
+            JudgeType::LlmPowered
+        } else {
+            JudgeType::Deterministic
+        };
+        JudgeMetadata::new(
+            self.spec.name.clone(),
+            self.spec.description.clone(),
+            judge_type,
+            self.spec.not_applicable_when.clone(),
+        )
+        .map(Some)
+        .map_err(Fault::from)
     }
 
     async fn judge(&self, ctx: &JudgmentContext) -> Result<Judgment, Fault> {
@@ -118,12 +179,19 @@ impl Judge for ConfiguredJudge {
         let start = Instant::now();
         let result = self.evaluate(ctx).await;
         let elapsed = start.elapsed();
-        let result = result.map(|j| if j.elapsed().is_some() { j } else { j.with_elapsed(elapsed) });
+        let result = result.map(|j| {
+            if j.elapsed().is_some() {
+                j
+            } else {
+                j.with_elapsed(elapsed)
+            }
+        });
         let status = match &result {
             Ok(j) => j.status(),
             Err(_) => Status::Error,
         };
-        self.progress.finished(&self.tier, &self.spec.name, status, elapsed);
+        self.progress
+            .finished(&self.tier, &self.spec.name, status, elapsed);
         result
     }
 
@@ -155,20 +223,47 @@ fn baseline_json(b: &Option<Baseline>) -> Value {
 fn configuration(spec: &CheckSpec) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("type".into(), spec.type_name.clone().into());
-    m.insert("timeoutMillis".into(), (spec.timeout.as_millis() as u64).into());
-    let p = |path: &crate::config::checks::WorkspacePath| Value::from(path.as_path().display().to_string());
-    let env_names = |env: &[(String, String)]| Value::from(env.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>());
+    m.insert(
+        "timeoutMillis".into(),
+        (spec.timeout.as_millis() as u64).into(),
+    );
+    let p = |path: &crate::config::checks::WorkspacePath| {
+        Value::from(path.as_path().display().to_string())
+    };
+    let env_names = |env: &[(String, String)]| {
+        Value::from(env.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>())
+    };
     let extra = match &spec.kind {
         CheckKind::FileExists { path } => json!({"path": p(path)}),
-        CheckKind::FileContent { path, expected, mode } => json!({"path": p(path), "expected": expected, "match": match mode {
+        CheckKind::FileContent {
+            path,
+            expected,
+            mode,
+        } => json!({"path": p(path), "expected": expected, "match": match mode {
             MatchMode::Exact => "EXACT", MatchMode::Contains => "CONTAINS", MatchMode::Regex => "REGEX" }}),
-        CheckKind::Command { run, expect_exit, env, dir } => json!({"run": cmdline(run), "expectExit": expect_exit, "env": env_names(env),
+        CheckKind::Command {
+            run,
+            expect_exit,
+            env,
+            dir,
+        } => json!({"run": cmdline(run), "expectExit": expect_exit, "env": env_names(env),
             "dir": dir.as_ref().map(p).unwrap_or(Value::from("."))}),
         CheckKind::MavenBuild { goals, args } => json!({"goals": goals, "args": args}),
         CheckKind::GradleBuild { tasks, args } => json!({"tasks": tasks, "args": args}),
-        CheckKind::ClassVersion { target, dir } => json!({"target": target.map_or(Value::from("metadata:targetClassVersion"), Value::from), "dir": p(dir)}),
-        CheckKind::CoveragePreservation { max_drop, report, baseline } => json!({"maxDrop": max_drop, "report": p(report), "baseline": baseline_json(baseline)}),
-        CheckKind::CoverageImprovement { max_improvement, minimum_line_coverage, report, baseline } => json!({"maxImprovement": max_improvement,
+        CheckKind::ClassVersion { target, dir } => {
+            json!({"target": target.map_or(Value::from("metadata:targetClassVersion"), Value::from), "dir": p(dir)})
+        }
+        CheckKind::CoveragePreservation {
+            max_drop,
+            report,
+            baseline,
+        } => json!({"maxDrop": max_drop, "report": p(report), "baseline": baseline_json(baseline)}),
+        CheckKind::CoverageImprovement {
+            max_improvement,
+            minimum_line_coverage,
+            report,
+            baseline,
+        } => json!({"maxImprovement": max_improvement,
             "minimumLineCoverage": minimum_line_coverage, "report": p(report), "baseline": baseline_json(baseline)}),
         CheckKind::External { run, env } => json!({"run": cmdline(run), "env": env_names(env)}),
         CheckKind::Unavailable { type_name } => json!({"available": false, "type": type_name}),
@@ -195,7 +290,10 @@ fn simple(
     loc: Option<&Loc>,
     progress: &Arc<dyn Progress>,
 ) -> Result<SimpleJury, JuryBuildError> {
-    let at = |error: BuildError| JuryBuildError { loc: loc.cloned(), error };
+    let at = |error: BuildError| JuryBuildError {
+        loc: loc.cloned(),
+        error,
+    };
     let strategy = voting.build().map_err(at)?;
     let mut b = SimpleJury::builder().strategy(Arc::new(strategy));
     for c in checks {
@@ -206,27 +304,43 @@ fn simple(
 }
 
 /// Builds the engine's jury for a validated spec; `name` labels progress for flat juries.
-pub fn build_jury(spec: &JurySpec, name: &str, progress: Arc<dyn Progress>) -> Result<Arc<dyn Jury>, JuryBuildError> {
+pub fn build_jury(
+    spec: &JurySpec,
+    name: &str,
+    progress: Arc<dyn Progress>,
+) -> Result<Arc<dyn Jury>, JuryBuildError> {
     match spec {
-        JurySpec::Checks { voting, checks } => Ok(Arc::new(simple(voting, checks, name, None, &progress)?)),
+        JurySpec::Checks { voting, checks } => {
+            Ok(Arc::new(simple(voting, checks, name, None, &progress)?))
+        }
         JurySpec::Tiers(tiers) => {
             let mut b = CascadedJury::builder();
             for t in tiers {
                 let jury = simple(&t.voting, &t.checks, &t.name, t.loc.as_ref(), &progress)?;
                 b = b.tier(t.name.clone(), Arc::new(jury), t.policy);
             }
-            Ok(Arc::new(b.build().map_err(|error| JuryBuildError { loc: tiers.first().and_then(|t| t.loc.clone()), error })?))
+            Ok(Arc::new(b.build().map_err(|error| JuryBuildError {
+                loc: tiers.first().and_then(|t| t.loc.clone()),
+                error,
+            })?))
         }
         JurySpec::Members { voting, members } => {
             let mut named = Vec::new();
             for m in members {
-                named.push(NamedJury::new(m.name.clone(), build_jury(&m.jury, &m.name, Arc::clone(&progress))?));
+                named.push(NamedJury::new(
+                    m.name.clone(),
+                    build_jury(&m.jury, &m.name, Arc::clone(&progress))?,
+                ));
             }
-            let strategy = voting.build().map_err(|error| JuryBuildError { loc: None, error })?;
-            Ok(Arc::new(MetaJury::new(Arc::new(strategy), named).map_err(|error| JuryBuildError {
-                loc: members.first().and_then(|m| m.loc.clone()),
-                error,
-            })?))
+            let strategy = voting
+                .build()
+                .map_err(|error| JuryBuildError { loc: None, error })?;
+            Ok(Arc::new(MetaJury::new(Arc::new(strategy), named).map_err(
+                |error| JuryBuildError {
+                    loc: members.first().and_then(|m| m.loc.clone()),
+                    error,
+                },
+            )?))
         }
     }
 }

@@ -17,7 +17,12 @@ pub enum Resolved {
 pub fn resolve(workspace: &Path, rel: &Path) -> Resolved {
     let root = match workspace.canonicalize() {
         Ok(r) => r,
-        Err(e) => return Resolved::Escapes(format!("the workspace {} cannot be read: {e}", workspace.display())),
+        Err(e) => {
+            return Resolved::Escapes(format!(
+                "the workspace {} cannot be read: {e}",
+                workspace.display()
+            ));
+        }
     };
     let joined = root.join(rel);
     if !joined.starts_with(&root) || rel.is_absolute() {
@@ -25,7 +30,11 @@ pub fn resolve(workspace: &Path, rel: &Path) -> Resolved {
     }
     match joined.canonicalize() {
         Ok(real) if real.starts_with(&root) => Resolved::Inside(real),
-        Ok(real) => Resolved::Escapes(format!("'{}' leads outside the workspace (to {})", rel.display(), real.display())),
+        Ok(real) => Resolved::Escapes(format!(
+            "'{}' leads outside the workspace (to {})",
+            rel.display(),
+            real.display()
+        )),
         Err(_) => {
             // Missing (or a dangling link): the deepest existing ancestor must be inside.
             let mut anc = joined.parent();
@@ -34,7 +43,11 @@ pub fn resolve(workspace: &Path, rel: &Path) -> Resolved {
                     if real.starts_with(&root) {
                         return Resolved::Missing(joined);
                     }
-                    return Resolved::Escapes(format!("'{}' leads outside the workspace (through {})", rel.display(), real.display()));
+                    return Resolved::Escapes(format!(
+                        "'{}' leads outside the workspace (through {})",
+                        rel.display(),
+                        real.display()
+                    ));
                 }
                 anc = a.parent();
             }
@@ -55,10 +68,25 @@ mod tests {
         std::fs::write(ws.path().join("ok.txt"), "x").unwrap();
         std::os::unix::fs::symlink(outside.path().join("secret"), ws.path().join("link")).unwrap();
         std::os::unix::fs::symlink(outside.path(), ws.path().join("dirlink")).unwrap();
-        assert!(matches!(resolve(ws.path(), Path::new("ok.txt")), Resolved::Inside(_)));
-        assert!(matches!(resolve(ws.path(), Path::new("nope.txt")), Resolved::Missing(_)));
-        assert!(matches!(resolve(ws.path(), Path::new("link")), Resolved::Escapes(_)));
-        assert!(matches!(resolve(ws.path(), Path::new("dirlink/secret")), Resolved::Escapes(_)));
-        assert!(matches!(resolve(ws.path(), Path::new("dirlink/new")), Resolved::Escapes(_)));
+        assert!(matches!(
+            resolve(ws.path(), Path::new("ok.txt")),
+            Resolved::Inside(_)
+        ));
+        assert!(matches!(
+            resolve(ws.path(), Path::new("nope.txt")),
+            Resolved::Missing(_)
+        ));
+        assert!(matches!(
+            resolve(ws.path(), Path::new("link")),
+            Resolved::Escapes(_)
+        ));
+        assert!(matches!(
+            resolve(ws.path(), Path::new("dirlink/secret")),
+            Resolved::Escapes(_)
+        ));
+        assert!(matches!(
+            resolve(ws.path(), Path::new("dirlink/new")),
+            Resolved::Escapes(_)
+        ));
     }
 }

@@ -17,8 +17,28 @@ pub const KEEP_BYTES: usize = 32 * 1024;
 /// Variables passed from judge-ci's own environment to every child; anything else (tokens
 /// above all) is withheld unless a check names it in its `env`.
 pub const INHERITED_ENV: &[&str] = &[
-    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "TERM", "JAVA_HOME",
-    "MAVEN_HOME", "M2_HOME", "MAVEN_OPTS", "MAVEN_ARGS", "GRADLE_HOME", "GRADLE_USER_HOME", "GRADLE_OPTS", "JAVA_TOOL_OPTIONS", "CI",
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TZ",
+    "TMPDIR",
+    "TERM",
+    "JAVA_HOME",
+    "MAVEN_HOME",
+    "M2_HOME",
+    "MAVEN_OPTS",
+    "MAVEN_ARGS",
+    "GRADLE_HOME",
+    "GRADLE_USER_HOME",
+    "GRADLE_OPTS",
+    "JAVA_TOOL_OPTIONS",
+    "CI",
 ];
 
 /// What to run.
@@ -190,7 +210,11 @@ pub async fn run(spec: &ProcessSpec) -> std::io::Result<ProcessOutput> {
         .env_clear()
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .stdin(if spec.stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdin(if spec.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .process_group(0)
         .kill_on_drop(true);
     for k in INHERITED_ENV {
@@ -209,8 +233,18 @@ pub async fn run(spec: &ProcessSpec) -> std::io::Result<ProcessOutput> {
             let _ = stdin.write_all(&bytes).await;
         });
     }
-    let out = tokio::spawn(drain(child.stdout.take().ok_or_else(|| std::io::Error::other("no stdout pipe"))?));
-    let err = tokio::spawn(drain(child.stderr.take().ok_or_else(|| std::io::Error::other("no stderr pipe"))?));
+    let out = tokio::spawn(drain(
+        child
+            .stdout
+            .take()
+            .ok_or_else(|| std::io::Error::other("no stdout pipe"))?,
+    ));
+    let err = tokio::spawn(drain(
+        child
+            .stderr
+            .take()
+            .ok_or_else(|| std::io::Error::other("no stderr pipe"))?,
+    ));
     let exit = match tokio::time::timeout(spec.timeout, child.wait()).await {
         Ok(Ok(status)) => {
             use std::os::unix::process::ExitStatusExt;
@@ -227,8 +261,16 @@ pub async fn run(spec: &ProcessSpec) -> std::io::Result<ProcessOutput> {
     guard.kill();
     let _ = child.kill().await;
     let grace = Duration::from_secs(5);
-    let stdout = tokio::time::timeout(grace, out).await.ok().and_then(Result::ok).unwrap_or_default();
-    let stderr = tokio::time::timeout(grace, err).await.ok().and_then(Result::ok).unwrap_or_default();
+    let stdout = tokio::time::timeout(grace, out)
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or_default();
+    let stderr = tokio::time::timeout(grace, err)
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or_default();
     Ok(ProcessOutput {
         exit,
         stdout,
@@ -251,23 +293,49 @@ mod tests {
         let t = c.text();
         assert!(t.starts_with("aaa"));
         assert!(t.ends_with("bEND"));
-        assert!(t.contains(&format!("{} bytes cut", 2 * KEEP_BYTES + 3)), "{}", &t[KEEP_BYTES..KEEP_BYTES + 80]);
+        assert!(
+            t.contains(&format!("{} bytes cut", 2 * KEEP_BYTES + 3)),
+            "{}",
+            &t[KEEP_BYTES..KEEP_BYTES + 80]
+        );
     }
 
     #[tokio::test]
     async fn exit_codes_timeouts_and_environment() {
         let dir = std::env::temp_dir();
-        let ok = run(&ProcessSpec::shell("echo out; echo err >&2; exit 3", dir.clone(), Duration::from_secs(10))).await.unwrap();
+        let ok = run(&ProcessSpec::shell(
+            "echo out; echo err >&2; exit 3",
+            dir.clone(),
+            Duration::from_secs(10),
+        ))
+        .await
+        .unwrap();
         assert_eq!(ok.exit, Exit::Code(3));
         assert_eq!(ok.stdout.text(), "out\n");
         assert_eq!(ok.stderr.text(), "err\n");
-        let slow = run(&ProcessSpec::shell("sleep 30", dir.clone(), Duration::from_millis(200))).await.unwrap();
+        let slow = run(&ProcessSpec::shell(
+            "sleep 30",
+            dir.clone(),
+            Duration::from_millis(200),
+        ))
+        .await
+        .unwrap();
         assert_eq!(slow.exit, Exit::TimedOut);
         assert!(slow.elapsed < Duration::from_secs(10));
         // cargo sets CARGO_MANIFEST_DIR for test runs; it is not on the inherited list.
         assert!(std::env::var("CARGO_MANIFEST_DIR").is_ok());
-        let env = run(&ProcessSpec::shell("echo \"[$CARGO_MANIFEST_DIR][$PATH]\"", dir, Duration::from_secs(10))).await.unwrap();
-        assert!(env.stdout.text().starts_with("[]["), "{}", env.stdout.text());
+        let env = run(&ProcessSpec::shell(
+            "echo \"[$CARGO_MANIFEST_DIR][$PATH]\"",
+            dir,
+            Duration::from_secs(10),
+        ))
+        .await
+        .unwrap();
+        assert!(
+            env.stdout.text().starts_with("[]["),
+            "{}",
+            env.stdout.text()
+        );
         assert!(env.stdout.text().len() > 6);
     }
 }

@@ -16,7 +16,7 @@ use super::verdict::Verdict;
 pub const INTERPRETATION_SCHEMA_VERSION: u32 = 1;
 
 /// What a verdict says about the subject.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Reading {
     /// The subject passed.
@@ -44,7 +44,7 @@ impl fmt::Display for Reading {
 }
 
 /// Whether the root's own evidence block agrees with its status.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ReadingSupport {
     /// The evidence implies exactly the recorded status.
@@ -56,7 +56,7 @@ pub enum ReadingSupport {
 }
 
 /// The kinds of problem a stored verdict can have.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum DefectKind {
     /// A field the shape requires is missing.
@@ -70,7 +70,7 @@ pub enum DefectKind {
 }
 
 /// One problem found while reading, with where it is.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Defect {
     /// What kind of problem.

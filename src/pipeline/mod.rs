@@ -1,0 +1,687 @@
+//! The one place that strings the stages together: config → workspace and reference → jury →
+//! report, written to disk before anything is printed.
+
+pub mod progress;
+
+use serde_json::Value;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+use thiserror::Error;
+
+use crate::config::checks::{CheckKind, WorkspacePath};
+use crate::config::{
+    Benchmark, CheckSpec, Diagnostic, Diagnostics, FailOn, JurySpec, ReferenceSpec, Task, discover,
+    load_benchmark, load_task,
+};
+use crate::judges::process::{self, Exit, ProcessSpec};
+use crate::judges::{NoProgress, Progress, build_jury, paths};
+use crate::judgment::JudgmentContext;
+use crate::jury::interpret::{self, Reading};
+use crate::jury::{Decision, Jury, Verdict};
+use crate::report::{
+    CommandRecord, ConfigInfo, Gate, InterpretationInfo, JudgeView, Outcome, REPORT_SCHEMA, Report,
+    Subject, TaskInfo, TierView, Timings, Tool, markdown,
+};
+
+/// Exit code: judged, gate passed.
+pub const EXIT_PASS: i32 = 0;
+/// Exit code: judged, subject rejected.
+pub const EXIT_REJECTED: i32 = 1;
+/// Exit code: not judged (bad command line, config, task file or inputs).
+pub const EXIT_BAD_INPUT: i32 = 2;
+/// Exit code: judged, but the instrument failed.
+pub const EXIT_INSTRUMENT: i32 = 3;
+
+/// What the run prints on standard output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// The markdown report.
+    Markdown,
+    /// The report JSON.
+    Json,
+}
+
+/// How chatty the run is on standard error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verbosity {
+    /// Errors only.
+    Quiet,
+    /// Warnings and progress.
+    Normal,
+    /// Every judge start and finish as plain lines.
+    Verbose,
+}
+
+/// Everything a run needs from the command line.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// `--config`.
+    pub config: Option<PathBuf>,
+    /// `--task`.
+    pub task: Option<PathBuf>,
+    /// `--workspace`.
+    pub workspace: PathBuf,
+    /// `--reference`.
+    pub reference: Option<PathBuf>,
+    /// `--dry-run`: print instead of posting.
+    pub dry_run: bool,
+    /// `--out`.
+    pub out: PathBuf,
+    /// `--format`.
+    pub format: Format,
+    /// `--quiet` / `--verbose`.
+    pub verbosity: Verbosity,
+    /// Colour on standard error.
+    pub color: bool,
+}
+
+/// Why a run could not judge.
+#[derive(Debug, Error)]
+pub enum RunError {
+    /// Bad input: exit 2. The text is ready to print (diagnostics with snippets).
+    #[error("{0}")]
+    Input(String),
+    /// The engine itself failed before producing a verdict: exit 3.
+    #[error("{0}")]
+    Instrument(String),
+}
+
+impl RunError {
+    /// The process exit code for this error.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            RunError::Input(_) => EXIT_BAD_INPUT,
+            RunError::Instrument(_) => EXIT_INSTRUMENT,
+        }
+    }
+}
+
+/// A finished run.
+pub struct RunResult {
+    /// The report, as written.
+    pub report: Report,
+    /// What to print on standard output.
+    pub stdout: String,
+    /// Where the report JSON was written.
+    pub report_path: PathBuf,
+}
+
+fn diags_error(d: &Diagnostics, color: bool) -> RunError {
+    RunError::Input(d.render(color).trim_end().to_string())
+}
+
+fn one(msg: String, help: Option<&str>) -> RunError {
+    let mut d = Diagnostic::error(None, msg);
+    if let Some(h) = help {
+        d = d.help(h);
+    }
+    RunError::Input(d.render(None, false).trim_end().to_string())
+}
+
+/// Loads the config (discovered when not given) and the task, printing warnings.
+pub fn load(
+    config: Option<&Path>,
+    task: Option<&Path>,
+    verbosity: Verbosity,
+    color: bool,
+) -> Result<(Benchmark, Option<Task>), RunError> {
+    let path = match config {
+        Some(p) => p.to_path_buf(),
+        None => {
+            let cwd = std::env::current_dir()
+                .map_err(|e| one(format!("cannot read the working folder: {e}"), None))?;
+            discover(&cwd).ok_or_else(|| {
+                one(
+                    format!("no configuration found in {}", cwd.display()),
+                    Some("looked for judge-ci.yml, .github/judge-ci.yml and benchmark.yaml; pass --config PATH"),
+                )
+            })?
+        }
+    };
+    let (bench, warnings) = load_benchmark(&path).map_err(|d| diags_error(&d, color))?;
+    let mut all_warnings = warnings;
+    let task = match task {
+        Some(t) => {
+            let (task, w) = load_task(t).map_err(|d| diags_error(&d, color))?;
+            all_warnings.items.extend(w.items);
+            Some(task)
+        }
+        None => None,
+    };
+    if verbosity != Verbosity::Quiet && !all_warnings.items.is_empty() {
+        eprint!("{}", all_warnings.render(color));
+    }
+    Ok((bench, task))
+}
+
+/// Every workspace path a check names, with the check.
+fn check_paths(spec: &JurySpec) -> Vec<(&CheckSpec, &WorkspacePath)> {
+    let checks: Vec<&CheckSpec> = match spec {
+        JurySpec::Checks { checks, .. } => checks.iter().collect(),
+        JurySpec::Tiers(t) => t.iter().flat_map(|t| &t.checks).collect(),
+        JurySpec::Members { members, .. } => members
+            .iter()
+            .flat_map(|m| check_paths(&m.jury).into_iter().map(|(c, _)| c))
+            .collect(),
+    };
+    let mut out: Vec<(&CheckSpec, &WorkspacePath)> = Vec::new();
+    for c in checks {
+        match &c.kind {
+            CheckKind::FileExists { path } | CheckKind::FileContent { path, .. } => {
+                out.push((c, path))
+            }
+            CheckKind::Command { dir: Some(d), .. } => out.push((c, d)),
+            CheckKind::ClassVersion { dir, .. } => out.push((c, dir)),
+            CheckKind::CoveragePreservation { report, .. }
+            | CheckKind::CoverageImprovement { report, .. } => out.push((c, report)),
+            _ => {}
+        }
+    }
+    out.dedup_by(|a, b| std::ptr::eq(a.0, b.0) && a.1 == b.1);
+    out
+}
+
+/// Refuses, before anything runs, a configured path that leads out of the workspace through
+/// a symlink.
+fn preflight(spec: &JurySpec, workspace: &Path, color: bool) -> Result<(), RunError> {
+    let mut d = Diagnostics::default();
+    for (c, p) in check_paths(spec) {
+        if let paths::Resolved::Escapes(why) = paths::resolve(workspace, p.as_path()) {
+            d.push(
+                Diagnostic::error(c.loc.clone(), format!("check '{}': {why}", c.name))
+                    .help("a check may only read inside the workspace; remove the symlink or change the path"),
+            );
+        }
+    }
+    if d.has_errors() {
+        Err(diags_error(&d, color))
+    } else {
+        Ok(())
+    }
+}
+
+fn resolve_reference(opts: &RunOptions, bench: &Benchmark) -> Result<Option<PathBuf>, RunError> {
+    let folder = match (&opts.reference, &bench.reference) {
+        (Some(p), _) => p.clone(),
+        (None, Some(ReferenceSpec::Path(p))) => p.clone(),
+        (None, Some(ReferenceSpec::Rev { rev, .. })) => {
+            return Err(one(
+                format!(
+                    "the config's reference is the git revision '{rev}', and this version of judge-ci reads references from folders only"
+                ),
+                Some("pass --reference DIR with a checkout of that revision"),
+            ));
+        }
+        (None, None) => return Ok(None),
+    };
+    if !folder.is_dir() {
+        return Err(one(
+            format!("the reference folder {} does not exist", folder.display()),
+            Some("pass --reference DIR, or fix reference.path in the config"),
+        ));
+    }
+    folder.canonicalize().map(Some).map_err(|e| {
+        one(
+            format!("cannot read the reference folder {}: {e}", folder.display()),
+            None,
+        )
+    })
+}
+
+fn progress_for(
+    verbosity: Verbosity,
+) -> (Arc<dyn Progress>, Option<Arc<progress::ActionsProgress>>) {
+    if verbosity == Verbosity::Quiet {
+        return (Arc::new(NoProgress), None);
+    }
+    if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
+        let a = Arc::new(progress::ActionsProgress::default());
+        return (a.clone(), Some(a));
+    }
+    if verbosity == Verbosity::Verbose {
+        return (Arc::new(progress::LogProgress), None);
+    }
+    if std::io::stderr().is_terminal() {
+        return (Arc::new(progress::TerminalProgress::new()), None);
+    }
+    (Arc::new(NoProgress), None)
+}
+
+async fn task_commands(task: &Task, bench: &Benchmark, workspace: &Path) -> Vec<CommandRecord> {
+    let mut out = Vec::new();
+    for (phase, list) in [("setup", &task.setup), ("post", &task.post)] {
+        for line in list {
+            let spec = ProcessSpec::shell(line, workspace.to_path_buf(), bench.default_timeout);
+            let start = Instant::now();
+            let (exit_code, problem) = match process::run(&spec).await {
+                Ok(o) => match o.exit {
+                    Exit::Code(0) => (Some(0), None),
+                    Exit::Code(c) => {
+                        let tail: String = o
+                            .stderr
+                            .text()
+                            .lines()
+                            .rev()
+                            .take(3)
+                            .collect::<Vec<_>>()
+                            .into_iter()
+                            .rev()
+                            .collect::<Vec<_>>()
+                            .join(" / ");
+                        (
+                            Some(c),
+                            Some(format!(
+                                "exited with {c}{}",
+                                if tail.is_empty() {
+                                    String::new()
+                                } else {
+                                    format!(": {tail}")
+                                }
+                            )),
+                        )
+                    }
+                    Exit::Signal(s) => (None, Some(format!("terminated by signal {s}"))),
+                    Exit::TimedOut => (
+                        None,
+                        Some(format!(
+                            "did not finish within {}",
+                            crate::judges::humantime(bench.default_timeout)
+                        )),
+                    ),
+                },
+                Err(e) => (None, Some(format!("could not be started: {e}"))),
+            };
+            out.push(CommandRecord {
+                phase: phase.into(),
+                command: line.clone(),
+                exit_code,
+                problem,
+                elapsed_ms: start.elapsed().as_millis() as u64,
+            });
+        }
+    }
+    out
+}
+
+/// The per-tier view of a verdict, in configured order.
+pub fn tier_views(spec: &JurySpec, verdict: &Verdict) -> Vec<TierView> {
+    let judges = |checks: &[CheckSpec], v: &Verdict| -> Vec<JudgeView> {
+        v.individual_by_name()
+            .iter()
+            .map(|(name, j)| JudgeView {
+                name: name.clone(),
+                judge_type: checks
+                    .iter()
+                    .find(|c| &c.name == name)
+                    .map(|c| c.type_name.clone())
+                    .unwrap_or_default(),
+                status: j.status(),
+                score: j.score(),
+                elapsed_ms: j.elapsed().map_or(0, |d| d.as_millis() as u64),
+            })
+            .collect()
+    };
+    let view = |name: &str,
+                policy,
+                checks: &[CheckSpec],
+                attempt: Option<&Verdict>,
+                ran: bool,
+                stopped: bool| {
+        let js = attempt.map(|v| judges(checks, v)).unwrap_or_default();
+        TierView {
+            name: name.to_string(),
+            policy,
+            status: attempt.map(|v| v.aggregated().status()),
+            ran,
+            stopped,
+            elapsed_ms: js.iter().map(|j| j.elapsed_ms).max().unwrap_or(0),
+            judges: js,
+        }
+    };
+    let decided = match verdict.decision() {
+        Decision::Tier { tier, .. } => Some(tier.as_str()),
+        _ => None,
+    };
+    match spec {
+        JurySpec::Checks { checks, .. } => {
+            vec![view("checks", None, checks, Some(verdict), true, true)]
+        }
+        JurySpec::Tiers(tiers) => tiers
+            .iter()
+            .map(|t| {
+                let a = verdict.attempt(&t.name);
+                view(
+                    &t.name,
+                    Some(t.policy),
+                    &t.checks,
+                    a.and_then(|a| a.verdict()),
+                    a.is_some(),
+                    decided == Some(t.name.as_str()),
+                )
+            })
+            .collect(),
+        JurySpec::Members { members, .. } => members
+            .iter()
+            .map(|m| {
+                let a = verdict.attempt(&m.name);
+                let checks: Vec<CheckSpec> = match &m.jury {
+                    JurySpec::Checks { checks, .. } => checks.clone(),
+                    JurySpec::Tiers(t) => t.iter().flat_map(|t| t.checks.clone()).collect(),
+                    JurySpec::Members { .. } => Vec::new(),
+                };
+                view(
+                    &m.name,
+                    None,
+                    &checks,
+                    a.and_then(|a| a.verdict()),
+                    a.is_some(),
+                    false,
+                )
+            })
+            .collect(),
+    }
+}
+
+/// The gate for a reading under the config's `fail-on`.
+pub fn gate(reading: Option<Reading>, fail_on: FailOn, decided_by: Option<&str>) -> Outcome {
+    let at = decided_by
+        .map(|t| format!(" at tier '{t}'"))
+        .unwrap_or_default();
+    let (code, reason) = match reading {
+        Some(Reading::Accepted) => (EXIT_PASS, format!("The subject was accepted{at}.")),
+        Some(Reading::NotApplicable) => (EXIT_PASS, "The jury found the question not applicable to this subject.".to_string()),
+        Some(Reading::Rejected) => (EXIT_REJECTED, format!("The subject was rejected{at}.")),
+        Some(Reading::Undecided) if fail_on == FailOn::NotPass => (EXIT_REJECTED, format!("The jury could not decide{at}, and fail-on is not-pass.")),
+        Some(Reading::Undecided) => (EXIT_PASS, format!("The jury could not decide{at}; fail-on is fail, so the gate passes.")),
+        Some(Reading::NotAssessed) | None => {
+            (EXIT_INSTRUMENT, "The instrument failed: a judge or the jury could not reach a finding, so the subject was not assessed.".to_string())
+        }
+    };
+    let (code, reason) = if fail_on == FailOn::Never && code != EXIT_PASS {
+        (
+            EXIT_PASS,
+            format!("{reason} fail-on is never, so the gate passes."),
+        )
+    } else {
+        (code, reason)
+    };
+    Outcome {
+        gate: if code == EXIT_PASS {
+            Gate::Pass
+        } else {
+            Gate::Fail
+        },
+        exit_code: code,
+        reason,
+    }
+}
+
+/// Runs the whole job: load, resolve, judge, write `report.json` then `report.md`, and return
+/// what to print.
+pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
+    let total = Instant::now();
+    let (bench, task) = load(
+        opts.config.as_deref(),
+        opts.task.as_deref(),
+        opts.verbosity,
+        opts.color,
+    )?;
+    let checkout = Instant::now();
+    if !opts.workspace.is_dir() {
+        return Err(one(
+            format!(
+                "the workspace folder {} does not exist",
+                opts.workspace.display()
+            ),
+            Some("pass --workspace DIR"),
+        ));
+    }
+    let workspace = opts.workspace.canonicalize().map_err(|e| {
+        one(
+            format!(
+                "cannot read the workspace folder {}: {e}",
+                opts.workspace.display()
+            ),
+            None,
+        )
+    })?;
+    let reference = resolve_reference(opts, &bench)?;
+    preflight(&bench.jury, &workspace, opts.color)?;
+    let checkout_ms = checkout.elapsed().as_millis() as u64;
+
+    let (progress, actions) = progress_for(opts.verbosity);
+    let jury = build_jury(&bench.jury, &bench.name, progress).map_err(|e| {
+        let mut d = Diagnostics::default();
+        d.push(Diagnostic::error(e.loc, e.error.message().to_string()));
+        diags_error(&d, opts.color)
+    })?;
+    let description = jury
+        .describe()
+        .map_err(|e| RunError::Instrument(format!("cannot describe the jury: {e}")))?;
+
+    let judging = Instant::now();
+    let commands = match &task {
+        Some(t) => task_commands(t, &bench, &workspace).await,
+        None => Vec::new(),
+    };
+    let mut metadata = bench.metadata.clone();
+    if let Some(t) = &task {
+        for (k, v) in &t.metadata {
+            metadata.insert(k.clone(), v.clone());
+        }
+    }
+    if let Some(r) = &reference {
+        metadata.insert("expectedDir".into(), Value::from(r.display().to_string()));
+    }
+    let mut ctx = JudgmentContext::new(&workspace).with_goal(
+        task.as_ref()
+            .map(|t| t.instruction.clone())
+            .unwrap_or_default(),
+    );
+    ctx.metadata = metadata;
+    let verdict = crate::jury::vote(jury.as_ref(), Arc::new(ctx)).await;
+    if let Some(a) = actions {
+        a.close();
+    }
+    let verdict = verdict
+        .map_err(|f| RunError::Instrument(format!("the jury could not produce a verdict: {f}")))?;
+    let jury_ms = judging.elapsed().as_millis() as u64;
+
+    let render_start = Instant::now();
+    let reading = interpret::interpret_verdict(&verdict);
+    let outcome = gate(
+        reading.reading,
+        bench.report.fail_on,
+        reading.decided_by.as_deref(),
+    );
+    let mut report = Report {
+        schema: REPORT_SCHEMA.into(),
+        tool: Tool {
+            name: "judge-ci".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        },
+        subject: Subject {
+            workspace: workspace.display().to_string(),
+            reference: reference.as_ref().map(|r| r.display().to_string()),
+            ..Subject::default()
+        },
+        config: ConfigInfo {
+            path: bench.path.display().to_string(),
+            sha256: bench.sha256.clone(),
+            name: bench.name.clone(),
+            version: Some(bench.version.clone()),
+            description,
+        },
+        task: task.as_ref().map(|t| TaskInfo {
+            id: t.id.clone(),
+            path: t.path.display().to_string(),
+            commands,
+        }),
+        tiers: tier_views(&bench.jury, &verdict),
+        verdict,
+        interpretation: InterpretationInfo {
+            reading: reading.reading,
+            reading_support: reading.reading_support,
+            decided_by: reading.decided_by.clone(),
+            defects: reading.defects.clone(),
+        },
+        timings: Timings {
+            checkout_ms,
+            jury_ms,
+            render_ms: 0,
+            total_ms: 0,
+        },
+        outcome,
+    };
+    let md = markdown::render(&report);
+    report.timings.render_ms = render_start.elapsed().as_millis() as u64;
+    report.timings.total_ms = total.elapsed().as_millis() as u64;
+
+    // Nothing is lost: the JSON goes to disk before anything is printed or posted.
+    std::fs::create_dir_all(&opts.out)
+        .map_err(|e| RunError::Instrument(format!("cannot create {}: {e}", opts.out.display())))?;
+    let report_path = opts.out.join("report.json");
+    let json =
+        serde_json::to_string_pretty(&report).map_err(|e| RunError::Instrument(e.to_string()))?;
+    write_atomically(&report_path, json.as_bytes()).map_err(|e| {
+        RunError::Instrument(format!("cannot write {}: {e}", report_path.display()))
+    })?;
+    write_atomically(&opts.out.join("report.md"), md.as_bytes()).map_err(|e| {
+        RunError::Instrument(format!(
+            "cannot write {}: {e}",
+            opts.out.join("report.md").display()
+        ))
+    })?;
+    if !opts.dry_run
+        && std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true")
+        && opts.verbosity != Verbosity::Quiet
+    {
+        eprintln!(
+            "judge-ci: publishing to GitHub is not part of this version; the report is in {}",
+            opts.out.display()
+        );
+    }
+    let stdout = match opts.format {
+        Format::Markdown => md,
+        Format::Json => json,
+    };
+    Ok(RunResult {
+        report,
+        stdout,
+        report_path,
+    })
+}
+
+/// Writes through a temporary file in the same folder, then renames.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    std::io::Write::write_all(&mut tmp, bytes)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// `validate`: loads, builds and describes the jury; returns the text to print.
+pub fn validate(
+    config: Option<&Path>,
+    task: Option<&Path>,
+    verbosity: Verbosity,
+    color: bool,
+) -> Result<String, RunError> {
+    let (bench, task) = load(config, task, verbosity, color)?;
+    let jury: Arc<dyn Jury> =
+        build_jury(&bench.jury, &bench.name, Arc::new(NoProgress)).map_err(|e| {
+            let mut d = Diagnostics::default();
+            d.push(Diagnostic::error(e.loc, e.error.message().to_string()));
+            diags_error(&d, color)
+        })?;
+    let description = jury
+        .describe()
+        .map_err(|e| RunError::Instrument(format!("cannot describe the jury: {e}")))?;
+    let mut out = format!(
+        "{}: valid ({} {})\n",
+        bench.path.display(),
+        bench.name,
+        bench.version
+    );
+    if let Some(t) = &task {
+        out.push_str(&format!("task {}: valid ({})\n", t.id, t.path.display()));
+    }
+    out.push_str(&describe_spec(&bench.jury, ""));
+    out.push_str(&format!(
+        "\njury description:\n{}\n",
+        serde_json::to_string_pretty(&description).unwrap_or_default()
+    ));
+    Ok(out)
+}
+
+fn describe_spec(spec: &JurySpec, indent: &str) -> String {
+    let checks = |cs: &[CheckSpec], ind: &str| -> String {
+        cs.iter()
+            .map(|c| {
+                format!(
+                    "{ind}  - {} ({}{})\n",
+                    c.name,
+                    c.type_name,
+                    if c.weight != 1.0 {
+                        format!(", weight {}", c.weight)
+                    } else {
+                        String::new()
+                    }
+                )
+            })
+            .collect()
+    };
+    let voting = |v: &crate::jury::strategies::StrategySpec| {
+        let mut s = v.kind.token().to_string();
+        if let Some(t) = v.threshold {
+            s.push_str(&format!(" ≥ {t}"));
+        }
+        if let Some(e) = v.error_policy {
+            s.push_str(&format!(", errors {e}"));
+        }
+        if let Some(n) = v.not_applicable_policy {
+            s.push_str(&format!(", not-applicable {n}"));
+        }
+        s
+    };
+    match spec {
+        JurySpec::Checks {
+            voting: v,
+            checks: cs,
+        } => format!(
+            "{indent}jury: {} check(s), {}\n{}",
+            cs.len(),
+            voting(v),
+            checks(cs, indent)
+        ),
+        JurySpec::Tiers(tiers) => {
+            let mut s = format!("{indent}cascade: {} tier(s)\n", tiers.len());
+            for (i, t) in tiers.iter().enumerate() {
+                s.push_str(&format!(
+                    "{indent}{}. {} [{}] voting {}\n",
+                    i + 1,
+                    t.name,
+                    t.policy,
+                    voting(&t.voting)
+                ));
+                s.push_str(&checks(&t.checks, indent));
+            }
+            s
+        }
+        JurySpec::Members { voting: v, members } => {
+            let mut s = format!(
+                "{indent}meta-jury: {} member(s), {}\n",
+                members.len(),
+                voting(v)
+            );
+            for m in members {
+                s.push_str(&format!("{indent}member {}:\n", m.name));
+                s.push_str(&describe_spec(&m.jury, &format!("{indent}    ")));
+            }
+            s
+        }
+    }
+}

@@ -1,0 +1,51 @@
+//! Escaping untrusted text (PR content, build output, judge reasoning) for markdown.
+
+/// Inline text: no raw HTML, no markdown syntax, no pinging @-mentions, no auto-linked
+/// `#123`, no control characters; newlines become spaces.
+pub fn inline(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' | '\r' | '\t' => out.push(' '),
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '|' => out.push_str("&#124;"),
+            '@' => out.push_str("@\u{200B}"),
+            '#' => out.push_str("#\u{200B}"),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '~' | '!' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A fenced code block whose fence is longer than any backtick run inside.
+pub fn code_block(text: &str, lang: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    let clean: String = text
+        .chars()
+        .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
+        .collect();
+    format!("{fence}{lang}\n{}\n{fence}\n", clean.trim_end_matches('\n'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hostile_text_stays_literal() {
+        let s = inline("</details><img src=x onerror=alert(1)> | @org/team #12 `x` \u{1b}[31m\0");
+        assert!(!s.contains('<') && !s.contains('|'));
+        assert!(s.contains("@\u{200B}org"));
+        assert!(!s.contains('\u{1b}') && !s.contains('\0'));
+        let b = code_block("a ``` b ```` c", "");
+        assert!(b.starts_with("`````\n"), "{b}");
+    }
+}

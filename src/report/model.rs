@@ -1,0 +1,216 @@
+//! The report (`judge-ci.report.v1`): one value from which every surface is rendered, stored
+//! as JSON before anything is printed or posted.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::judgment::Status;
+use crate::jury::interpret::{Defect, Reading, ReadingSupport};
+use crate::jury::{TierPolicy, Verdict};
+
+/// The schema token.
+pub const REPORT_SCHEMA: &str = "judge-ci.report.v1";
+
+/// The whole report.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    /// [`REPORT_SCHEMA`].
+    pub schema: String,
+    /// Which judge-ci wrote it.
+    pub tool: Tool,
+    /// What was judged.
+    pub subject: Subject,
+    /// Which configuration judged it.
+    pub config: ConfigInfo,
+    /// The task, when one was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskInfo>,
+    /// The verdict in the 0.17 wire form, unchanged.
+    pub verdict: Verdict,
+    /// How the verdict reads.
+    pub interpretation: InterpretationInfo,
+    /// Per configured tier (or member), in order; tiers not reached have `ran: false`.
+    pub tiers: Vec<TierView>,
+    /// Phase timings.
+    pub timings: Timings,
+    /// The gate: pass or fail, the exit code and why.
+    pub outcome: Outcome,
+}
+
+/// The tool.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Tool {
+    /// `judge-ci`.
+    pub name: String,
+    /// Its version.
+    pub version: String,
+}
+
+/// The subject.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Subject {
+    /// The workspace folder.
+    pub workspace: String,
+    /// The reference folder, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    /// `owner/name`, in GitHub Actions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repository: Option<String>,
+    /// The pull request number.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pull_request: Option<u64>,
+    /// The head commit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub head_sha: Option<String>,
+    /// The base commit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_sha: Option<String>,
+    /// The reference's git revision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference_rev: Option<String>,
+    /// The triggering event.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
+}
+
+/// The configuration.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfigInfo {
+    /// The config file.
+    pub path: String,
+    /// SHA-256 of its bytes.
+    pub sha256: String,
+    /// Its `name`.
+    pub name: String,
+    /// Its `version`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// The jury description (descriptionVersion 2).
+    pub description: Value,
+}
+
+/// The task and its commands.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskInfo {
+    /// Task id.
+    pub id: String,
+    /// Task file.
+    pub path: String,
+    /// Setup and post commands, in the order they ran.
+    pub commands: Vec<CommandRecord>,
+}
+
+/// One task command.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommandRecord {
+    /// `setup` or `post`.
+    pub phase: String,
+    /// The command line.
+    pub command: String,
+    /// Exit code; absent when it did not exit by itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// What happened, when it did not exit 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+    /// Wall time.
+    pub elapsed_ms: u64,
+}
+
+/// How the verdict reads.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InterpretationInfo {
+    /// The reading (absent if unreadable).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reading: Option<Reading>,
+    /// Whether the evidence supports it.
+    pub reading_support: ReadingSupport,
+    /// The stage that decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<String>,
+    /// Problems found while reading.
+    pub defects: Vec<Defect>,
+}
+
+/// One configured tier (or member, or the flat jury).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TierView {
+    /// Its name.
+    pub name: String,
+    /// Its policy (cascade tiers only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub policy: Option<TierPolicy>,
+    /// Its aggregate status, when it ran and produced one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+    /// Whether it ran.
+    pub ran: bool,
+    /// Whether the cascade stopped here.
+    pub stopped: bool,
+    /// Its judges.
+    pub judges: Vec<JudgeView>,
+    /// Longest judge time (judges run concurrently).
+    pub elapsed_ms: u64,
+}
+
+/// One judge's result.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JudgeView {
+    /// Seat name.
+    pub name: String,
+    /// Check type.
+    #[serde(rename = "type")]
+    pub judge_type: String,
+    /// Status.
+    pub status: Status,
+    /// Score, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// Run time.
+    pub elapsed_ms: u64,
+}
+
+/// Phase timings in milliseconds.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Timings {
+    /// Resolving workspace and reference.
+    pub checkout_ms: u64,
+    /// Task commands and the vote.
+    pub jury_ms: u64,
+    /// Rendering.
+    pub render_ms: u64,
+    /// Everything.
+    pub total_ms: u64,
+}
+
+/// The gate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Gate {
+    /// The step passes.
+    Pass,
+    /// The step fails.
+    Fail,
+}
+
+/// What the run amounts to.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Outcome {
+    /// Pass or fail.
+    pub gate: Gate,
+    /// The process exit code.
+    pub exit_code: i32,
+    /// Why, in one sentence.
+    pub reason: String,
+}
