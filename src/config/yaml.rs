@@ -74,11 +74,15 @@ pub fn loc_of(file: &Arc<PathBuf>, span: &Span, len: usize) -> Option<Loc> {
 
 /// The position of any node (the first character of its token).
 pub fn node_loc(file: &Arc<PathBuf>, node: &Node) -> Option<Loc> {
-    let len = match node {
-        Node::Scalar(s) => s.as_str().chars().count(),
-        _ => 1,
-    };
-    loc_of(file, node.span(), len)
+    match node {
+        Node::Scalar(s) => loc_of(file, node.span(), s.as_str().chars().count()),
+        // A mapping's own span starts at its first colon; its first key is where a reader looks.
+        Node::Mapping(m) => match m.keys().next() {
+            Some(k) => loc_of(file, k.span(), k.as_str().chars().count()),
+            None => loc_of(file, node.span(), 1),
+        },
+        Node::Sequence(_) => loc_of(file, node.span(), 1),
+    }
 }
 
 /// Parses YAML text, or says where it is malformed.

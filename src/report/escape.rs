@@ -49,3 +49,33 @@ mod tests {
         assert!(b.starts_with("`````\n"), "{b}");
     }
 }
+
+/// An inline code span whose backtick fence is longer than any run inside; newlines and
+/// control characters become spaces.
+pub fn code_span(text: &str) -> String {
+    let clean: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let longest = clean.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if clean.starts_with('`') || clean.ends_with('`') || clean.is_empty() {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{clean}{pad}{fence}")
+}
+
+#[cfg(test)]
+mod span_tests {
+    use super::*;
+
+    #[test]
+    fn code_spans_are_never_broken() {
+        assert_eq!(code_span("a_b"), "`a_b`");
+        assert_eq!(code_span("x `y` z"), "``x `y` z``");
+        assert_eq!(code_span("`"), "`` ` ``");
+        assert_eq!(code_span("a\nb"), "`a b`");
+    }
+}

@@ -8,7 +8,7 @@ use crate::judgment::{Judgment, Status};
 use crate::jury::TierPolicy;
 use crate::jury::interpret::Reading;
 
-use super::escape::{code_block, inline};
+use super::escape::{code_block, code_span, inline};
 use super::model::Report;
 
 /// The hidden marker that identifies a sticky comment per config name.
@@ -68,24 +68,29 @@ pub fn render(r: &Report) -> String {
         inline(&r.config.name)
     );
     let place = match (&r.interpretation.decided_by, r.interpretation.reading) {
-        (Some(t), Some(Reading::Accepted)) => format!("accepted at tier `{}`", inline(t)),
-        (Some(t), Some(Reading::Rejected)) => format!("rejected at tier `{}`", inline(t)),
-        (Some(t), _) => format!("decided at tier `{}`", inline(t)),
+        (Some(t), Some(Reading::Accepted)) => format!("accepted at tier {}", code_span(t)),
+        (Some(t), Some(Reading::Rejected)) => format!("rejected at tier {}", code_span(t)),
+        (Some(t), _) => format!("decided at tier {}", code_span(t)),
         (None, _) => "decided by the jury".to_string(),
     };
     let against = match &r.subject.reference {
         Some(reference) => format!(
-            " · workspace `{}` against reference `{}`",
-            inline(&r.subject.workspace),
-            inline(reference)
+            " · workspace {} against reference {}",
+            code_span(&r.subject.workspace),
+            code_span(reference)
         ),
-        None => format!(" · workspace `{}`", inline(&r.subject.workspace)),
+        None => format!(" · workspace {}", code_span(&r.subject.workspace)),
     };
     let head = r
         .subject
         .head_sha
         .as_deref()
-        .map(|s| format!(" · head `{}`", &s[..s.len().min(12)]))
+        .map(|s| {
+            format!(
+                " · head {}",
+                code_span(&s.chars().take(12).collect::<String>())
+            )
+        })
         .unwrap_or_default();
     let _ = writeln!(md, "**{word}**: {place}{against}{head}.\n");
     let _ = writeln!(md, "{}\n", inline(&r.outcome.reason));
@@ -140,9 +145,9 @@ pub fn render(r: &Report) -> String {
             for c in failed {
                 let _ = writeln!(
                     md,
-                    "> - {} `{}`: {}",
+                    "> - {} {}: {}",
                     c.phase,
-                    inline(&c.command),
+                    code_span(&c.command),
                     inline(c.problem.as_deref().unwrap_or(""))
                 );
             }
@@ -177,8 +182,8 @@ pub fn render(r: &Report) -> String {
                 .unwrap_or_default();
             let _ = writeln!(
                 md,
-                "- `{}` ({}): {}{score}, {}",
-                inline(&j.name),
+                "- {} ({}): {}{score}, {}",
+                code_span(&j.name),
                 inline(&j.judge_type),
                 status_word(j.status),
                 seconds(j.elapsed_ms)
@@ -189,10 +194,10 @@ pub fn render(r: &Report) -> String {
     let _ = writeln!(md, "</details>\n");
     let _ = writeln!(
         md,
-        "<sub>judge-ci {} · config `{}` sha256 `{}` · reading {}</sub>",
+        "<sub>judge-ci {} · config {} sha256 {} · reading {}</sub>",
         inline(&r.tool.version),
-        inline(&r.config.path),
-        &r.config.sha256[..r.config.sha256.len().min(12)],
+        code_span(&r.config.path),
+        code_span(&r.config.sha256.chars().take(12).collect::<String>()),
         word
     );
     md
@@ -210,8 +215,8 @@ fn judge_type(r: &Report, name: &str) -> String {
 fn why(md: &mut String, r: &Report, name: &str, j: &Judgment) {
     let _ = writeln!(
         md,
-        "#### `{}` ({}) · {}\n",
-        inline(name),
+        "#### {} ({}) · {}\n",
+        code_span(name),
         inline(&judge_type(r, name)),
         status_word(j.status())
     );
@@ -225,7 +230,7 @@ fn why(md: &mut String, r: &Report, name: &str, j: &Judgment) {
         .take(10)
         .collect();
     for c in &failed {
-        let _ = writeln!(md, "- ✗ `{}`: {}", inline(c.name()), inline(c.message()));
+        let _ = writeln!(md, "- ✗ {}: {}", code_span(c.name()), inline(c.message()));
     }
     if !failed.is_empty() {
         md.push('\n');
@@ -248,6 +253,13 @@ fn why(md: &mut String, r: &Report, name: &str, j: &Judgment) {
     } else if let Some(Value::Array(lines)) = j.metadata().get("errorLines") {
         let text: Vec<&str> = lines.iter().filter_map(Value::as_str).take(15).collect();
         md.push_str(&code_block(&text.join("\n"), "text"));
+        md.push('\n');
+    } else if let Some(Value::String(out)) = j.metadata().get("output")
+        && !out.trim().is_empty()
+    {
+        let lines: Vec<&str> = out.lines().collect();
+        let tail = &lines[lines.len().saturating_sub(15)..];
+        md.push_str(&code_block(&tail.join("\n"), "text"));
         md.push('\n');
     }
 }

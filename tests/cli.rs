@@ -1,0 +1,332 @@
+//! The real binary on bad input (exit 2, a message naming file:line:col or the flag, no
+//! panic, nothing run), on every shared fixture, and on the stored-report readers.
+
+mod common;
+
+use common::{judge_ci, stderr, stdout, write_tree};
+use std::path::Path;
+
+/// A config whose first check leaves a marker, so "nothing half-run" can be checked.
+fn with_marker(rest: &str) -> String {
+    format!(
+        "name: bad\njury:\n  tiers:\n    - name: first\n      checks:\n        - type: command\n          run: touch ran.marker\n{rest}"
+    )
+}
+
+/// Runs `judge-ci --dry-run` on a workspace holding `config`; asserts exit 2, no panic, no
+/// marker, and that stderr holds every `needle`.
+fn refused(config: &str, needles: &[&str]) -> String {
+    let ws = tempfile::tempdir().unwrap();
+    write_tree(ws.path(), &[("judge-ci.yml", config)]);
+    let o = judge_ci(ws.path(), &["--dry-run"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "exit code; stderr:\n{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        !ws.path().join("ran.marker").exists(),
+        "a judge ran despite the bad config"
+    );
+    assert!(
+        !ws.path().join("judge-ci-out").exists(),
+        "a report was written for a refused config"
+    );
+    for n in needles {
+        assert!(err.contains(n), "stderr lacks {n:?}:\n{err}");
+    }
+    err
+}
+
+#[test]
+fn malformed_yaml_names_line_and_column() {
+    refused(
+        "name: x\njury:\n  checks: [unclosed\n",
+        &["judge-ci.yml:", "malformed YAML"],
+    );
+}
+
+#[test]
+fn wrong_types_are_refused_with_position() {
+    refused(
+        &with_marker("          weight: heavy\n"),
+        &["judge-ci.yml:8:19", "weight must be a number"],
+    );
+    refused(
+        "name: x\njury:\n  checks:\n    - type: file-exists\n      path: [a, b]\n",
+        &["judge-ci.yml:5:13", "must be a string"],
+    );
+}
+
+#[test]
+fn unknown_type_lists_the_known_ones() {
+    refused(
+        "name: x\njury:\n  checks:\n    - type: fiel-exists\n      path: a\n",
+        &[
+            "judge-ci.yml:4:13",
+            "unknown check type 'fiel-exists'",
+            "did you mean 'file-exists'?",
+            "maven-build",
+        ],
+    );
+}
+
+#[test]
+fn missing_required_key() {
+    refused(
+        "name: x\njury:\n  checks:\n    - type: file-exists\n",
+        &["judge-ci.yml:4:7", "needs the key 'path'"],
+    );
+    refused("name: x\n", &["has no `jury`"]);
+}
+
+#[test]
+fn last_tier_must_be_final_and_tier_names_unique() {
+    refused(
+        &with_marker(
+            "    - name: first\n      policy: ACCEPT_ON_ALL_PASS\n      checks:\n        - type: file-exists\n          path: a\n",
+        ),
+        &[
+            "judge-ci.yml:8:13",
+            "duplicate tier name 'first'",
+            "judge-ci.yml:9:15",
+            "the last tier must be FINAL_TIER",
+        ],
+    );
+}
+
+#[test]
+fn nan_and_negative_weights() {
+    refused(
+        &with_marker("          weight: .nan\n"),
+        &["judge-ci.yml:8:19", "finite"],
+    );
+    refused(
+        &with_marker("          weight: -2\n"),
+        &["judge-ci.yml:8:19", "must not be negative"],
+    );
+}
+
+#[test]
+fn capable_seat_under_refuse() {
+    refused(
+        &with_marker("          not-applicable-when: \"the change has no Java sources\"\n"),
+        &[
+            "judge-ci.yml:8:32",
+            "refuses exclusions",
+            "not-applicable: exclude",
+        ],
+    );
+}
+
+#[test]
+fn threshold_out_of_range_and_conjunctive_without_one() {
+    refused(
+        "name: x\njury:\n  voting: {strategy: average, threshold: 1.5}\n  checks:\n    - type: file-exists\n      path: a\n",
+        &["judge-ci.yml:3:42", "within [0.0, 1.0]"],
+    );
+    refused(
+        "name: x\njury:\n  voting: {strategy: conjunctive}\n  checks:\n    - type: file-exists\n      path: a\n",
+        &["judge-ci.yml:3:12", "requires a threshold"],
+    );
+}
+
+#[test]
+fn bad_duration() {
+    refused(
+        &with_marker("          timeout: 5m\n"),
+        &["judge-ci.yml:8:20", "not an ISO-8601 duration", "PT5M"],
+    );
+}
+
+#[test]
+fn paths_that_escape_the_workspace() {
+    let base = "name: x\njury:\n  checks:\n    - type: file-exists\n      path: ";
+    refused(
+        &format!("{base}../x\n"),
+        &["judge-ci.yml:5:13", "escapes the workspace"],
+    );
+    refused(
+        &format!("{base}/etc/passwd\n"),
+        &["judge-ci.yml:5:13", "is absolute"],
+    );
+
+    // A symlink out is only visible in the workspace: refused before anything runs.
+    let ws = tempfile::tempdir().unwrap();
+    let cfg = with_marker(
+        "    - name: files\n      checks:\n        - type: file-content\n          path: conf/passwd\n          expected: root\n",
+    );
+    write_tree(ws.path(), &[("judge-ci.yml", &cfg)]);
+    std::os::unix::fs::symlink("/etc", ws.path().join("conf")).unwrap();
+    let o = judge_ci(ws.path(), &["--dry-run"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("leads outside the workspace") && err.contains("judge-ci.yml:10:11"),
+        "{err}"
+    );
+    assert!(!ws.path().join("ran.marker").exists());
+}
+
+#[test]
+fn missing_workspace_reference_and_config() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(
+        dir.path(),
+        &[(
+            "judge-ci.yml",
+            "name: x\njury:\n  checks:\n    - type: file-exists\n      path: a\n",
+        )],
+    );
+    let o = judge_ci(dir.path(), &["--dry-run", "--workspace", "nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("workspace folder nope does not exist"),
+        "{}",
+        stderr(&o)
+    );
+    let o = judge_ci(dir.path(), &["--dry-run", "--reference", "gone"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("reference folder gone does not exist"),
+        "{}",
+        stderr(&o)
+    );
+    let empty = tempfile::tempdir().unwrap();
+    let o = judge_ci(empty.path(), &["--dry-run"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no configuration found"),
+        "{}",
+        stderr(&o)
+    );
+    let o = judge_ci(dir.path(), &["--dry-run", "--format", "yaml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--format"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_task_file_that_is_not_a_task() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(
+        dir.path(),
+        &[
+            (
+                "judge-ci.yml",
+                "name: x\njury:\n  checks:\n    - type: file-exists\n      path: a\n",
+            ),
+            (
+                "other.yml",
+                "schema: bench.benchmark.v1\nname: y\njury:\n  checks: []\n",
+            ),
+        ],
+    );
+    let o = judge_ci(dir.path(), &["--dry-run", "--task", "other.yml"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("other.yml:1:9")
+            && err.contains("is not a task file")
+            && err.contains("--config"),
+        "{err}"
+    );
+}
+
+#[test]
+fn every_problem_is_reported_at_once() {
+    let err = refused(
+        "name: x\njury:\n  tiers:\n    - name: a\n      voting: {strategy: averge}\n      checks:\n        - type: command\n          run: \"true\"\n          weight: -1\n    - name: a\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - {type: file-exists, path: ../up, timeout: soon}\n",
+        &[
+            "'averge' is not valid",
+            "must not be negative",
+            "duplicate tier name",
+            "FINAL_TIER",
+            "escapes the workspace",
+            "soon",
+        ],
+    );
+    assert!(err.matches("error:").count() >= 6, "{err}");
+}
+
+#[test]
+fn every_shared_fixture_validates() {
+    let root = common::repo_root().join("tests/fixtures/bench");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&root).unwrap() {
+        let dir = entry.unwrap().path();
+        if !dir.is_dir() {
+            continue;
+        }
+        let bench = dir.join("benchmark.yaml");
+        let o = judge_ci(&dir, &["validate", "--config", bench.to_str().unwrap()]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}: {}",
+            bench.display(),
+            stderr(&o)
+        );
+        assert!(stdout(&o).contains("valid"), "{}", stdout(&o));
+        for task in std::fs::read_dir(dir.join("tasks")).into_iter().flatten() {
+            let t = task.unwrap().path().join("task.yaml");
+            let o = judge_ci(
+                &dir,
+                &[
+                    "validate",
+                    "--config",
+                    bench.to_str().unwrap(),
+                    "--task",
+                    t.to_str().unwrap(),
+                ],
+            );
+            assert_eq!(o.status.code(), Some(0), "{}: {}", t.display(), stderr(&o));
+        }
+        seen += 1;
+    }
+    assert_eq!(seen, 3);
+}
+
+#[test]
+fn committed_config_schema_is_current() {
+    let o = judge_ci(Path::new("."), &["schema"]);
+    assert_eq!(o.status.code(), Some(0));
+    let committed =
+        std::fs::read_to_string(common::repo_root().join("schemas/config.v1.json")).unwrap();
+    assert_eq!(
+        stdout(&o),
+        committed,
+        "schemas/config.v1.json is stale: run `judge-ci schema > schemas/config.v1.json`"
+    );
+    let schema: serde_json::Value = serde_json::from_str(&committed).unwrap();
+    jsonschema::validator_for(&schema).expect("the config schema is itself valid");
+}
+
+#[test]
+fn interpret_reads_stored_verdicts_and_garbage_without_panicking() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(
+        dir.path(),
+        &[
+            (
+                "old.json",
+                r#"{"aggregated":{"status":"PASS"},"subVerdicts":[]}"#,
+            ),
+            ("bad.json", "{not json"),
+            (
+                "weird.json",
+                r#"{"aggregated":{"status":"error"},"compositeAttempts":[7]}"#,
+            ),
+        ],
+    );
+    let o = judge_ci(dir.path(), &["interpret", "old.json"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("Reading: ACCEPTED"), "{}", stdout(&o));
+    let o = judge_ci(dir.path(), &["interpret", "weird.json", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        stdout(&o).contains("\"NOT_ASSESSED\"") && stdout(&o).contains("UNPARSEABLE"),
+        "{}",
+        stdout(&o)
+    );
+    let o = judge_ci(dir.path(), &["interpret", "bad.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("bad.json:1:2"), "{}", stderr(&o));
+}

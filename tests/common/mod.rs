@@ -1,0 +1,118 @@
+//! Helpers shared by the integration tests: the real binary, temporary projects, Java builds.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Runs the real `judge-ci` binary in `dir` with `args`.
+pub fn judge_ci(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_judge-ci"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .expect("judge-ci runs")
+}
+
+/// Standard error as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Standard output as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Writes `files` (path, content) under `root`, creating folders.
+pub fn write_tree(root: &Path, files: &[(&str, &str)]) {
+    for (p, content) in files {
+        let path = root.join(p);
+        std::fs::create_dir_all(path.parent().expect("has a parent")).expect("mkdir");
+        std::fs::write(&path, content).expect("write");
+    }
+}
+
+/// Makes a file executable.
+pub fn chmod_x(p: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
+/// The offline Maven wrapper used by test projects (Debian's packaged plugins).
+pub const MVNW: &str = "#!/bin/sh\nexec mvn -o -B -q -Dstyle.color=never -Dmaven.repo.local=/usr/share/maven-repo -DforkCount=0 \"$@\"\n";
+
+/// A minimal JUnit 4 Maven project.
+pub const POM: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>t</groupId>
+  <artifactId>t</artifactId>
+  <version>1</version>
+  <properties>
+    <maven.compiler.release>17</maven.compiler.release>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+  <dependencies>
+    <dependency><groupId>junit</groupId><artifactId>junit</artifactId><version>4.13.2</version><scope>test</scope></dependency>
+  </dependencies>
+</project>
+"#;
+
+/// Writes a Maven project with `main` as `src/main/java/t/App.java` and `test` as its test,
+/// plus an executable `mvnw`.
+pub fn maven_project(root: &Path, main: &str, test: &str) {
+    write_tree(
+        root,
+        &[
+            ("pom.xml", POM),
+            ("src/main/java/t/App.java", main),
+            ("src/test/java/t/AppTest.java", test),
+            ("mvnw", MVNW),
+        ],
+    );
+    chmod_x(&root.join("mvnw"));
+}
+
+/// Fails loudly when the machine lacks the offline Maven set-up `.ci/run` installs.
+pub fn require_offline_maven() {
+    let ok = Path::new("/usr/share/maven-repo/org/apache/maven/plugins/maven-surefire-plugin")
+        .is_dir()
+        && Command::new("mvn")
+            .arg("-v")
+            .output()
+            .is_ok_and(|o| o.status.success());
+    assert!(
+        ok,
+        "offline Maven is missing: run `bash .ci/run` once (it installs Debian's Maven plugins)"
+    );
+}
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Reads `report.json` from an out folder.
+pub fn report(out: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(out.join("report.json")).expect("report.json written");
+    serde_json::from_str(&text).expect("report.json is JSON")
+}
+
+/// Validates a report against `schemas/report.v1.json`.
+pub fn assert_report_schema(report: &serde_json::Value) {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("schemas/report.v1.json")).expect("schema"),
+    )
+    .expect("schema JSON");
+    let validator = jsonschema::validator_for(&schema).expect("valid schema");
+    let errors: Vec<String> = validator
+        .iter_errors(report)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "report.json does not match schemas/report.v1.json: {errors:#?}"
+    );
+}
