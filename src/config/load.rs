@@ -68,6 +68,11 @@ pub const JURY_KEYS: &[Key] = &[
         "a meta-jury over named sub-juries",
     ),
     key("voting", Kind::Object, "how checks or members are reduced"),
+    key(
+        "parallel",
+        Kind::Bool,
+        "run the checks concurrently (true) or in order (false)",
+    ),
 ];
 
 /// Keys of a tier.
@@ -84,6 +89,11 @@ pub const TIER_KEYS: &[Key] = &[
         "how the tier's checks are reduced (majority)",
     ),
     key("checks", Kind::ObjectList, "the tier's checks"),
+    key(
+        "parallel",
+        Kind::Bool,
+        "run the checks concurrently (true) or in order (false)",
+    ),
 ];
 
 /// Keys of a meta-jury member.
@@ -96,6 +106,11 @@ pub const MEMBER_KEYS: &[Key] = &[
         "voting",
         Kind::Object,
         "how this member's checks or members are reduced",
+    ),
+    key(
+        "parallel",
+        Kind::Bool,
+        "run the checks concurrently (true) or in order (false)",
     ),
 ];
 
@@ -667,8 +682,10 @@ fn jury_from(r: &mut Reader, m: &MarkedMappingNode, n: &Node, what: &str) -> Opt
                 &format!("{what}.voting"),
             );
             let checks = checks_of(r, items, voting.as_ref(), &format!("{what}.checks"));
+            let parallel = parallel_key(r, m, what);
             Some(JurySpec::Checks {
                 voting: voting?,
+                parallel: parallel?,
                 checks: checks?,
             })
         }
@@ -741,7 +758,7 @@ fn may_exclude(j: &JurySpec) -> bool {
             t.voting.not_applicable_policy == Some(NotApplicablePolicy::Exclude)
                 && t.checks.iter().any(|c| c.not_applicable_when.is_some())
         }),
-        JurySpec::Checks { voting, checks } => {
+        JurySpec::Checks { voting, checks, .. } => {
             voting.not_applicable_policy == Some(NotApplicablePolicy::Exclude)
                 && checks.iter().any(|c| c.not_applicable_when.is_some())
         }
@@ -749,6 +766,14 @@ fn may_exclude(j: &JurySpec) -> bool {
             voting.not_applicable_policy == Some(NotApplicablePolicy::Exclude)
                 && members.iter().any(|m| may_exclude(&m.jury))
         }
+    }
+}
+
+/// `parallel:` (default true).
+fn parallel_key(r: &mut Reader, m: &MarkedMappingNode, what: &str) -> Option<bool> {
+    match m.get_node("parallel") {
+        Some(x) => r.boolean(x, &format!("{what}.parallel")),
+        None => Some(true),
     }
 }
 
@@ -833,14 +858,18 @@ fn tiers(r: &mut Reader, items: &[Node], what: &str) -> Option<Vec<TierSpec>> {
                 None
             }
         };
-        match (name, policy, voting, checks) {
-            (Some(name), Some(policy), Some(voting), Some(checks)) => out.push(TierSpec {
-                name,
-                policy,
-                voting,
-                checks,
-                loc: r.loc(item),
-            }),
+        let parallel = parallel_key(r, m, &w);
+        match (name, policy, voting, checks, parallel) {
+            (Some(name), Some(policy), Some(voting), Some(checks), Some(parallel)) => {
+                out.push(TierSpec {
+                    name,
+                    policy,
+                    voting,
+                    parallel,
+                    checks,
+                    loc: r.loc(item),
+                })
+            }
             _ => ok = false,
         }
     }
@@ -934,10 +963,9 @@ fn check(
         },
         None => Some(1.0),
     };
-    let timeout_override = match m.get_node("timeout") {
-        Some(x) => Some(checks::timeout(r, x, &format!("{what}.timeout"))),
-        None => None,
-    };
+    let timeout_override = m
+        .get_node("timeout")
+        .map(|x| checks::timeout(r, x, &format!("{what}.timeout")));
     let description = m
         .get_node("description")
         .and_then(|x| r.string(x, &format!("{what}.description")));
@@ -1050,10 +1078,9 @@ fn read_task(r: &mut Reader, root: &Node, path: &Path) -> Option<Task> {
     let difficulty = m
         .get_node("difficulty")
         .and_then(|n| r.string(n, "difficulty"));
-    let timeout = match m.get_node("timeout") {
-        Some(n) => Some(checks::timeout(r, n, "timeout")),
-        None => None,
-    };
+    let timeout = m
+        .get_node("timeout")
+        .map(|n| checks::timeout(r, n, "timeout"));
     let metadata = metadata(r, m.get_node("metadata"), "metadata");
     let list = |r: &mut Reader, k: &str| match m.get_node(k) {
         Some(n) => r.string_list(n, k),

@@ -64,6 +64,8 @@ pub enum JurySpec {
     Checks {
         /// How the checks are reduced.
         voting: StrategySpec,
+        /// Run the checks concurrently (true) or one after another in order.
+        parallel: bool,
         /// The checks.
         checks: Vec<CheckSpec>,
     },
@@ -85,6 +87,9 @@ pub struct TierSpec {
     pub policy: TierPolicy,
     /// How the tier's checks are reduced (majority by default).
     pub voting: StrategySpec,
+    /// Run the checks concurrently (true, the default) or one after another in order, for
+    /// checks that read what an earlier one produced (a build's class files).
+    pub parallel: bool,
     /// The checks.
     pub checks: Vec<CheckSpec>,
     /// Where the tier is defined.

@@ -76,7 +76,7 @@ pub fn humantime(d: Duration) -> String {
         120..=7199 => format!(
             "{}m{}",
             s / 60,
-            if s % 60 == 0 {
+            if s.is_multiple_of(60) {
                 String::new()
             } else {
                 format!(" {}s", s % 60)

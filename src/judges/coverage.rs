@@ -129,19 +129,19 @@ fn inputs(
     ctx: &JudgmentContext,
     configured: Option<&Baseline>,
     report: &WorkspacePath,
-) -> Result<(f64, Coverage), Outcome> {
+) -> Result<(f64, Coverage), Box<Outcome>> {
     let base = match baseline(ctx, configured, report) {
         Ok(Some(b)) if b.is_finite() => b,
         Ok(_) => {
-            return Err(build(Judgment::builder(Status::Abstain).reasoning(
+            return Err(Box::new(build(Judgment::builder(Status::Abstain).reasoning(
                 "no baseline coverage: set `baseline` on the check or metadata baselineCoverage (percent)",
-            )));
+            ))));
         }
-        Err(e) => return Err(instrument(e)),
+        Err(e) => return Err(Box::new(instrument(e))),
     };
     match read_report(&ctx.workspace, report) {
         Read::Ok(c) => Ok((base, c)),
-        Read::Fault(e) => Err(instrument(e)),
+        Read::Fault(e) => Err(Box::new(instrument(e))),
     }
 }
 
@@ -154,7 +154,7 @@ pub fn preservation(
 ) -> Outcome {
     let (base, cov) = match inputs(ctx, configured, report) {
         Ok(x) => x,
-        Err(j) => return j,
+        Err(j) => return *j,
     };
     let current = cov.line.percent();
     let drop = base - current;
@@ -182,7 +182,7 @@ pub fn improvement(
 ) -> Outcome {
     let (base, cov) = match inputs(ctx, configured, report) {
         Ok(x) => x,
-        Err(j) => return j,
+        Err(j) => return *j,
     };
     let current = cov.line.percent();
     let delta = current - base;

@@ -285,6 +285,7 @@ pub struct JuryBuildError {
 
 fn simple(
     voting: &crate::jury::strategies::StrategySpec,
+    parallel: bool,
     checks: &[CheckSpec],
     tier: &str,
     loc: Option<&Loc>,
@@ -300,7 +301,10 @@ fn simple(
         let judge = ConfiguredJudge::new(c.clone(), tier, Arc::clone(progress));
         b = b.weighted(Arc::new(judge), c.weight);
     }
-    b.require_declared_names().build().map_err(at)
+    b.parallel(parallel)
+        .require_declared_names()
+        .build()
+        .map_err(at)
 }
 
 /// Builds the engine's jury for a validated spec; `name` labels progress for flat juries.
@@ -310,13 +314,24 @@ pub fn build_jury(
     progress: Arc<dyn Progress>,
 ) -> Result<Arc<dyn Jury>, JuryBuildError> {
     match spec {
-        JurySpec::Checks { voting, checks } => {
-            Ok(Arc::new(simple(voting, checks, name, None, &progress)?))
-        }
+        JurySpec::Checks {
+            voting,
+            parallel,
+            checks,
+        } => Ok(Arc::new(simple(
+            voting, *parallel, checks, name, None, &progress,
+        )?)),
         JurySpec::Tiers(tiers) => {
             let mut b = CascadedJury::builder();
             for t in tiers {
-                let jury = simple(&t.voting, &t.checks, &t.name, t.loc.as_ref(), &progress)?;
+                let jury = simple(
+                    &t.voting,
+                    t.parallel,
+                    &t.checks,
+                    &t.name,
+                    t.loc.as_ref(),
+                    &progress,
+                )?;
                 b = b.tier(t.name.clone(), Arc::new(jury), t.policy);
             }
             Ok(Arc::new(b.build().map_err(|error| JuryBuildError {

@@ -650,22 +650,25 @@ fn describe_spec(spec: &JurySpec, indent: &str) -> String {
     match spec {
         JurySpec::Checks {
             voting: v,
+            parallel,
             checks: cs,
         } => format!(
-            "{indent}jury: {} check(s), {}\n{}",
+            "{indent}jury: {} check(s), {}{}\n{}",
             cs.len(),
             voting(v),
+            if *parallel { "" } else { ", in order" },
             checks(cs, indent)
         ),
         JurySpec::Tiers(tiers) => {
             let mut s = format!("{indent}cascade: {} tier(s)\n", tiers.len());
             for (i, t) in tiers.iter().enumerate() {
                 s.push_str(&format!(
-                    "{indent}{}. {} [{}] voting {}\n",
+                    "{indent}{}. {} [{}] voting {}{}\n",
                     i + 1,
                     t.name,
                     t.policy,
-                    voting(&t.voting)
+                    voting(&t.voting),
+                    if t.parallel { "" } else { ", in order" }
                 ));
                 s.push_str(&checks(&t.checks, indent));
             }
