@@ -754,35 +754,9 @@ pub fn read_kind(
         other => {
             // Structural and semantic types: their keys are type-checked here so a config
             // written for them is validated today, and they run once their judges exist.
-            for k in t.keys.iter().chain(if t.family == Family::Semantic {
-                LLM_KEYS
-            } else {
-                &[]
-            }) {
-                if let Some(n) = get(m, k.name) {
-                    let w = format!("{what}.{}", k.name);
-                    match k.kind {
-                        Kind::StrList => {
-                            r.string_list(n, &w);
-                        }
-                        Kind::Str => {
-                            r.string(n, &w);
-                        }
-                        Kind::Bool => {
-                            r.boolean(n, &w);
-                        }
-                        Kind::Integer => {
-                            r.integer(n, &w);
-                        }
-                        Kind::Number => {
-                            r.number(n, &w);
-                        }
-                        Kind::Enum(tokens) => {
-                            r.token(n, &w, tokens);
-                        }
-                        _ => {}
-                    }
-                }
+            r.check_values(m, t.keys, what);
+            if t.family == Family::Semantic {
+                r.check_values(m, LLM_KEYS, what);
             }
             let type_name = CATALOG
                 .iter()

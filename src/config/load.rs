@@ -352,7 +352,7 @@ fn read_benchmark(r: &mut Reader, root: &Node, path: &Path, bytes: &[u8]) -> Opt
         Some(n) => {
             let lm = r.mapping(n, "llm")?;
             r.check_keys(lm, "llm", LLM_KEYS, false);
-            validate_simple_keys(r, lm, LLM_KEYS, "llm");
+            r.check_values(lm, LLM_KEYS, "llm");
             to_json(n).as_object().cloned()
         }
         None => None,
@@ -373,32 +373,6 @@ fn read_benchmark(r: &mut Reader, root: &Node, path: &Path, bytes: &[u8]) -> Opt
         llm,
         diagnostics,
     })
-}
-
-fn validate_simple_keys(r: &mut Reader, m: &MarkedMappingNode, table: &[Key], what: &str) {
-    for k in table {
-        if let Some(n) = m.get_node(k.name) {
-            let w = format!("{what}.{}", k.name);
-            match k.kind {
-                Kind::Str => {
-                    r.string(n, &w);
-                }
-                Kind::Integer => {
-                    r.integer(n, &w);
-                }
-                Kind::Number => {
-                    r.number(n, &w);
-                }
-                Kind::Bool => {
-                    r.boolean(n, &w);
-                }
-                Kind::Enum(t) => {
-                    r.token(n, &w, t);
-                }
-                _ => {}
-            }
-        }
-    }
 }
 
 fn metadata(r: &mut Reader, n: Option<&Node>, what: &str) -> Option<Map<String, Value>> {

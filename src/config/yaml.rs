@@ -354,6 +354,47 @@ impl Reader {
     }
 }
 
+impl Reader {
+    /// Type-checks every present key of `m` that `table` lists, by its kind (nested objects and
+    /// free-form values are left to their own readers).
+    pub fn check_values(&mut self, m: &MarkedMappingNode, table: &[Key], what: &str) {
+        for k in table {
+            let Some(n) = m.get_node(k.name) else {
+                continue;
+            };
+            let w = format!("{what}.{}", k.name);
+            match k.kind {
+                Kind::Str => {
+                    let _ = self.string(n, &w);
+                }
+                Kind::Bool => {
+                    let _ = self.boolean(n, &w);
+                }
+                Kind::Number => {
+                    let _ = self.number(n, &w);
+                }
+                Kind::Integer => {
+                    let _ = self.integer(n, &w);
+                }
+                Kind::StrList => {
+                    let _ = self.string_list(n, &w);
+                }
+                Kind::StrMap => {
+                    let _ = self.string_map(n, &w);
+                }
+                Kind::Enum(tokens) => {
+                    let _ = self.token(n, &w, tokens);
+                }
+                Kind::Duration
+                | Kind::CommandLine
+                | Kind::Any
+                | Kind::Object
+                | Kind::ObjectList => {}
+            }
+        }
+    }
+}
+
 /// Any node as JSON: plain scalars become booleans, numbers or null where they read as such,
 /// quoted scalars stay strings.
 pub fn to_json(n: &Node) -> Value {

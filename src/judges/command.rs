@@ -210,67 +210,55 @@ pub async fn build_tool_run(
         Vec::new()
     };
     let error_lines = maven::error_lines(&log, 30);
-    let mut b = Judgment::builder(Status::Pass)
-        .metadata("command", display.clone())
-        .metadata("exitCode", code)
-        .metadata("output", tail_chars(&log, OUTPUT_IN_METADATA))
-        .metadata("elapsedMillis", out.elapsed.as_millis() as u64);
-    if !findings.is_empty() {
-        b = b.metadata(
-            "findings",
-            Value::Array(findings.iter().map(maven::Finding::to_json).collect()),
-        );
-    }
-    if !error_lines.is_empty() {
-        b = b.metadata("errorLines", json!(error_lines));
-    }
+    // Every outcome carries the same evidence: the command, its exit, the log's end, findings.
+    let with_evidence = |status: Status| {
+        let mut b = Judgment::builder(status)
+            .metadata("command", display.clone())
+            .metadata("exitCode", code)
+            .metadata("output", tail_chars(&log, OUTPUT_IN_METADATA))
+            .metadata("elapsedMillis", out.elapsed.as_millis() as u64);
+        if !findings.is_empty() {
+            b = b.metadata(
+                "findings",
+                Value::Array(findings.iter().map(maven::Finding::to_json).collect()),
+            );
+        }
+        if !error_lines.is_empty() {
+            b = b.metadata("errorLines", json!(error_lines));
+        }
+        b
+    };
     if code == 0 {
         return build(
-            b.reasoning(format!("`{display}` succeeded"))
+            with_evidence(Status::Pass)
+                .reasoning(format!("`{display}` succeeded"))
                 .check(Check::passed("build", "exit code 0")?),
         );
     }
     if maven_build && let Some(why) = maven::environment_failure(&log) {
-        let mut e = Judgment::builder(Status::Error)
-            .reason_code(ReasonCode::JudgeReported)
-            .reasoning(format!("`{display}` could not run: {why}"))
-            .check(Check::failed("build", format!("exit code {code}: {why}"))?)
-            .metadata("command", display.clone())
-            .metadata("exitCode", code)
-            .metadata("output", tail_chars(&log, OUTPUT_IN_METADATA));
-        if !error_lines.is_empty() {
-            e = e.metadata("errorLines", json!(error_lines));
-        }
-        return build(e);
+        return build(
+            with_evidence(Status::Error)
+                .reason_code(ReasonCode::JudgeReported)
+                .reasoning(format!("`{display}` could not run: {why}"))
+                .check(Check::failed("build", format!("exit code {code}: {why}"))?),
+        );
     }
-    let summary = if !findings.is_empty() {
+    let summary = if let Some(first) = findings.first() {
         format!(
             "{} compiler error(s); first: {}",
             findings.len(),
-            findings[0].one_line()
+            first.one_line()
         )
     } else if let Some(t) = maven::test_summary(&log) {
         t
     } else {
         format!("exit code {code}")
     };
-    let mut f = Judgment::builder(Status::Fail)
-        .reasoning(format!("`{display}` failed: {summary}"))
-        .check(Check::failed("build", format!("exit code {code}"))?)
-        .metadata("command", display)
-        .metadata("exitCode", code)
-        .metadata("output", tail_chars(&log, OUTPUT_IN_METADATA))
-        .metadata("elapsedMillis", out.elapsed.as_millis() as u64);
-    if !findings.is_empty() {
-        f = f.metadata(
-            "findings",
-            Value::Array(findings.iter().map(maven::Finding::to_json).collect()),
-        );
-    }
-    if !error_lines.is_empty() {
-        f = f.metadata("errorLines", json!(error_lines));
-    }
-    build(f)
+    build(
+        with_evidence(Status::Fail)
+            .reasoning(format!("`{display}` failed: {summary}"))
+            .check(Check::failed("build", format!("exit code {code}"))?),
+    )
 }
 
 /// `external`: runs a program that prints one judgment as JSON (config.md protocol). Any

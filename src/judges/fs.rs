@@ -4,41 +4,57 @@ use regex::Regex;
 use std::path::Path;
 
 use crate::config::checks::{MatchMode, WorkspacePath};
-use crate::judgment::{Check, Judgment, Status};
+use crate::judgment::{Check, Fault, Judgment, Status};
 
 use super::paths::{Resolved, resolve};
 use super::{Outcome, build, instrument};
 
+/// The regular file at `path`, or the judgment that ends the check: FAIL for nothing or a
+/// directory, ERROR for a path that escapes the workspace.
+fn locate(workspace: &Path, path: &WorkspacePath) -> Result<std::path::PathBuf, Box<Outcome>> {
+    let shown = path.as_path().display();
+    let fail = |reasoning: String, check: String| {
+        let ended = Check::failed("file_exists", check)
+            .map_err(Fault::from)
+            .and_then(|c| {
+                build(
+                    Judgment::builder(Status::Fail)
+                        .reasoning(reasoning)
+                        .check(c),
+                )
+            });
+        Err(Box::new(ended))
+    };
+    match resolve(workspace, path.as_path()) {
+        Resolved::Escapes(why) => Err(Box::new(instrument(format!(
+            "path escapes the workspace: {why}"
+        )))),
+        Resolved::Missing(_) => fail(
+            format!("File not found: {shown}"),
+            format!("{shown} does not exist"),
+        ),
+        Resolved::Inside(p) if p.is_dir() => fail(
+            format!("expected a file, found a directory: {shown}"),
+            format!("{shown} is a directory"),
+        ),
+        Resolved::Inside(p) => Ok(p),
+    }
+}
+
 /// PASS for a regular file; FAIL for a directory or nothing; ERROR if the path escapes.
 pub fn file_exists(workspace: &Path, path: &WorkspacePath) -> Outcome {
-    let shown = path.as_path().display();
-    match resolve(workspace, path.as_path()) {
-        Resolved::Escapes(why) => instrument(format!("path escapes the workspace: {why}")),
-        Resolved::Missing(_) => build(
-            Judgment::builder(Status::Fail)
-                .reasoning(format!("File not found: {shown}"))
-                .check(Check::failed(
-                    "file_exists",
-                    format!("{shown} does not exist"),
-                )?),
-        ),
-        Resolved::Inside(p) if p.is_dir() => build(
-            Judgment::builder(Status::Fail)
-                .reasoning(format!("expected a file, found a directory: {shown}"))
-                .check(Check::failed(
-                    "file_exists",
-                    format!("{shown} is a directory"),
-                )?),
-        ),
-        Resolved::Inside(_) => build(
-            Judgment::builder(Status::Pass)
-                .reasoning(format!("{shown} exists"))
-                .check(Check::passed(
-                    "file_exists",
-                    format!("{shown} is a regular file"),
-                )?),
-        ),
+    if let Err(ended) = locate(workspace, path) {
+        return *ended;
     }
+    let shown = path.as_path().display();
+    build(
+        Judgment::builder(Status::Pass)
+            .reasoning(format!("{shown} exists"))
+            .check(Check::passed(
+                "file_exists",
+                format!("{shown} is a regular file"),
+            )?),
+    )
 }
 
 /// As `file_exists`, then compares the content.
@@ -49,29 +65,9 @@ pub fn file_content(
     mode: MatchMode,
 ) -> Outcome {
     let shown = path.as_path().display();
-    let file = match resolve(workspace, path.as_path()) {
-        Resolved::Escapes(why) => return instrument(format!("path escapes the workspace: {why}")),
-        Resolved::Missing(_) => {
-            return build(
-                Judgment::builder(Status::Fail)
-                    .reasoning(format!("File not found: {shown}"))
-                    .check(Check::failed(
-                        "file_exists",
-                        format!("{shown} does not exist"),
-                    )?),
-            );
-        }
-        Resolved::Inside(p) if p.is_dir() => {
-            return build(
-                Judgment::builder(Status::Fail)
-                    .reasoning(format!("expected a file, found a directory: {shown}"))
-                    .check(Check::failed(
-                        "file_exists",
-                        format!("{shown} is a directory"),
-                    )?),
-            );
-        }
-        Resolved::Inside(p) => p,
+    let file = match locate(workspace, path) {
+        Ok(f) => f,
+        Err(ended) => return *ended,
     };
     let content = match std::fs::read(&file) {
         Ok(b) => String::from_utf8_lossy(&b).into_owned(),
