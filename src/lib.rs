@@ -10,5 +10,6 @@ pub mod config;
 pub mod judges;
 pub mod judgment;
 pub mod jury;
+pub mod lang;
 pub mod pipeline;
 pub mod report;

@@ -1,0 +1,3 @@
+//! Source-language front ends (Java first): parsing into small models structural judges compare.
+
+pub mod java;
