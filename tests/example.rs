@@ -52,15 +52,39 @@ fn the_half_migrated_workspace_is_rejected_at_the_migration_tier() {
         md.contains("| build | stop on any fail | not reached |"),
         "{md}"
     );
-    assert!(
-        md.contains("HealthFilter.java:3:import javax.servlet.Filter;"),
-        "{md}"
-    );
+    // What a reviewer sees: the structural differences, pinned as a snapshot.
+    let start = md
+        .find("<details><summary>Import diff")
+        .expect("an import diff section");
+    let end = md
+        .find("<details><summary>All judgments")
+        .expect("the judgments section");
+    insta::assert_snapshot!("example_diff_sections", &md[start..end]);
     let r = report(&ws.join("judge-ci-out"));
     common::assert_report_schema(&r);
     assert_eq!(r["outcome"]["exitCode"], 1);
     assert_eq!(r["interpretation"]["decidedBy"], "migration");
     assert_eq!(r["tiers"][1]["ran"], false);
+    let kinds = |k: &str| -> Vec<String> {
+        r["diffs"][k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| format!("{}:{}", d["kind"].as_str().unwrap(), d["line"]))
+            .collect()
+    };
+    assert_eq!(kinds("ast"), ["annotation-missing:12"]);
+    assert_eq!(
+        kinds("pom"),
+        ["dependency-missing:null", "dependency-unexpected:17"]
+    );
+    assert_eq!(
+        kinds("imports")
+            .iter()
+            .filter(|k| k.starts_with("import-forbidden"))
+            .count(),
+        5
+    );
     let saved_md = std::fs::read_to_string(ws.join("judge-ci-out/report.md")).unwrap();
     assert_eq!(saved_md, md, "report.md holds what was printed");
 }

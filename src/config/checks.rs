@@ -360,6 +360,45 @@ impl WorkspacePath {
     }
 }
 
+/// Include and exclude globs over paths relative to the tree root (`**/*.java`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileSet {
+    /// Globs a file must match (any).
+    pub include: Vec<String>,
+    /// Globs that exclude a file (any).
+    pub exclude: Vec<String>,
+}
+
+/// What `ast-diff` compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AstAspect {
+    /// Type declarations: kind, modifiers, type parameters, supertypes.
+    Types,
+    /// Annotations on types, members and fields.
+    Annotations,
+    /// Method and constructor signatures, return types, throws, modifiers.
+    Signatures,
+    /// Fields: presence, type, modifiers.
+    Fields,
+    /// Normalised method bodies (opt-in).
+    Bodies,
+}
+
+/// What `pom-diff` compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PomAspect {
+    /// The parent coordinates.
+    Parent,
+    /// Dependencies: version and scope per groupId:artifactId.
+    Dependencies,
+    /// Build plugins and their versions.
+    Plugins,
+    /// `<properties>`.
+    Properties,
+    /// The Java release (maven.compiler.release/source/target, compiler plugin release).
+    JavaVersion,
+}
+
 /// How `file-content` compares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MatchMode {
@@ -464,6 +503,39 @@ pub enum CheckKind {
         run: CommandLine,
         /// Extra environment.
         env: Vec<(String, String)>,
+    },
+    /// `import-diff`.
+    ImportDiff {
+        /// Which files (globs over workspace-relative paths).
+        files: FileSet,
+        /// Imports that must not appear anywhere in the workspace.
+        forbid: Vec<String>,
+        /// Imports that must appear somewhere in the workspace.
+        require: Vec<String>,
+    },
+    /// `ast-diff`.
+    AstDiff {
+        /// Which files.
+        files: FileSet,
+        /// What is compared.
+        aspects: Vec<AstAspect>,
+    },
+    /// `pom-diff`.
+    PomDiff {
+        /// What is compared.
+        aspects: Vec<PomAspect>,
+        /// Versions are not compared.
+        ignore_versions: bool,
+    },
+    /// `file-comparison`.
+    FileComparison {
+        /// Which files.
+        files: FileSet,
+    },
+    /// `test-invariance`.
+    TestInvariance {
+        /// Surefire report folder.
+        reports: WorkspacePath,
     },
     /// A known structural or semantic type that this version cannot run yet; its judge
     /// reports an instrument ERROR naming the type, never a FAIL.
@@ -751,8 +823,99 @@ pub fn read_kind(
                 env: env?,
             })
         }
+        "import-diff" => {
+            let files = file_set(r, m, &["**/*.java"], &[], what);
+            let forbid = list(r, "forbid", &[]);
+            let require = list(r, "require", &[]);
+            Some(CheckKind::ImportDiff {
+                files: files?,
+                forbid: forbid?,
+                require: require?,
+            })
+        }
+        "ast-diff" => {
+            let files = file_set(r, m, &["**/*.java"], &[], what);
+            let aspects = match get(m, "aspects") {
+                Some(n) => {
+                    let words = r.string_list(n, &format!("{what}.aspects"))?;
+                    let mut out = Vec::new();
+                    for w in words {
+                        out.push(match w.as_str() {
+                            "types" => AstAspect::Types,
+                            "annotations" => AstAspect::Annotations,
+                            "signatures" => AstAspect::Signatures,
+                            "fields" => AstAspect::Fields,
+                            "bodies" => AstAspect::Bodies,
+                            _ => {
+                                r.error_help(
+                                    n,
+                                    format!("{what}.aspects: unknown aspect '{w}'"),
+                                    "valid: types, annotations, signatures, fields, bodies",
+                                );
+                                return None;
+                            }
+                        });
+                    }
+                    out
+                }
+                None => vec![
+                    AstAspect::Types,
+                    AstAspect::Annotations,
+                    AstAspect::Signatures,
+                    AstAspect::Fields,
+                ],
+            };
+            Some(CheckKind::AstDiff {
+                files: files?,
+                aspects,
+            })
+        }
+        "pom-diff" => {
+            let aspects = match get(m, "aspects") {
+                Some(n) => {
+                    let words = r.string_list(n, &format!("{what}.aspects"))?;
+                    let mut out = Vec::new();
+                    for w in words {
+                        out.push(match w.as_str() {
+                            "parent" => PomAspect::Parent,
+                            "dependencies" => PomAspect::Dependencies,
+                            "plugins" => PomAspect::Plugins,
+                            "properties" => PomAspect::Properties,
+                            "java-version" => PomAspect::JavaVersion,
+                            _ => {
+                                r.error_help(n, format!("{what}.aspects: unknown aspect '{w}'"), "valid: parent, dependencies, plugins, properties, java-version");
+                                return None;
+                            }
+                        });
+                    }
+                    out
+                }
+                None => vec![
+                    PomAspect::Parent,
+                    PomAspect::Dependencies,
+                    PomAspect::Plugins,
+                    PomAspect::Properties,
+                    PomAspect::JavaVersion,
+                ],
+            };
+            let ignore_versions = match get(m, "ignore-versions") {
+                Some(n) => r.boolean(n, &format!("{what}.ignore-versions"))?,
+                None => false,
+            };
+            Some(CheckKind::PomDiff {
+                aspects,
+                ignore_versions,
+            })
+        }
+        "file-comparison" => {
+            let files = file_set(r, m, &["**"], &["target/**", ".git/**"], what)?;
+            Some(CheckKind::FileComparison { files })
+        }
+        "test-invariance" => Some(CheckKind::TestInvariance {
+            reports: path_key(r, m, "reports", Some("target/surefire-reports"), what)?,
+        }),
         other => {
-            // Structural and semantic types: their keys are type-checked here so a config
+            // Semantic types: their keys are type-checked here so a config
             // written for them is validated today, and they run once their judges exist.
             r.check_values(m, t.keys, what);
             if t.family == Family::Semantic {
@@ -765,6 +928,39 @@ pub fn read_kind(
             Some(CheckKind::Unavailable { type_name })
         }
     }
+}
+
+/// `include`/`exclude` globs, each checked to compile.
+fn file_set(
+    r: &mut Reader,
+    m: &MarkedMappingNode,
+    include: &[&str],
+    exclude: &[&str],
+    what: &str,
+) -> Option<FileSet> {
+    let mut read = |k: &str, default: &[&str]| -> Option<Vec<String>> {
+        let Some(n) = get(m, k) else {
+            return Some(default.iter().map(|s| s.to_string()).collect());
+        };
+        let globs = r.string_list(n, &format!("{what}.{k}"))?;
+        for g in &globs {
+            if let Err(e) = globset::Glob::new(g) {
+                r.error_help(
+                    n,
+                    format!("{what}.{k}: '{g}' is not a valid glob: {e}"),
+                    "e.g. **/*.java or src/main/**",
+                );
+                return None;
+            }
+        }
+        Some(globs)
+    };
+    let include = read("include", include);
+    let exclude = read("exclude", exclude);
+    Some(FileSet {
+        include: include?,
+        exclude: exclude?,
+    })
 }
 
 fn non_negative(r: &mut Reader, n: &Node, what: &str) -> Option<f64> {

@@ -9,6 +9,7 @@ mod fs;
 pub mod maven;
 pub mod paths;
 pub mod process;
+pub mod structural;
 
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
@@ -147,6 +148,58 @@ impl ConfiguredJudge {
                 .await
             }
             CheckKind::External { run, env } => command::external(ctx, &run, &env, timeout).await,
+            CheckKind::ImportDiff {
+                files,
+                forbid,
+                require,
+            } => {
+                let c = ctx.clone();
+                blocking(Box::new(move || {
+                    let reference = structural::reference(&c).map_err(|o| *o);
+                    match reference {
+                        Ok(r) => {
+                            structural::import_diff(&c.workspace, &r, &files, &forbid, &require)
+                        }
+                        Err(ended) => ended,
+                    }
+                }))
+                .await
+            }
+            CheckKind::AstDiff { files, aspects } => {
+                let c = ctx.clone();
+                blocking(Box::new(move || match structural::reference(&c) {
+                    Ok(r) => structural::ast_diff(&c.workspace, &r, &files, &aspects),
+                    Err(ended) => *ended,
+                }))
+                .await
+            }
+            CheckKind::PomDiff {
+                aspects,
+                ignore_versions,
+            } => {
+                let c = ctx.clone();
+                blocking(Box::new(move || match structural::reference(&c) {
+                    Ok(r) => structural::pom_diff(&c.workspace, &r, &aspects, ignore_versions),
+                    Err(ended) => *ended,
+                }))
+                .await
+            }
+            CheckKind::FileComparison { files } => {
+                let c = ctx.clone();
+                blocking(Box::new(move || match structural::reference(&c) {
+                    Ok(r) => structural::file_comparison(&c.workspace, &r, &files),
+                    Err(ended) => *ended,
+                }))
+                .await
+            }
+            CheckKind::TestInvariance { reports } => {
+                let c = ctx.clone();
+                blocking(Box::new(move || {
+                    let reference = structural::reference(&c).ok();
+                    structural::test_invariance(&c.workspace, reference.as_deref(), &reports)
+                }))
+                .await
+            }
             CheckKind::Unavailable { type_name } => instrument(format!(
                 "check type '{type_name}' is not available in judge-ci {}; this tier cannot be judged until it is",
                 env!("CARGO_PKG_VERSION")
@@ -266,6 +319,28 @@ fn configuration(spec: &CheckSpec) -> Map<String, Value> {
         } => json!({"maxImprovement": max_improvement,
             "minimumLineCoverage": minimum_line_coverage, "report": p(report), "baseline": baseline_json(baseline)}),
         CheckKind::External { run, env } => json!({"run": cmdline(run), "env": env_names(env)}),
+        CheckKind::ImportDiff {
+            files,
+            forbid,
+            require,
+        } => {
+            json!({"include": files.include, "exclude": files.exclude, "forbid": forbid, "require": require})
+        }
+        CheckKind::AstDiff { files, aspects } => {
+            json!({"include": files.include, "exclude": files.exclude,
+            "aspects": aspects.iter().map(|a| format!("{a:?}").to_lowercase()).collect::<Vec<_>>()})
+        }
+        CheckKind::PomDiff {
+            aspects,
+            ignore_versions,
+        } => {
+            json!({"aspects": aspects.iter().map(|a| format!("{a:?}").to_lowercase()).collect::<Vec<_>>(),
+            "ignoreVersions": ignore_versions})
+        }
+        CheckKind::FileComparison { files } => {
+            json!({"include": files.include, "exclude": files.exclude})
+        }
+        CheckKind::TestInvariance { reports } => json!({"reports": p(reports)}),
         CheckKind::Unavailable { type_name } => json!({"available": false, "type": type_name}),
     };
     if let Value::Object(e) = extra {

@@ -261,7 +261,7 @@ fn collect_errors(n: Node, out: &mut Vec<u32>) {
             continue;
         }
         if n.has_error() {
-            stack.extend((0..n.child_count()).filter_map(|i| n.child(i as u32)));
+            stack.extend((0..n.child_count()).filter_map(|i| n.child(i)));
         }
     }
     out.sort_unstable();
@@ -507,7 +507,7 @@ fn body_hash(body: Node, src: &Src) -> String {
             h.update([0u8]);
         } else {
             // Children reversed so tokens are hashed in source order.
-            stack.extend((0..n.child_count()).rev().filter_map(|i| n.child(i as u32)));
+            stack.extend((0..n.child_count()).rev().filter_map(|i| n.child(i)));
         }
     }
     hex::encode(&h.finalize()[..8])

@@ -21,8 +21,8 @@ use crate::judgment::JudgmentContext;
 use crate::jury::interpret::{self, Reading};
 use crate::jury::{Decision, Jury, Verdict};
 use crate::report::{
-    CommandRecord, ConfigInfo, Gate, InterpretationInfo, JudgeView, Outcome, REPORT_SCHEMA, Report,
-    Subject, TaskInfo, TierView, Timings, Tool, markdown,
+    CommandRecord, ConfigInfo, DiffEntry, Diffs, Gate, InterpretationInfo, JudgeView, Outcome,
+    REPORT_SCHEMA, Report, Subject, TaskInfo, TierView, Timings, Tool, markdown,
 };
 
 /// Exit code: judged, gate passed.
@@ -384,6 +384,71 @@ pub fn tier_views(spec: &JurySpec, verdict: &Verdict) -> Vec<TierView> {
     }
 }
 
+/// Every structural finding of the judges that ran, sorted into the report's `diffs`.
+pub fn collect_diffs(spec: &JurySpec, verdict: &Verdict) -> Diffs {
+    fn types(spec: &JurySpec, out: &mut Vec<(String, String)>) {
+        let mut add =
+            |cs: &[CheckSpec]| out.extend(cs.iter().map(|c| (c.name.clone(), c.type_name.clone())));
+        match spec {
+            JurySpec::Checks { checks, .. } => add(checks),
+            JurySpec::Tiers(t) => t.iter().for_each(|t| add(&t.checks)),
+            JurySpec::Members { members, .. } => members.iter().for_each(|m| types(&m.jury, out)),
+        }
+    }
+    fn walk<'v>(v: &'v Verdict, out: &mut Vec<(&'v String, &'v crate::judgment::Judgment)>) {
+        out.extend(v.individual_by_name().iter());
+        for a in v.composite_attempts() {
+            if let Some(child) = a.verdict() {
+                walk(child, out);
+            }
+        }
+    }
+    let mut names = Vec::new();
+    types(spec, &mut names);
+    let mut judged = Vec::new();
+    walk(verdict, &mut judged);
+    let mut seen: Vec<&String> = Vec::new();
+    let mut diffs = Diffs::default();
+    for (name, j) in judged {
+        if seen.contains(&name) {
+            continue;
+        }
+        seen.push(name);
+        let Some(ty) = names
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, t)| t.as_str())
+        else {
+            continue;
+        };
+        let list = match ty {
+            "import-diff" => &mut diffs.imports,
+            "ast-diff" => &mut diffs.ast,
+            "pom-diff" => &mut diffs.pom,
+            "file-comparison" | "test-invariance" => &mut diffs.files,
+            _ => continue,
+        };
+        for f in j
+            .metadata()
+            .get("findings")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let s = |k: &str| f.get(k).and_then(Value::as_str).map(str::to_string);
+            list.push(DiffEntry {
+                path: s("path").unwrap_or_default(),
+                line: f.get("line").and_then(Value::as_u64),
+                kind: s("kind").unwrap_or_default(),
+                expected: s("expected"),
+                actual: s("actual"),
+                judge: name.clone(),
+            });
+        }
+    }
+    diffs
+}
+
 /// The gate for a reading under the config's `fail-on`.
 pub fn gate(reading: Option<Reading>, fail_on: FailOn, decided_by: Option<&str>) -> Outcome {
     let at = decided_by
@@ -520,6 +585,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
             commands,
         }),
         tiers: tier_views(&bench.jury, &verdict),
+        diffs: collect_diffs(&bench.jury, &verdict),
         verdict,
         interpretation: InterpretationInfo {
             reading: reading.reading,

@@ -9,7 +9,7 @@ use crate::jury::TierPolicy;
 use crate::jury::interpret::Reading;
 
 use super::escape::{code_block, code_span, inline};
-use super::model::Report;
+use super::model::{DiffEntry, Report};
 
 /// The hidden marker that identifies a sticky comment per config name.
 pub fn marker(name: &str) -> String {
@@ -172,6 +172,16 @@ pub fn render(r: &Report) -> String {
         }
     }
 
+    for (title, entries) in [
+        ("Import diff", &r.diffs.imports),
+        ("AST diff", &r.diffs.ast),
+        ("POM diff", &r.diffs.pom),
+        ("File diff", &r.diffs.files),
+    ] {
+        if !entries.is_empty() {
+            diff_section(&mut md, title, entries);
+        }
+    }
     let _ = writeln!(md, "<details><summary>All judgments</summary>\n");
     for t in r.tiers.iter().filter(|t| t.ran) {
         let _ = writeln!(md, "**{}**\n", inline(&t.name));
@@ -201,6 +211,62 @@ pub fn render(r: &Report) -> String {
         word
     );
     md
+}
+
+/// Most files shown per diff section; the JSON report has them all.
+const DIFF_FILES: usize = 25;
+
+/// A collapsible section with one `diff` block per file: `-` what the workspace has, `+` what
+/// the reference has (the change that would reach the reference).
+fn diff_section(md: &mut String, title: &str, entries: &[DiffEntry]) {
+    let mut files: Vec<&str> = Vec::new();
+    for e in entries {
+        if !files.contains(&e.path.as_str()) {
+            files.push(&e.path);
+        }
+    }
+    let _ = writeln!(
+        md,
+        "<details><summary>{title}: {} finding(s) in {} file(s)</summary>\n",
+        entries.len(),
+        files.len()
+    );
+    for path in files.iter().take(DIFF_FILES) {
+        let mut block = if path.is_empty() {
+            "--- workspace\n+++ reference\n".to_string()
+        } else {
+            format!("--- workspace/{path}\n+++ reference/{path}\n")
+        };
+        // What the workspace has (with lines) first, then what only the reference has.
+        let mut here: Vec<&DiffEntry> = entries.iter().filter(|e| e.path == *path).collect();
+        here.sort_by_key(|e| (e.line.is_none(), e.line));
+        for e in here {
+            match e.line {
+                Some(l) => block.push_str(&format!("@@ line {l}: {} @@\n", e.kind)),
+                None => block.push_str(&format!("@@ {} @@\n", e.kind)),
+            }
+            for (sign, text) in [('-', &e.actual), ('+', &e.expected)] {
+                if let Some(t) = text {
+                    for line in t.lines() {
+                        block.push(sign);
+                        block.push(' ');
+                        block.push_str(line);
+                        block.push('\n');
+                    }
+                }
+            }
+        }
+        md.push_str(&code_block(&block, "diff"));
+        md.push('\n');
+    }
+    if files.len() > DIFF_FILES {
+        let _ = writeln!(
+            md,
+            "{} more file(s) in report.json.\n",
+            files.len() - DIFF_FILES
+        );
+    }
+    let _ = writeln!(md, "</details>\n");
 }
 
 fn judge_type(r: &Report, name: &str) -> String {
@@ -235,8 +301,19 @@ fn why(md: &mut String, r: &Report, name: &str, j: &Judgment) {
     if !failed.is_empty() {
         md.push('\n');
     }
-    if let Some(Value::Array(findings)) = j.metadata().get("findings") {
-        let lines: Vec<String> = findings
+    let compiler: Vec<&Value> = match j.metadata().get("findings") {
+        Some(Value::Array(f)) => f.iter().filter(|f| f["kind"] == "compiler-error").collect(),
+        _ => Vec::new(),
+    };
+    let structural = matches!(j.metadata().get("findings"), Some(Value::Array(f)) if !f.is_empty())
+        && compiler.is_empty();
+    if structural {
+        let _ = writeln!(
+            md,
+            "The differences are listed in the diff sections below.\n"
+        );
+    } else if !compiler.is_empty() {
+        let lines: Vec<String> = compiler
             .iter()
             .take(10)
             .map(|f| {

@@ -32,6 +32,9 @@ pub struct Report {
     pub interpretation: InterpretationInfo,
     /// Per configured tier (or member), in order; tiers not reached have `ran: false`.
     pub tiers: Vec<TierView>,
+    /// Structural findings of the judges that ran, by kind of comparison.
+    #[serde(default, skip_serializing_if = "Diffs::is_empty")]
+    pub diffs: Diffs,
     /// Phase timings.
     pub timings: Timings,
     /// The gate: pass or fail, the exit code and why.
@@ -177,6 +180,53 @@ pub struct JudgeView {
     pub score: Option<f64>,
     /// Run time.
     pub elapsed_ms: u64,
+}
+
+/// Structural findings: what differs between workspace and reference.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Diffs {
+    /// From `import-diff`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub imports: Vec<DiffEntry>,
+    /// From `ast-diff`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ast: Vec<DiffEntry>,
+    /// From `pom-diff`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pom: Vec<DiffEntry>,
+    /// From `file-comparison` and `test-invariance`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<DiffEntry>,
+}
+
+impl Diffs {
+    /// True when no structural judge reported anything.
+    pub fn is_empty(&self) -> bool {
+        self.imports.is_empty()
+            && self.ast.is_empty()
+            && self.pom.is_empty()
+            && self.files.is_empty()
+    }
+}
+
+/// One structural finding.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DiffEntry {
+    /// Path relative to the tree root.
+    pub path: String,
+    /// Line in the workspace file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    /// Kind of difference.
+    pub kind: String,
+    /// What the reference has.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// What the workspace has.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actual: Option<String>,
+    /// The judge (seat name) that found it.
+    pub judge: String,
 }
 
 /// Phase timings in milliseconds.

@@ -9,7 +9,6 @@ import java.io.IOException;
 public class GreetingServlet extends HttpServlet {
     private final Greeter greeter = new Greeter("Hello");
 
-    @Override
     protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
         response.setContentType("text/plain");
         response.getWriter().write(greeter.greet(request.getParameter("name")));

@@ -1,0 +1,375 @@
+//! `ast-diff`: per type, what a reviewer would call a structural difference — a missing type
+//! or member, a changed supertype, annotation, signature or field type; bodies on request.
+
+use rayon::prelude::*;
+use std::path::Path;
+
+use crate::config::checks::{AstAspect, FileSet};
+use crate::lang::java::{self, Annotation, Field, JavaFile, Method, TypeDecl};
+
+use super::super::Outcome;
+use super::{Finding, Pair, list, read_pair, verdict};
+
+/// Where findings of one file go, and which aspects are compared.
+struct Sink<'a> {
+    rel: &'a str,
+    aspects: &'a [AstAspect],
+    out: Vec<Finding>,
+}
+
+fn annotations(a: &[Annotation]) -> Vec<String> {
+    let mut v: Vec<String> = a.iter().map(Annotation::text).collect();
+    v.sort();
+    v
+}
+
+/// Annotation differences of one element, as findings at `line`.
+fn annotation_diff(
+    rel: &str,
+    what: &str,
+    line: u32,
+    expected: &[Annotation],
+    actual: &[Annotation],
+    out: &mut Vec<Finding>,
+) {
+    let (e, a) = (annotations(expected), annotations(actual));
+    for x in e.iter().filter(|x| !a.contains(x)) {
+        out.push(
+            Finding::new(rel, "annotation-missing")
+                .at(line)
+                .expected(format!("{x} on {what}")),
+        );
+    }
+    for x in a.iter().filter(|x| !e.contains(x)) {
+        out.push(
+            Finding::new(rel, "annotation-unexpected")
+                .at(line)
+                .actual(format!("{x} on {what}")),
+        );
+    }
+}
+
+fn methods(
+    sink: &mut Sink,
+    owner: &str,
+    label: &str,
+    exp: &[Method],
+    act: &[Method],
+    type_line: u32,
+) {
+    let (rel, aspects) = (sink.rel, sink.aspects);
+    let out = &mut sink.out;
+    let has = |a: AstAspect| aspects.contains(&a);
+    for m in exp {
+        let sig = format!("{owner}.{}", m.signature());
+        match act.iter().find(|x| x.signature() == m.signature()) {
+            None => {
+                if has(AstAspect::Signatures) {
+                    out.push(
+                        Finding::new(rel, format!("{label}-missing"))
+                            .at(type_line)
+                            .expected(sig),
+                    );
+                }
+            }
+            Some(w) => {
+                if has(AstAspect::Signatures) {
+                    if m.returns != w.returns {
+                        out.push(
+                            Finding::new(rel, "return-type-changed")
+                                .at(w.line)
+                                .expected(format!("{sig}: {}", m.returns.as_deref().unwrap_or("")))
+                                .actual(format!("{sig}: {}", w.returns.as_deref().unwrap_or(""))),
+                        );
+                    }
+                    if m.throws != w.throws {
+                        out.push(
+                            Finding::new(rel, "throws-changed")
+                                .at(w.line)
+                                .expected(format!("{sig} throws {}", m.throws.join(", ")))
+                                .actual(format!("{sig} throws {}", w.throws.join(", "))),
+                        );
+                    }
+                    if m.modifiers != w.modifiers {
+                        out.push(
+                            Finding::new(rel, "modifiers-changed")
+                                .at(w.line)
+                                .expected(format!("{} {sig}", m.modifiers.join(" ")))
+                                .actual(format!("{} {sig}", w.modifiers.join(" "))),
+                        );
+                    }
+                }
+                if has(AstAspect::Annotations) {
+                    annotation_diff(rel, &sig, w.line, &m.annotations, &w.annotations, out);
+                }
+                if has(AstAspect::Bodies) && m.body_hash != w.body_hash {
+                    out.push(
+                        Finding::new(rel, "body-changed")
+                            .at(w.line)
+                            .expected(sig.clone())
+                            .actual(sig),
+                    );
+                }
+            }
+        }
+    }
+    if has(AstAspect::Signatures) {
+        for w in act
+            .iter()
+            .filter(|w| !exp.iter().any(|m| m.signature() == w.signature()))
+        {
+            out.push(
+                Finding::new(rel, format!("{label}-unexpected"))
+                    .at(w.line)
+                    .actual(format!("{owner}.{}", w.signature())),
+            );
+        }
+    }
+}
+
+fn fields(
+    rel: &str,
+    owner: &str,
+    exp: &[Field],
+    act: &[Field],
+    aspects: &[AstAspect],
+    out: &mut Vec<Finding>,
+    type_line: u32,
+) {
+    let has = |a: AstAspect| aspects.contains(&a);
+    for f in exp {
+        let name = format!("{owner}.{}", f.name);
+        match act.iter().find(|x| x.name == f.name) {
+            None if has(AstAspect::Fields) => out.push(
+                Finding::new(rel, "field-missing")
+                    .at(type_line)
+                    .expected(format!("{} {name}", f.ty)),
+            ),
+            None => {}
+            Some(w) => {
+                if has(AstAspect::Fields) && (f.ty != w.ty || f.modifiers != w.modifiers) {
+                    out.push(
+                        Finding::new(rel, "field-changed")
+                            .at(w.line)
+                            .expected(
+                                format!("{} {} {name}", f.modifiers.join(" "), f.ty)
+                                    .trim()
+                                    .to_string(),
+                            )
+                            .actual(
+                                format!("{} {} {name}", w.modifiers.join(" "), w.ty)
+                                    .trim()
+                                    .to_string(),
+                            ),
+                    );
+                }
+                if has(AstAspect::Annotations) {
+                    annotation_diff(rel, &name, w.line, &f.annotations, &w.annotations, out);
+                }
+            }
+        }
+    }
+    if has(AstAspect::Fields) {
+        for w in act.iter().filter(|w| !exp.iter().any(|f| f.name == w.name)) {
+            out.push(
+                Finding::new(rel, "field-unexpected")
+                    .at(w.line)
+                    .actual(format!("{} {owner}.{}", w.ty, w.name)),
+            );
+        }
+    }
+}
+
+fn type_diff(
+    rel: &str,
+    path: &str,
+    e: &TypeDecl,
+    a: &TypeDecl,
+    aspects: &[AstAspect],
+    out: &mut Vec<Finding>,
+) {
+    let has = |x: AstAspect| aspects.contains(&x);
+    if has(AstAspect::Types) {
+        if e.kind != a.kind {
+            out.push(
+                Finding::new(rel, "type-kind-changed")
+                    .at(a.line)
+                    .expected(format!("{} {path}", e.kind.word()))
+                    .actual(format!("{} {path}", a.kind.word())),
+            );
+        }
+        if e.supertypes != a.supertypes {
+            out.push(
+                Finding::new(rel, "supertype-changed")
+                    .at(a.line)
+                    .expected(format!("{path} : {}", e.supertypes.join(", ")))
+                    .actual(format!("{path} : {}", a.supertypes.join(", "))),
+            );
+        }
+        if e.modifiers != a.modifiers || e.type_params != a.type_params {
+            out.push(
+                Finding::new(rel, "type-declaration-changed")
+                    .at(a.line)
+                    .expected(
+                        format!(
+                            "{} {path}{}",
+                            e.modifiers.join(" "),
+                            e.type_params.as_deref().unwrap_or("")
+                        )
+                        .trim()
+                        .to_string(),
+                    )
+                    .actual(
+                        format!(
+                            "{} {path}{}",
+                            a.modifiers.join(" "),
+                            a.type_params.as_deref().unwrap_or("")
+                        )
+                        .trim()
+                        .to_string(),
+                    ),
+            );
+        }
+    }
+    if has(AstAspect::Annotations) {
+        annotation_diff(rel, path, a.line, &e.annotations, &a.annotations, out);
+    }
+    fields(rel, path, &e.fields, &a.fields, aspects, out, a.line);
+    let mut sink = Sink {
+        rel,
+        aspects,
+        out: std::mem::take(out),
+    };
+    methods(&mut sink, path, "method", &e.methods, &a.methods, a.line);
+    methods(
+        &mut sink,
+        path,
+        "constructor",
+        &e.constructors,
+        &a.constructors,
+        a.line,
+    );
+    *out = sink.out;
+}
+
+/// Compares two parsed files.
+pub fn diff_files(
+    rel: &str,
+    expected: &JavaFile,
+    actual: &JavaFile,
+    aspects: &[AstAspect],
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let exp = java::all_types(expected);
+    let act = java::all_types(actual);
+    for (path, e) in &exp {
+        match act.iter().find(|(p, _)| p == path) {
+            Some((_, a)) => type_diff(rel, path, e, a, aspects, &mut out),
+            None => out.push(
+                Finding::new(rel, "type-missing").expected(format!("{} {path}", e.kind.word())),
+            ),
+        }
+    }
+    for (path, a) in act.iter().filter(|(p, _)| !exp.iter().any(|(q, _)| q == p)) {
+        out.push(
+            Finding::new(rel, "type-unexpected")
+                .at(a.line)
+                .actual(format!("{} {path}", a.kind.word())),
+        );
+    }
+    if !actual.error_lines.is_empty() && expected.error_lines.is_empty() {
+        out.push(
+            Finding::new(rel, "syntax-error")
+                .at(actual.error_lines[0])
+                .actual(format!("{} line(s) do not parse", actual.error_lines.len())),
+        );
+    }
+    out
+}
+
+/// Runs the judge over both trees.
+pub fn ast_diff(
+    workspace: &Path,
+    reference: &Path,
+    files: &FileSet,
+    aspects: &[AstAspect],
+) -> Outcome {
+    let listing = match list(workspace, reference, files) {
+        Ok(l) => l,
+        Err(e) => return super::super::instrument(e),
+    };
+    let per_file: Vec<Vec<Finding>> = listing
+        .both
+        .par_iter()
+        .map(|rel| match read_pair(workspace, reference, rel) {
+            Pair::Same => Vec::new(),
+            Pair::Unreadable(why) => {
+                vec![Finding::new(rel.as_str(), "file-unreadable").actual(why)]
+            }
+            Pair::Differ(w, r) => diff_files(rel, &java::parse(&r), &java::parse(&w), aspects),
+        })
+        .collect();
+    let matched = per_file.iter().filter(|f| f.is_empty()).count();
+    let mut findings: Vec<Finding> = per_file.into_iter().flatten().collect();
+    findings.extend(
+        listing
+            .only_reference
+            .iter()
+            .map(|rel| Finding::new(rel.as_str(), "file-missing").expected(rel.as_str())),
+    );
+    let total = listing.both.len() + listing.only_reference.len();
+    verdict("ast-diff", findings, matched, total, Vec::new())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reviewer_level_differences() {
+        let r = java::parse(b"package p;\n@Entity\npublic class A extends B implements C {\n  @Id private Long id;\n  public A() {}\n  A(int x) {}\n  @Override public String m(int a) throws X { return \"\"; }\n  void gone() {}\n}\n");
+        let w = java::parse(b"package p;\npublic class A extends D implements C {\n  private Integer id;\n  public A() {}\n  public String m(int a) { return \"x\"; }\n  void extra() {}\n}\n");
+        let all = [
+            AstAspect::Types,
+            AstAspect::Annotations,
+            AstAspect::Signatures,
+            AstAspect::Fields,
+            AstAspect::Bodies,
+        ];
+        let f = diff_files("A.java", &r, &w, &all);
+        let kinds: Vec<&str> = f.iter().map(|x| x.kind.as_str()).collect();
+        for k in [
+            "supertype-changed",
+            "annotation-missing",
+            "field-changed",
+            "constructor-missing",
+            "throws-changed",
+            "method-missing",
+            "method-unexpected",
+            "body-changed",
+        ] {
+            assert!(kinds.contains(&k), "{k} not in {kinds:?}");
+        }
+        let ann: Vec<&Finding> = f
+            .iter()
+            .filter(|x| x.kind == "annotation-missing")
+            .collect();
+        assert!(
+            ann.iter().any(
+                |x| x.expected.as_deref() == Some("@Override on A.m(int)") && x.line == Some(5)
+            ),
+            "{ann:?}"
+        );
+        assert!(
+            ann.iter()
+                .any(|x| x.expected.as_deref() == Some("@Entity on A"))
+        );
+        let none = diff_files("A.java", &r, &r, &all);
+        assert!(none.is_empty(), "{none:?}");
+        let no_bodies = diff_files("A.java", &r, &w, &[AstAspect::Types]);
+        assert!(
+            no_bodies.iter().all(|x| x.kind == "supertype-changed"),
+            "{no_bodies:?}"
+        );
+    }
+}

@@ -1,0 +1,233 @@
+//! `file-comparison`: every reference file against the workspace, by kind — POMs by their
+//! model, other XML as a tree (whitespace and attribute order ignored), Java by its model
+//! (bodies included), text with whitespace normalised; a short diff for what differs.
+
+use rayon::prelude::*;
+use similar::TextDiff;
+use std::path::Path;
+
+use crate::config::checks::{AstAspect, FileSet, PomAspect};
+use crate::lang::java;
+
+use super::super::{Outcome, instrument};
+use super::pom::{Pom, diff_poms};
+use super::{Finding, Pair, ast, list, read_pair, verdict};
+
+/// Most lines of a unified diff kept per file.
+const DIFF_LINES: usize = 40;
+
+fn short_diff(rel: &str, expected: &str, actual: &str) -> String {
+    let diff = TextDiff::from_lines(expected, actual);
+    let text = diff
+        .unified_diff()
+        .context_radius(2)
+        .header(&format!("reference/{rel}"), &format!("workspace/{rel}"))
+        .to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.len() <= DIFF_LINES {
+        return text;
+    }
+    format!(
+        "{}\n… {} more diff lines",
+        lines[..DIFF_LINES].join("\n"),
+        lines.len() - DIFF_LINES
+    )
+}
+
+/// An XML document as a canonical string: elements with sorted attributes, trimmed text,
+/// comments and processing instructions dropped. No DTD is read.
+fn canonical_xml(text: &str) -> Result<String, String> {
+    let doc = roxmltree::Document::parse_with_options(
+        text,
+        roxmltree::ParsingOptions {
+            allow_dtd: false,
+            ..Default::default()
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    enum Item<'a, 'i> {
+        Open(roxmltree::Node<'a, 'i>),
+        Close(String),
+        Text(String),
+    }
+    let mut out = String::new();
+    // Iterative, so deeply nested (hostile) documents cannot overflow the stack.
+    let mut stack = vec![Item::Open(doc.root_element())];
+    while let Some(item) = stack.pop() {
+        match item {
+            Item::Close(name) => out.push_str(&format!("</{name}>")),
+            Item::Text(t) => out.push_str(&format!("[{t}]")),
+            Item::Open(n) => {
+                let mut attrs: Vec<String> = n
+                    .attributes()
+                    .map(|a| format!("{}={:?}", a.name(), a.value()))
+                    .collect();
+                attrs.sort();
+                out.push_str(&format!("<{} {}>", n.tag_name().name(), attrs.join(" ")));
+                stack.push(Item::Close(n.tag_name().name().to_string()));
+                let kids: Vec<roxmltree::Node> = n.children().collect();
+                for k in kids.into_iter().rev() {
+                    if k.is_element() {
+                        stack.push(Item::Open(k));
+                    } else if k.is_text() {
+                        let t = k.text().unwrap_or("").trim();
+                        if !t.is_empty() {
+                            stack.push(Item::Text(t.to_string()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn normalise(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn compare(rel: &str, w: &[u8], r: &[u8]) -> Vec<Finding> {
+    let (Ok(ws), Ok(rf)) = (std::str::from_utf8(w), std::str::from_utf8(r)) else {
+        return vec![
+            Finding::new(rel, "binary-differs")
+                .expected(format!("{} bytes", r.len()))
+                .actual(format!("{} bytes", w.len())),
+        ];
+    };
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    if name == "pom.xml" {
+        let all = [
+            PomAspect::Parent,
+            PomAspect::Dependencies,
+            PomAspect::Plugins,
+            PomAspect::Properties,
+            PomAspect::JavaVersion,
+        ];
+        return match (Pom::parse(rf), Pom::parse(ws)) {
+            (Ok(mut e), Ok(mut a)) => {
+                e.resolve(None);
+                a.resolve(None);
+                diff_poms(rel, &e, &a, &all, false)
+            }
+            (Err(_), _) => text_compare(rel, ws, rf),
+            (_, Err(e)) => vec![Finding::new(rel, "pom-unreadable").actual(e)],
+        };
+    }
+    if name.ends_with(".java") {
+        let all = [
+            AstAspect::Types,
+            AstAspect::Annotations,
+            AstAspect::Signatures,
+            AstAspect::Fields,
+            AstAspect::Bodies,
+        ];
+        let f = ast::diff_files(rel, &java::parse(r), &java::parse(w), &all);
+        return if f.is_empty() {
+            Vec::new()
+        } else {
+            vec![Finding::new(rel, "java-differs").actual(short_diff(rel, rf, ws))]
+        };
+    }
+    if name.ends_with(".xml") {
+        return match (canonical_xml(rf), canonical_xml(ws)) {
+            (Ok(a), Ok(b)) if a == b => Vec::new(),
+            (Ok(_), Ok(_)) => {
+                vec![Finding::new(rel, "xml-differs").actual(short_diff(rel, rf, ws))]
+            }
+            _ => text_compare(rel, ws, rf),
+        };
+    }
+    text_compare(rel, ws, rf)
+}
+
+fn text_compare(rel: &str, ws: &str, rf: &str) -> Vec<Finding> {
+    if normalise(ws) == normalise(rf) {
+        Vec::new()
+    } else {
+        vec![Finding::new(rel, "text-differs").actual(short_diff(rel, rf, ws))]
+    }
+}
+
+/// Runs the judge over every selected reference file.
+pub fn file_comparison(workspace: &Path, reference: &Path, files: &FileSet) -> Outcome {
+    let listing = match list(workspace, reference, files) {
+        Ok(l) => l,
+        Err(e) => return instrument(e),
+    };
+    let per_file: Vec<Vec<Finding>> = listing
+        .both
+        .par_iter()
+        .map(|rel| match read_pair(workspace, reference, rel) {
+            Pair::Same => Vec::new(),
+            Pair::Unreadable(why) => {
+                vec![Finding::new(rel.as_str(), "file-unreadable").actual(why)]
+            }
+            Pair::Differ(w, r) => compare(rel, &w, &r),
+        })
+        .collect();
+    let matched = per_file.iter().filter(|f| f.is_empty()).count();
+    let mut findings: Vec<Finding> = per_file.into_iter().flatten().collect();
+    findings.extend(
+        listing
+            .only_reference
+            .iter()
+            .map(|rel| Finding::new(rel.as_str(), "file-missing").expected(rel.as_str())),
+    );
+    let total = listing.both.len() + listing.only_reference.len();
+    verdict(
+        "file-comparison",
+        findings,
+        matched,
+        total,
+        vec![("extraWorkspaceFiles", listing.only_workspace.len().into())],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_are_compared_by_their_own_rules() {
+        assert!(compare("a.txt", b"hello   world\n", b"hello world").is_empty());
+        assert_eq!(compare("a.txt", b"hello", b"bye")[0].kind, "text-differs");
+        assert!(
+            compare(
+                "c.xml",
+                b"<a y='2' x='1'>\n  <b>t</b>\n</a>",
+                b"<a x=\"1\" y=\"2\"><b> t </b></a>"
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            compare("c.xml", b"<a><b>t</b></a>", b"<a><b>u</b></a>")[0].kind,
+            "xml-differs"
+        );
+        assert!(
+            compare(
+                "A.java",
+                b"class A { int f() { return 1; } }",
+                b"class A {\n int f() {\n  return 1; // same\n }\n}"
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            compare(
+                "A.java",
+                b"class A { int f() { return 2; } }",
+                b"class A { int f() { return 1; } }"
+            )[0]
+            .kind,
+            "java-differs"
+        );
+        assert_eq!(
+            compare("x.bin", b"\xff\x00", b"\xfe\x00")[0].kind,
+            "binary-differs"
+        );
+        let d = short_diff("a.txt", "a\nb\nc\n", "a\nB\nc\n");
+        assert!(
+            d.contains("-b") && d.contains("+B") && d.contains("reference/a.txt"),
+            "{d}"
+        );
+    }
+}

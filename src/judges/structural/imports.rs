@@ -1,0 +1,220 @@
+//! `import-diff`: per file in both trees, imports missing from and unexpected in the
+//! workspace; files only on one side; forbidden and required imports across the workspace.
+
+use rayon::prelude::*;
+use regex::Regex;
+use serde_json::json;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use crate::config::checks::FileSet;
+use crate::lang::java::{self, Import};
+
+use super::super::Outcome;
+use super::{Finding, Pair, list, read_pair, verdict};
+
+/// An import pattern: `javax.persistence.*` (the package and everything below it) or an exact
+/// name, where `*` inside stands for one name segment.
+struct Pattern {
+    text: String,
+    re: Regex,
+}
+
+impl Pattern {
+    fn new(p: &str) -> Result<Self, String> {
+        let body = p.strip_prefix("static ").unwrap_or(p);
+        let re = if let Some(prefix) = body.strip_suffix(".*") {
+            format!(
+                "^{}(\\..+)?$",
+                regex::escape(prefix).replace("\\*", "[^.]*")
+            )
+        } else {
+            format!("^{}$", regex::escape(body).replace("\\*", "[^.]*"))
+        };
+        Ok(Pattern {
+            text: p.to_string(),
+            re: Regex::new(&re).map_err(|e| format!("pattern '{p}': {e}"))?,
+        })
+    }
+
+    /// The literal text every matching import contains (a cheap pre-filter on bytes).
+    fn literal(&self) -> &str {
+        let body = self.text.strip_prefix("static ").unwrap_or(&self.text);
+        let body = body.strip_suffix(".*").unwrap_or(body);
+        body.split('*').next().unwrap_or("")
+    }
+
+    fn matches(&self, i: &Import) -> bool {
+        self.re.is_match(i.path.trim_end_matches(".*")) || self.re.is_match(&i.path)
+    }
+}
+
+struct FileResult {
+    findings: Vec<Finding>,
+    matched: bool,
+}
+
+fn compare(workspace: &Path, reference: &Path, rel: &str) -> FileResult {
+    let (w, r) = match read_pair(workspace, reference, rel) {
+        Pair::Same => {
+            return FileResult {
+                findings: Vec::new(),
+                matched: true,
+            };
+        }
+        Pair::Unreadable(why) => {
+            return FileResult {
+                findings: vec![Finding::new(rel, "file-unreadable").actual(why)],
+                matched: false,
+            };
+        }
+        Pair::Differ(w, r) => (w, r),
+    };
+    let ws = java::parse(&w);
+    let rf = java::parse(&r);
+    let wkeys: BTreeSet<String> = ws.imports.iter().map(Import::key).collect();
+    let rkeys: BTreeSet<String> = rf.imports.iter().map(Import::key).collect();
+    let mut findings = Vec::new();
+    for i in rf.imports.iter().filter(|i| !wkeys.contains(&i.key())) {
+        findings.push(Finding::new(rel, "import-missing").expected(format!("import {};", i.key())));
+    }
+    for i in ws.imports.iter().filter(|i| !rkeys.contains(&i.key())) {
+        findings.push(
+            Finding::new(rel, "import-unexpected")
+                .at(i.line)
+                .actual(format!("import {};", i.key())),
+        );
+    }
+    FileResult {
+        matched: findings.is_empty(),
+        findings,
+    }
+}
+
+/// Runs the judge over both trees.
+pub fn import_diff(
+    workspace: &Path,
+    reference: &Path,
+    files: &FileSet,
+    forbid: &[String],
+    require: &[String],
+) -> Outcome {
+    let listing = match list(workspace, reference, files) {
+        Ok(l) => l,
+        Err(e) => return super::super::instrument(e),
+    };
+    let forbid: Vec<Pattern> = match forbid.iter().map(|p| Pattern::new(p)).collect() {
+        Ok(v) => v,
+        Err(e) => return super::super::instrument(e),
+    };
+    let require: Vec<Pattern> = match require.iter().map(|p| Pattern::new(p)).collect() {
+        Ok(v) => v,
+        Err(e) => return super::super::instrument(e),
+    };
+    let results: Vec<FileResult> = listing
+        .both
+        .par_iter()
+        .map(|rel| compare(workspace, reference, rel))
+        .collect();
+    let matched = results.iter().filter(|r| r.matched).count();
+    let mut findings: Vec<Finding> = results.into_iter().flat_map(|r| r.findings).collect();
+    findings.extend(
+        listing
+            .only_reference
+            .iter()
+            .map(|rel| Finding::new(rel.as_str(), "file-missing").expected(rel.as_str())),
+    );
+    findings.extend(
+        listing
+            .only_workspace
+            .iter()
+            .map(|rel| Finding::new(rel.as_str(), "file-unexpected").actual(rel.as_str())),
+    );
+    let total = listing.both.len() + listing.only_reference.len();
+
+    // Forbidden and required imports are rules on the whole workspace; a file is parsed only
+    // if its bytes contain the literal part of some pattern.
+    if !forbid.is_empty() || !require.is_empty() {
+        let needles: Vec<&str> = forbid
+            .iter()
+            .chain(&require)
+            .map(Pattern::literal)
+            .collect();
+        let ws_files: Vec<&String> = listing.both.iter().chain(&listing.only_workspace).collect();
+        let hits: Vec<(String, Vec<Import>)> = ws_files
+            .par_iter()
+            .filter_map(|rel| {
+                let bytes = std::fs::read(workspace.join(rel)).ok()?;
+                let text = String::from_utf8_lossy(&bytes);
+                if !needles.iter().any(|n| text.contains(n)) {
+                    return None;
+                }
+                Some(((*rel).clone(), java::parse(&bytes).imports))
+            })
+            .collect();
+        for (rel, imports) in &hits {
+            for i in imports
+                .iter()
+                .filter(|i| forbid.iter().any(|p| p.matches(i)))
+            {
+                let line = format!("import {};", i.key());
+                // A forbidden import is reported once, as forbidden, not also as unexpected.
+                findings.retain(|f| {
+                    !(f.kind == "import-unexpected"
+                        && f.path == *rel
+                        && f.actual.as_deref() == Some(line.as_str()))
+                });
+                findings.push(
+                    Finding::new(rel.as_str(), "import-forbidden")
+                        .at(i.line)
+                        .actual(line),
+                );
+            }
+        }
+        for p in &require {
+            if !hits
+                .iter()
+                .any(|(_, imports)| imports.iter().any(|i| p.matches(i)))
+            {
+                findings.push(
+                    Finding::new("", "import-required")
+                        .expected(format!("an import matching {}", p.text)),
+                );
+            }
+        }
+    }
+    verdict(
+        "import-diff",
+        findings,
+        matched,
+        total,
+        vec![("onlyInWorkspace", json!(listing.only_workspace.len()))],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn imp(p: &str) -> Import {
+        Import {
+            path: p.into(),
+            is_static: false,
+            line: 1,
+        }
+    }
+
+    #[test]
+    fn patterns() {
+        let p = Pattern::new("javax.persistence.*").unwrap();
+        assert!(p.matches(&imp("javax.persistence.Entity")));
+        assert!(p.matches(&imp("javax.persistence.*")));
+        assert!(p.matches(&imp("javax.persistence.criteria.Root")));
+        assert!(!p.matches(&imp("javax.persistencex.Entity")));
+        assert!(!p.matches(&imp("jakarta.persistence.Entity")));
+        assert_eq!(p.literal(), "javax.persistence");
+        let q = Pattern::new("javax.*.Filter").unwrap();
+        assert!(q.matches(&imp("javax.servlet.Filter")));
+        assert!(!q.matches(&imp("javax.servlet.http.Filter")));
+    }
+}

@@ -1,0 +1,262 @@
+//! Structural judges: the workspace against the reference, file by file and symbol by
+//! symbol. Shared here: listing both trees through include/exclude globs, reading pairs of
+//! files (identical bytes are never parsed), findings with file and line, and the verdict.
+//!
+//! The cost grows with the change: pairs are compared in parallel (rayon, both cores), each
+//! file's model lives only while its pair is compared.
+
+mod ast;
+mod files;
+mod imports;
+mod pom;
+mod surefire;
+
+pub use ast::ast_diff;
+pub use files::file_comparison;
+pub use imports::import_diff;
+pub use pom::{Pom, pom_diff};
+pub use surefire::test_invariance;
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde_json::{Value, json};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::config::checks::FileSet;
+use crate::judgment::{Check, Judgment, JudgmentContext, Status};
+
+use super::{Outcome, build, instrument};
+
+/// Largest file compared; a larger one is a finding, never a hang.
+pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+/// Most findings kept in a judgment's metadata (the count of the rest is kept too).
+pub const MAX_FINDINGS: usize = 2000;
+
+/// One difference, with where it is in the workspace (or the reference, for what is missing).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Finding {
+    /// Path relative to the tree root.
+    pub path: String,
+    /// Line in the workspace file, when the finding has one.
+    pub line: Option<u32>,
+    /// What kind of difference (`import-missing`, `method-missing`, …).
+    pub kind: String,
+    /// What the reference has.
+    pub expected: Option<String>,
+    /// What the workspace has.
+    pub actual: Option<String>,
+}
+
+impl Finding {
+    /// A finding without line, expected or actual.
+    pub fn new(path: impl Into<String>, kind: impl Into<String>) -> Self {
+        Finding {
+            path: path.into(),
+            line: None,
+            kind: kind.into(),
+            expected: None,
+            actual: None,
+        }
+    }
+
+    /// With a workspace line.
+    pub fn at(mut self, line: u32) -> Self {
+        self.line = Some(line);
+        self
+    }
+
+    /// With what the reference has.
+    pub fn expected(mut self, e: impl Into<String>) -> Self {
+        self.expected = Some(e.into());
+        self
+    }
+
+    /// With what the workspace has.
+    pub fn actual(mut self, a: impl Into<String>) -> Self {
+        self.actual = Some(a.into());
+        self
+    }
+
+    /// Portable JSON for judgment metadata (and the report's `diffs`).
+    pub fn to_json(&self) -> Value {
+        let mut v = json!({"path": self.path, "kind": self.kind});
+        if let Some(l) = self.line {
+            v["line"] = l.into();
+        }
+        if let Some(e) = &self.expected {
+            v["expected"] = e.clone().into();
+        }
+        if let Some(a) = &self.actual {
+            v["actual"] = a.clone().into();
+        }
+        v
+    }
+}
+
+/// The reference folder from the context, or the ABSTAIN that ends the check.
+pub fn reference(ctx: &JudgmentContext) -> Result<PathBuf, Box<Outcome>> {
+    match ctx.metadata.get("expectedDir").and_then(Value::as_str) {
+        Some(r) if Path::new(r).is_dir() => Ok(PathBuf::from(r)),
+        Some(r) => Err(Box::new(instrument(format!(
+            "the reference folder {r} does not exist"
+        )))),
+        None => Err(Box::new(build(
+            Judgment::builder(Status::Abstain).reasoning(
+                "no reference to compare with: pass --reference or set `reference:` in the config",
+            ),
+        ))),
+    }
+}
+
+fn globs(patterns: &[String]) -> Result<GlobSet, String> {
+    let mut b = GlobSetBuilder::new();
+    for p in patterns {
+        b.add(Glob::new(p).map_err(|e| format!("invalid glob '{p}': {e}"))?);
+    }
+    b.build().map_err(|e| e.to_string())
+}
+
+/// The files of both trees that a file set selects.
+#[derive(Debug, Default)]
+pub struct Listing {
+    /// In both trees.
+    pub both: Vec<String>,
+    /// Only in the reference.
+    pub only_reference: Vec<String>,
+    /// Only in the workspace.
+    pub only_workspace: Vec<String>,
+}
+
+/// Regular files under `root` (symlinks are not followed, so loops cannot hang the walk),
+/// relative, `/`-separated, selected by `set`.
+fn walk(root: &Path, include: &GlobSet, exclude: &GlobSet) -> Result<BTreeSet<String>, String> {
+    let mut out = BTreeSet::new();
+    let walker = walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| {
+            let name = e.file_name().to_string_lossy();
+            !(e.depth() > 0 && e.file_type().is_dir() && name == ".git")
+        });
+    for entry in walker {
+        let entry = entry.map_err(|e| format!("cannot walk {}: {e}", root.display()))?;
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let Ok(rel) = entry.path().strip_prefix(root) else {
+            continue;
+        };
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        if include.is_match(&rel) && !exclude.is_match(&rel) {
+            out.insert(rel);
+        }
+    }
+    Ok(out)
+}
+
+/// Lists both trees through a file set.
+pub fn list(workspace: &Path, reference: &Path, set: &FileSet) -> Result<Listing, String> {
+    let include = globs(&set.include)?;
+    let exclude = globs(&set.exclude)?;
+    let ws = walk(workspace, &include, &exclude)?;
+    let rf = walk(reference, &include, &exclude)?;
+    Ok(Listing {
+        both: rf.intersection(&ws).cloned().collect(),
+        only_reference: rf.difference(&ws).cloned().collect(),
+        only_workspace: ws.difference(&rf).cloned().collect(),
+    })
+}
+
+/// Two versions of one file.
+pub enum Pair {
+    /// Byte-identical: nothing to parse.
+    Same,
+    /// Different: workspace bytes, reference bytes.
+    Differ(Vec<u8>, Vec<u8>),
+    /// One side could not be read (or is too large), with why.
+    Unreadable(String),
+}
+
+fn read_bounded(p: &Path) -> Result<Vec<u8>, String> {
+    let meta = std::fs::metadata(p).map_err(|e| e.to_string())?;
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "{} bytes, over the {} MiB compared",
+            meta.len(),
+            MAX_FILE_BYTES / (1024 * 1024)
+        ));
+    }
+    std::fs::read(p).map_err(|e| e.to_string())
+}
+
+/// Reads a file from both trees.
+pub fn read_pair(workspace: &Path, reference: &Path, rel: &str) -> Pair {
+    match (
+        read_bounded(&workspace.join(rel)),
+        read_bounded(&reference.join(rel)),
+    ) {
+        (Ok(w), Ok(r)) if w == r => Pair::Same,
+        (Ok(w), Ok(r)) => Pair::Differ(w, r),
+        (Err(e), _) => Pair::Unreadable(format!("workspace: {e}")),
+        (_, Err(e)) => Pair::Unreadable(format!("reference: {e}")),
+    }
+}
+
+/// The verdict of a structural judge: PASS iff there is no finding; the score is the share
+/// of compared reference files without a difference; findings go to metadata.
+pub fn verdict(
+    what: &str,
+    mut findings: Vec<Finding>,
+    matched: usize,
+    total: usize,
+    extra: Vec<(&str, Value)>,
+) -> Outcome {
+    findings.sort();
+    findings.dedup();
+    let passed = findings.is_empty();
+    let score = if total == 0 {
+        if passed { 1.0 } else { 0.0 }
+    } else {
+        matched as f64 / total as f64
+    };
+    let mut kinds: Vec<(String, usize)> = Vec::new();
+    for f in &findings {
+        match kinds.iter_mut().find(|(k, _)| *k == f.kind) {
+            Some((_, n)) => *n += 1,
+            None => kinds.push((f.kind.clone(), 1)),
+        }
+    }
+    let summary = kinds
+        .iter()
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let reasoning = if passed {
+        format!("{what}: all {total} compared file(s) match the reference")
+    } else {
+        format!("{what}: {matched} of {total} file(s) match the reference; {summary}")
+    };
+    let mut b = Judgment::builder(if passed { Status::Pass } else { Status::Fail })
+        .score(score)
+        .reasoning(reasoning)
+        .check(Check::new(
+            what,
+            passed,
+            format!("{matched}/{total} files match"),
+        )?)
+        .metadata("filesCompared", total as u64)
+        .metadata("filesMatched", matched as u64);
+    let kept: Vec<Value> = findings
+        .iter()
+        .take(MAX_FINDINGS)
+        .map(Finding::to_json)
+        .collect();
+    if findings.len() > MAX_FINDINGS {
+        b = b.metadata("findingsNotListed", (findings.len() - MAX_FINDINGS) as u64);
+    }
+    b = b.metadata("findings", Value::Array(kept));
+    for (k, v) in extra {
+        b = b.metadata(k, v);
+    }
+    build(b)
+}

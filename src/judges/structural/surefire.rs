@@ -1,0 +1,137 @@
+//! `test-invariance`: Surefire XML reports of the workspace against the reference's — tests
+//! that fail, and tests the reference has that the workspace does not.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::config::checks::WorkspacePath;
+use crate::judges::paths::{Resolved, resolve};
+use crate::judgment::{Judgment, Status};
+
+use super::super::{Outcome, build, instrument};
+use super::{Finding, verdict};
+
+/// One test's outcome.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TestOutcome {
+    /// It passed.
+    Passed,
+    /// It failed or errored, with the message.
+    Failed(String),
+    /// It was skipped.
+    Skipped,
+}
+
+/// Reads every `TEST-*.xml` in a folder: `Class#method` → outcome. DTDs are refused.
+pub fn read_reports(dir: &Path) -> Result<BTreeMap<String, TestOutcome>, String> {
+    let mut out = BTreeMap::new();
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !(name.starts_with("TEST-") && name.ends_with(".xml")) {
+            continue;
+        }
+        let text = std::fs::read_to_string(e.path())
+            .map_err(|err| format!("cannot read {name}: {err}"))?;
+        let doc = roxmltree::Document::parse(&text)
+            .map_err(|err| format!("{name} is not a Surefire report: {err}"))?;
+        for tc in doc.descendants().filter(|n| n.has_tag_name("testcase")) {
+            let key = format!(
+                "{}#{}",
+                tc.attribute("classname").unwrap_or("?"),
+                tc.attribute("name").unwrap_or("?")
+            );
+            let outcome = if let Some(f) = tc
+                .children()
+                .find(|c| c.has_tag_name("failure") || c.has_tag_name("error"))
+            {
+                let msg = f.attribute("message").unwrap_or("").to_string();
+                TestOutcome::Failed(if msg.is_empty() {
+                    f.attribute("type").unwrap_or("failed").to_string()
+                } else {
+                    msg
+                })
+            } else if tc.children().any(|c| c.has_tag_name("skipped")) {
+                TestOutcome::Skipped
+            } else {
+                TestOutcome::Passed
+            };
+            out.insert(key, outcome);
+        }
+    }
+    Ok(out)
+}
+
+/// Runs the judge. No workspace reports → ABSTAIN (the tests did not run).
+pub fn test_invariance(
+    workspace: &Path,
+    reference: Option<&Path>,
+    reports: &WorkspacePath,
+) -> Outcome {
+    let dir = match resolve(workspace, reports.as_path()) {
+        Resolved::Escapes(why) => return instrument(format!("path escapes the workspace: {why}")),
+        Resolved::Inside(d) if d.is_dir() => d,
+        _ => {
+            return build(Judgment::builder(Status::Abstain).reasoning(format!(
+                "no Surefire reports in {}: did the build run the tests before this check?",
+                reports.as_path().display()
+            )));
+        }
+    };
+    let ws = match read_reports(&dir) {
+        Ok(r) if !r.is_empty() => r,
+        Ok(_) => {
+            return build(Judgment::builder(Status::Abstain).reasoning(format!(
+                "{} holds no test results",
+                reports.as_path().display()
+            )));
+        }
+        Err(e) => return instrument(e),
+    };
+    let rf = match reference
+        .map(|r| r.join(reports.as_path()))
+        .filter(|p| p.is_dir())
+    {
+        Some(d) => match read_reports(&d) {
+            Ok(r) => r,
+            Err(e) => return instrument(format!("the reference's reports: {e}")),
+        },
+        None => BTreeMap::new(),
+    };
+    let shown = reports.as_path().display().to_string();
+    let mut findings = Vec::new();
+    for (k, o) in &ws {
+        if let TestOutcome::Failed(msg) = o {
+            findings
+                .push(Finding::new(shown.clone(), "test-failing").actual(format!("{k}: {msg}")));
+        }
+    }
+    for k in rf.keys().filter(|k| !ws.contains_key(*k)) {
+        findings.push(Finding::new(shown.clone(), "test-missing").expected(k.clone()));
+    }
+    let universe: Vec<&String> = if rf.is_empty() {
+        ws.keys().collect()
+    } else {
+        rf.keys().collect()
+    };
+    let ok = universe
+        .iter()
+        .filter(|k| {
+            matches!(
+                ws.get(**k),
+                Some(TestOutcome::Passed | TestOutcome::Skipped)
+            )
+        })
+        .count();
+    verdict(
+        "test-invariance",
+        findings,
+        ok,
+        universe.len(),
+        vec![
+            ("workspaceTests", ws.len().into()),
+            ("referenceTests", rf.len().into()),
+        ],
+    )
+}
