@@ -76,9 +76,17 @@ pub struct RunArgs {
     /// The folder holding the subject (the PR's checkout).
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub workspace: PathBuf,
-    /// The folder holding the reference solution (default: the config's `reference`).
-    #[arg(long, value_name = "DIR")]
-    pub reference: Option<PathBuf>,
+    /// The subject as a git revision or `URL#REV` instead of a folder (materialised in a
+    /// temporary folder; the working tree is not touched).
+    #[arg(long, value_name = "REV", conflicts_with = "workspace")]
+    pub head: Option<String>,
+    /// The reference: a folder, a git revision of this repository (`origin/solution`, a tag,
+    /// a SHA) or `URL#REV` (default: the config's `reference`).
+    #[arg(long, value_name = "DIR|REV|URL#REV")]
+    pub reference: Option<String>,
+    /// Keep the temporary folders revisions were written to.
+    #[arg(long)]
+    pub keep_checkouts: bool,
     /// Judge and print; post nothing anywhere.
     #[arg(long)]
     pub dry_run: bool,
@@ -126,4 +134,11 @@ pub enum Command {
     },
     /// Print the JSON Schema of the config file.
     Schema,
+    /// Write a git revision's tree into a folder (what `--reference REV` does, kept).
+    Checkout {
+        /// A revision of the repository here, or `URL#REV`.
+        source: String,
+        /// The folder to write (created; must be empty).
+        dest: PathBuf,
+    },
 }

@@ -6,6 +6,7 @@
 //! implement the judgment, jury and verdict semantics of the Agent Judge library 0.17.
 #![warn(missing_docs)]
 
+pub mod checkout;
 pub mod config;
 pub mod judges;
 pub mod judgment;

@@ -99,6 +99,23 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<i32> {
             }
             Ok(pipeline::EXIT_PASS)
         }
+        Some(cli::Command::Checkout { source, dest }) => {
+            let here = std::env::current_dir().context("cannot read the working folder")?;
+            match judge_ci::checkout::materialize_into(
+                &judge_ci::checkout::Source::parse(&source),
+                &here,
+                &dest,
+            ) {
+                Ok((commit, files)) => {
+                    println!("{commit}: {files} file(s) written to {}", dest.display());
+                    Ok(pipeline::EXIT_PASS)
+                }
+                Err(e) => {
+                    eprintln!("judge-ci: error: {e}");
+                    Ok(pipeline::EXIT_BAD_INPUT)
+                }
+            }
+        }
         Some(cli::Command::Schema) => {
             println!(
                 "{}",
@@ -115,6 +132,8 @@ fn run(args: cli::RunArgs) -> anyhow::Result<i32> {
         task: args.config.task,
         workspace: args.workspace,
         reference: args.reference,
+        head: args.head,
+        keep_checkouts: args.keep_checkouts,
         dry_run: args.dry_run,
         out: args.out,
         format: match args.format {

@@ -183,10 +183,19 @@ fn missing_workspace_reference_and_config() {
         "{}",
         stderr(&o)
     );
+    let o = judge_ci(dir.path(), &["--dry-run", "--reference", "./gone"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("the folder ./gone does not exist"),
+        "{}",
+        stderr(&o)
+    );
+    // Not a folder and no repository around: named as a revision that cannot be had.
     let o = judge_ci(dir.path(), &["--dry-run", "--reference", "gone"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("reference folder gone does not exist"),
+        stderr(&o).contains("'gone' is not a folder")
+            && stderr(&o).contains("not inside a git repository"),
         "{}",
         stderr(&o)
     );

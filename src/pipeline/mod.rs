@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::Instant;
 use thiserror::Error;
 
+use crate::checkout::{self, Checkout, CheckoutError, Source};
 use crate::config::checks::{CheckKind, WorkspacePath};
 use crate::config::{
     Benchmark, CheckSpec, Diagnostic, Diagnostics, FailOn, JurySpec, ReferenceSpec, Task, discover,
@@ -63,8 +64,12 @@ pub struct RunOptions {
     pub task: Option<PathBuf>,
     /// `--workspace`.
     pub workspace: PathBuf,
-    /// `--reference`.
-    pub reference: Option<PathBuf>,
+    /// `--reference`: a folder, a revision, or `URL#REV`.
+    pub reference: Option<String>,
+    /// `--head`: the subject as a revision or `URL#REV`.
+    pub head: Option<String>,
+    /// `--keep-checkouts`.
+    pub keep_checkouts: bool,
     /// `--dry-run`: print instead of posting.
     pub dry_run: bool,
     /// `--out`.
@@ -202,32 +207,51 @@ fn preflight(spec: &JurySpec, workspace: &Path, color: bool) -> Result<(), RunEr
     }
 }
 
-fn resolve_reference(opts: &RunOptions, bench: &Benchmark) -> Result<Option<PathBuf>, RunError> {
-    let folder = match (&opts.reference, &bench.reference) {
-        (Some(p), _) => p.clone(),
-        (None, Some(ReferenceSpec::Path(p))) => p.clone(),
-        (None, Some(ReferenceSpec::Rev { rev, .. })) => {
-            return Err(one(
-                format!(
-                    "the config's reference is the git revision '{rev}', and this version of judge-ci reads references from folders only"
-                ),
-                Some("pass --reference DIR with a checkout of that revision"),
-            ));
+fn checkout_error(what: &str, e: CheckoutError) -> RunError {
+    let help = match &e {
+        CheckoutError::NoRevision { .. } => {
+            Some("check the name, or fetch it (a shallow clone may lack it and the fetch failed)")
         }
+        CheckoutError::NoRepository { .. } => {
+            Some("pass a folder, run judge-ci inside the repository, or use URL#REV")
+        }
+        CheckoutError::NoFolder(_) => Some("pass an existing folder, a revision, or URL#REV"),
+        CheckoutError::Failed(_) => None,
+    };
+    one(format!("{what}: {e}"), help)
+}
+
+/// The reference, from the command line or the config, materialised when it is a revision.
+fn resolve_reference(
+    opts: &RunOptions,
+    bench: &Benchmark,
+    repo_dir: &Path,
+) -> Result<Option<Checkout>, RunError> {
+    let source = match (&opts.reference, &bench.reference) {
+        (Some(arg), _) => Source::parse(arg),
+        (None, Some(ReferenceSpec::Path(p))) => Source::Folder(p.clone()),
+        (
+            None,
+            Some(ReferenceSpec::Rev {
+                rev,
+                repository: None,
+            }),
+        ) => Source::Rev(rev.clone()),
+        (
+            None,
+            Some(ReferenceSpec::Rev {
+                rev,
+                repository: Some(url),
+            }),
+        ) => Source::Remote {
+            url: url.clone(),
+            rev: rev.clone(),
+        },
         (None, None) => return Ok(None),
     };
-    if !folder.is_dir() {
-        return Err(one(
-            format!("the reference folder {} does not exist", folder.display()),
-            Some("pass --reference DIR, or fix reference.path in the config"),
-        ));
-    }
-    folder.canonicalize().map(Some).map_err(|e| {
-        one(
-            format!("cannot read the reference folder {}: {e}", folder.display()),
-            None,
-        )
-    })
+    checkout::materialize(&source, repo_dir, opts.keep_checkouts)
+        .map(Some)
+        .map_err(|e| checkout_error("reference", e))
 }
 
 fn progress_for(
@@ -494,25 +518,28 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         opts.color,
     )?;
     let checkout = Instant::now();
-    if !opts.workspace.is_dir() {
-        return Err(one(
-            format!(
-                "the workspace folder {} does not exist",
-                opts.workspace.display()
-            ),
-            Some("pass --workspace DIR"),
-        ));
-    }
-    let workspace = opts.workspace.canonicalize().map_err(|e| {
-        one(
-            format!(
-                "cannot read the workspace folder {}: {e}",
-                opts.workspace.display()
-            ),
-            None,
-        )
-    })?;
-    let reference = resolve_reference(opts, &bench)?;
+    let repo_dir = std::env::current_dir()
+        .map_err(|e| one(format!("cannot read the working folder: {e}"), None))?;
+    let head = match &opts.head {
+        Some(h) => checkout::materialize(&Source::parse(h), &repo_dir, opts.keep_checkouts)
+            .map_err(|e| checkout_error("head", e))?,
+        None => {
+            if !opts.workspace.is_dir() {
+                return Err(one(
+                    format!(
+                        "the workspace folder {} does not exist",
+                        opts.workspace.display()
+                    ),
+                    Some("pass --workspace DIR"),
+                ));
+            }
+            checkout::materialize(&Source::Folder(opts.workspace.clone()), &repo_dir, false)
+                .map_err(|e| checkout_error("workspace", e))?
+        }
+    };
+    let workspace = head.path.clone();
+    let reference_checkout = resolve_reference(opts, &bench, &repo_dir)?;
+    let reference = reference_checkout.as_ref().map(|c| c.path.clone());
     preflight(&bench.jury, &workspace, opts.color)?;
     let checkout_ms = checkout.elapsed().as_millis() as u64;
 
@@ -570,6 +597,10 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         subject: Subject {
             workspace: workspace.display().to_string(),
             reference: reference.as_ref().map(|r| r.display().to_string()),
+            head_sha: head.commit.clone(),
+            reference_rev: reference_checkout
+                .as_ref()
+                .and_then(|c| c.commit.as_ref().map(|sha| format!("{} ({sha})", c.label))),
             ..Subject::default()
         },
         config: ConfigInfo {

@@ -1,0 +1,431 @@
+//! Resolving the workspace and the reference: a folder, a git revision of the repository
+//! judge-ci runs in (`origin/solution`, a tag, a SHA), or `URL#REV` of another repository.
+//! Revisions are materialised with git2 into temporary folders — blobs written in parallel —
+//! never by touching the user's working tree or index. A revision a shallow clone lacks is
+//! fetched with `git` (the token passed through the environment, never on a command line or in
+//! a log).
+
+use git2::{ObjectType, Oid, Repository, TreeWalkMode, TreeWalkResult};
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use thiserror::Error;
+
+/// Where a tree comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// A folder on disk, used as it is.
+    Folder(PathBuf),
+    /// A revision of the repository judge-ci runs in.
+    Rev(String),
+    /// A revision of another repository.
+    Remote {
+        /// Its URL (https, ssh, file, or a path).
+        url: String,
+        /// The revision.
+        rev: String,
+    },
+}
+
+impl Source {
+    /// Reads a command-line value: an existing folder, `URL#REV`, a path-looking value (a
+    /// folder, which may not exist), or else a revision.
+    pub fn parse(arg: &str) -> Source {
+        if Path::new(arg).is_dir() {
+            return Source::Folder(PathBuf::from(arg));
+        }
+        if let Some((url, rev)) = arg.rsplit_once('#')
+            && !url.is_empty()
+            && !rev.is_empty()
+        {
+            return Source::Remote {
+                url: url.to_string(),
+                rev: rev.to_string(),
+            };
+        }
+        if arg.starts_with('.') || arg.starts_with('/') || arg.starts_with('~') {
+            return Source::Folder(PathBuf::from(arg));
+        }
+        Source::Rev(arg.to_string())
+    }
+}
+
+/// Why a tree could not be had.
+#[derive(Debug, Error)]
+pub enum CheckoutError {
+    /// The folder does not exist.
+    #[error("the folder {0} does not exist")]
+    NoFolder(PathBuf),
+    /// The revision is not in the repository, nor could it be fetched.
+    #[error("the revision '{rev}' does not exist in {repo}{fetch}")]
+    NoRevision {
+        /// The revision.
+        rev: String,
+        /// The repository.
+        repo: String,
+        /// What fetching said, if it was tried.
+        fetch: String,
+    },
+    /// No repository to take a revision from.
+    #[error(
+        "'{rev}' is not a folder, and {dir} is not inside a git repository to take it from as a revision"
+    )]
+    NoRepository {
+        /// The revision.
+        rev: String,
+        /// Where judge-ci looked.
+        dir: String,
+    },
+    /// Anything else (I/O, a corrupt object, git not installed).
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// A materialised tree; a temporary one is removed when this is dropped (unless kept).
+#[derive(Debug)]
+pub struct Checkout {
+    /// The folder holding the tree.
+    pub path: PathBuf,
+    /// The commit, for revisions.
+    pub commit: Option<String>,
+    /// What was asked for, for reports.
+    pub label: String,
+    _temp: Option<tempfile::TempDir>,
+}
+
+/// Token variables read for fetching private repositories.
+const TOKEN_VARS: &[&str] = &["GITHUB_TOKEN", "GH_TOKEN"];
+
+/// Runs `git` with an authorization header for https remotes supplied through `GIT_CONFIG_*`
+/// variables, so the token never appears in a process list or a message.
+fn git(dir: &Path, args: &[&str]) -> Result<(), String> {
+    let mut cmd = Command::new("git");
+    cmd.current_dir(dir)
+        .args(args)
+        .env("GIT_TERMINAL_PROMPT", "0");
+    if let Some(token) = TOKEN_VARS
+        .iter()
+        .find_map(|v| std::env::var(v).ok())
+        .filter(|t| !t.is_empty())
+    {
+        use base64::Engine;
+        let encode = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+        cmd.env("GIT_CONFIG_COUNT", "1")
+            .env("GIT_CONFIG_KEY_0", "http.extraHeader")
+            .env(
+                "GIT_CONFIG_VALUE_0",
+                format!(
+                    "AUTHORIZATION: basic {}",
+                    encode(&format!("x-access-token:{token}"))
+                ),
+            );
+    }
+    let out = cmd.output().map_err(|e| format!("cannot run git: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        let err = String::from_utf8_lossy(&out.stderr);
+        Err(err
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .last()
+            .unwrap_or("git failed")
+            .trim()
+            .to_string())
+    }
+}
+
+/// Resolves `rev` in `repo`, fetching it from `origin` when a shallow clone lacks it.
+fn resolve_rev(repo: &Repository, rev: &str) -> Result<Oid, CheckoutError> {
+    let peel = |r: &Repository, spec: &str| {
+        r.revparse_single(spec)
+            .and_then(|o| o.peel_to_commit())
+            .map(|c| c.id())
+    };
+    if let Ok(id) = peel(repo, rev) {
+        return Ok(id);
+    }
+    let workdir = repo.workdir().unwrap_or_else(|| repo.path()).to_path_buf();
+    let has_origin = repo.find_remote("origin").is_ok();
+    let fetch_err = if has_origin {
+        let (what, target) = match rev.strip_prefix("origin/") {
+            Some(branch) => (
+                format!("{branch}:refs/remotes/origin/{branch}"),
+                rev.to_string(),
+            ),
+            None => (rev.to_string(), "FETCH_HEAD".to_string()),
+        };
+        match git(
+            &workdir,
+            &["fetch", "--no-tags", "--quiet", "origin", &what],
+        ) {
+            Ok(()) => match peel(repo, &target) {
+                Ok(id) => return Ok(id),
+                Err(e) => e.message().to_string(),
+            },
+            Err(e) => e,
+        }
+    } else {
+        String::new()
+    };
+    Err(CheckoutError::NoRevision {
+        rev: rev.to_string(),
+        repo: workdir.display().to_string(),
+        fetch: if fetch_err.is_empty() {
+            String::new()
+        } else {
+            format!(" (fetching it from origin failed: {fetch_err})")
+        },
+    })
+}
+
+/// One file of a tree to write.
+struct Entry {
+    path: PathBuf,
+    oid: Oid,
+    mode: i32,
+}
+
+/// Writes the tree of `commit` into `dest` (which must exist), blobs in parallel.
+fn write_tree(repo_path: &Path, commit: Oid, dest: &Path) -> Result<usize, CheckoutError> {
+    let fail = |e: git2::Error| {
+        CheckoutError::Failed(format!("cannot read the repository: {}", e.message()))
+    };
+    let repo = Repository::open(repo_path).map_err(fail)?;
+    let tree = repo
+        .find_commit(commit)
+        .and_then(|c| c.tree())
+        .map_err(fail)?;
+    let mut entries = Vec::new();
+    let mut dirs = Vec::new();
+    tree.walk(TreeWalkMode::PreOrder, |root, e| {
+        let name = e.name().unwrap_or("");
+        let rel = PathBuf::from(root).join(name);
+        match e.kind() {
+            Some(ObjectType::Blob) => entries.push(Entry {
+                path: rel,
+                oid: e.id(),
+                mode: e.filemode(),
+            }),
+            Some(ObjectType::Tree) => dirs.push(rel),
+            // Submodules (commits) are not part of the tree's content.
+            _ => {}
+        }
+        TreeWalkResult::Ok
+    })
+    .map_err(fail)?;
+    for d in &dirs {
+        std::fs::create_dir_all(dest.join(d))
+            .map_err(|e| CheckoutError::Failed(format!("cannot create {}: {e}", d.display())))?;
+    }
+    entries
+        .par_iter()
+        .map_init(
+            || Repository::open(repo_path),
+            |repo, e| -> Result<(), CheckoutError> {
+                let repo = repo
+                    .as_ref()
+                    .map_err(|err| CheckoutError::Failed(err.message().to_string()))?;
+                let blob = repo
+                    .find_blob(e.oid)
+                    .map_err(|err| CheckoutError::Failed(err.message().to_string()))?;
+                let target = dest.join(&e.path);
+                let io = |err: std::io::Error| {
+                    CheckoutError::Failed(format!("cannot write {}: {err}", e.path.display()))
+                };
+                if e.mode == 0o120000 {
+                    let link = String::from_utf8_lossy(blob.content()).into_owned();
+                    std::os::unix::fs::symlink(link, &target).map_err(io)?;
+                } else {
+                    std::fs::write(&target, blob.content()).map_err(io)?;
+                    if e.mode == 0o100755 {
+                        use std::os::unix::fs::PermissionsExt;
+                        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o755))
+                            .map_err(io)?;
+                    }
+                }
+                Ok(())
+            },
+        )
+        .collect::<Result<(), CheckoutError>>()?;
+    Ok(entries.len())
+}
+
+fn temp_dir(
+    keep: bool,
+    prefix: &str,
+) -> Result<(PathBuf, Option<tempfile::TempDir>), CheckoutError> {
+    let t = tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .map_err(|e| CheckoutError::Failed(format!("cannot create a temporary folder: {e}")))?;
+    if keep {
+        let p = t.keep();
+        Ok((p, None))
+    } else {
+        Ok((t.path().to_path_buf(), Some(t)))
+    }
+}
+
+/// Materialises a source. `repo_dir` is where a revision's repository is looked for;
+/// `keep` leaves temporary folders behind (`--keep-checkouts`).
+pub fn materialize(
+    source: &Source,
+    repo_dir: &Path,
+    keep: bool,
+) -> Result<Checkout, CheckoutError> {
+    match source {
+        Source::Folder(p) => {
+            if !p.is_dir() {
+                return Err(CheckoutError::NoFolder(p.clone()));
+            }
+            let path = p
+                .canonicalize()
+                .map_err(|e| CheckoutError::Failed(format!("cannot read {}: {e}", p.display())))?;
+            Ok(Checkout {
+                path,
+                commit: None,
+                label: p.display().to_string(),
+                _temp: None,
+            })
+        }
+        Source::Rev(rev) => {
+            let repo = Repository::discover(repo_dir).map_err(|_| CheckoutError::NoRepository {
+                rev: rev.clone(),
+                dir: repo_dir.display().to_string(),
+            })?;
+            let id = resolve_rev(&repo, rev)?;
+            let (path, temp) = temp_dir(keep, "judge-ci-rev-")?;
+            write_tree(repo.path(), id, &path)?;
+            Ok(Checkout {
+                path,
+                commit: Some(id.to_string()),
+                label: rev.clone(),
+                _temp: temp,
+            })
+        }
+        Source::Remote { url, rev } => {
+            let (git_dir, git_temp) = temp_dir(false, "judge-ci-remote-")?;
+            Repository::init_bare(&git_dir)
+                .map_err(|e| CheckoutError::Failed(e.message().to_string()))?;
+            git(
+                &git_dir,
+                &["fetch", "--no-tags", "--quiet", "--depth=1", url, rev],
+            )
+            .map_err(|e| CheckoutError::NoRevision {
+                rev: rev.clone(),
+                repo: url.clone(),
+                fetch: format!(" (fetching failed: {e})"),
+            })?;
+            let repo = Repository::open_bare(&git_dir)
+                .map_err(|e| CheckoutError::Failed(e.message().to_string()))?;
+            let id = resolve_rev(&repo, "FETCH_HEAD")?;
+            let (path, temp) = temp_dir(keep, "judge-ci-rev-")?;
+            write_tree(&git_dir, id, &path)?;
+            drop(git_temp);
+            Ok(Checkout {
+                path,
+                commit: Some(id.to_string()),
+                label: format!("{url}#{rev}"),
+                _temp: temp,
+            })
+        }
+    }
+}
+
+/// Writes a revision's tree into `dest` (created if missing; it must be empty), for
+/// `judge-ci checkout`. Returns the commit and the number of files.
+pub fn materialize_into(
+    source: &Source,
+    repo_dir: &Path,
+    dest: &Path,
+) -> Result<(String, usize), CheckoutError> {
+    let rev = match source {
+        Source::Rev(rev) => rev,
+        Source::Folder(p) => {
+            return Err(CheckoutError::Failed(format!(
+                "{} is a folder already; give a revision",
+                p.display()
+            )));
+        }
+        Source::Remote { .. } => {
+            let c = materialize(source, repo_dir, false)?;
+            copy_tree(&c.path, dest)?;
+            let n = walkdir::WalkDir::new(dest)
+                .into_iter()
+                .filter_map(Result::ok)
+                .filter(|e| !e.file_type().is_dir())
+                .count();
+            return Ok((c.commit.unwrap_or_default(), n));
+        }
+    };
+    if dest.exists()
+        && std::fs::read_dir(dest)
+            .map(|mut d| d.next().is_some())
+            .unwrap_or(true)
+    {
+        return Err(CheckoutError::Failed(format!(
+            "{} exists and is not empty",
+            dest.display()
+        )));
+    }
+    std::fs::create_dir_all(dest)
+        .map_err(|e| CheckoutError::Failed(format!("cannot create {}: {e}", dest.display())))?;
+    let repo = Repository::discover(repo_dir).map_err(|_| CheckoutError::NoRepository {
+        rev: rev.clone(),
+        dir: repo_dir.display().to_string(),
+    })?;
+    let id = resolve_rev(&repo, rev)?;
+    let n = write_tree(repo.path(), id, dest)?;
+    Ok((id.to_string(), n))
+}
+
+fn copy_tree(from: &Path, to: &Path) -> Result<(), CheckoutError> {
+    for e in walkdir::WalkDir::new(from).follow_links(false) {
+        let e = e.map_err(|err| CheckoutError::Failed(err.to_string()))?;
+        let rel = e.path().strip_prefix(from).unwrap_or(e.path());
+        let target = to.join(rel);
+        let io = |err: std::io::Error| {
+            CheckoutError::Failed(format!("cannot copy {}: {err}", rel.display()))
+        };
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&target).map_err(io)?;
+        } else if e.file_type().is_symlink() {
+            let link = std::fs::read_link(e.path()).map_err(io)?;
+            std::os::unix::fs::symlink(link, &target).map_err(io)?;
+        } else {
+            std::fs::copy(e.path(), &target).map_err(io)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources_parse() {
+        let here = tempfile::tempdir().unwrap();
+        assert_eq!(
+            Source::parse(here.path().to_str().unwrap()),
+            Source::Folder(here.path().to_path_buf())
+        );
+        assert_eq!(
+            Source::parse("origin/solution"),
+            Source::Rev("origin/solution".into())
+        );
+        assert_eq!(Source::parse("v1.2"), Source::Rev("v1.2".into()));
+        assert_eq!(
+            Source::parse("https://github.com/a/b.git#main"),
+            Source::Remote {
+                url: "https://github.com/a/b.git".into(),
+                rev: "main".into()
+            }
+        );
+        assert_eq!(
+            Source::parse("./missing"),
+            Source::Folder(PathBuf::from("./missing"))
+        );
+    }
+}
