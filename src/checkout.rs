@@ -128,7 +128,7 @@ fn git(dir: &Path, args: &[&str]) -> Result<(), String> {
         Err(err
             .lines()
             .filter(|l| !l.trim().is_empty())
-            .last()
+            .next_back()
             .unwrap_or("git failed")
             .trim()
             .to_string())
