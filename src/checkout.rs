@@ -127,8 +127,7 @@ fn git(dir: &Path, args: &[&str]) -> Result<(), String> {
         let err = String::from_utf8_lossy(&out.stderr);
         Err(err
             .lines()
-            .filter(|l| !l.trim().is_empty())
-            .next_back()
+            .rfind(|l| !l.trim().is_empty())
             .unwrap_or("git failed")
             .trim()
             .to_string())
