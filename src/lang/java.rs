@@ -160,8 +160,14 @@ thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
 }
 
-/// Parses Java source. Invalid UTF-8 is parsed as it is (tree-sitter reads bytes).
+/// Parses Java source, body hashes included. Invalid UTF-8 is parsed as it is.
 pub fn parse(source: &[u8]) -> JavaFile {
+    parse_with(source, true)
+}
+
+/// Parses Java source; `bodies: false` skips hashing method bodies (a walk over every token
+/// of every body), for comparisons that do not look at bodies.
+pub fn parse_with(source: &[u8], bodies: bool) -> JavaFile {
     let tree: Option<Tree> = PARSER.with(|p| {
         let mut slot = p.borrow_mut();
         if slot.is_none() {
@@ -183,7 +189,7 @@ pub fn parse(source: &[u8]) -> JavaFile {
         };
     };
     let root = tree.root_node();
-    let src = Src(source);
+    let src = Src(source, bodies);
     let mut file = JavaFile::default();
     let mut cursor = root.walk();
     for child in root.named_children(&mut cursor) {
@@ -191,12 +197,12 @@ pub fn parse(source: &[u8]) -> JavaFile {
             "package_declaration" => {
                 file.package = named(child)
                     .find(|c| matches!(c.kind(), "identifier" | "scoped_identifier"))
-                    .map(|n| src.text(n));
+                    .map(|n| src.dotted(n));
             }
             "import_declaration" => {
                 let mut path = named(child)
                     .find(|c| matches!(c.kind(), "identifier" | "scoped_identifier"))
-                    .map(|n| src.text(n))
+                    .map(|n| src.dotted(n))
                     .unwrap_or_default();
                 let mut c2 = child.walk();
                 let kids: Vec<Node> = child.children(&mut c2).collect();
@@ -223,11 +229,16 @@ pub fn parse(source: &[u8]) -> JavaFile {
     file
 }
 
-struct Src<'a>(&'a [u8]);
+struct Src<'a>(&'a [u8], bool);
 
 impl Src<'_> {
     fn raw(&self, n: Node) -> String {
         String::from_utf8_lossy(self.0.get(n.byte_range()).unwrap_or_default()).into_owned()
+    }
+
+    /// A dotted name with all whitespace removed (`p . q` → `p.q`).
+    fn dotted(&self, n: Node) -> String {
+        self.raw(n).chars().filter(|c| !c.is_whitespace()).collect()
     }
 
     /// The node's text with runs of whitespace collapsed to one space.
@@ -489,7 +500,11 @@ fn method(m: Node, src: &Src, constructor: bool) -> Method {
         modifiers: mods,
         annotations: anns,
         throws,
-        body_hash: m.child_by_field_name("body").map(|b| body_hash(b, src)),
+        body_hash: if src.1 {
+            m.child_by_field_name("body").map(|b| body_hash(b, src))
+        } else {
+            None
+        },
         line: name_line(m),
     }
 }
@@ -511,6 +526,146 @@ fn body_hash(body: Node, src: &Src) -> String {
         }
     }
     hex::encode(&h.finalize()[..8])
+}
+
+/// Reads only the header of a file — package and imports — without parsing the rest.
+/// Import comparison needs nothing more, and skipping the bodies makes it cost about as much
+/// as reading the bytes (tree-sitter parses the whole file). Returns `None` for anything the
+/// scanner does not expect (annotations on a package, stray tokens); callers then use
+/// [`parse`]. Tests check it against [`parse`].
+pub fn scan_header(src: &[u8]) -> Option<(Option<String>, Vec<Import>)> {
+    let mut lx = Lexer {
+        s: src,
+        i: 0,
+        line: 1,
+    };
+    let mut package = None;
+    let mut imports = Vec::new();
+    loop {
+        let (tok, line) = match lx.word()? {
+            Some(t) => t,
+            None => return Some((package, imports)),
+        };
+        match tok.as_str() {
+            "package" if package.is_none() && imports.is_empty() => {
+                let (name, end) = lx.name()?;
+                if end != b';' {
+                    return None;
+                }
+                package = Some(name);
+            }
+            "import" => {
+                let save = (lx.i, lx.line);
+                let is_static = matches!(lx.word()?, Some((ref w, _)) if w == "static");
+                if !is_static {
+                    (lx.i, lx.line) = save;
+                }
+                let (name, end) = lx.name()?;
+                if end != b';' {
+                    return None;
+                }
+                imports.push(Import {
+                    path: name,
+                    is_static,
+                    line,
+                });
+            }
+            // The first token of anything else ends the header.
+            _ => return Some((package, imports)),
+        }
+    }
+}
+
+struct Lexer<'a> {
+    s: &'a [u8],
+    i: usize,
+    line: u32,
+}
+
+impl Lexer<'_> {
+    /// Skips whitespace and comments; `None` for an unterminated comment.
+    fn skip(&mut self) -> Option<()> {
+        while self.i < self.s.len() {
+            match self.s[self.i] {
+                b'\n' => {
+                    self.line += 1;
+                    self.i += 1;
+                }
+                b' ' | b'\t' | b'\r' | 0x0c => self.i += 1,
+                b'/' if self.s.get(self.i + 1) == Some(&b'/') => {
+                    while self.i < self.s.len() && self.s[self.i] != b'\n' {
+                        self.i += 1;
+                    }
+                }
+                b'/' if self.s.get(self.i + 1) == Some(&b'*') => {
+                    let end = self.s[self.i + 2..].windows(2).position(|w| w == b"*/")?;
+                    let body = &self.s[self.i..self.i + 2 + end + 2];
+                    self.line += body.iter().filter(|b| **b == b'\n').count() as u32;
+                    self.i += body.len();
+                }
+                _ => return Some(()),
+            }
+        }
+        Some(())
+    }
+
+    fn is_ident(b: u8) -> bool {
+        b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
+    }
+
+    /// The next identifier-like word with its line; `Some(None)` at the end of input; a
+    /// non-word token yields it as a one-character word.
+    fn word(&mut self) -> Option<Option<(String, u32)>> {
+        self.skip()?;
+        if self.i >= self.s.len() {
+            return Some(None);
+        }
+        let start = self.i;
+        let line = self.line;
+        if !Self::is_ident(self.s[self.i]) {
+            self.i += 1;
+            return Some(Some((
+                String::from_utf8_lossy(&self.s[start..self.i]).into_owned(),
+                line,
+            )));
+        }
+        while self.i < self.s.len() && Self::is_ident(self.s[self.i]) {
+            self.i += 1;
+        }
+        Some(Some((
+            String::from_utf8_lossy(&self.s[start..self.i]).into_owned(),
+            line,
+        )))
+    }
+
+    /// A dotted name (`a.b.C`, `a.b.*`) and the byte that ends it.
+    fn name(&mut self) -> Option<(String, u8)> {
+        let mut out = String::new();
+        loop {
+            self.skip()?;
+            let b = *self.s.get(self.i)?;
+            if b == b'*' {
+                out.push('*');
+                self.i += 1;
+            } else if Self::is_ident(b) {
+                let (w, _) = self.word()??;
+                out.push_str(&w);
+            } else {
+                return None;
+            }
+            self.skip()?;
+            match *self.s.get(self.i)? {
+                b'.' => {
+                    out.push('.');
+                    self.i += 1;
+                }
+                end => {
+                    self.i += 1;
+                    return Some((out, end));
+                }
+            }
+        }
+    }
 }
 
 /// Every type of a file, nested ones included, with its dotted path (`Outer.Inner`).
@@ -629,6 +784,30 @@ public class Owner<T extends Comparable<T>> extends Person implements Serializab
         assert_eq!(t.nested[0].methods[0].name, "bark");
         assert_eq!(t.nested[1].supertypes, ["Runnable"]);
         assert_eq!(t.nested[2].fields[1].annotations[0].name, "Nullable");
+    }
+
+    #[test]
+    fn the_header_scanner_agrees_with_the_parser() {
+        let sources: Vec<&[u8]> = vec![
+            SRC.as_bytes(),
+            b"import a.b.C; import static a.b.C.d; import x.*; class A {}",
+            b"// lead\n/* block\n comment */ package p . q ;\nimport   java\n.util.List;\n\n@Deprecated public class A {}",
+            "package p;\nimport a.\u{e9}t\u{e9}.B;\nenum E { X }".as_bytes(),
+            b"package p;",
+            b"",
+        ];
+        for src in sources {
+            let parsed = parse(src);
+            let (package, imports) = scan_header(src).expect("scannable");
+            assert_eq!(package, parsed.package, "{}", String::from_utf8_lossy(src));
+            assert_eq!(imports, parsed.imports, "{}", String::from_utf8_lossy(src));
+        }
+        assert!(
+            scan_header(b"@Ann package p;").is_none()
+                || scan_header(b"@Ann package p;").unwrap().1.is_empty()
+        );
+        assert!(scan_header(b"import a.b /* unterminated").is_none());
+        assert!(scan_header(b"import a.b").is_none());
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::config::checks::{AstAspect, FileSet};
 use crate::lang::java::{self, Annotation, Field, JavaFile, Method, TypeDecl};
 
 use super::super::Outcome;
-use super::{Finding, Pair, list, read_pair, verdict};
+use super::{Finding, Pair, list, verdict};
 
 /// Where findings of one file go, and which aspects are compared.
 struct Sink<'a> {
@@ -301,12 +301,20 @@ pub fn ast_diff(
     let per_file: Vec<Vec<Finding>> = listing
         .both
         .par_iter()
-        .map(|rel| match read_pair(workspace, reference, rel) {
+        .map(|rel| match listing.pair(workspace, reference, rel) {
             Pair::Same => Vec::new(),
             Pair::Unreadable(why) => {
                 vec![Finding::new(rel.as_str(), "file-unreadable").actual(why)]
             }
-            Pair::Differ(w, r) => diff_files(rel, &java::parse(&r), &java::parse(&w), aspects),
+            Pair::Differ(w, r) => {
+                let bodies = aspects.contains(&AstAspect::Bodies);
+                diff_files(
+                    rel,
+                    &java::parse_with(&r, bodies),
+                    &java::parse_with(&w, bodies),
+                    aspects,
+                )
+            }
         })
         .collect();
     let matched = per_file.iter().filter(|f| f.is_empty()).count();

@@ -11,7 +11,7 @@ use crate::lang::java;
 
 use super::super::{Outcome, instrument};
 use super::pom::{Pom, diff_poms};
-use super::{Finding, Pair, ast, list, read_pair, verdict};
+use super::{Finding, Pair, ast, list, verdict};
 
 /// Most lines of a unified diff kept per file.
 const DIFF_LINES: usize = 40;
@@ -157,7 +157,7 @@ pub fn file_comparison(workspace: &Path, reference: &Path, files: &FileSet) -> O
     let per_file: Vec<Vec<Finding>> = listing
         .both
         .par_iter()
-        .map(|rel| match read_pair(workspace, reference, rel) {
+        .map(|rel| match listing.pair(workspace, reference, rel) {
             Pair::Same => Vec::new(),
             Pair::Unreadable(why) => {
                 vec![Finding::new(rel.as_str(), "file-unreadable").actual(why)]

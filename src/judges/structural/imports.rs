@@ -11,7 +11,7 @@ use crate::config::checks::FileSet;
 use crate::lang::java::{self, Import};
 
 use super::super::Outcome;
-use super::{Finding, Pair, list, read_pair, verdict};
+use super::{Finding, Listing, Pair, list, verdict};
 
 /// An import pattern: `javax.persistence.*` (the package and everything below it) or an exact
 /// name, where `*` inside stands for one name segment.
@@ -49,13 +49,21 @@ impl Pattern {
     }
 }
 
+/// A file's imports: from the header scanner, or the full parse when it declines.
+fn imports_of(bytes: &[u8]) -> Vec<Import> {
+    match java::scan_header(bytes) {
+        Some((_, imports)) => imports,
+        None => java::parse(bytes).imports,
+    }
+}
+
 struct FileResult {
     findings: Vec<Finding>,
     matched: bool,
 }
 
-fn compare(workspace: &Path, reference: &Path, rel: &str) -> FileResult {
-    let (w, r) = match read_pair(workspace, reference, rel) {
+fn compare(listing: &Listing, workspace: &Path, reference: &Path, rel: &str) -> FileResult {
+    let (w, r) = match listing.pair(workspace, reference, rel) {
         Pair::Same => {
             return FileResult {
                 findings: Vec::new(),
@@ -70,15 +78,14 @@ fn compare(workspace: &Path, reference: &Path, rel: &str) -> FileResult {
         }
         Pair::Differ(w, r) => (w, r),
     };
-    let ws = java::parse(&w);
-    let rf = java::parse(&r);
-    let wkeys: BTreeSet<String> = ws.imports.iter().map(Import::key).collect();
-    let rkeys: BTreeSet<String> = rf.imports.iter().map(Import::key).collect();
+    let (ws, rf) = (imports_of(&w), imports_of(&r));
+    let wkeys: BTreeSet<String> = ws.iter().map(Import::key).collect();
+    let rkeys: BTreeSet<String> = rf.iter().map(Import::key).collect();
     let mut findings = Vec::new();
-    for i in rf.imports.iter().filter(|i| !wkeys.contains(&i.key())) {
+    for i in rf.iter().filter(|i| !wkeys.contains(&i.key())) {
         findings.push(Finding::new(rel, "import-missing").expected(format!("import {};", i.key())));
     }
-    for i in ws.imports.iter().filter(|i| !rkeys.contains(&i.key())) {
+    for i in ws.iter().filter(|i| !rkeys.contains(&i.key())) {
         findings.push(
             Finding::new(rel, "import-unexpected")
                 .at(i.line)
@@ -114,7 +121,7 @@ pub fn import_diff(
     let results: Vec<FileResult> = listing
         .both
         .par_iter()
-        .map(|rel| compare(workspace, reference, rel))
+        .map(|rel| compare(&listing, workspace, reference, rel))
         .collect();
     let matched = results.iter().filter(|r| r.matched).count();
     let mut findings: Vec<Finding> = results.into_iter().flat_map(|r| r.findings).collect();
@@ -149,7 +156,7 @@ pub fn import_diff(
                 if !needles.iter().any(|n| text.contains(n)) {
                     return None;
                 }
-                Some(((*rel).clone(), java::parse(&bytes).imports))
+                Some(((*rel).clone(), imports_of(&bytes)))
             })
             .collect();
         for (rel, imports) in &hits {

@@ -18,9 +18,12 @@ pub use pom::{Pom, pom_diff};
 pub use surefire::test_invariance;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
+use rayon::prelude::*;
 use serde_json::{Value, json};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock, Mutex};
+use std::time::SystemTime;
 
 use crate::config::checks::FileSet;
 use crate::judgment::{Check, Judgment, JudgmentContext, Status};
@@ -125,12 +128,52 @@ pub struct Listing {
     pub only_reference: Vec<String>,
     /// Only in the workspace.
     pub only_workspace: Vec<String>,
+    /// Of `both`, the byte-identical ones (never read again, never parsed).
+    identical: HashSet<String>,
+}
+
+impl Listing {
+    /// A file of `both` from the two trees: `Same` without reading when known identical.
+    pub fn pair(&self, workspace: &Path, reference: &Path, rel: &str) -> Pair {
+        if self.identical.contains(rel) {
+            Pair::Same
+        } else {
+            read_pair(workspace, reference, rel)
+        }
+    }
+}
+
+/// Size and modification time: what decides whether a remembered comparison still holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    modified: Option<SystemTime>,
+}
+
+/// Remembered byte comparisons of one (workspace, reference) pair of trees, shared by every
+/// structural judge of a run so that each file is read once, not once per judge.
+type Index = HashMap<String, (Stamp, Stamp, bool)>;
+
+type Indexes = HashMap<(PathBuf, PathBuf), Arc<Mutex<Index>>>;
+
+static INDEXES: LazyLock<Mutex<Indexes>> = LazyLock::new(Default::default);
+
+fn index_for(workspace: &Path, reference: &Path) -> Arc<Mutex<Index>> {
+    let mut all = INDEXES.lock().unwrap_or_else(|e| e.into_inner());
+    Arc::clone(
+        all.entry((workspace.to_path_buf(), reference.to_path_buf()))
+            .or_default(),
+    )
 }
 
 /// Regular files under `root` (symlinks are not followed, so loops cannot hang the walk),
-/// relative, `/`-separated, selected by `set`.
-fn walk(root: &Path, include: &GlobSet, exclude: &GlobSet) -> Result<BTreeSet<String>, String> {
-    let mut out = BTreeSet::new();
+/// relative, `/`-separated, selected by the globs, with their stamps.
+fn walk(
+    root: &Path,
+    include: &GlobSet,
+    exclude: &GlobSet,
+) -> Result<BTreeMap<String, Stamp>, String> {
+    let mut out = BTreeMap::new();
     let walker = walkdir::WalkDir::new(root)
         .follow_links(false)
         .into_iter()
@@ -148,22 +191,71 @@ fn walk(root: &Path, include: &GlobSet, exclude: &GlobSet) -> Result<BTreeSet<St
         };
         let rel = rel.to_string_lossy().replace('\\', "/");
         if include.is_match(&rel) && !exclude.is_match(&rel) {
-            out.insert(rel);
+            let meta = entry
+                .metadata()
+                .map_err(|e| format!("cannot read {rel}: {e}"))?;
+            out.insert(
+                rel,
+                Stamp {
+                    len: meta.len(),
+                    modified: meta.modified().ok(),
+                },
+            );
         }
     }
     Ok(out)
 }
 
-/// Lists both trees through a file set.
+/// Lists both trees through a file set and finds the identical files of both (in parallel,
+/// remembering the answer for the run's other structural judges).
 pub fn list(workspace: &Path, reference: &Path, set: &FileSet) -> Result<Listing, String> {
     let include = globs(&set.include)?;
     let exclude = globs(&set.exclude)?;
-    let ws = walk(workspace, &include, &exclude)?;
-    let rf = walk(reference, &include, &exclude)?;
+    let (ws, rf) = rayon::join(
+        || walk(workspace, &include, &exclude),
+        || walk(reference, &include, &exclude),
+    );
+    let (ws, rf) = (ws?, rf?);
+    let both: Vec<String> = rf.keys().filter(|k| ws.contains_key(*k)).cloned().collect();
+    let index = index_for(workspace, reference);
+    let mut index = index.lock().unwrap_or_else(|e| e.into_inner());
+    let stale: Vec<&String> = both
+        .iter()
+        .filter(
+            |rel| !matches!(index.get(*rel), Some((w, r, _)) if *w == ws[*rel] && *r == rf[*rel]),
+        )
+        .collect();
+    let fresh: Vec<(String, bool)> = stale
+        .par_iter()
+        .map(|rel| {
+            // Different sizes differ without reading.
+            let same = ws[*rel].len == rf[*rel].len
+                && matches!(read_pair(workspace, reference, rel), Pair::Same);
+            ((*rel).clone(), same)
+        })
+        .collect();
+    for (rel, same) in fresh {
+        let (w, r) = (ws[&rel], rf[&rel]);
+        index.insert(rel, (w, r, same));
+    }
+    let identical = both
+        .iter()
+        .filter(|rel| index.get(*rel).is_some_and(|e| e.2))
+        .cloned()
+        .collect();
     Ok(Listing {
-        both: rf.intersection(&ws).cloned().collect(),
-        only_reference: rf.difference(&ws).cloned().collect(),
-        only_workspace: ws.difference(&rf).cloned().collect(),
+        only_reference: rf
+            .keys()
+            .filter(|k| !ws.contains_key(*k))
+            .cloned()
+            .collect(),
+        only_workspace: ws
+            .keys()
+            .filter(|k| !rf.contains_key(*k))
+            .cloned()
+            .collect(),
+        both,
+        identical,
     })
 }
 
@@ -190,7 +282,7 @@ fn read_bounded(p: &Path) -> Result<Vec<u8>, String> {
 }
 
 /// Reads a file from both trees.
-pub fn read_pair(workspace: &Path, reference: &Path, rel: &str) -> Pair {
+fn read_pair(workspace: &Path, reference: &Path, rel: &str) -> Pair {
     match (
         read_bounded(&workspace.join(rel)),
         read_bounded(&reference.join(rel)),

@@ -9,7 +9,7 @@ use std::path::Path;
 use crate::config::checks::{FileSet, PomAspect};
 
 use super::super::{Outcome, instrument};
-use super::{Finding, Pair, list, read_pair, verdict};
+use super::{Finding, Pair, list, verdict};
 
 /// A value with the line it was declared on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -465,7 +465,7 @@ pub fn pom_diff(
     let mut findings = Vec::new();
     let mut matched = 0;
     for rel in &listing.both {
-        match read_pair(workspace, reference, rel) {
+        match listing.pair(workspace, reference, rel) {
             Pair::Same => matched += 1,
             Pair::Unreadable(why) => {
                 findings.push(Finding::new(rel.as_str(), "file-unreadable").actual(why))
