@@ -121,8 +121,17 @@ fn compare(rel: &str, w: &[u8], r: &[u8]) -> Vec<Finding> {
             AstAspect::Fields,
             AstAspect::Bodies,
         ];
-        let f = ast::diff_files(rel, &java::parse(r), &java::parse(w), &all);
-        return if f.is_empty() {
+        let (expected, actual) = (java::parse(r), java::parse(w));
+        let imports = |f: &java::JavaFile| {
+            f.imports
+                .iter()
+                .map(java::Import::key)
+                .collect::<std::collections::BTreeSet<_>>()
+        };
+        let same_header =
+            expected.package == actual.package && imports(&expected) == imports(&actual);
+        let f = ast::diff_files(rel, &expected, &actual, &all);
+        return if f.is_empty() && same_header {
             Vec::new()
         } else {
             vec![Finding::new(rel, "java-differs").actual(short_diff(rel, rf, ws))]
