@@ -1,8 +1,11 @@
 //! The markdown report, rendered only from a stored [`Report`] (so any stored report can be
-//! re-rendered): marker, headline, cascade table, why it failed, all judgments, footer.
+//! re-rendered) through a minijinja template: `templates/report.md.j2` by default, or the
+//! config's `report.template`. The data handed to templates is [`View`]; text in it is raw
+//! and templates escape it with the filters `inline`, `cell`, `code` and `fence(lang)`.
 
+use minijinja::{Environment, Value as JinjaValue};
+use serde::Serialize;
 use serde_json::Value;
-use std::fmt::Write;
 
 use crate::judgment::{Judgment, Status};
 use crate::jury::TierPolicy;
@@ -10,6 +13,12 @@ use crate::jury::interpret::Reading;
 
 use super::escape::{code_block, code_span, inline};
 use super::model::{DiffEntry, Report};
+
+/// The built-in template.
+pub const DEFAULT_TEMPLATE: &str = include_str!("../../templates/report.md.j2");
+
+/// Most files shown per diff section; the JSON report has them all.
+const DIFF_FILES: usize = 25;
 
 /// The hidden marker that identifies a sticky comment per config name.
 pub fn marker(name: &str) -> String {
@@ -20,7 +29,8 @@ pub fn marker(name: &str) -> String {
     format!("<!-- judge-ci:v1 key={key} -->")
 }
 
-fn reading_word(r: Option<Reading>) -> (&'static str, &'static str) {
+/// Icon, word and token of a reading.
+pub fn reading_word(r: Option<Reading>) -> (&'static str, &'static str) {
     match r {
         Some(Reading::Accepted) => ("✅", "Accepted"),
         Some(Reading::Rejected) => ("❌", "Rejected"),
@@ -30,7 +40,8 @@ fn reading_word(r: Option<Reading>) -> (&'static str, &'static str) {
     }
 }
 
-fn status_word(s: Status) -> &'static str {
+/// Icon and word of a status.
+pub fn status_word(s: Status) -> &'static str {
     match s {
         Status::Pass => "✅ pass",
         Status::Fail => "❌ fail",
@@ -49,7 +60,8 @@ fn policy_words(p: Option<TierPolicy>) -> &'static str {
     }
 }
 
-fn seconds(ms: u64) -> String {
+/// Milliseconds as `850 ms` or `3.2 s`.
+pub fn seconds(ms: u64) -> String {
     if ms < 1000 {
         format!("{ms} ms")
     } else {
@@ -57,216 +69,181 @@ fn seconds(ms: u64) -> String {
     }
 }
 
-/// Renders the whole report.
-pub fn render(r: &Report) -> String {
-    let mut md = String::new();
-    let (icon, word) = reading_word(r.interpretation.reading);
-    let _ = writeln!(md, "{}", marker(&r.config.name));
-    let _ = writeln!(
-        md,
-        "## {icon} {word} · judge-ci · {}\n",
-        inline(&r.config.name)
-    );
-    let place = match (&r.interpretation.decided_by, r.interpretation.reading) {
-        (Some(t), Some(Reading::Accepted)) => format!("accepted at tier {}", code_span(t)),
-        (Some(t), Some(Reading::Rejected)) => format!("rejected at tier {}", code_span(t)),
-        (Some(t), _) => format!("decided at tier {}", code_span(t)),
-        (None, _) => "decided by the jury".to_string(),
-    };
-    let against = match &r.subject.reference {
-        Some(reference) => format!(
-            " · workspace {} against reference {}",
-            code_span(&r.subject.workspace),
-            code_span(reference)
-        ),
-        None => format!(" · workspace {}", code_span(&r.subject.workspace)),
-    };
-    let head = r
-        .subject
-        .head_sha
-        .as_deref()
-        .map(|s| {
-            format!(
-                " · head {}",
-                code_span(&s.chars().take(12).collect::<String>())
-            )
-        })
-        .unwrap_or_default();
-    let _ = writeln!(md, "**{word}**: {place}{against}{head}.\n");
-    let _ = writeln!(md, "{}\n", inline(&r.outcome.reason));
-
-    let _ = writeln!(md, "| Tier | Policy | Result | Judges passed | Time |");
-    let _ = writeln!(md, "|---|---|---|---|---|");
-    for t in &r.tiers {
-        let result = match (t.ran, t.status) {
-            (false, _) => "not reached".to_string(),
-            (true, Some(s)) => format!(
-                "{}{}",
-                status_word(s),
-                if t.stopped { " (stopped here)" } else { "" }
-            ),
-            (true, None) => "🛠️ failed to run".to_string(),
-        };
-        let passed = if t.ran {
-            format!(
-                "{}/{}",
-                t.judges.iter().filter(|j| j.status == Status::Pass).count(),
-                t.judges.len()
-            )
-        } else {
-            "—".into()
-        };
-        let time = if t.ran {
-            seconds(t.elapsed_ms)
-        } else {
-            "—".into()
-        };
-        let _ = writeln!(
-            md,
-            "| {} | {} | {result} | {passed} | {time} |",
-            inline(&t.name),
-            policy_words(t.policy)
-        );
-    }
-    md.push('\n');
-
-    if let Some(task) = &r.task {
-        let failed: Vec<_> = task
-            .commands
-            .iter()
-            .filter(|c| c.problem.is_some())
-            .collect();
-        if !failed.is_empty() {
-            let _ = writeln!(
-                md,
-                "> [!WARNING]\n> {} task command(s) failed; the subject was judged anyway:",
-                failed.len()
-            );
-            for c in failed {
-                let _ = writeln!(
-                    md,
-                    "> - {} {}: {}",
-                    c.phase,
-                    code_span(&c.command),
-                    inline(c.problem.as_deref().unwrap_or(""))
-                );
-            }
-            md.push('\n');
-        }
-    }
-
-    let verdict = &r.verdict;
-    let non_passing: Vec<(&String, &Judgment)> = verdict
-        .individual_by_name()
-        .iter()
-        .filter(|(_, j)| j.status() != Status::Pass)
-        .collect();
-    if !non_passing.is_empty() || verdict.aggregated().status() != Status::Pass {
-        let _ = writeln!(md, "### Why\n");
-        let agg = verdict.aggregated();
-        if !agg.reasoning().is_empty() {
-            let _ = writeln!(md, "Aggregate: {}\n", inline(agg.reasoning()));
-        }
-        for (name, j) in non_passing {
-            why(&mut md, r, name, j);
-        }
-    }
-
-    for (title, entries) in [
-        ("Import diff", &r.diffs.imports),
-        ("AST diff", &r.diffs.ast),
-        ("POM diff", &r.diffs.pom),
-        ("File diff", &r.diffs.files),
-    ] {
-        if !entries.is_empty() {
-            diff_section(&mut md, title, entries);
-        }
-    }
-    let _ = writeln!(md, "<details><summary>All judgments</summary>\n");
-    for t in r.tiers.iter().filter(|t| t.ran) {
-        let _ = writeln!(md, "**{}**\n", inline(&t.name));
-        for j in &t.judges {
-            let score = j
-                .score
-                .map(|s| format!(", score {s:.2}"))
-                .unwrap_or_default();
-            let _ = writeln!(
-                md,
-                "- {} ({}): {}{score}, {}",
-                code_span(&j.name),
-                inline(&j.judge_type),
-                status_word(j.status),
-                seconds(j.elapsed_ms)
-            );
-        }
-        md.push('\n');
-    }
-    let _ = writeln!(md, "</details>\n");
-    let _ = writeln!(
-        md,
-        "<sub>judge-ci {} · config {} sha256 {} · reading {}</sub>",
-        inline(&r.tool.version),
-        code_span(&r.config.path),
-        code_span(&r.config.sha256.chars().take(12).collect::<String>()),
-        word
-    );
-    md
+/// Everything a template sees.
+#[derive(Serialize)]
+pub struct View {
+    /// The hidden sticky-comment marker.
+    pub marker: String,
+    /// `{icon, word}` of the reading.
+    pub reading: ReadingView,
+    /// "rejected at tier `x`" (already formatted markdown).
+    pub place: String,
+    /// Config name, path and short sha256.
+    pub config: ConfigView,
+    /// Workspace, reference and head.
+    pub subject: SubjectView,
+    /// The gate's reason.
+    pub outcome: OutcomeView,
+    /// One row per configured tier.
+    pub tiers: Vec<TierRow>,
+    /// Task commands that failed.
+    pub task_failures: Vec<TaskFailure>,
+    /// The root aggregate's reasoning.
+    pub aggregate_reasoning: String,
+    /// Non-passing judgments of the deciding jury.
+    pub why: Vec<WhyView>,
+    /// Diff sections (import, AST, POM, file).
+    pub diffs: Vec<DiffSection>,
+    /// Every judgment per tier that ran.
+    pub judgments: Vec<JudgmentGroup>,
+    /// judge-ci's version.
+    pub tool_version: String,
+    /// A link to the CI run, when known.
+    pub run_url: Option<String>,
 }
 
-/// Most files shown per diff section; the JSON report has them all.
-const DIFF_FILES: usize = 25;
+/// Reading for templates.
+#[derive(Serialize)]
+pub struct ReadingView {
+    /// An emoji.
+    pub icon: &'static str,
+    /// A word.
+    pub word: &'static str,
+}
 
-/// A collapsible section with one `diff` block per file: `-` what the workspace has, `+` what
-/// the reference has (the change that would reach the reference).
-fn diff_section(md: &mut String, title: &str, entries: &[DiffEntry]) {
-    let mut files: Vec<&str> = Vec::new();
-    for e in entries {
-        if !files.contains(&e.path.as_str()) {
-            files.push(&e.path);
-        }
-    }
-    let _ = writeln!(
-        md,
-        "<details><summary>{title}: {} finding(s) in {} file(s)</summary>\n",
-        entries.len(),
-        files.len()
-    );
-    for path in files.iter().take(DIFF_FILES) {
-        let mut block = if path.is_empty() {
-            "--- workspace\n+++ reference\n".to_string()
-        } else {
-            format!("--- workspace/{path}\n+++ reference/{path}\n")
-        };
-        // What the workspace has (with lines) first, then what only the reference has.
-        let mut here: Vec<&DiffEntry> = entries.iter().filter(|e| e.path == *path).collect();
-        here.sort_by_key(|e| (e.line.is_none(), e.line));
-        for e in here {
-            match e.line {
-                Some(l) => block.push_str(&format!("@@ line {l}: {} @@\n", e.kind)),
-                None => block.push_str(&format!("@@ {} @@\n", e.kind)),
-            }
-            for (sign, text) in [('-', &e.actual), ('+', &e.expected)] {
-                if let Some(t) = text {
-                    for line in t.lines() {
-                        block.push(sign);
-                        block.push(' ');
-                        block.push_str(line);
-                        block.push('\n');
-                    }
-                }
-            }
-        }
-        md.push_str(&code_block(&block, "diff"));
-        md.push('\n');
-    }
-    if files.len() > DIFF_FILES {
-        let _ = writeln!(
-            md,
-            "{} more file(s) in report.json.\n",
-            files.len() - DIFF_FILES
-        );
-    }
-    let _ = writeln!(md, "</details>\n");
+/// Config for templates.
+#[derive(Serialize)]
+pub struct ConfigView {
+    /// `name`.
+    pub name: String,
+    /// The file.
+    pub path: String,
+    /// The first 12 hex digits of its sha256.
+    pub sha: String,
+}
+
+/// Subject for templates.
+#[derive(Serialize)]
+pub struct SubjectView {
+    /// Workspace folder.
+    pub workspace: String,
+    /// Reference folder or revision.
+    pub reference: Option<String>,
+    /// Head commit, short.
+    pub head: Option<String>,
+}
+
+/// Outcome for templates.
+#[derive(Serialize)]
+pub struct OutcomeView {
+    /// One sentence.
+    pub reason: String,
+    /// 0, 1 or 3.
+    pub exit_code: i32,
+}
+
+/// A cascade table row.
+#[derive(Serialize)]
+pub struct TierRow {
+    /// Tier name.
+    pub name: String,
+    /// Policy in words.
+    pub policy: &'static str,
+    /// Result in words (with an icon), or "not reached".
+    pub result: String,
+    /// `passed/total`.
+    pub passed: String,
+    /// Longest judge time.
+    pub time: String,
+}
+
+/// A failed task command.
+#[derive(Serialize)]
+pub struct TaskFailure {
+    /// setup or post.
+    pub phase: String,
+    /// The command.
+    pub command: String,
+    /// What happened.
+    pub problem: String,
+}
+
+/// A non-passing judgment.
+#[derive(Serialize)]
+pub struct WhyView {
+    /// Seat name.
+    pub name: String,
+    /// Check type.
+    #[serde(rename = "type")]
+    pub judge_type: String,
+    /// Status in words.
+    pub status: &'static str,
+    /// Reasoning.
+    pub reasoning: String,
+    /// Failed checks (at most 10).
+    pub failed_checks: Vec<CheckView>,
+    /// True when its findings are in the diff sections.
+    pub structural: bool,
+    /// The relevant output lines (compiler errors, error lines or the end of the output).
+    pub lines: String,
+}
+
+/// A failed check.
+#[derive(Serialize)]
+pub struct CheckView {
+    /// Its name.
+    pub name: String,
+    /// Its message.
+    pub message: String,
+}
+
+/// A collapsible diff section.
+#[derive(Serialize)]
+pub struct DiffSection {
+    /// "Import diff", …
+    pub title: &'static str,
+    /// Findings in all.
+    pub count: usize,
+    /// Files in all.
+    pub file_count: usize,
+    /// One `diff` block text per shown file (unescaped; use `fence("diff")`).
+    pub files: Vec<DiffFile>,
+    /// Files not shown.
+    pub more_files: usize,
+}
+
+/// One file's diff block.
+#[derive(Serialize)]
+pub struct DiffFile {
+    /// Path.
+    pub path: String,
+    /// `--- workspace/…` `+++ reference/…` and `-`/`+` lines.
+    pub block: String,
+}
+
+/// Judgments of one tier.
+#[derive(Serialize)]
+pub struct JudgmentGroup {
+    /// Tier name.
+    pub name: String,
+    /// Its judges.
+    pub judges: Vec<JudgeLine>,
+}
+
+/// One judge's line.
+#[derive(Serialize)]
+pub struct JudgeLine {
+    /// Seat name.
+    pub name: String,
+    /// Check type.
+    #[serde(rename = "type")]
+    pub judge_type: String,
+    /// Status in words.
+    pub status: &'static str,
+    /// Score with two decimals.
+    pub score: Option<String>,
+    /// Time.
+    pub time: String,
 }
 
 fn judge_type(r: &Report, name: &str) -> String {
@@ -278,65 +255,282 @@ fn judge_type(r: &Report, name: &str) -> String {
         .unwrap_or_default()
 }
 
-fn why(md: &mut String, r: &Report, name: &str, j: &Judgment) {
-    let _ = writeln!(
-        md,
-        "#### {} ({}) · {}\n",
-        code_span(name),
-        inline(&judge_type(r, name)),
-        status_word(j.status())
-    );
-    if !j.reasoning().is_empty() {
-        let _ = writeln!(md, "{}\n", inline(j.reasoning()));
-    }
-    let failed: Vec<_> = j
-        .checks()
-        .iter()
-        .filter(|c| !c.is_passed())
-        .take(10)
-        .collect();
-    for c in &failed {
-        let _ = writeln!(md, "- ✗ {}: {}", code_span(c.name()), inline(c.message()));
-    }
-    if !failed.is_empty() {
-        md.push('\n');
-    }
-    let compiler: Vec<&Value> = match j.metadata().get("findings") {
-        Some(Value::Array(f)) => f.iter().filter(|f| f["kind"] == "compiler-error").collect(),
+fn why_view(r: &Report, name: &str, j: &Judgment) -> WhyView {
+    let findings: Vec<&Value> = match j.metadata().get("findings") {
+        Some(Value::Array(f)) => f.iter().collect(),
         _ => Vec::new(),
     };
-    let structural = matches!(j.metadata().get("findings"), Some(Value::Array(f)) if !f.is_empty())
-        && compiler.is_empty();
-    if structural {
-        let _ = writeln!(
-            md,
-            "The differences are listed in the diff sections below.\n"
-        );
-    } else if !compiler.is_empty() {
-        let lines: Vec<String> = compiler
-            .iter()
-            .take(10)
-            .map(|f| {
-                format!(
-                    "{}:{}: {}",
-                    f["path"].as_str().unwrap_or("?"),
-                    f["line"].as_u64().unwrap_or(0),
-                    f["message"].as_str().unwrap_or("")
-                )
-            })
-            .collect();
-        md.push_str(&code_block(&lines.join("\n"), "text"));
-        md.push('\n');
+    let compiler: Vec<String> = findings
+        .iter()
+        .filter(|f| f["kind"] == "compiler-error")
+        .take(10)
+        .map(|f| {
+            format!(
+                "{}:{}: {}",
+                f["path"].as_str().unwrap_or("?"),
+                f["line"].as_u64().unwrap_or(0),
+                f["message"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    let structural = !findings.is_empty() && compiler.is_empty();
+    let lines = if !compiler.is_empty() {
+        compiler.join("\n")
+    } else if structural {
+        String::new()
     } else if let Some(Value::Array(lines)) = j.metadata().get("errorLines") {
-        let text: Vec<&str> = lines.iter().filter_map(Value::as_str).take(15).collect();
-        md.push_str(&code_block(&text.join("\n"), "text"));
-        md.push('\n');
-    } else if let Some(Value::String(out)) = j.metadata().get("output")
-        && !out.trim().is_empty()
-    {
-        let lines: Vec<&str> = out.lines().collect();
-        let tail = &lines[lines.len().saturating_sub(15)..];
-        md.push_str(&code_block(&tail.join("\n"), "text"));
-        md.push('\n');
+        lines
+            .iter()
+            .filter_map(Value::as_str)
+            .take(15)
+            .collect::<Vec<_>>()
+            .join("\n")
+    } else if let Some(Value::String(out)) = j.metadata().get("output") {
+        let all: Vec<&str> = out.lines().collect();
+        all[all.len().saturating_sub(15)..].join("\n")
+    } else {
+        String::new()
+    };
+    WhyView {
+        name: name.to_string(),
+        judge_type: judge_type(r, name),
+        status: status_word(j.status()),
+        reasoning: j.reasoning().to_string(),
+        failed_checks: j
+            .checks()
+            .iter()
+            .filter(|c| !c.is_passed())
+            .take(10)
+            .map(|c| CheckView {
+                name: c.name().to_string(),
+                message: c.message().to_string(),
+            })
+            .collect(),
+        structural,
+        lines: if lines.trim().is_empty() {
+            String::new()
+        } else {
+            lines
+        },
     }
+}
+
+fn diff_section(title: &'static str, entries: &[DiffEntry]) -> DiffSection {
+    let mut files: Vec<&str> = Vec::new();
+    for e in entries {
+        if !files.contains(&e.path.as_str()) {
+            files.push(&e.path);
+        }
+    }
+    let shown = files
+        .iter()
+        .take(DIFF_FILES)
+        .map(|path| {
+            let mut block = if path.is_empty() {
+                "--- workspace\n+++ reference\n".to_string()
+            } else {
+                format!("--- workspace/{path}\n+++ reference/{path}\n")
+            };
+            // What the workspace has (with lines) first, then what only the reference has.
+            let mut here: Vec<&DiffEntry> = entries.iter().filter(|e| e.path == *path).collect();
+            here.sort_by_key(|e| (e.line.is_none(), e.line));
+            for e in here {
+                match e.line {
+                    Some(l) => block.push_str(&format!("@@ line {l}: {} @@\n", e.kind)),
+                    None => block.push_str(&format!("@@ {} @@\n", e.kind)),
+                }
+                for (sign, text) in [('-', &e.actual), ('+', &e.expected)] {
+                    for line in text.iter().flat_map(|t| t.lines()) {
+                        block.push(sign);
+                        block.push(' ');
+                        block.push_str(line);
+                        block.push('\n');
+                    }
+                }
+            }
+            DiffFile {
+                path: path.to_string(),
+                block,
+            }
+        })
+        .collect();
+    DiffSection {
+        title,
+        count: entries.len(),
+        file_count: files.len(),
+        files: shown,
+        more_files: files.len().saturating_sub(DIFF_FILES),
+    }
+}
+
+/// The template data of a report.
+pub fn view(r: &Report) -> View {
+    let (icon, word) = reading_word(r.interpretation.reading);
+    let place = match (&r.interpretation.decided_by, r.interpretation.reading) {
+        (Some(t), Some(Reading::Accepted)) => format!("accepted at tier {}", code_span(t)),
+        (Some(t), Some(Reading::Rejected)) => format!("rejected at tier {}", code_span(t)),
+        (Some(t), _) => format!("decided at tier {}", code_span(t)),
+        (None, _) => "decided by the jury".to_string(),
+    };
+    let tiers = r
+        .tiers
+        .iter()
+        .map(|t| TierRow {
+            name: t.name.clone(),
+            policy: policy_words(t.policy),
+            result: match (t.ran, t.status) {
+                (false, _) => "not reached".to_string(),
+                (true, Some(s)) => format!(
+                    "{}{}",
+                    status_word(s),
+                    if t.stopped { " (stopped here)" } else { "" }
+                ),
+                (true, None) => "🛠️ failed to run".to_string(),
+            },
+            passed: if t.ran {
+                format!(
+                    "{}/{}",
+                    t.judges.iter().filter(|j| j.status == Status::Pass).count(),
+                    t.judges.len()
+                )
+            } else {
+                "—".into()
+            },
+            time: if t.ran {
+                seconds(t.elapsed_ms)
+            } else {
+                "—".into()
+            },
+        })
+        .collect();
+    let task_failures = r
+        .task
+        .iter()
+        .flat_map(|t| &t.commands)
+        .filter_map(|c| {
+            c.problem.as_ref().map(|p| TaskFailure {
+                phase: c.phase.clone(),
+                command: c.command.clone(),
+                problem: p.clone(),
+            })
+        })
+        .collect();
+    let verdict = &r.verdict;
+    let why: Vec<WhyView> = verdict
+        .individual_by_name()
+        .iter()
+        .filter(|(_, j)| j.status() != Status::Pass)
+        .map(|(n, j)| why_view(r, n, j))
+        .collect();
+    let show_why = !why.is_empty() || verdict.aggregated().status() != Status::Pass;
+    let diffs = [
+        ("Import diff", &r.diffs.imports),
+        ("AST diff", &r.diffs.ast),
+        ("POM diff", &r.diffs.pom),
+        ("File diff", &r.diffs.files),
+    ]
+    .into_iter()
+    .filter(|(_, e)| !e.is_empty())
+    .map(|(t, e)| diff_section(t, e))
+    .collect();
+    let judgments = r
+        .tiers
+        .iter()
+        .filter(|t| t.ran)
+        .map(|t| JudgmentGroup {
+            name: t.name.clone(),
+            judges: t
+                .judges
+                .iter()
+                .map(|j| JudgeLine {
+                    name: j.name.clone(),
+                    judge_type: j.judge_type.clone(),
+                    status: status_word(j.status),
+                    score: j.score.map(|s| format!("{s:.2}")),
+                    time: seconds(j.elapsed_ms),
+                })
+                .collect(),
+        })
+        .collect();
+    View {
+        marker: marker(&r.config.name),
+        reading: ReadingView { icon, word },
+        place,
+        config: ConfigView {
+            name: r.config.name.clone(),
+            path: r.config.path.clone(),
+            sha: r.config.sha256.chars().take(12).collect(),
+        },
+        subject: SubjectView {
+            workspace: r.subject.workspace.clone(),
+            reference: r
+                .subject
+                .reference_rev
+                .clone()
+                .or_else(|| r.subject.reference.clone()),
+            head: r
+                .subject
+                .head_sha
+                .as_ref()
+                .map(|s| s.chars().take(12).collect()),
+        },
+        outcome: OutcomeView {
+            reason: r.outcome.reason.clone(),
+            exit_code: r.outcome.exit_code,
+        },
+        tiers,
+        task_failures,
+        aggregate_reasoning: if show_why {
+            verdict.aggregated().reasoning().to_string()
+        } else {
+            String::new()
+        },
+        why: if show_why { why } else { Vec::new() },
+        diffs,
+        judgments,
+        tool_version: r.tool.version.clone(),
+        run_url: None,
+    }
+}
+
+/// A template that cannot be rendered, with minijinja's explanation (file and line).
+#[derive(Debug, thiserror::Error)]
+#[error("report template: {0}")]
+pub struct TemplateError(String);
+
+/// The environment with judge-ci's escaping filters.
+fn environment(template: &str) -> Result<Environment<'_>, TemplateError> {
+    let mut env = Environment::new();
+    env.set_trim_blocks(true);
+    env.set_keep_trailing_newline(true);
+    env.add_filter("inline", |s: String| inline(&s));
+    env.add_filter("cell", |s: String| inline(&s));
+    env.add_filter("code", |s: String| code_span(&s));
+    env.add_filter("fence", |s: String, lang: Option<String>| {
+        code_block(&s, lang.as_deref().unwrap_or(""))
+    });
+    env.add_template("report", template)
+        .map_err(|e| TemplateError(format!("{e:#}")))?;
+    Ok(env)
+}
+
+/// Renders a report with a template (the built-in one when `None`).
+pub fn render_with(r: &Report, template: Option<&str>) -> Result<String, TemplateError> {
+    let env = environment(template.unwrap_or(DEFAULT_TEMPLATE))?;
+    let tmpl = env
+        .get_template("report")
+        .map_err(|e| TemplateError(format!("{e:#}")))?;
+    tmpl.render(JinjaValue::from_serialize(view(r)))
+        .map_err(|e| TemplateError(format!("{e:#}")))
+}
+
+/// Renders a report with the built-in template.
+pub fn render(r: &Report) -> String {
+    // The built-in template is tested; a failure here is a bug, shown rather than hidden.
+    render_with(r, None).unwrap_or_else(|e| {
+        format!(
+            "{}\n\njudge-ci could not render its report: {e}\n",
+            marker(&r.config.name)
+        )
+    })
 }
