@@ -101,6 +101,23 @@ pub struct RunArgs {
     pub output: OutputArgs,
 }
 
+/// A surface of a report.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum RenderFormat {
+    /// The PR comment (65,536-byte budget).
+    Markdown,
+    /// The job summary (1 MiB budget).
+    Summary,
+    /// A self-contained HTML page.
+    Html,
+    /// The check-run request bodies.
+    CheckRun,
+    /// JUnit XML.
+    Junit,
+    /// SARIF 2.1.0.
+    Sarif,
+}
+
 /// How `interpret` prints its result.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum InterpretFormat {
@@ -131,6 +148,24 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = InterpretFormat::Text)]
         format: InterpretFormat,
+    },
+    /// Re-render a stored report (any judge-ci.report.v1 JSON) to one surface, or to all of
+    /// them with --out.
+    Render {
+        /// The report JSON.
+        report: PathBuf,
+        /// The surface printed on standard output.
+        #[arg(long, value_enum, default_value_t = RenderFormat::Markdown)]
+        format: RenderFormat,
+        /// Write every surface into this folder instead.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// A markdown template instead of the built-in one.
+        #[arg(long, value_name = "PATH")]
+        template: Option<PathBuf>,
+        /// Most check-run annotations.
+        #[arg(long, default_value_t = 50)]
+        annotations: usize,
     },
     /// Print the JSON Schema of the config file.
     Schema,

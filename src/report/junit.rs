@@ -1,0 +1,80 @@
+//! JUnit XML: one testsuite per tier, one testcase per judge; FAIL is a failure, ERROR an
+//! error, ABSTAIN / NOT_APPLICABLE skipped, with the reasoning and failed checks.
+
+use quick_xml::Writer;
+use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
+
+use crate::judgment::Status;
+
+use super::model::Report;
+
+fn secs(ms: u64) -> String {
+    format!("{:.3}", ms as f64 / 1000.0)
+}
+
+/// Renders the report as JUnit XML.
+pub fn junit(r: &Report) -> String {
+    let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
+    let count = |s: Status| r.tiers.iter().flat_map(|t| &t.judges).filter(|j| j.status == s).count().to_string();
+    let tests: usize = r.tiers.iter().map(|t| t.judges.len()).sum();
+    let _ = w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)));
+    let mut root = BytesStart::new("testsuites");
+    root.push_attribute(("name", format!("judge-ci / {}", r.config.name).as_str()));
+    root.push_attribute(("tests", tests.to_string().as_str()));
+    root.push_attribute(("failures", count(Status::Fail).as_str()));
+    root.push_attribute(("errors", count(Status::Error).as_str()));
+    root.push_attribute(("time", secs(r.timings.jury_ms).as_str()));
+    let _ = w.write_event(Event::Start(root));
+    for t in &r.tiers {
+        let n = |s: Status| t.judges.iter().filter(|j| j.status == s).count().to_string();
+        let skipped = t.judges.iter().filter(|j| matches!(j.status, Status::Abstain | Status::NotApplicable)).count();
+        let mut suite = BytesStart::new("testsuite");
+        suite.push_attribute(("name", t.name.as_str()));
+        suite.push_attribute(("tests", t.judges.len().to_string().as_str()));
+        suite.push_attribute(("failures", n(Status::Fail).as_str()));
+        suite.push_attribute(("errors", n(Status::Error).as_str()));
+        suite.push_attribute(("skipped", skipped.to_string().as_str()));
+        suite.push_attribute(("time", secs(t.elapsed_ms).as_str()));
+        let _ = w.write_event(Event::Start(suite));
+        if !t.ran {
+            let _ = w.write_event(Event::Start(BytesStart::new("system-out")));
+            let _ = w.write_event(Event::Text(BytesText::new("tier not reached: the cascade stopped before it")));
+            let _ = w.write_event(Event::End(BytesEnd::new("system-out")));
+        }
+        for j in &t.judges {
+            let mut case = BytesStart::new("testcase");
+            case.push_attribute(("classname", format!("judge-ci.{}", t.name).as_str()));
+            case.push_attribute(("name", j.name.as_str()));
+            case.push_attribute(("time", secs(j.elapsed_ms).as_str()));
+            let _ = w.write_event(Event::Start(case));
+            let judgment = r.verdict.individual_by_name().get(&j.name);
+            let reasoning = judgment.map(|x| x.reasoning().to_string()).unwrap_or_default();
+            let mut body = reasoning.clone();
+            for c in judgment.map(|x| x.checks()).unwrap_or_default().iter().filter(|c| !c.is_passed()) {
+                body.push_str(&format!("\n✗ {}: {}", c.name(), c.message()));
+            }
+            let element = match j.status {
+                Status::Fail => Some("failure"),
+                Status::Error => Some("error"),
+                Status::Abstain | Status::NotApplicable => Some("skipped"),
+                Status::Pass => None,
+            };
+            if let Some(el) = element {
+                let mut e = BytesStart::new(el);
+                let message: String = reasoning.chars().filter(|c| !c.is_control()).take(500).collect();
+                e.push_attribute(("message", message.as_str()));
+                e.push_attribute(("type", j.judge_type.as_str()));
+                let _ = w.write_event(Event::Start(e));
+                let clean: String = body.chars().filter(|c| !c.is_control() || *c == '\n' || *c == '\t').collect();
+                let _ = w.write_event(Event::Text(BytesText::new(&clean)));
+                let _ = w.write_event(Event::End(BytesEnd::new(el)));
+            }
+            let _ = w.write_event(Event::End(BytesEnd::new("testcase")));
+        }
+        let _ = w.write_event(Event::End(BytesEnd::new("testsuite")));
+    }
+    let _ = w.write_event(Event::End(BytesEnd::new("testsuites")));
+    let mut s = String::from_utf8_lossy(&w.into_inner()).into_owned();
+    s.push('\n');
+    s
+}
