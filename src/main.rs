@@ -116,21 +116,40 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<i32> {
                 }
             }
         }
-        Some(cli::Command::Render { report, format, out, template, annotations }) => {
-            let text = std::fs::read_to_string(&report).with_context(|| format!("cannot read {}", report.display()))?;
-            let parsed: judge_ci::report::Report = serde_json::from_str(&text)
-                .map_err(|e| anyhow::anyhow!("{}:{}:{}: not a judge-ci report: {e}", report.display(), e.line(), e.column()))?;
+        Some(cli::Command::Render {
+            report,
+            format,
+            out,
+            template,
+            annotations,
+        }) => {
+            let text = std::fs::read_to_string(&report)
+                .with_context(|| format!("cannot read {}", report.display()))?;
+            let parsed: judge_ci::report::Report = serde_json::from_str(&text).map_err(|e| {
+                anyhow::anyhow!(
+                    "{}:{}:{}: not a judge-ci report: {e}",
+                    report.display(),
+                    e.line(),
+                    e.column()
+                )
+            })?;
             let template = match template {
-                Some(p) => Some(std::fs::read_to_string(&p).with_context(|| format!("cannot read the template {}", p.display()))?),
+                Some(p) => Some(
+                    std::fs::read_to_string(&p)
+                        .with_context(|| format!("cannot read the template {}", p.display()))?,
+                ),
                 None => None,
             };
             use judge_ci::report::Surface;
             match out {
                 Some(dir) => {
-                    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+                    std::fs::create_dir_all(&dir)
+                        .with_context(|| format!("cannot create {}", dir.display()))?;
                     for s in Surface::ALL.into_iter().filter(|s| *s != Surface::Json) {
-                        let text = judge_ci::report::render(&parsed, s, template.as_deref(), annotations)?;
-                        std::fs::write(dir.join(s.file_name()), text).with_context(|| format!("cannot write into {}", dir.display()))?;
+                        let text =
+                            judge_ci::report::render(&parsed, s, template.as_deref(), annotations)?;
+                        std::fs::write(dir.join(s.file_name()), text)
+                            .with_context(|| format!("cannot write into {}", dir.display()))?;
                     }
                     println!("wrote every surface into {}", dir.display());
                 }
@@ -143,7 +162,10 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<i32> {
                         cli::RenderFormat::Junit => Surface::Junit,
                         cli::RenderFormat::Sarif => Surface::Sarif,
                     };
-                    print!("{}", judge_ci::report::render(&parsed, s, template.as_deref(), annotations)?);
+                    print!(
+                        "{}",
+                        judge_ci::report::render(&parsed, s, template.as_deref(), annotations)?
+                    );
                 }
             }
             Ok(pipeline::EXIT_PASS)

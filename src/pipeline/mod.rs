@@ -21,9 +21,9 @@ use crate::judges::{NoProgress, Progress, build_jury, paths};
 use crate::judgment::JudgmentContext;
 use crate::jury::interpret::{self, Reading};
 use crate::jury::{Decision, Jury, Verdict};
-use crate::report::{self, Surface,
-    CommandRecord, ConfigInfo, DiffEntry, Diffs, Gate, InterpretationInfo, JudgeView, Outcome,
-    REPORT_SCHEMA, Report, Subject, TaskInfo, TierView, Timings, Tool, markdown,
+use crate::report::{
+    self, CommandRecord, ConfigInfo, DiffEntry, Diffs, Gate, InterpretationInfo, JudgeView,
+    Outcome, REPORT_SCHEMA, Report, Subject, Surface, TaskInfo, TierView, Timings, Tool, markdown,
 };
 
 /// Exit code: judged, gate passed.
@@ -633,28 +633,49 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         outcome,
     };
     let template = match &bench.report.template {
-        Some(p) => Some(std::fs::read_to_string(p).map_err(|e| one(format!("cannot read the report template {}: {e}", p.display()), None))?),
+        Some(p) => Some(std::fs::read_to_string(p).map_err(|e| {
+            one(
+                format!("cannot read the report template {}: {e}", p.display()),
+                None,
+            )
+        })?),
         None => None,
     };
     // A template that does not render is a bad input, found before anything is written.
-    markdown::render_with(&report, template.as_deref()).map_err(|e| one(e.to_string(), Some("fix report.template, or remove it to use the built-in one")))?;
+    markdown::render_with(&report, template.as_deref()).map_err(|e| {
+        one(
+            e.to_string(),
+            Some("fix report.template, or remove it to use the built-in one"),
+        )
+    })?;
     report.timings.render_ms = render_start.elapsed().as_millis() as u64;
     report.timings.total_ms = total.elapsed().as_millis() as u64;
 
     // Nothing is lost: the JSON, then the job summary, go to disk before anything else is
     // rendered, printed or posted.
-    std::fs::create_dir_all(&opts.out).map_err(|e| RunError::Instrument(format!("cannot create {}: {e}", opts.out.display())))?;
+    std::fs::create_dir_all(&opts.out)
+        .map_err(|e| RunError::Instrument(format!("cannot create {}: {e}", opts.out.display())))?;
     let report_path = opts.out.join("report.json");
     let mut rendered = std::collections::HashMap::new();
     for surface in Surface::ALL {
-        let text = report::render(&report, surface, template.as_deref(), bench.report.annotations)
-            .map_err(|e| RunError::Instrument(e.to_string()))?;
+        let text = report::render(
+            &report,
+            surface,
+            template.as_deref(),
+            bench.report.annotations,
+        )
+        .map_err(|e| RunError::Instrument(e.to_string()))?;
         let path = opts.out.join(surface.file_name());
-        write_atomically(&path, text.as_bytes()).map_err(|e| RunError::Instrument(format!("cannot write {}: {e}", path.display())))?;
+        write_atomically(&path, text.as_bytes())
+            .map_err(|e| RunError::Instrument(format!("cannot write {}: {e}", path.display())))?;
         rendered.insert(surface.file_name(), text);
     }
-    let md = rendered.remove(Surface::Markdown.file_name()).unwrap_or_default();
-    let json = rendered.remove(Surface::Json.file_name()).unwrap_or_default();
+    let md = rendered
+        .remove(Surface::Markdown.file_name())
+        .unwrap_or_default();
+    let json = rendered
+        .remove(Surface::Json.file_name())
+        .unwrap_or_default();
     if !opts.dry_run
         && std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true")
         && opts.verbosity != Verbosity::Quiet

@@ -24,13 +24,20 @@ fn options() -> Options<'static> {
 
 /// Byte offset of the start of each line (1-based line n starts at `starts[n - 1]`).
 fn line_starts(md: &str) -> Vec<usize> {
-    std::iter::once(0).chain(md.match_indices('\n').map(|(i, _)| i + 1)).collect()
+    std::iter::once(0)
+        .chain(md.match_indices('\n').map(|(i, _)| i + 1))
+        .collect()
 }
 
 /// Top-level blocks as (start byte, end byte) ranges.
 fn blocks<'a>(root: &'a AstNode<'a>, md: &str) -> Vec<(usize, usize, bool)> {
     let starts = line_starts(md);
-    let at = |line: usize| starts.get(line.saturating_sub(1)).copied().unwrap_or(md.len());
+    let at = |line: usize| {
+        starts
+            .get(line.saturating_sub(1))
+            .copied()
+            .unwrap_or(md.len())
+    };
     root.children()
         .map(|n| {
             let d = n.data.borrow();
@@ -66,7 +73,10 @@ pub fn truncate(md: &str, budget: usize, whole_report: &str) -> String {
         cut = end.max(start);
     }
     let kept = &md[..cut];
-    let open = kept.matches("<details").count().saturating_sub(kept.matches("</details>").count());
+    let open = kept
+        .matches("<details")
+        .count()
+        .saturating_sub(kept.matches("</details>").count());
     let mut out = kept.trim_end().to_string();
     out.push('\n');
     for _ in 0..open.min(12) {
@@ -88,17 +98,24 @@ pub fn validate(md: &str) -> Result<(), Vec<String>> {
         match &d.value {
             NodeValue::CodeBlock(cb) => {
                 if cb.fenced && !cb.closed {
-                    problems.push(format!("line {}: a code fence is never closed", d.sourcepos.start.line));
+                    problems.push(format!(
+                        "line {}: a code fence is never closed",
+                        d.sourcepos.start.line
+                    ));
                 }
                 covered.push((d.sourcepos.start.line, d.sourcepos.end.line));
             }
-            NodeValue::Table(_) | NodeValue::HtmlBlock(_) => covered.push((d.sourcepos.start.line, d.sourcepos.end.line)),
+            NodeValue::Table(_) | NodeValue::HtmlBlock(_) => {
+                covered.push((d.sourcepos.start.line, d.sourcepos.end.line))
+            }
             _ => {}
         }
     }
     for (i, line) in md.lines().enumerate() {
         let n = i + 1;
-        if line.trim_start().starts_with('|') && !covered.iter().any(|(a, b)| (*a..=*b).contains(&n)) {
+        if line.trim_start().starts_with('|')
+            && !covered.iter().any(|(a, b)| (*a..=*b).contains(&n))
+        {
             problems.push(format!("line {n}: a table row outside any table"));
         }
     }
@@ -109,17 +126,27 @@ pub fn validate(md: &str) -> Result<(), Vec<String>> {
             _ => None,
         })
         .collect();
-    let (open, close) = (html.matches("<details").count(), html.matches("</details>").count());
+    let (open, close) = (
+        html.matches("<details").count(),
+        html.matches("</details>").count(),
+    );
     if open != close {
         problems.push(format!("{open} <details> but {close} </details>"));
     }
-    if problems.is_empty() { Ok(()) } else { Err(problems) }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems)
+    }
 }
 
 /// A self-contained HTML page with GitHub-like styling.
 pub fn html_page(md: &str, title: &str) -> String {
     let body = comrak::markdown_to_html(md, &options());
-    let title = title.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    let title = title
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">\
 <title>{title}</title><style>{CSS}</style></head>\n<body><main class=\"markdown-body\">\n{body}</main></body></html>\n"
@@ -141,7 +168,9 @@ mod tests {
 
     #[test]
     fn truncation_cuts_at_blocks_and_closes_details() {
-        let mut md = String::from("## Title\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n<details><summary>Big</summary>\n\n");
+        let mut md = String::from(
+            "## Title\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n<details><summary>Big</summary>\n\n",
+        );
         for i in 0..2000 {
             md.push_str(&format!("Paragraph {i} with some words in it.\n\n"));
         }
@@ -149,7 +178,10 @@ mod tests {
         let cut = truncate(&md, 4000, "the job summary");
         assert!(cut.len() <= 4000, "{}", cut.len());
         assert!(cut.contains("| 1 | 2 |") && cut.contains("the job summary"));
-        assert_eq!(cut.matches("<details").count(), cut.matches("</details>").count());
+        assert_eq!(
+            cut.matches("<details").count(),
+            cut.matches("</details>").count()
+        );
         validate(&cut).unwrap();
         assert_eq!(truncate("short", 100, "x"), "short");
     }
@@ -165,6 +197,10 @@ mod tests {
     #[test]
     fn html_is_a_whole_page() {
         let page = html_page("## Hi\n\n| a |\n|---|\n| b |\n", "t<x>");
-        assert!(page.starts_with("<!DOCTYPE html>") && page.contains("<table>") && page.contains("t&lt;x&gt;"));
+        assert!(
+            page.starts_with("<!DOCTYPE html>")
+                && page.contains("<table>")
+                && page.contains("t&lt;x&gt;")
+        );
     }
 }

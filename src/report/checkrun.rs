@@ -43,10 +43,23 @@ pub fn title(r: &Report) -> String {
     let (_, word) = markdown::reading_word(r.interpretation.reading);
     let tier = r.interpretation.decided_by.as_deref();
     let judges: Vec<_> = match tier {
-        Some(t) => r.tiers.iter().filter(|x| x.name == t.split('/').next().unwrap_or(t)).flat_map(|x| &x.judges).collect(),
-        None => r.tiers.iter().filter(|x| x.ran).flat_map(|x| &x.judges).collect(),
+        Some(t) => r
+            .tiers
+            .iter()
+            .filter(|x| x.name == t.split('/').next().unwrap_or(t))
+            .flat_map(|x| &x.judges)
+            .collect(),
+        None => r
+            .tiers
+            .iter()
+            .filter(|x| x.ran)
+            .flat_map(|x| &x.judges)
+            .collect(),
     };
-    let bad = judges.iter().filter(|j| j.status != crate::judgment::Status::Pass).count();
+    let bad = judges
+        .iter()
+        .filter(|j| j.status != crate::judgment::Status::Pass)
+        .count();
     let counts = if bad == 0 {
         format!("all {} judges passed", judges.len())
     } else {
@@ -63,7 +76,13 @@ pub fn title(r: &Report) -> String {
 /// first, then structural differences. Returns them all; callers batch and cap.
 pub fn annotations(r: &Report) -> Vec<Value> {
     let mut out: Vec<(u8, Value)> = Vec::new();
-    let mut push = |rank: u8, path: &str, line: u64, column: Option<u64>, level: &str, title: String, message: String| {
+    let mut push = |rank: u8,
+                    path: &str,
+                    line: u64,
+                    column: Option<u64>,
+                    level: &str,
+                    title: String,
+                    message: String| {
         if path.is_empty() || path.starts_with('/') || path.contains("..") {
             return;
         }
@@ -81,12 +100,24 @@ pub fn annotations(r: &Report) -> Vec<Value> {
     for (name, j) in r.verdict.individual_by_name() {
         if let Some(Value::Array(fs)) = j.metadata().get("findings") {
             for f in fs.iter().filter(|f| f["kind"] == "compiler-error") {
-                push(0, f["path"].as_str().unwrap_or(""), f["line"].as_u64().unwrap_or(1), f["column"].as_u64(), "failure",
-                    format!("{name}: compiler error"), f["message"].as_str().unwrap_or("").to_string());
+                push(
+                    0,
+                    f["path"].as_str().unwrap_or(""),
+                    f["line"].as_u64().unwrap_or(1),
+                    f["column"].as_u64(),
+                    "failure",
+                    format!("{name}: compiler error"),
+                    f["message"].as_str().unwrap_or("").to_string(),
+                );
             }
         }
     }
-    for (section, level, rank) in [(&r.diffs.files, "failure", 1u8), (&r.diffs.imports, "warning", 2), (&r.diffs.ast, "warning", 2), (&r.diffs.pom, "warning", 2)] {
+    for (section, level, rank) in [
+        (&r.diffs.files, "failure", 1u8),
+        (&r.diffs.imports, "warning", 2),
+        (&r.diffs.ast, "warning", 2),
+        (&r.diffs.pom, "warning", 2),
+    ] {
         for d in section {
             let mut msg = String::new();
             if let Some(a) = &d.actual {
@@ -95,9 +126,25 @@ pub fn annotations(r: &Report) -> Vec<Value> {
             if let Some(e) = &d.expected {
                 msg.push_str(&format!("reference: {e}\n"));
             }
-            let level = if d.kind.contains("forbidden") || d.kind.starts_with("test-failing") { "failure" } else { level };
-            let rank = if level == "failure" { rank.min(1) } else { rank };
-            push(rank, &d.path, d.line.unwrap_or(1), None, level, format!("{}: {}", d.judge, d.kind), msg.trim_end().to_string());
+            let level = if d.kind.contains("forbidden") || d.kind.starts_with("test-failing") {
+                "failure"
+            } else {
+                level
+            };
+            let rank = if level == "failure" {
+                rank.min(1)
+            } else {
+                rank
+            };
+            push(
+                rank,
+                &d.path,
+                d.line.unwrap_or(1),
+                None,
+                level,
+                format!("{}: {}", d.judge, d.kind),
+                msg.trim_end().to_string(),
+            );
         }
     }
     out.sort_by_key(|(rank, _)| *rank);
@@ -114,10 +161,21 @@ pub fn payload(r: &Report, cap: usize) -> Value {
     let shown: Vec<Value> = all.iter().take(cap).cloned().collect();
     let mut summary = md[..split].to_string();
     if all.len() > shown.len() {
-        summary.push_str(&format!("\n{} more annotation(s) are not shown; every finding is in the report JSON.\n", all.len() - shown.len()));
+        summary.push_str(&format!(
+            "\n{} more annotation(s) are not shown; every finding is in the report JSON.\n",
+            all.len() - shown.len()
+        ));
     }
-    let summary = truncate(&summary, CHECK_RUN_BUDGET, "the job summary and the report artifact");
-    let text = truncate(&md[split..], CHECK_RUN_BUDGET, "the job summary and the report artifact");
+    let summary = truncate(
+        &summary,
+        CHECK_RUN_BUDGET,
+        "the job summary and the report artifact",
+    );
+    let text = truncate(
+        &md[split..],
+        CHECK_RUN_BUDGET,
+        "the job summary and the report artifact",
+    );
     let title = title(r);
     let mut batches = shown.chunks(BATCH);
     let first: Vec<Value> = batches.next().map(<[Value]>::to_vec).unwrap_or_default();

@@ -15,7 +15,14 @@ fn secs(ms: u64) -> String {
 /// Renders the report as JUnit XML.
 pub fn junit(r: &Report) -> String {
     let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
-    let count = |s: Status| r.tiers.iter().flat_map(|t| &t.judges).filter(|j| j.status == s).count().to_string();
+    let count = |s: Status| {
+        r.tiers
+            .iter()
+            .flat_map(|t| &t.judges)
+            .filter(|j| j.status == s)
+            .count()
+            .to_string()
+    };
     let tests: usize = r.tiers.iter().map(|t| t.judges.len()).sum();
     let _ = w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)));
     let mut root = BytesStart::new("testsuites");
@@ -26,8 +33,18 @@ pub fn junit(r: &Report) -> String {
     root.push_attribute(("time", secs(r.timings.jury_ms).as_str()));
     let _ = w.write_event(Event::Start(root));
     for t in &r.tiers {
-        let n = |s: Status| t.judges.iter().filter(|j| j.status == s).count().to_string();
-        let skipped = t.judges.iter().filter(|j| matches!(j.status, Status::Abstain | Status::NotApplicable)).count();
+        let n = |s: Status| {
+            t.judges
+                .iter()
+                .filter(|j| j.status == s)
+                .count()
+                .to_string()
+        };
+        let skipped = t
+            .judges
+            .iter()
+            .filter(|j| matches!(j.status, Status::Abstain | Status::NotApplicable))
+            .count();
         let mut suite = BytesStart::new("testsuite");
         suite.push_attribute(("name", t.name.as_str()));
         suite.push_attribute(("tests", t.judges.len().to_string().as_str()));
@@ -38,7 +55,9 @@ pub fn junit(r: &Report) -> String {
         let _ = w.write_event(Event::Start(suite));
         if !t.ran {
             let _ = w.write_event(Event::Start(BytesStart::new("system-out")));
-            let _ = w.write_event(Event::Text(BytesText::new("tier not reached: the cascade stopped before it")));
+            let _ = w.write_event(Event::Text(BytesText::new(
+                "tier not reached: the cascade stopped before it",
+            )));
             let _ = w.write_event(Event::End(BytesEnd::new("system-out")));
         }
         for j in &t.judges {
@@ -48,9 +67,16 @@ pub fn junit(r: &Report) -> String {
             case.push_attribute(("time", secs(j.elapsed_ms).as_str()));
             let _ = w.write_event(Event::Start(case));
             let judgment = r.verdict.individual_by_name().get(&j.name);
-            let reasoning = judgment.map(|x| x.reasoning().to_string()).unwrap_or_default();
+            let reasoning = judgment
+                .map(|x| x.reasoning().to_string())
+                .unwrap_or_default();
             let mut body = reasoning.clone();
-            for c in judgment.map(|x| x.checks()).unwrap_or_default().iter().filter(|c| !c.is_passed()) {
+            for c in judgment
+                .map(|x| x.checks())
+                .unwrap_or_default()
+                .iter()
+                .filter(|c| !c.is_passed())
+            {
                 body.push_str(&format!("\n✗ {}: {}", c.name(), c.message()));
             }
             let element = match j.status {
@@ -61,11 +87,18 @@ pub fn junit(r: &Report) -> String {
             };
             if let Some(el) = element {
                 let mut e = BytesStart::new(el);
-                let message: String = reasoning.chars().filter(|c| !c.is_control()).take(500).collect();
+                let message: String = reasoning
+                    .chars()
+                    .filter(|c| !c.is_control())
+                    .take(500)
+                    .collect();
                 e.push_attribute(("message", message.as_str()));
                 e.push_attribute(("type", j.judge_type.as_str()));
                 let _ = w.write_event(Event::Start(e));
-                let clean: String = body.chars().filter(|c| !c.is_control() || *c == '\n' || *c == '\t').collect();
+                let clean: String = body
+                    .chars()
+                    .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
+                    .collect();
                 let _ = w.write_event(Event::Text(BytesText::new(&clean)));
                 let _ = w.write_event(Event::End(BytesEnd::new(el)));
             }

@@ -17,6 +17,19 @@ use super::model::{DiffEntry, Report};
 /// The built-in template.
 pub const DEFAULT_TEMPLATE: &str = include_str!("../../templates/report.md.j2");
 
+/// Most characters of a judgment's reasoning shown; the JSON report has all of it.
+const REASONING_CHARS: usize = 3000;
+
+/// At most `n` characters, with a note of how many were left out.
+fn bounded(s: &str, n: usize) -> String {
+    let count = s.chars().count();
+    if count <= n {
+        return s.to_string();
+    }
+    let head: String = s.chars().take(n).collect();
+    format!("{head} … ({} more characters in report.json)", count - n)
+}
+
 /// Most files shown per diff section; the JSON report has them all.
 const DIFF_FILES: usize = 25;
 
@@ -295,7 +308,7 @@ fn why_view(r: &Report, name: &str, j: &Judgment) -> WhyView {
         name: name.to_string(),
         judge_type: judge_type(r, name),
         status: status_word(j.status()),
-        reasoning: j.reasoning().to_string(),
+        reasoning: bounded(j.reasoning(), REASONING_CHARS),
         failed_checks: j
             .checks()
             .iter()

@@ -3,9 +3,9 @@
 pub mod budget;
 pub mod checkrun;
 pub mod escape;
+pub mod junit;
 pub mod markdown;
 mod model;
-pub mod junit;
 pub mod sarif;
 
 pub use model::*;
@@ -31,7 +31,15 @@ pub enum Surface {
 
 impl Surface {
     /// Every surface, in the order files are written.
-    pub const ALL: [Surface; 7] = [Surface::Json, Surface::Summary, Surface::Markdown, Surface::Html, Surface::CheckRun, Surface::Junit, Surface::Sarif];
+    pub const ALL: [Surface; 7] = [
+        Surface::Json,
+        Surface::Summary,
+        Surface::Markdown,
+        Surface::Html,
+        Surface::CheckRun,
+        Surface::Junit,
+        Surface::Sarif,
+    ];
 
     /// The file name in an out folder.
     pub fn file_name(self) -> &'static str {
@@ -49,13 +57,28 @@ impl Surface {
 
 /// Renders one surface. `template` overrides the markdown template; `annotations` caps the
 /// check run's annotations.
-pub fn render(r: &Report, surface: Surface, template: Option<&str>, annotations: usize) -> Result<String, markdown::TemplateError> {
+pub fn render(
+    r: &Report,
+    surface: Surface,
+    template: Option<&str>,
+    annotations: usize,
+) -> Result<String, markdown::TemplateError> {
     let md = || markdown::render_with(r, template);
     Ok(match surface {
-        Surface::Markdown => budget::truncate(&md()?, budget::COMMENT_BUDGET, "the job summary and the report artifact"),
-        Surface::Summary => budget::truncate(&md()?, budget::JOB_SUMMARY_BUDGET, "the report artifact (report.json)"),
+        Surface::Markdown => budget::truncate(
+            &md()?,
+            budget::COMMENT_BUDGET,
+            "the job summary and the report artifact",
+        ),
+        Surface::Summary => budget::truncate(
+            &md()?,
+            budget::JOB_SUMMARY_BUDGET,
+            "the report artifact (report.json)",
+        ),
         Surface::Html => budget::html_page(&md()?, &format!("judge-ci · {}", r.config.name)),
-        Surface::CheckRun => serde_json::to_string_pretty(&checkrun::payload(r, annotations)).unwrap_or_default(),
+        Surface::CheckRun => {
+            serde_json::to_string_pretty(&checkrun::payload(r, annotations)).unwrap_or_default()
+        }
         Surface::Junit => junit::junit(r),
         Surface::Sarif => serde_json::to_string_pretty(&sarif::sarif(r)).unwrap_or_default(),
         Surface::Json => serde_json::to_string_pretty(r).unwrap_or_default(),

@@ -5,7 +5,14 @@ use serde_json::{Map, Value, json};
 
 use super::model::Report;
 
-fn result(rule: &str, level: &str, text: String, path: &str, line: Option<u64>, column: Option<u64>) -> Value {
+fn result(
+    rule: &str,
+    level: &str,
+    text: String,
+    path: &str,
+    line: Option<u64>,
+    column: Option<u64>,
+) -> Value {
     let mut region = Map::new();
     region.insert("startLine".into(), line.unwrap_or(1).max(1).into());
     if let Some(c) = column {
@@ -27,12 +34,26 @@ pub fn sarif(r: &Report) -> Value {
             for f in fs.iter().filter(|f| f["kind"] == "compiler-error") {
                 let path = f["path"].as_str().unwrap_or("");
                 if !path.is_empty() {
-                    results.push(result("compiler-error", "error", format!("{name}: {}", f["message"].as_str().unwrap_or("")), path, f["line"].as_u64(), f["column"].as_u64()));
+                    results.push(result(
+                        "compiler-error",
+                        "error",
+                        format!("{name}: {}", f["message"].as_str().unwrap_or("")),
+                        path,
+                        f["line"].as_u64(),
+                        f["column"].as_u64(),
+                    ));
                 }
             }
         }
     }
-    for d in r.diffs.imports.iter().chain(&r.diffs.ast).chain(&r.diffs.pom).chain(&r.diffs.files) {
+    for d in r
+        .diffs
+        .imports
+        .iter()
+        .chain(&r.diffs.ast)
+        .chain(&r.diffs.pom)
+        .chain(&r.diffs.files)
+    {
         if d.path.is_empty() {
             continue;
         }
@@ -43,10 +64,17 @@ pub fn sarif(r: &Report) -> Value {
         if let Some(e) = &d.expected {
             text.push_str(&format!("; reference: {e}"));
         }
-        let level = if d.kind.contains("forbidden") || d.kind.contains("missing") { "error" } else { "warning" };
+        let level = if d.kind.contains("forbidden") || d.kind.contains("missing") {
+            "error"
+        } else {
+            "warning"
+        };
         results.push(result(&d.kind, level, text, &d.path, d.line, None));
     }
-    let mut rules: Vec<&str> = results.iter().filter_map(|r| r["ruleId"].as_str()).collect();
+    let mut rules: Vec<&str> = results
+        .iter()
+        .filter_map(|r| r["ruleId"].as_str())
+        .collect();
     rules.sort_unstable();
     rules.dedup();
     json!({
