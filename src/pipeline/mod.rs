@@ -598,6 +598,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
             workspace: workspace.display().to_string(),
             reference: reference.as_ref().map(|r| r.display().to_string()),
             head_sha: head.commit.clone(),
+            run_url: run_url(),
             reference_rev: reference_checkout
                 .as_ref()
                 .and_then(|c| c.commit.as_ref().map(|sha| format!("{} ({sha})", c.label))),
@@ -694,6 +695,17 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         stdout,
         report_path,
     })
+}
+
+/// `$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID` when all are set.
+fn run_url() -> Option<String> {
+    let get = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    Some(format!(
+        "{}/{}/actions/runs/{}",
+        get("GITHUB_SERVER_URL")?,
+        get("GITHUB_REPOSITORY")?,
+        get("GITHUB_RUN_ID")?
+    ))
 }
 
 /// Writes through a temporary file in the same folder, then renames.

@@ -502,7 +502,7 @@ pub fn view(r: &Report) -> View {
         diffs,
         judgments,
         tool_version: r.tool.version.clone(),
-        run_url: None,
+        run_url: r.subject.run_url.clone(),
     }
 }
 

@@ -77,6 +77,9 @@ pub struct Subject {
     /// The triggering event.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub event: Option<String>,
+    /// The CI run that produced the report (GitHub Actions).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_url: Option<String>,
 }
 
 /// The configuration.
