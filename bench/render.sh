@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Rendering every surface of a report with thousands of findings: a structural run over 2,600
-# generated files that all differ (about 5,200 findings), then `judge-ci render --out` timed.
+# generated files that all differ (about 6,000 findings), then `judge-ci render --out` timed.
 # Usage: bench/render.sh [RUNS]
 set -euo pipefail
 runs=${1:-5}
@@ -11,7 +11,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 "$root/bench/gen_java.py" "$work/ref" 2600
 python3 "$root/bench/gen_java.py" "$work/ws" 2600 --variant 1
-printf 'name: render-bench\njury:\n  checks:\n    - type: import-diff\n    - type: ast-diff\n' > "$work/judge-ci.yml"
+printf 'name: render-bench\njury:\n  checks:\n    - type: import-diff\n    - type: ast-diff\n    - type: file-comparison\n' > "$work/judge-ci.yml"
 "$bin" --dry-run -q --config "$work/judge-ci.yml" --workspace "$work/ws" --reference "$work/ref" --out "$work/run" > /dev/null || true
 findings=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['diffs']; print(sum(len(v) for v in d.values()))" "$work/run/report.json")
 start=$(date +%s%N)
