@@ -8,6 +8,7 @@
 
 pub mod checkout;
 pub mod config;
+pub mod github;
 pub mod judges;
 pub mod judgment;
 pub mod jury;

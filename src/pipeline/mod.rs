@@ -16,6 +16,7 @@ use crate::config::{
     Benchmark, CheckSpec, Diagnostic, Diagnostics, FailOn, JurySpec, ReferenceSpec, Task, discover,
     load_benchmark, load_task,
 };
+use crate::github::{self, outputs as gh_outputs};
 use crate::judges::process::{self, Exit, ProcessSpec};
 use crate::judges::{NoProgress, Progress, build_jury, paths};
 use crate::judgment::JudgmentContext;
@@ -540,6 +541,13 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     let workspace = head.path.clone();
     let reference_checkout = resolve_reference(opts, &bench, &repo_dir)?;
     let reference = reference_checkout.as_ref().map(|c| c.path.clone());
+    let github = match github::context::from_env(&|k| std::env::var(k).ok()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("judge-ci: warning: {e}; the report will not name the pull request");
+            None
+        }
+    };
     preflight(&bench.jury, &workspace, opts.color)?;
     let checkout_ms = checkout.elapsed().as_millis() as u64;
 
@@ -597,12 +605,18 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         subject: Subject {
             workspace: workspace.display().to_string(),
             reference: reference.as_ref().map(|r| r.display().to_string()),
-            head_sha: head.commit.clone(),
-            run_url: run_url(),
+            head_sha: head
+                .commit
+                .clone()
+                .or_else(|| github.as_ref().and_then(|g| g.head_sha.clone())),
+            run_url: github.as_ref().and_then(|g| g.run_url.clone()),
+            repository: github.as_ref().map(|g| g.repository.clone()),
+            pull_request: github.as_ref().and_then(|g| g.pull_request),
+            base_sha: github.as_ref().and_then(|g| g.base_sha.clone()),
+            event: github.as_ref().map(|g| g.event.clone()),
             reference_rev: reference_checkout
                 .as_ref()
                 .and_then(|c| c.commit.as_ref().map(|sha| format!("{} ({sha})", c.label))),
-            ..Subject::default()
         },
         config: ConfigInfo {
             path: bench.path.display().to_string(),
@@ -677,35 +691,54 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     let json = rendered
         .remove(Surface::Json.file_name())
         .unwrap_or_default();
-    if !opts.dry_run
-        && std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true")
-        && opts.verbosity != Verbosity::Quiet
-    {
-        eprintln!(
-            "judge-ci: publishing to GitHub is not part of this version; the report is in {}",
-            opts.out.display()
-        );
+    let mut commands = Vec::new();
+    if github.is_some() {
+        // In Actions: the job summary and step outputs are files, written before any network
+        // call; the annotations are workflow commands on standard output.
+        let summary = rendered
+            .remove(Surface::Summary.file_name())
+            .unwrap_or_default();
+        if let Ok(p) = std::env::var("GITHUB_STEP_SUMMARY") {
+            gh_outputs::append(Path::new(&p), &summary).map_err(|e| {
+                RunError::Instrument(format!("cannot write the job summary {p}: {e}"))
+            })?;
+        }
+        if let Ok(p) = std::env::var("GITHUB_OUTPUT") {
+            let text = gh_outputs::format_outputs(&gh_outputs::outputs(&report, &report_path));
+            gh_outputs::append(Path::new(&p), &text).map_err(|e| {
+                RunError::Instrument(format!("cannot write the step outputs {p}: {e}"))
+            })?;
+        }
+        let annotations = report::checkrun::annotations(&report);
+        commands = gh_outputs::workflow_commands(&annotations);
+        if opts.verbosity != Verbosity::Quiet {
+            eprintln!(
+                "judge-ci: posting the PR comment and the check run is not part of this version; the job summary, the step outputs and {} annotation(s) were written instead (full report in {})",
+                commands.len(),
+                opts.out.display()
+            );
+        }
     }
-    let stdout = match opts.format {
+    let mut stdout = match opts.format {
         Format::Markdown => md,
         Format::Json => json,
     };
+    // Workflow commands go where the runner reads them; with --format json, standard output
+    // stays pure JSON and they go to standard error.
+    for c in commands {
+        match opts.format {
+            Format::Markdown => {
+                stdout.push_str(&c);
+                stdout.push('\n');
+            }
+            Format::Json => eprintln!("{c}"),
+        }
+    }
     Ok(RunResult {
         report,
         stdout,
         report_path,
     })
-}
-
-/// `$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID` when all are set.
-fn run_url() -> Option<String> {
-    let get = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-    Some(format!(
-        "{}/{}/actions/runs/{}",
-        get("GITHUB_SERVER_URL")?,
-        get("GITHUB_REPOSITORY")?,
-        get("GITHUB_RUN_ID")?
-    ))
 }
 
 /// Writes through a temporary file in the same folder, then renames.

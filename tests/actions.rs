@@ -1,0 +1,134 @@
+//! judge-ci in a simulated GitHub Actions runner: the event payload names the PR and its head
+//! commit, the job summary and step outputs are written as files, findings become workflow
+//! commands, and the exit code still follows the verdict. Nothing is posted.
+
+mod common;
+
+use std::collections::HashMap;
+use std::process::Command;
+
+/// Parses a `GITHUB_OUTPUT` file the way the runner does (heredoc form).
+fn parse_outputs(text: &str) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    let mut lines = text.lines();
+    while let Some(h) = lines.next() {
+        let (k, d) = h.split_once("<<").expect("heredoc form");
+        let value: Vec<&str> = lines.by_ref().take_while(|l| *l != d).collect();
+        out.insert(k.to_string(), value.join("\n"));
+    }
+    out
+}
+
+#[test]
+fn a_pull_request_run_leaves_summary_outputs_and_annotations() {
+    let ex = tempfile::tempdir().unwrap();
+    for part in ["workspace", "reference"] {
+        let st = Command::new("cp")
+            .arg("-r")
+            .arg(
+                common::repo_root()
+                    .join("examples/jakarta-migration")
+                    .join(part),
+            )
+            .arg(ex.path().join(part))
+            .status()
+            .unwrap();
+        assert!(st.success());
+    }
+    let ws = ex.path().join("workspace");
+    let runner = tempfile::tempdir().unwrap();
+    let summary = runner.path().join("summary.md");
+    let outputs = runner.path().join("output.txt");
+    std::fs::write(&summary, "earlier step\n").unwrap();
+    let event = common::repo_root().join("tests/fixtures/github/events/pull_request.opened.json");
+    let o = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
+        .args([
+            "--dry-run",
+            "--out",
+            runner.path().join("out").to_str().unwrap(),
+        ])
+        .current_dir(&ws)
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_EVENT_NAME", "pull_request")
+        .env("GITHUB_EVENT_PATH", &event)
+        .env("GITHUB_REPOSITORY", "Codertocat/Hello-World")
+        .env("GITHUB_SHA", "ffffffffffffffffffffffffffffffffffffffff")
+        .env("GITHUB_SERVER_URL", "https://github.com")
+        .env("GITHUB_RUN_ID", "1234")
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env("GITHUB_OUTPUT", &outputs)
+        .env("GITHUB_TOKEN", "ghs_SENTINELTOKEN0123456789")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "the exit code follows the verdict: {stderr}"
+    );
+    assert!(
+        stderr.contains("::group::judge-ci tier migration") && stderr.contains("::endgroup::"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("posting the PR comment and the check run is not part of this version"),
+        "{stderr}"
+    );
+
+    let s = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        s.starts_with("earlier step\n") && s.contains("❌ Rejected · judge-ci · jakarta-migration"),
+        "the summary is appended"
+    );
+    assert!(
+        s.contains("[run](https://github.com/Codertocat/Hello-World/actions/runs/1234)"),
+        "{s}"
+    );
+
+    let out = parse_outputs(&std::fs::read_to_string(&outputs).unwrap());
+    assert_eq!(out["reading"], "REJECTED");
+    assert_eq!(out["verdict"], "fail");
+    assert_eq!(out["failed-tier"], "migration");
+    assert!(out["report-path"].ends_with("report.json"));
+
+    let errors = stdout.lines().filter(|l| l.starts_with("::error ")).count();
+    let warnings = stdout
+        .lines()
+        .filter(|l| l.starts_with("::warning "))
+        .count();
+    assert!(
+        errors >= 5 && errors <= 10,
+        "forbidden imports are errors: {stdout}"
+    );
+    assert!(warnings <= 10);
+    assert!(
+        stdout
+            .contains("::error file=src/main/java/com/example/greeting/HealthFilter.java,line=3,"),
+        "{stdout}"
+    );
+
+    let report = common::report(&runner.path().join("out"));
+    assert_eq!(report["subject"]["pullRequest"], 2);
+    assert_eq!(
+        report["subject"]["headSha"], "ec26c3e57ca3a959ca5aad62de7213c562f8c821",
+        "the PR head, not GITHUB_SHA"
+    );
+    assert_eq!(report["subject"]["event"], "pull_request");
+    common::assert_report_schema(&report);
+
+    // The token never appears in anything judge-ci wrote.
+    for entry in walkdir::WalkDir::new(runner.path())
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+    {
+        let text = std::fs::read(entry.path()).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&text).contains("SENTINELTOKEN"),
+            "{} holds the token",
+            entry.path().display()
+        );
+    }
+    assert!(!stdout.contains("SENTINELTOKEN") && !stderr.contains("SENTINELTOKEN"));
+}
