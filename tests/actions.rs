@@ -98,7 +98,7 @@ fn a_pull_request_run_leaves_summary_outputs_and_annotations() {
         .filter(|l| l.starts_with("::warning "))
         .count();
     assert!(
-        errors >= 5 && errors <= 10,
+        (5..=10).contains(&errors),
         "forbidden imports are errors: {stdout}"
     );
     assert!(warnings <= 10);
