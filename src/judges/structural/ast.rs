@@ -1,14 +1,13 @@
 //! `ast-diff`: per type, what a reviewer would call a structural difference — a missing type
 //! or member, a changed supertype, annotation, signature or field type; bodies on request.
 
-use rayon::prelude::*;
 use std::path::Path;
 
 use crate::config::checks::{AstAspect, FileSet};
 use crate::lang::java::{self, Annotation, Field, JavaFile, Method, TypeDecl};
 
 use super::super::Outcome;
-use super::{Finding, Pair, list, verdict};
+use super::{Finding, compare_all, list};
 
 /// Where findings of one file go, and which aspects are compared.
 struct Sink<'a> {
@@ -298,35 +297,22 @@ pub fn ast_diff(
         Ok(l) => l,
         Err(e) => return super::super::instrument(e),
     };
-    let per_file: Vec<Vec<Finding>> = listing
-        .both
-        .par_iter()
-        .map(|rel| match listing.pair(workspace, reference, rel) {
-            Pair::Same => Vec::new(),
-            Pair::Unreadable(why) => {
-                vec![Finding::new(rel.as_str(), "file-unreadable").actual(why)]
-            }
-            Pair::Differ(w, r) => {
-                let bodies = aspects.contains(&AstAspect::Bodies);
-                diff_files(
-                    rel,
-                    &java::parse_with(&r, bodies),
-                    &java::parse_with(&w, bodies),
-                    aspects,
-                )
-            }
-        })
-        .collect();
-    let matched = per_file.iter().filter(|f| f.is_empty()).count();
-    let mut findings: Vec<Finding> = per_file.into_iter().flatten().collect();
-    findings.extend(
-        listing
-            .only_reference
-            .iter()
-            .map(|rel| Finding::new(rel.as_str(), "file-missing").expected(rel.as_str())),
-    );
-    let total = listing.both.len() + listing.only_reference.len();
-    verdict("ast-diff", findings, matched, total, Vec::new())
+    let bodies = aspects.contains(&AstAspect::Bodies);
+    compare_all(
+        "ast-diff",
+        &listing,
+        workspace,
+        reference,
+        |rel, w, r| {
+            diff_files(
+                rel,
+                &java::parse_with(&r, bodies),
+                &java::parse_with(&w, bodies),
+                aspects,
+            )
+        },
+        Vec::new(),
+    )
 }
 
 #[cfg(test)]

@@ -2,7 +2,6 @@
 //! model, other XML as a tree (whitespace and attribute order ignored), Java by its model
 //! (bodies included), text with whitespace normalised; a short diff for what differs.
 
-use rayon::prelude::*;
 use similar::TextDiff;
 use std::path::Path;
 
@@ -11,7 +10,7 @@ use crate::lang::java;
 
 use super::super::{Outcome, instrument};
 use super::pom::{Pom, diff_poms};
-use super::{Finding, Pair, ast, list, verdict};
+use super::{Finding, ast, compare_all, list};
 
 /// Most lines of a unified diff kept per file.
 const DIFF_LINES: usize = 40;
@@ -163,31 +162,12 @@ pub fn file_comparison(workspace: &Path, reference: &Path, files: &FileSet) -> O
         Ok(l) => l,
         Err(e) => return instrument(e),
     };
-    let per_file: Vec<Vec<Finding>> = listing
-        .both
-        .par_iter()
-        .map(|rel| match listing.pair(workspace, reference, rel) {
-            Pair::Same => Vec::new(),
-            Pair::Unreadable(why) => {
-                vec![Finding::new(rel.as_str(), "file-unreadable").actual(why)]
-            }
-            Pair::Differ(w, r) => compare(rel, &w, &r),
-        })
-        .collect();
-    let matched = per_file.iter().filter(|f| f.is_empty()).count();
-    let mut findings: Vec<Finding> = per_file.into_iter().flatten().collect();
-    findings.extend(
-        listing
-            .only_reference
-            .iter()
-            .map(|rel| Finding::new(rel.as_str(), "file-missing").expected(rel.as_str())),
-    );
-    let total = listing.both.len() + listing.only_reference.len();
-    verdict(
+    compare_all(
         "file-comparison",
-        findings,
-        matched,
-        total,
+        &listing,
+        workspace,
+        reference,
+        |rel, w, r| compare(rel, &w, &r),
         vec![("extraWorkspaceFiles", listing.only_workspace.len().into())],
     )
 }

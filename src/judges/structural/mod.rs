@@ -294,6 +294,40 @@ fn read_pair(workspace: &Path, reference: &Path, rel: &str) -> Pair {
     }
 }
 
+/// Compares every file of `both` with `compare` (identical files are never read or parsed,
+/// unreadable ones become findings), adds a `file-missing` finding for each reference file
+/// the workspace lacks, and returns the judge's verdict.
+pub fn compare_all(
+    what: &str,
+    listing: &Listing,
+    workspace: &Path,
+    reference: &Path,
+    compare: impl Fn(&str, Vec<u8>, Vec<u8>) -> Vec<Finding> + Sync,
+    extra: Vec<(&str, Value)>,
+) -> Outcome {
+    let per_file: Vec<Vec<Finding>> = listing
+        .both
+        .par_iter()
+        .map(|rel| match listing.pair(workspace, reference, rel) {
+            Pair::Same => Vec::new(),
+            Pair::Unreadable(why) => {
+                vec![Finding::new(rel.as_str(), "file-unreadable").actual(why)]
+            }
+            Pair::Differ(w, r) => compare(rel, w, r),
+        })
+        .collect();
+    let matched = per_file.iter().filter(|f| f.is_empty()).count();
+    let mut findings: Vec<Finding> = per_file.into_iter().flatten().collect();
+    findings.extend(
+        listing
+            .only_reference
+            .iter()
+            .map(|rel| Finding::new(rel.as_str(), "file-missing").expected(rel.as_str())),
+    );
+    let total = listing.both.len() + listing.only_reference.len();
+    verdict(what, findings, matched, total, extra)
+}
+
 /// The verdict of a structural judge: PASS iff there is no finding; the score is the share
 /// of compared reference files without a difference; findings go to metadata.
 pub fn verdict(
