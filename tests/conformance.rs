@@ -71,7 +71,11 @@ struct DoubleJudge {
 impl Judge for DoubleJudge {
     fn metadata(&self) -> Result<Option<JudgeMetadata>, Fault> {
         if let Some(k) = &self.metadata_throws {
-            return Err(thrown(k));
+            return Err(if k == "<null>" {
+                Fault::NoResult
+            } else {
+                thrown(k)
+            });
         }
         let capability = match &self.capability {
             Capability::None => None,
@@ -304,7 +308,10 @@ fn seat_judge(seat: &Value, index: usize, w: &World) -> Res<Arc<DoubleJudge>> {
         }
         Some(s) => Capability::Fixed(s.into()),
     };
+    // "throws X" → metadata() fails with X; "returns null" / "null" → metadata() returns
+    // nothing (marked with the reserved kind "<null>").
     let metadata_throws = match str_of(seat, "metadata") {
+        Some("returns null" | "returnsNull" | "null") => Some("<null>".to_string()),
         Some(m) => Some(
             m.strip_prefix("throws ")
                 .ok_or(format!("unknown seat metadata {m:?}"))?
@@ -867,7 +874,7 @@ fn codes(js: &[Judgment]) -> Value {
     )
 }
 
-fn check_attempt(v: &Verdict, exp: &Value, w: &World) -> Res<()> {
+fn check_attempt(v: &Verdict, exp: &Value, w: &World, jury: &dyn Jury, setup: &Value) -> Res<()> {
     let name = str_of(exp, "name").ok_or("attempt expectation needs a name")?;
     let a = v.attempt(name).ok_or(format!(
         "no attempt named {name:?}; attempts: {}",
@@ -907,7 +914,28 @@ fn check_attempt(v: &Verdict, exp: &Value, w: &World) -> Res<()> {
                 let r = returned.ok_or(format!("attempt {name}: no opaque verdict recorded"))?;
                 Value::Bool(child == Some(&r))
             }
-            other => return Err(format!("unknown attempt expectation key {other:?}")),
+            other => match (other.strip_prefix("child"), child) {
+                // Any other `childX` fact is X checked on the child's verdict.
+                (Some(rest), Some(c)) if !rest.is_empty() => {
+                    let mut key = rest[..1].to_lowercase() + &rest[1..];
+                    key = match key.as_str() {
+                        "aggregateStatus" => "status".into(),
+                        "aggregateReasonCode" => "reasonCode".into(),
+                        "aggregateScore" => "score".into(),
+                        _ => key,
+                    };
+                    let one: Map<String, Value> = [(key.clone(), e.clone())].into_iter().collect();
+                    let done = check_verdict(c, &one, w, jury, setup)?;
+                    if !done.contains(&key) {
+                        return Err(format!("unknown attempt expectation key {other:?}"));
+                    }
+                    continue;
+                }
+                (Some(_), None) => {
+                    return Err(format!("attempt {name}.{k}: the attempt has no verdict"));
+                }
+                _ => return Err(format!("unknown attempt expectation key {other:?}")),
+            },
         };
         if !same(&actual, e) {
             return Err(format!(
@@ -943,7 +971,7 @@ fn check_verdict(
             "decision" => serde_json::to_value(v.decision()).map_err(|e| e.to_string())?,
             "attempts" => {
                 for a in e.as_array().ok_or("attempts must be a list")? {
-                    check_attempt(v, a, w)?;
+                    check_attempt(v, a, w, jury, setup)?;
                 }
                 used.insert(k.clone());
                 continue;
