@@ -507,6 +507,17 @@ fn spy_if_top(s: Arc<dyn VotingStrategy>, w: &World, top: bool) -> Arc<dyn Votin
     Arc::new(Spy { inner: s, calls })
 }
 
+/// The setup's own `strategy`, spied on as the top-level jury's.
+fn top_strategy(
+    setup: &Value,
+    w: &World,
+) -> Result<Arc<dyn VotingStrategy>, Result<BuildError, String>> {
+    let s = setup
+        .get("strategy")
+        .ok_or(Err("no strategy".to_string()))?;
+    Ok(spy_if_top(strategy(s, w)?, w, true))
+}
+
 /// Builds the jury a setup describes: `jury`, or a `factory` with `judges`/`juries`.
 fn setup_jury(setup: &Value, w: &World) -> Result<Arc<dyn Jury>, Result<BuildError, String>> {
     let vars = setup.as_object().cloned().unwrap_or_default();
@@ -520,16 +531,7 @@ fn setup_jury(setup: &Value, w: &World) -> Result<Arc<dyn Jury>, Result<BuildErr
             true,
         ),
         Some("fromJudges") => {
-            let strat = spy_if_top(
-                strategy(
-                    setup
-                        .get("strategy")
-                        .ok_or(Err("no strategy".to_string()))?,
-                    w,
-                )?,
-                w,
-                true,
-            );
+            let strat = top_strategy(setup, w)?;
             let mut judges: Vec<Arc<dyn Judge>> = Vec::new();
             for (i, s) in setup
                 .get("judges")
@@ -545,16 +547,7 @@ fn setup_jury(setup: &Value, w: &World) -> Result<Arc<dyn Jury>, Result<BuildErr
             ))
         }
         Some(f @ ("allOf" | "combine")) => {
-            let strat = spy_if_top(
-                strategy(
-                    setup
-                        .get("strategy")
-                        .ok_or(Err("no strategy".to_string()))?,
-                    w,
-                )?,
-                w,
-                true,
-            );
+            let strat = top_strategy(setup, w)?;
             let mut juries = Vec::new();
             for j in setup
                 .get("juries")

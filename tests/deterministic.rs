@@ -27,6 +27,16 @@ fn judge(ws: &Path, config: &str, extra: &[&str]) -> (i32, Value) {
     (code, r)
 }
 
+/// Fails when any process whose command line holds `marker` is still alive.
+fn assert_no_process_matching(marker: &str, what: &str) {
+    let survivors = Command::new("pgrep").args(["-f", marker]).output().unwrap();
+    assert!(
+        survivors.stdout.is_empty(),
+        "{what}: {}",
+        String::from_utf8_lossy(&survivors.stdout)
+    );
+}
+
 /// The first judgment of the root verdict.
 fn first(r: &Value) -> &Value {
     &r["verdict"]["individual"][0]
@@ -131,15 +141,7 @@ fn a_hanging_build_is_killed_at_its_timeout_and_is_not_charged_to_the_subject() 
     assert_eq!(code, 3, "an instrument failure exits 3");
     assert_eq!(r["interpretation"]["reading"], "NOT_ASSESSED");
     assert!(start.elapsed() < std::time::Duration::from_secs(60));
-    let survivors = Command::new("pgrep")
-        .args(["-f", &marker])
-        .output()
-        .unwrap();
-    assert!(
-        survivors.stdout.is_empty(),
-        "processes survived the timeout: {}",
-        String::from_utf8_lossy(&survivors.stdout)
-    );
+    assert_no_process_matching(&marker, "processes survived the timeout");
 }
 
 #[test]
@@ -339,15 +341,7 @@ fn a_command_that_leaves_a_background_child_leaves_no_orphan() {
     let (code, r) = judge(ws.path(), &cfg, &[]);
     assert_eq!(code, 0, "{}", first(&r));
     std::thread::sleep(std::time::Duration::from_millis(200));
-    let survivors = Command::new("pgrep")
-        .args(["-f", &marker])
-        .output()
-        .unwrap();
-    assert!(
-        survivors.stdout.is_empty(),
-        "a background child survived: {}",
-        String::from_utf8_lossy(&survivors.stdout)
-    );
+    assert_no_process_matching(&marker, "a background child survived");
 }
 
 #[test]

@@ -55,6 +55,33 @@ impl Progress for NoProgress {
     fn finished(&self, _: &str, _: &str, _: Status, _: Duration) {}
 }
 
+/// Runs blocking work (file reads, parsing) off the async threads within the check's limit.
+async fn off_thread(timeout: Duration, f: impl FnOnce() -> Outcome + Send + 'static) -> Outcome {
+    match tokio::time::timeout(timeout, tokio::task::spawn_blocking(f)).await {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => Err(Fault::threw("panic", e.to_string())),
+        Err(_) => instrument(format!(
+            "the check did not finish within {}",
+            humantime(timeout)
+        )),
+    }
+}
+
+/// Runs a structural comparison off the async threads, within the check's time limit; without
+/// a reference the check ends as `structural::reference` says (ABSTAIN or ERROR).
+async fn against_reference(
+    ctx: &JudgmentContext,
+    timeout: Duration,
+    compare: impl FnOnce(&std::path::Path, &std::path::Path) -> Outcome + Send + 'static,
+) -> Outcome {
+    let c = ctx.clone();
+    off_thread(timeout, move || match structural::reference(&c) {
+        Ok(r) => compare(&c.workspace, &r),
+        Err(ended) => *ended,
+    })
+    .await
+}
+
 /// A judge built from one configured check.
 pub struct ConfiguredJudge {
     spec: CheckSpec,
@@ -75,16 +102,7 @@ impl ConfiguredJudge {
     async fn evaluate(&self, ctx: &JudgmentContext) -> Outcome {
         let ws = ctx.workspace.clone();
         let timeout = self.spec.timeout;
-        let blocking = |f: Box<dyn FnOnce() -> Outcome + Send>| async move {
-            match tokio::time::timeout(timeout, tokio::task::spawn_blocking(f)).await {
-                Ok(Ok(r)) => r,
-                Ok(Err(e)) => Err(Fault::threw("panic", e.to_string())),
-                Err(_) => instrument(format!(
-                    "the check did not finish within {}",
-                    humantime(timeout)
-                )),
-            }
-        };
+        let blocking = |f: Box<dyn FnOnce() -> Outcome + Send>| off_thread(timeout, f);
         match self.spec.kind.clone() {
             CheckKind::FileExists { path } => {
                 blocking(Box::new(move || fs::file_exists(&ws, &path))).await
@@ -153,43 +171,30 @@ impl ConfiguredJudge {
                 forbid,
                 require,
             } => {
-                let c = ctx.clone();
-                blocking(Box::new(move || {
-                    let reference = structural::reference(&c).map_err(|o| *o);
-                    match reference {
-                        Ok(r) => {
-                            structural::import_diff(&c.workspace, &r, &files, &forbid, &require)
-                        }
-                        Err(ended) => ended,
-                    }
-                }))
+                against_reference(ctx, timeout, move |ws, r| {
+                    structural::import_diff(ws, r, &files, &forbid, &require)
+                })
                 .await
             }
             CheckKind::AstDiff { files, aspects } => {
-                let c = ctx.clone();
-                blocking(Box::new(move || match structural::reference(&c) {
-                    Ok(r) => structural::ast_diff(&c.workspace, &r, &files, &aspects),
-                    Err(ended) => *ended,
-                }))
+                against_reference(ctx, timeout, move |ws, r| {
+                    structural::ast_diff(ws, r, &files, &aspects)
+                })
                 .await
             }
             CheckKind::PomDiff {
                 aspects,
                 ignore_versions,
             } => {
-                let c = ctx.clone();
-                blocking(Box::new(move || match structural::reference(&c) {
-                    Ok(r) => structural::pom_diff(&c.workspace, &r, &aspects, ignore_versions),
-                    Err(ended) => *ended,
-                }))
+                against_reference(ctx, timeout, move |ws, r| {
+                    structural::pom_diff(ws, r, &aspects, ignore_versions)
+                })
                 .await
             }
             CheckKind::FileComparison { files } => {
-                let c = ctx.clone();
-                blocking(Box::new(move || match structural::reference(&c) {
-                    Ok(r) => structural::file_comparison(&c.workspace, &r, &files),
-                    Err(ended) => *ended,
-                }))
+                against_reference(ctx, timeout, move |ws, r| {
+                    structural::file_comparison(ws, r, &files)
+                })
                 .await
             }
             CheckKind::TestInvariance { reports } => {

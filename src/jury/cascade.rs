@@ -98,17 +98,6 @@ fn stops(policy: TierPolicy, individual: &[Judgment]) -> bool {
     }
 }
 
-fn refused_note(kind: &str, names: &[String]) -> String {
-    names
-        .iter()
-        .map(|n| {
-            format!(
-                " {kind} '{n}' returned NOT_APPLICABLE without declaring that it may exclude a subject, so the exclusion was refused."
-            )
-        })
-        .collect()
-}
-
 fn no_tier_decided(
     reason: &str,
     refused: &[String],
@@ -116,7 +105,7 @@ fn no_tier_decided(
 ) -> Result<Verdict, Fault> {
     let aggregated = Judgment::error_with(
         ReasonCode::NoTierDecided,
-        format!("{reason}{}", refused_note("Tier", refused)),
+        format!("{reason}{}", super::refused_note("Tier", refused)),
     )
     .map_err(assembly_fault)?;
     Verdict::new(VerdictParts {

@@ -149,14 +149,7 @@ impl Jury for MetaJury {
         }
         let weights = Weights::new();
         let aggregated = if failed {
-            let note: String = refused
-                .iter()
-                .map(|n| {
-                    format!(
-                        " Member '{n}' returned NOT_APPLICABLE without declaring that it may exclude a subject, so the exclusion was refused."
-                    )
-                })
-                .collect();
+            let note = super::refused_note("Member", &refused);
             Judgment::error_with(
                 ReasonCode::StageFailed,
                 format!(

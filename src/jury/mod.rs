@@ -76,6 +76,18 @@ pub async fn vote(jury: &dyn Jury, ctx: Arc<JudgmentContext>) -> Result<Verdict,
     jury.vote_in(&ctx, &VoteScope::new()).await
 }
 
+/// " Tier 'x' returned NOT_APPLICABLE without declaring … refused." for each refused stage.
+pub(crate) fn refused_note(kind: &str, names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| {
+            format!(
+                " {kind} '{n}' returned NOT_APPLICABLE without declaring that it may exclude a subject, so the exclusion was refused."
+            )
+        })
+        .collect()
+}
+
 /// UNDECIDED when the aggregate is a machinery ERROR, else OWN (§4.3).
 fn own_decision(aggregate: &crate::judgment::Judgment) -> Decision {
     let machinery = aggregate.status() == Status::Error

@@ -552,14 +552,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     let checkout_ms = checkout.elapsed().as_millis() as u64;
 
     let (progress, actions) = progress_for(opts.verbosity);
-    let jury = build_jury(&bench.jury, &bench.name, progress).map_err(|e| {
-        let mut d = Diagnostics::default();
-        d.push(Diagnostic::error(e.loc, e.error.message().to_string()));
-        diags_error(&d, opts.color)
-    })?;
-    let description = jury
-        .describe()
-        .map_err(|e| RunError::Instrument(format!("cannot describe the jury: {e}")))?;
+    let (jury, description) = jury_of(&bench, progress, opts.color)?;
 
     let judging = Instant::now();
     let commands = match &task {
@@ -750,6 +743,23 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Builds the jury of a loaded config and describes it; a refusal names the config's place.
+fn jury_of(
+    bench: &Benchmark,
+    progress: Arc<dyn Progress>,
+    color: bool,
+) -> Result<(Arc<dyn Jury>, Value), RunError> {
+    let jury = build_jury(&bench.jury, &bench.name, progress).map_err(|e| {
+        let mut d = Diagnostics::default();
+        d.push(Diagnostic::error(e.loc, e.error.message().to_string()));
+        diags_error(&d, color)
+    })?;
+    let description = jury
+        .describe()
+        .map_err(|e| RunError::Instrument(format!("cannot describe the jury: {e}")))?;
+    Ok((jury, description))
+}
+
 /// `validate`: loads, builds and describes the jury; returns the text to print.
 pub fn validate(
     config: Option<&Path>,
@@ -758,15 +768,7 @@ pub fn validate(
     color: bool,
 ) -> Result<String, RunError> {
     let (bench, task) = load(config, task, verbosity, color)?;
-    let jury: Arc<dyn Jury> =
-        build_jury(&bench.jury, &bench.name, Arc::new(NoProgress)).map_err(|e| {
-            let mut d = Diagnostics::default();
-            d.push(Diagnostic::error(e.loc, e.error.message().to_string()));
-            diags_error(&d, color)
-        })?;
-    let description = jury
-        .describe()
-        .map_err(|e| RunError::Instrument(format!("cannot describe the jury: {e}")))?;
+    let (_, description) = jury_of(&bench, Arc::new(NoProgress), color)?;
     let mut out = format!(
         "{}: valid ({} {})\n",
         bench.path.display(),

@@ -7,7 +7,7 @@ use crate::config::checks::{AstAspect, FileSet};
 use crate::lang::java::{self, Annotation, Field, JavaFile, Method, TypeDecl};
 
 use super::super::Outcome;
-use super::{Finding, compare_all, list};
+use super::{Finding, compare_files, list, verdict};
 
 /// Where findings of one file go, and which aspects are compared.
 struct Sink<'a> {
@@ -298,21 +298,15 @@ pub fn ast_diff(
         Err(e) => return super::super::instrument(e),
     };
     let bodies = aspects.contains(&AstAspect::Bodies);
-    compare_all(
-        "ast-diff",
-        &listing,
-        workspace,
-        reference,
-        |rel, w, r| {
-            diff_files(
-                rel,
-                &java::parse_with(&r, bodies),
-                &java::parse_with(&w, bodies),
-                aspects,
-            )
-        },
-        Vec::new(),
-    )
+    let (findings, matched, total) = compare_files(&listing, workspace, reference, |rel, w, r| {
+        diff_files(
+            rel,
+            &java::parse_with(&r, bodies),
+            &java::parse_with(&w, bodies),
+            aspects,
+        )
+    });
+    verdict("ast-diff", findings, matched, total, Vec::new())
 }
 
 #[cfg(test)]

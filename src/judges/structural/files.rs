@@ -10,7 +10,7 @@ use crate::lang::java;
 
 use super::super::{Outcome, instrument};
 use super::pom::{Pom, diff_poms};
-use super::{Finding, ast, compare_all, list};
+use super::{Finding, ast, compare_files, list, verdict};
 
 /// Most lines of a unified diff kept per file.
 const DIFF_LINES: usize = 40;
@@ -162,12 +162,14 @@ pub fn file_comparison(workspace: &Path, reference: &Path, files: &FileSet) -> O
         Ok(l) => l,
         Err(e) => return instrument(e),
     };
-    compare_all(
+    let (findings, matched, total) = compare_files(&listing, workspace, reference, |rel, w, r| {
+        compare(rel, &w, &r)
+    });
+    verdict(
         "file-comparison",
-        &listing,
-        workspace,
-        reference,
-        |rel, w, r| compare(rel, &w, &r),
+        findings,
+        matched,
+        total,
         vec![("extraWorkspaceFiles", listing.only_workspace.len().into())],
     )
 }

@@ -11,7 +11,7 @@ use crate::config::checks::FileSet;
 use crate::lang::java::{self, Import};
 
 use super::super::Outcome;
-use super::{Finding, Listing, Pair, list, verdict};
+use super::{Finding, compare_files, list, verdict};
 
 /// An import pattern: `javax.persistence.*` (the package and everything below it) or an exact
 /// name, where `*` inside stands for one name segment.
@@ -57,28 +57,8 @@ fn imports_of(bytes: &[u8]) -> Vec<Import> {
     }
 }
 
-struct FileResult {
-    findings: Vec<Finding>,
-    matched: bool,
-}
-
-fn compare(listing: &Listing, workspace: &Path, reference: &Path, rel: &str) -> FileResult {
-    let (w, r) = match listing.pair(workspace, reference, rel) {
-        Pair::Same => {
-            return FileResult {
-                findings: Vec::new(),
-                matched: true,
-            };
-        }
-        Pair::Unreadable(why) => {
-            return FileResult {
-                findings: vec![Finding::new(rel, "file-unreadable").actual(why)],
-                matched: false,
-            };
-        }
-        Pair::Differ(w, r) => (w, r),
-    };
-    let (ws, rf) = (imports_of(&w), imports_of(&r));
+fn compare(rel: &str, w: &[u8], r: &[u8]) -> Vec<Finding> {
+    let (ws, rf) = (imports_of(w), imports_of(r));
     let wkeys: BTreeSet<String> = ws.iter().map(Import::key).collect();
     let rkeys: BTreeSet<String> = rf.iter().map(Import::key).collect();
     let mut findings = Vec::new();
@@ -92,10 +72,7 @@ fn compare(listing: &Listing, workspace: &Path, reference: &Path, rel: &str) -> 
                 .actual(format!("import {};", i.key())),
         );
     }
-    FileResult {
-        matched: findings.is_empty(),
-        findings,
-    }
+    findings
 }
 
 /// Runs the judge over both trees.
@@ -118,26 +95,16 @@ pub fn import_diff(
         Ok(v) => v,
         Err(e) => return super::super::instrument(e),
     };
-    let results: Vec<FileResult> = listing
-        .both
-        .par_iter()
-        .map(|rel| compare(&listing, workspace, reference, rel))
-        .collect();
-    let matched = results.iter().filter(|r| r.matched).count();
-    let mut findings: Vec<Finding> = results.into_iter().flat_map(|r| r.findings).collect();
-    findings.extend(
-        listing
-            .only_reference
-            .iter()
-            .map(|rel| Finding::new(rel.as_str(), "file-missing").expected(rel.as_str())),
-    );
+    let (mut findings, matched, total) =
+        compare_files(&listing, workspace, reference, |rel, w, r| {
+            compare(rel, &w, &r)
+        });
     findings.extend(
         listing
             .only_workspace
             .iter()
             .map(|rel| Finding::new(rel.as_str(), "file-unexpected").actual(rel.as_str())),
     );
-    let total = listing.both.len() + listing.only_reference.len();
 
     // Forbidden and required imports are rules on the whole workspace; a file is parsed only
     // if its bytes contain the literal part of some pattern.

@@ -295,16 +295,14 @@ fn read_pair(workspace: &Path, reference: &Path, rel: &str) -> Pair {
 }
 
 /// Compares every file of `both` with `compare` (identical files are never read or parsed,
-/// unreadable ones become findings), adds a `file-missing` finding for each reference file
-/// the workspace lacks, and returns the judge's verdict.
-pub fn compare_all(
-    what: &str,
+/// unreadable ones become findings) and adds a `file-missing` finding for each reference file
+/// the workspace lacks. Returns the findings, the files without any, and the files compared.
+pub fn compare_files(
     listing: &Listing,
     workspace: &Path,
     reference: &Path,
     compare: impl Fn(&str, Vec<u8>, Vec<u8>) -> Vec<Finding> + Sync,
-    extra: Vec<(&str, Value)>,
-) -> Outcome {
+) -> (Vec<Finding>, usize, usize) {
     let per_file: Vec<Vec<Finding>> = listing
         .both
         .par_iter()
@@ -324,8 +322,11 @@ pub fn compare_all(
             .iter()
             .map(|rel| Finding::new(rel.as_str(), "file-missing").expected(rel.as_str())),
     );
-    let total = listing.both.len() + listing.only_reference.len();
-    verdict(what, findings, matched, total, extra)
+    (
+        findings,
+        matched,
+        listing.both.len() + listing.only_reference.len(),
+    )
 }
 
 /// The verdict of a structural judge: PASS iff there is no finding; the score is the share
