@@ -67,6 +67,50 @@ pub enum OutputFormat {
     Json,
 }
 
+/// The sticky comment mode on the command line.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum CommentModeArg {
+    /// Edit the comment in place.
+    Update,
+    /// Delete the comment and post a new one (it moves to the bottom).
+    Recreate,
+    /// Minimize the old comment as outdated and post a new one.
+    Minimize,
+    /// No comment.
+    Off,
+}
+
+/// Which readings fail the step, on the command line.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum FailOnArg {
+    /// Rejected (and not assessed) fail.
+    Fail,
+    /// Anything but accepted or not applicable fails.
+    NotPass,
+    /// Never fail the step.
+    Never,
+}
+
+/// How the result is published to GitHub (in Actions, without --dry-run).
+#[derive(Debug, Clone, Args)]
+pub struct PublishArgs {
+    /// The GitHub token (default: $GITHUB_TOKEN, then $GH_TOKEN). Never printed.
+    #[arg(long, value_name = "TOKEN", hide_default_value = true)]
+    pub github_token: Option<String>,
+    /// Sticky comment mode (default: the config's report.comment, else update).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub comment_mode: Option<CommentModeArg>,
+    /// Delete judge-ci's comment, and post none, when the PR is accepted.
+    #[arg(long)]
+    pub delete_on_pass: bool,
+    /// Create a check run (default: the config's report.check-run, else true).
+    #[arg(long, value_name = "BOOL")]
+    pub check_run: Option<bool>,
+    /// Longest wait for one GitHub API request (`30s`, `2m`, `PT1M`).
+    #[arg(long, default_value = "30s", value_name = "DURATION")]
+    pub api_timeout: String,
+}
+
 /// Options of `run`.
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
@@ -96,6 +140,12 @@ pub struct RunArgs {
     /// What to print on standard output.
     #[arg(long, value_enum, default_value_t = OutputFormat::Markdown)]
     pub format: OutputFormat,
+    /// Which readings fail the step (default: the config's report.fail-on, else fail).
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub fail_on: Option<FailOnArg>,
+    /// Publishing to GitHub.
+    #[command(flatten)]
+    pub publish: PublishArgs,
     /// Terminal output.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -166,6 +216,22 @@ pub enum Command {
         /// Most check-run annotations.
         #[arg(long, default_value_t = 50)]
         annotations: usize,
+    },
+    /// Post a stored report to GitHub: for a trusted `workflow_run` workflow publishing what a
+    /// fork's run uploaded. Runs no code of the pull request.
+    Publish {
+        /// The folder a run wrote (report.json; event.json when it ran in Actions).
+        #[arg(long, value_name = "DIR")]
+        from: PathBuf,
+        /// Most check-run annotations.
+        #[arg(long, default_value_t = 50)]
+        annotations: usize,
+        /// Publishing settings.
+        #[command(flatten)]
+        publish: PublishArgs,
+        /// Terminal output.
+        #[command(flatten)]
+        output: OutputArgs,
     },
     /// Print the JSON Schema of the config file.
     Schema,

@@ -4,12 +4,16 @@ mod cli;
 
 use anyhow::Context;
 use clap::Parser;
+use judge_ci::config::{CommentMode, FailOn};
 use judge_ci::jury::interpret;
 use judge_ci::pipeline::{self, Format, RunOptions, Verbosity};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // One crypto library for every TLS connection (GitHub, LLM providers); reqwest refuses to
+    // build a client without a process-wide provider.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let cli = match cli::Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -57,6 +61,27 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<i32> {
     match cli.command {
         None => run(cli.run),
         Some(cli::Command::Run(args)) => run(args),
+        Some(cli::Command::Publish {
+            from,
+            annotations,
+            publish,
+            output,
+        }) => {
+            let opts = publish_options(&publish)?;
+            let runtime = runtime()?;
+            match runtime.block_on(pipeline::publish::stored(
+                &from,
+                annotations,
+                &opts,
+                verbosity(&output),
+            )) {
+                Ok(code) => Ok(code),
+                Err(e) => {
+                    eprintln!("judge-ci: error: {e}");
+                    Ok(e.exit_code())
+                }
+            }
+        }
         Some(cli::Command::Validate { config, output }) => {
             match pipeline::validate(
                 config.config.as_deref(),
@@ -180,6 +205,49 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<i32> {
     }
 }
 
+/// The publishing options of the command line; the token from `--github-token`, else
+/// `GITHUB_TOKEN`, else `GH_TOKEN`.
+fn publish_options(a: &cli::PublishArgs) -> anyhow::Result<pipeline::publish::PublishOptions> {
+    let timeout = a
+        .api_timeout
+        .parse::<jiff::SignedDuration>()
+        .ok()
+        .and_then(|d| std::time::Duration::try_from(d).ok())
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "--api-timeout {:?} is not a positive duration (for example 30s, 2m, PT1M)",
+                a.api_timeout
+            )
+        })?;
+    let token = a
+        .github_token
+        .clone()
+        .or_else(|| std::env::var("GITHUB_TOKEN").ok())
+        .or_else(|| std::env::var("GH_TOKEN").ok())
+        .filter(|t| !t.trim().is_empty());
+    Ok(pipeline::publish::PublishOptions {
+        token,
+        comment: a.comment_mode.map(|m| match m {
+            cli::CommentModeArg::Update => CommentMode::Update,
+            cli::CommentModeArg::Recreate => CommentMode::Recreate,
+            cli::CommentModeArg::Minimize => CommentMode::Minimize,
+            cli::CommentModeArg::Off => CommentMode::Off,
+        }),
+        delete_on_pass: a.delete_on_pass,
+        check_run: a.check_run,
+        timeout,
+    })
+}
+
+/// A multi-threaded async runtime.
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
 fn run(args: cli::RunArgs) -> anyhow::Result<i32> {
     let opts = RunOptions {
         config: args.config.config,
@@ -196,11 +264,14 @@ fn run(args: cli::RunArgs) -> anyhow::Result<i32> {
         },
         verbosity: verbosity(&args.output),
         color: color(&args.output),
+        fail_on: args.fail_on.map(|f| match f {
+            cli::FailOnArg::Fail => FailOn::Fail,
+            cli::FailOnArg::NotPass => FailOn::NotPass,
+            cli::FailOnArg::Never => FailOn::Never,
+        }),
+        publish: publish_options(&args.publish)?,
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let runtime = runtime()?;
     match runtime.block_on(pipeline::run(&opts)) {
         Ok(result) => {
             print!("{}", result.stdout);

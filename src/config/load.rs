@@ -175,6 +175,11 @@ pub const REPORT_KEYS: &[Key] = &[
         "sticky comment mode (update)",
     ),
     key("check-run", Kind::Bool, "create a check run (true)"),
+    key(
+        "delete-on-pass",
+        Kind::Bool,
+        "delete the sticky comment when accepted (false)",
+    ),
     key("annotations", Kind::Integer, "most annotations (50)"),
     key(
         "fail-on",
@@ -444,6 +449,12 @@ fn report(r: &mut Reader, n: &Node, dir: &Path) -> Option<ReportSettings> {
             Some("minimize") => s.comment = CommentMode::Minimize,
             Some("off") => s.comment = CommentMode::Off,
             Some(_) => s.comment = CommentMode::Update,
+            None => ok = false,
+        }
+    }
+    if let Some(x) = m.get_node("delete-on-pass") {
+        match r.boolean(x, "report.delete-on-pass") {
+            Some(b) => s.delete_on_pass = b,
             None => ok = false,
         }
     }

@@ -159,6 +159,8 @@ pub struct ReportSettings {
     pub title: Option<String>,
     /// Sticky comment mode.
     pub comment: CommentMode,
+    /// Delete the sticky comment (post none) when the PR is accepted.
+    pub delete_on_pass: bool,
     /// Whether to create a check run.
     pub check_run: bool,
     /// Most annotations.
@@ -174,6 +176,7 @@ impl Default for ReportSettings {
         ReportSettings {
             title: None,
             comment: CommentMode::Update,
+            delete_on_pass: false,
             check_run: true,
             annotations: 50,
             fail_on: FailOn::Fail,

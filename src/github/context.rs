@@ -29,6 +29,17 @@ pub struct Context {
     pub graphql_url: String,
     /// Link to this run, when the run id is known.
     pub run_url: Option<String>,
+    /// The owner of the head repository (`workflow_run`: a fork's PR is listed under it).
+    pub head_owner: Option<String>,
+    /// The head repository, `owner/name`, when the event names it.
+    pub head_repository: Option<String>,
+    /// `GITHUB_RUN_ID` and `GITHUB_RUN_ATTEMPT`, which tell this attempt's check run apart.
+    pub run_attempt: Option<String>,
+    /// `GITHUB_ACTOR` (Dependabot's runs get a read-only token, as forks do).
+    pub actor: Option<String>,
+    /// A PR number from an untrusted source (a saved event), used only once GitHub confirms
+    /// that its head is `head_sha`.
+    pub proposed_pull_request: Option<u64>,
 }
 
 /// Why the context could not be read.
@@ -85,12 +96,18 @@ pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<Context>,
         )),
         _ => None,
     };
+    let run_attempt = env("GITHUB_RUN_ID").map(|id| match env("GITHUB_RUN_ATTEMPT") {
+        Some(a) => format!("{id}.{a}"),
+        None => id,
+    });
     let mut c = Context {
         event: event.clone(),
         repository: repository.clone(),
         api_url,
         graphql_url,
         run_url,
+        run_attempt,
+        actor: env("GITHUB_ACTOR"),
         ..Context::default()
     };
     match event.as_str() {
@@ -100,8 +117,9 @@ pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<Context>,
                 .and_then(Value::as_u64);
             c.head_sha = s(&payload, "/pull_request/head/sha");
             c.base_sha = s(&payload, "/pull_request/base/sha");
-            let head_repo = s(&payload, "/pull_request/head/repo/full_name");
-            c.fork = head_repo.as_deref() != Some(repository.as_str());
+            c.head_repository = s(&payload, "/pull_request/head/repo/full_name");
+            c.head_owner = s(&payload, "/pull_request/head/repo/owner/login");
+            c.fork = c.head_repository.as_deref() != Some(repository.as_str());
         }
         "workflow_run" => {
             c.head_sha = s(&payload, "/workflow_run/head_sha");
@@ -109,8 +127,9 @@ pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<Context>,
             c.pull_request = payload
                 .pointer("/workflow_run/pull_requests/0/number")
                 .and_then(Value::as_u64);
-            let head_repo = s(&payload, "/workflow_run/head_repository/full_name");
-            c.fork = head_repo.is_some_and(|h| h != repository);
+            c.head_repository = s(&payload, "/workflow_run/head_repository/full_name");
+            c.head_owner = s(&payload, "/workflow_run/head_repository/owner/login");
+            c.fork = c.head_repository.as_ref().is_some_and(|h| *h != repository);
         }
         "merge_group" => {
             c.head_sha = s(&payload, "/merge_group/head_sha");

@@ -1,6 +1,10 @@
-//! GitHub: the run's context from the Actions environment, and what a step leaves behind
-//! without an API call (job summary, step outputs, workflow-command annotations). Posting
-//! comments and check runs through the API is not part of this version.
+//! GitHub: the run's context from the Actions environment, what a step leaves behind without
+//! an API call (job summary, step outputs, workflow-command annotations), and publishing
+//! through the API (sticky comment, check run) with degradation when the token may not.
 
+pub mod checks;
+pub mod client;
+pub mod comment;
 pub mod context;
 pub mod outputs;
+pub mod publish;

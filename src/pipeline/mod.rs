@@ -2,6 +2,7 @@
 //! report, written to disk before anything is printed.
 
 pub mod progress;
+pub mod publish;
 
 use serde_json::Value;
 use std::io::IsTerminal;
@@ -81,6 +82,10 @@ pub struct RunOptions {
     pub verbosity: Verbosity,
     /// Colour on standard error.
     pub color: bool,
+    /// `--fail-on`, over the config's.
+    pub fail_on: Option<FailOn>,
+    /// Publishing to GitHub.
+    pub publish: publish::PublishOptions,
 }
 
 /// Why a run could not judge.
@@ -586,7 +591,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     let reading = interpret::interpret_verdict(&verdict);
     let outcome = gate(
         reading.reading,
-        bench.report.fail_on,
+        opts.fail_on.unwrap_or(bench.report.fail_on),
         reading.decided_by.as_deref(),
     );
     let mut report = Report {
@@ -685,31 +690,39 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         .remove(Surface::Json.file_name())
         .unwrap_or_default();
     let mut commands = Vec::new();
-    if github.is_some() {
-        // In Actions: the job summary and step outputs are files, written before any network
-        // call; the annotations are workflow commands on standard output.
+    if let Some(ctx) = &github {
+        // In Actions: the job summary, the step outputs and the event go to disk before any
+        // network call; then the API; annotations become workflow commands unless the check
+        // run carries them.
         let summary = rendered
             .remove(Surface::Summary.file_name())
             .unwrap_or_default();
-        if let Ok(p) = std::env::var("GITHUB_STEP_SUMMARY") {
-            gh_outputs::append(Path::new(&p), &summary).map_err(|e| {
-                RunError::Instrument(format!("cannot write the job summary {p}: {e}"))
-            })?;
-        }
-        if let Ok(p) = std::env::var("GITHUB_OUTPUT") {
-            let text = gh_outputs::format_outputs(&gh_outputs::outputs(&report, &report_path));
-            gh_outputs::append(Path::new(&p), &text).map_err(|e| {
-                RunError::Instrument(format!("cannot write the step outputs {p}: {e}"))
-            })?;
-        }
-        let annotations = report::checkrun::annotations(&report);
-        commands = gh_outputs::workflow_commands(&annotations);
-        if opts.verbosity != Verbosity::Quiet {
-            eprintln!(
-                "judge-ci: posting the PR comment and the check run is not part of this version; the job summary, the step outputs and {} annotation(s) were written instead (full report in {})",
-                commands.len(),
-                opts.out.display()
-            );
+        publish::before(&report, &summary, &opts.out)?;
+        let annotations_posted = if opts.dry_run {
+            if opts.verbosity != Verbosity::Quiet {
+                eprintln!(
+                    "judge-ci: dry run: nothing posted; {} holds the comment and {} the check-run requests",
+                    opts.out.join(Surface::Markdown.file_name()).display(),
+                    opts.out.join(Surface::CheckRun.file_name()).display()
+                );
+            }
+            false
+        } else {
+            let full = markdown::render_with(&report, template.as_deref())
+                .map_err(|e| RunError::Instrument(e.to_string()))?;
+            publish::after(
+                ctx,
+                &report,
+                &full,
+                &opts.publish.settings(&bench.report),
+                opts.publish.token.as_deref(),
+                opts.verbosity,
+            )
+            .await?
+            .annotations_posted
+        };
+        if !annotations_posted {
+            commands = gh_outputs::workflow_commands(&report::checkrun::annotations(&report));
         }
     }
     let mut stdout = match opts.format {

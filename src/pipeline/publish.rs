@@ -1,0 +1,190 @@
+//! The last stage in GitHub Actions: the job summary, the step outputs and a copy of the event
+//! go to disk first, then the API calls (unless `--dry-run`), then the outputs that only the
+//! API could give (comment and check-run links), then workflow-command annotations when the
+//! check run does not carry them. Also `judge-ci publish --from DIR` for a stored report.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::config::{CommentMode, ReportSettings};
+use crate::github::client::RetryPolicy;
+use crate::github::context::{self, Context};
+use crate::github::outputs;
+use crate::github::publish::{self as gh, Published, Settings};
+use crate::report::{self, Report, Surface, markdown};
+
+use super::{RunError, Verbosity};
+
+/// The command line's publishing choices; `None` leaves the config's.
+#[derive(Clone, Debug, Default)]
+pub struct PublishOptions {
+    /// The token (`--github-token`, `GITHUB_TOKEN`, `GH_TOKEN`).
+    pub token: Option<String>,
+    /// `--comment-mode`.
+    pub comment: Option<CommentMode>,
+    /// `--delete-on-pass`.
+    pub delete_on_pass: bool,
+    /// `--check-run`.
+    pub check_run: Option<bool>,
+    /// `--api-timeout`.
+    pub timeout: Duration,
+}
+
+impl PublishOptions {
+    /// The settings for a run whose config says `report`.
+    pub fn settings(&self, report: &ReportSettings) -> Settings {
+        Settings {
+            comment: self.comment.unwrap_or(report.comment),
+            delete_on_pass: self.delete_on_pass || report.delete_on_pass,
+            check_run: self.check_run.unwrap_or(report.check_run),
+            annotations: report.annotations,
+            timeout: self.timeout,
+            retry: RetryPolicy::default(),
+        }
+    }
+}
+
+/// The name of the saved event in an out folder.
+pub const EVENT_FILE: &str = "event.json";
+
+/// Writes the job summary, the step outputs known before publishing, and a copy of the event
+/// payload (for a later `judge-ci publish --from`).
+pub fn before(report: &Report, summary: &str, out: &Path) -> Result<(), RunError> {
+    let io = |what: &str, p: &str, e: std::io::Error| {
+        RunError::Instrument(format!("cannot write the {what} {p}: {e}"))
+    };
+    if let Ok(p) = std::env::var("GITHUB_STEP_SUMMARY") {
+        outputs::append(Path::new(&p), summary).map_err(|e| io("job summary", &p, e))?;
+    }
+    if let Ok(p) = std::env::var("GITHUB_OUTPUT") {
+        let text = outputs::format_outputs(&outputs::outputs(report, &out.join("report.json")));
+        outputs::append(Path::new(&p), &text).map_err(|e| io("step outputs", &p, e))?;
+    }
+    if let Ok(event) = std::env::var("GITHUB_EVENT_PATH") {
+        let dest = out.join(EVENT_FILE);
+        std::fs::copy(&event, &dest)
+            .map_err(|e| io("event copy", &dest.display().to_string(), e))?;
+    }
+    Ok(())
+}
+
+/// Publishes, writes the outputs the API gave, prints the log, and says whether the check
+/// run carries the annotations.
+pub async fn after(
+    ctx: &Context,
+    report: &Report,
+    markdown: &str,
+    settings: &Settings,
+    token: Option<&str>,
+    verbosity: Verbosity,
+) -> Result<Published, RunError> {
+    let published = gh::publish(ctx, token, report, markdown, settings).await;
+    for line in &published.log {
+        // Failures always show; progress lines respect --quiet.
+        if verbosity != Verbosity::Quiet || published.mode == gh::Mode::SummaryOnly {
+            eprintln!("{line}");
+        }
+    }
+    if let Ok(p) = std::env::var("GITHUB_OUTPUT") {
+        let text = outputs::format_outputs(&[
+            (
+                "comment-url",
+                published.comment_url.clone().unwrap_or_default(),
+            ),
+            (
+                "check-run-url",
+                published.check_run_url.clone().unwrap_or_default(),
+            ),
+            ("publish-mode", published.mode.token().to_string()),
+        ]);
+        outputs::append(Path::new(&p), &text)
+            .map_err(|e| RunError::Instrument(format!("cannot write the step outputs {p}: {e}")))?;
+    }
+    Ok(published)
+}
+
+/// `judge-ci publish --from DIR`: posts a stored report for the trusted workflow this runs in.
+/// The head commit comes from this workflow's own event (a `workflow_run` names the commit
+/// it ran on); the saved event of the untrusted run only proposes a PR number, which is used
+/// when GitHub confirms that PR's head is that commit.
+pub async fn stored(
+    dir: &Path,
+    annotations: usize,
+    opts: &PublishOptions,
+    verbosity: Verbosity,
+) -> Result<i32, RunError> {
+    let path = dir.join("report.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        RunError::Input(format!(
+            "cannot read {}: {e}; pass the folder a judge-ci run wrote (--out, default judge-ci-out)",
+            path.display()
+        ))
+    })?;
+    let report: Report = serde_json::from_str(&text).map_err(|e| {
+        RunError::Input(format!(
+            "{}:{}:{}: not a judge-ci report: {e}",
+            path.display(),
+            e.line(),
+            e.column()
+        ))
+    })?;
+    let mut ctx = match context::from_env(&|k| std::env::var(k).ok()) {
+        Ok(Some(c)) => c,
+        Ok(None) => {
+            return Err(RunError::Input(
+                "judge-ci publish runs in GitHub Actions (GITHUB_ACTIONS, GITHUB_REPOSITORY and GITHUB_EVENT_PATH name where to post)".into(),
+            ));
+        }
+        Err(e) => return Err(RunError::Input(e.to_string())),
+    };
+    if let (Some(ours), Some(theirs)) = (&ctx.head_sha, &report.subject.head_sha)
+        && ours != theirs
+    {
+        return Err(RunError::Input(format!(
+            "{} is of commit {theirs}, but this workflow runs for {ours}; not publishing a report of another commit",
+            path.display()
+        )));
+    }
+    if ctx.head_sha.is_none() {
+        ctx.head_sha = report.subject.head_sha.clone();
+    }
+    if ctx.pull_request.is_none() {
+        // The saved event (untrusted) may name the PR; resolve() checks it against the head.
+        let saved = std::fs::read_to_string(dir.join(EVENT_FILE))
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok());
+        ctx.proposed_pull_request = saved
+            .as_ref()
+            .and_then(|v| v.pointer("/pull_request/number"))
+            .and_then(Value::as_u64)
+            .or(report.subject.pull_request);
+    }
+    let settings = opts.settings(&ReportSettings {
+        annotations,
+        ..ReportSettings::default()
+    });
+    let md = markdown::render(&report);
+    let summary = report::render(&report, Surface::Summary, None, annotations)
+        .map_err(|e| RunError::Instrument(e.to_string()))?;
+    if let Ok(p) = std::env::var("GITHUB_STEP_SUMMARY") {
+        outputs::append(Path::new(&p), &summary)
+            .map_err(|e| RunError::Instrument(format!("cannot write the job summary {p}: {e}")))?;
+    }
+    let published = after(
+        &ctx,
+        &report,
+        &md,
+        &settings,
+        opts.token.as_deref(),
+        verbosity,
+    )
+    .await?;
+    if !published.annotations_posted {
+        for c in outputs::workflow_commands(&report::checkrun::annotations(&report)) {
+            println!("{c}");
+        }
+    }
+    Ok(0)
+}
