@@ -154,6 +154,7 @@ async fn resolve(
     client: &Client,
     ctx: &Context,
     head_sha: Option<String>,
+    want_pr: bool,
     log: &mut Vec<String>,
 ) -> (Option<u64>, Option<String>) {
     let repo = &ctx.repository;
@@ -171,6 +172,9 @@ async fn resolve(
                 "judge-ci: cannot read pull request #{n} for its head commit ({e}); no check run"
             )),
         }
+    }
+    if !want_pr {
+        return (pr, sha);
     }
     if let (None, Some(n), Some(want)) = (pr, ctx.proposed_pull_request, &sha) {
         match client.get(&format!("/repos/{repo}/pulls/{n}")).await {
@@ -239,7 +243,14 @@ pub async fn publish(
         Err(e) => return Published::summary_only(vec![format!("judge-ci: {e}")]),
     };
     let mut log = Vec::new();
-    let (pr, sha) = resolve(&client, ctx, report.subject.head_sha.clone(), &mut log).await;
+    let (pr, sha) = resolve(
+        &client,
+        ctx,
+        report.subject.head_sha.clone(),
+        settings.comment != CommentMode::Off,
+        &mut log,
+    )
+    .await;
     let repo = &ctx.repository;
     let marker = Marker::of(report);
     let mut out = Published::summary_only(Vec::new());

@@ -116,3 +116,5 @@ pub fn assert_report_schema(report: &serde_json::Value) {
         "report.json does not match schemas/report.v1.json: {errors:#?}"
     );
 }
+
+pub mod fake_github;

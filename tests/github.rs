@@ -1,0 +1,754 @@
+//! Publishing to GitHub, end to end: the real binary in a simulated Actions runner against a
+//! loopback GitHub (tests/common/fake_github.rs) that validates every request body against
+//! GitHub's OpenAPI description. Sticky comment (create, skip unchanged, update, modes, races,
+//! lost answers), check run (head commit per event, annotation batches), retries, forks,
+//! GitHub Enterprise URLs and `judge-ci publish --from`.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use common::fake_github::{BOT, FakeGitHub, Fault, Layout};
+use serde_json::{Value, json};
+
+const TOKEN: &str = "ghs_SENTINELTOKEN0123456789abcdef";
+const PR_HEAD: &str = "ec26c3e57ca3a959ca5aad62de7213c562f8c821";
+
+/// A workspace and reference whose verdict is set by `bad`: that many files still import
+/// `javax.servlet` (each an annotation), or none (accepted).
+struct Project {
+    root: tempfile::TempDir,
+}
+
+impl Project {
+    fn new(bad: usize, extra_report: &str) -> Project {
+        let root = tempfile::tempdir().unwrap();
+        let config = format!(
+            "schema: judge-ci.v1\nname: gh-test\nreference: {{path: ../reference}}\njury:\n  tiers:\n    - name: imports\n      policy: FINAL_TIER\n      checks:\n        - type: import-diff\n          forbid: [javax.servlet.*]\nreport:\n  annotations: 150\n{extra_report}"
+        );
+        common::write_tree(
+            root.path(),
+            &[
+                ("workspace/judge-ci.yml", &config),
+                (
+                    "reference/src/A.java",
+                    "package p;\nimport jakarta.servlet.Filter;\nclass A {}\n",
+                ),
+            ],
+        );
+        let p = Project { root };
+        p.set_bad(bad);
+        p
+    }
+
+    fn ws(&self) -> PathBuf {
+        self.root.path().join("workspace")
+    }
+
+    /// Rewrites the workspace so `bad` files import javax.servlet.
+    fn set_bad(&self, bad: usize) {
+        let src = self.ws().join("src");
+        let _ = std::fs::remove_dir_all(&src);
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(
+            src.join("A.java"),
+            "package p;\nimport jakarta.servlet.Filter;\nclass A {}\n",
+        )
+        .unwrap();
+        for i in 0..bad {
+            std::fs::write(
+                src.join(format!("B{i}.java")),
+                format!("package p;\nimport javax.servlet.Filter;\nclass B{i} {{}}\n"),
+            )
+            .unwrap();
+        }
+    }
+}
+
+/// A simulated runner: temp files for the summary and outputs.
+struct Runner {
+    dir: tempfile::TempDir,
+}
+
+struct Run {
+    out: Output,
+    outputs: HashMap<String, String>,
+    stderr: String,
+    stdout: String,
+}
+
+fn parse_outputs(text: &str) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    let mut lines = text.lines();
+    while let Some(h) = lines.next() {
+        let (k, d) = h.split_once("<<").expect("heredoc form");
+        let value: Vec<&str> = lines.by_ref().take_while(|l| *l != d).collect();
+        // Later values win, as on the runner.
+        out.insert(k.to_string(), value.join("\n"));
+    }
+    out
+}
+
+fn event(name: &str) -> PathBuf {
+    common::repo_root()
+        .join("tests/fixtures/github/events")
+        .join(name)
+}
+
+/// A copy of an event payload with `edit` applied.
+fn edited_event(dir: &Path, name: &str, edit: impl Fn(&mut Value)) -> PathBuf {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut v: Value =
+        serde_json::from_str(&std::fs::read_to_string(event(name)).unwrap()).unwrap();
+    edit(&mut v);
+    let p = dir.join(format!("edited-{n}-{name}"));
+    std::fs::write(&p, v.to_string()).unwrap();
+    p
+}
+
+impl Runner {
+    fn new() -> Runner {
+        Runner {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn env(&self, gh: &FakeGitHub, event_name: &str, event_path: &Path) -> Vec<(String, String)> {
+        [
+            ("GITHUB_ACTIONS", "true".to_string()),
+            ("GITHUB_EVENT_NAME", event_name.to_string()),
+            ("GITHUB_EVENT_PATH", event_path.display().to_string()),
+            ("GITHUB_REPOSITORY", "Codertocat/Hello-World".to_string()),
+            (
+                "GITHUB_SHA",
+                "ffffffffffffffffffffffffffffffffffffffff".to_string(),
+            ),
+            ("GITHUB_SERVER_URL", "https://github.com".to_string()),
+            ("GITHUB_RUN_ID", "4242".to_string()),
+            ("GITHUB_RUN_ATTEMPT", "1".to_string()),
+            ("GITHUB_API_URL", gh.api_url()),
+            ("GITHUB_GRAPHQL_URL", gh.graphql_url()),
+            (
+                "GITHUB_STEP_SUMMARY",
+                self.dir.path().join("summary.md").display().to_string(),
+            ),
+            (
+                "GITHUB_OUTPUT",
+                self.dir.path().join("output.txt").display().to_string(),
+            ),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+    }
+
+    /// Runs `judge-ci ARGS` in `dir` as a step of an Actions job.
+    fn run(
+        &self,
+        dir: &Path,
+        gh: &FakeGitHub,
+        event_name: &str,
+        event_path: &Path,
+        token: Option<&str>,
+        args: &[&str],
+    ) -> Run {
+        let _ = std::fs::remove_file(self.dir.path().join("output.txt"));
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_judge-ci"));
+        cmd.args(args)
+            .current_dir(dir)
+            .env("NO_COLOR", "1")
+            .env_remove("GITHUB_TOKEN")
+            .env_remove("GH_TOKEN");
+        for (k, v) in self.env(gh, event_name, event_path) {
+            cmd.env(k, v);
+        }
+        if let Some(t) = token {
+            cmd.env("GITHUB_TOKEN", t);
+        }
+        let out = cmd.output().unwrap();
+        let outputs = std::fs::read_to_string(self.dir.path().join("output.txt"))
+            .map(|t| parse_outputs(&t))
+            .unwrap_or_default();
+        Run {
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            out,
+            outputs,
+        }
+    }
+
+    fn out_dir(&self) -> String {
+        self.dir.path().join("out").display().to_string()
+    }
+}
+
+fn judge(p: &Project, r: &Runner, gh: &FakeGitHub, args: &[&str]) -> Run {
+    let out = r.out_dir();
+    let mut all = vec!["--out", out.as_str()];
+    all.extend_from_slice(args);
+    r.run(
+        &p.ws(),
+        gh,
+        "pull_request",
+        &event("pull_request.opened.json"),
+        Some(TOKEN),
+        &all,
+    )
+}
+
+fn assert_clean(gh: &FakeGitHub, r: &Run) {
+    assert!(gh.violations().is_empty(), "{:#?}", gh.violations());
+    for req in gh.requests() {
+        assert_eq!(
+            req.auth.as_deref(),
+            Some(format!("Bearer {TOKEN}").as_str()),
+            "{} {} is authenticated with the token",
+            req.method,
+            req.path
+        );
+    }
+    assert!(
+        !r.stdout.contains("SENTINEL") && !r.stderr.contains("SENTINEL"),
+        "the token is never printed"
+    );
+}
+
+fn ours(gh: &FakeGitHub) -> Vec<common::fake_github::Comment> {
+    gh.comments()
+        .into_iter()
+        .filter(|c| c.body.starts_with("<!-- judge-ci:sticky:v1"))
+        .collect()
+}
+
+#[test]
+fn first_run_posts_rerun_skips_unchanged_and_a_new_result_edits_the_same_comment() {
+    let gh = FakeGitHub::start(Layout::DOTCOM);
+    // Someone else's comment, and someone else quoting our marker, are never touched.
+    gh.add_comment(2, "octocat", "LGTM");
+    gh.add_comment(
+        2,
+        "octocat",
+        "<!-- judge-ci:sticky:v1 key=whatever digest=0 sha=- -->\nfake",
+    );
+    let p = Project::new(3, "");
+    let r = Runner::new();
+
+    let first = judge(&p, &r, &gh, &[]);
+    assert_eq!(first.out.status.code(), Some(1), "{}", first.stderr);
+    assert_clean(&gh, &first);
+    let c = ours(&gh);
+    assert_eq!(c.len(), 2, "ours plus the quoting one");
+    let mine: Vec<_> = c
+        .iter()
+        .filter(|c| c.login == format!("{BOT}[bot]"))
+        .collect();
+    assert_eq!(mine.len(), 1);
+    assert!(mine[0].body.contains("Rejected"), "{}", mine[0].body);
+    assert!(mine[0].body.len() <= 65_536);
+    let runs = gh.check_runs();
+    assert_eq!(runs.len(), 1);
+    let create = &runs[0].create;
+    assert_eq!(create["head_sha"], PR_HEAD, "the PR head, never GITHUB_SHA");
+    assert_eq!(create["name"], "judge-ci / gh-test");
+    assert_eq!(create["conclusion"], "failure");
+    assert_eq!(
+        create["details_url"],
+        "https://github.com/Codertocat/Hello-World/actions/runs/4242"
+    );
+    assert_eq!(
+        runs[0].annotations(),
+        6,
+        "per file: the forbidden import and the import the reference lacks"
+    );
+    assert_eq!(first.outputs["publish-mode"], "api");
+    assert!(first.outputs["comment-url"].contains(&format!("issuecomment-{}", mine[0].id)));
+    assert!(first.outputs["check-run-url"].ends_with(&format!("/runs/{}", runs[0].id)));
+    assert!(
+        !first.stdout.contains("::error "),
+        "the check run carries the annotations: {}",
+        first.stdout
+    );
+
+    // Same result: nothing new is written to the comment.
+    gh.clear_requests();
+    let second = judge(&p, &r, &gh, &[]);
+    assert_eq!(second.out.status.code(), Some(1));
+    assert_eq!(
+        gh.count("POST", "/comments") + gh.count("PATCH", "/comments/"),
+        0
+    );
+    assert!(
+        second.stderr.contains("has not changed"),
+        "{}",
+        second.stderr
+    );
+    assert_eq!(second.outputs["comment-url"], first.outputs["comment-url"]);
+
+    // A different result edits the same comment.
+    p.set_bad(1);
+    gh.clear_requests();
+    let third = judge(&p, &r, &gh, &[]);
+    assert_eq!(third.out.status.code(), Some(1));
+    assert_eq!(gh.count("POST", "/comments"), 0);
+    assert_eq!(gh.count("PATCH", &format!("/comments/{}", mine[0].id)), 1);
+    let now: Vec<_> = ours(&gh)
+        .into_iter()
+        .filter(|c| c.login != "octocat")
+        .collect();
+    assert_eq!(now.len(), 1);
+    assert_eq!(now[0].id, mine[0].id);
+    assert_ne!(now[0].body, mine[0].body);
+    assert_clean(&gh, &third);
+}
+
+#[test]
+fn one_hundred_and_twenty_annotations_go_in_three_batches() {
+    let gh = FakeGitHub::start(Layout::DOTCOM);
+    let p = Project::new(60, "");
+    let r = Runner::new();
+    let run = judge(&p, &r, &gh, &["--comment-mode", "off"]);
+    assert_eq!(run.out.status.code(), Some(1), "{}", run.stderr);
+    let runs = gh.check_runs();
+    assert_eq!(runs.len(), 1);
+    let sizes: Vec<usize> = std::iter::once(&runs[0].create)
+        .chain(&runs[0].updates)
+        .map(|b| b["output"]["annotations"].as_array().unwrap().len())
+        .collect();
+    assert_eq!(sizes, vec![50, 50, 20]);
+    assert_eq!(gh.count("POST", "/comments"), 0, "comments are off");
+    assert_clean(&gh, &run);
+}
+
+#[test]
+fn a_forks_read_only_token_falls_back_and_keeps_the_exit_code() {
+    let gh = FakeGitHub::start(Layout::DOTCOM);
+    gh.read_only(TOKEN);
+    let p = Project::new(2, "");
+    let r = Runner::new();
+    let fork = edited_event(r.dir.path(), "pull_request.opened.json", |v| {
+        v["pull_request"]["head"]["repo"]["full_name"] = "someone/Hello-World".into();
+    });
+    let out = r.out_dir();
+    let run = r.run(
+        &p.ws(),
+        &gh,
+        "pull_request",
+        &fork,
+        Some(TOKEN),
+        &["--out", &out],
+    );
+    assert_eq!(
+        run.out.status.code(),
+        Some(1),
+        "the verdict's code: {}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("read-only token"), "{}", run.stderr);
+    assert!(run.stderr.contains("workflow_run"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("judge-ci publish --from"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.outputs["publish-mode"], "summary-only");
+    assert_eq!(run.outputs["comment-url"], "");
+    assert_eq!(
+        run.stdout
+            .lines()
+            .filter(|l| l.starts_with("::error "))
+            .count(),
+        2,
+        "annotations as workflow commands instead: {}",
+        run.stdout
+    );
+    assert!(gh.comments().is_empty() && gh.check_runs().is_empty());
+    let summary = std::fs::read_to_string(r.dir.path().join("summary.md")).unwrap();
+    assert!(summary.contains("Rejected"));
+    assert!(
+        Path::new(&out).join("event.json").is_file(),
+        "the event is kept for publish --from"
+    );
+    assert_clean(&gh, &run);
+
+    // Same repository, missing permissions: the message names them.
+    let same = r.run(
+        &p.ws(),
+        &gh,
+        "pull_request",
+        &event("pull_request.opened.json"),
+        Some(TOKEN),
+        &["--out", &out],
+    );
+    assert_eq!(same.out.status.code(), Some(1));
+    assert!(same.stderr.contains("`checks: write`"), "{}", same.stderr);
+    assert!(
+        same.stderr.contains("`pull-requests: write`"),
+        "{}",
+        same.stderr
+    );
+}
+
+#[test]
+fn no_token_means_summary_and_annotations_only() {
+    let gh = FakeGitHub::start(Layout::DOTCOM);
+    let p = Project::new(1, "");
+    let r = Runner::new();
+    let out = r.out_dir();
+    let run = r.run(
+        &p.ws(),
+        &gh,
+        "pull_request",
+        &event("pull_request.opened.json"),
+        None,
+        &["--out", &out],
+    );
+    assert_eq!(run.out.status.code(), Some(1));
+    assert!(run.stderr.contains("no GitHub token"), "{}", run.stderr);
+    assert!(gh.requests().is_empty());
+    assert_eq!(run.outputs["publish-mode"], "summary-only");
+    assert!(
+        run.stdout.contains("::error file=src/B0.java,line=2"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn reads_are_retried_after_500_and_429_and_writes_only_when_github_refused_them() {
+    let gh = FakeGitHub::start(Layout::DOTCOM);
+    gh.fail(
+        "GET",
+        "/issues/2/comments",
+        1,
+        Fault::Status(500, vec![], json!({"message": "Server Error"})),
+    );
+    gh.fail(
+        "POST",
+        "/check-runs",
+        1,
+        Fault::Status(
+            429,
+            vec![("retry-after", "1".to_string())],
+            json!({"message": "You have exceeded a secondary rate limit"}),
+        ),
+    );
+    let p = Project::new(1, "");
+    let r = Runner::new();
+    let run = judge(&p, &r, &gh, &[]);
+    assert_eq!(run.out.status.code(), Some(1), "{}", run.stderr);
+    assert_eq!(
+        gh.count("GET", "/issues/2/comments"),
+        3,
+        "500, then the list, then the re-read after create"
+    );
+    assert_eq!(
+        gh.count("POST", "/check-runs"),
+        2,
+        "a 429 was not processed: sent again"
+    );
+    assert_eq!(gh.check_runs().len(), 1);
+    assert_eq!(ours(&gh).len(), 1);
+    assert_clean(&gh, &run);
+
+    // A 502 on a create is an unknown outcome: not blindly repeated.
+    let gh = FakeGitHub::start(Layout::DOTCOM);
+    gh.fail(
+        "POST",
+        "/issues/2/comments",
+        1,
+        Fault::Status(502, vec![], json!({"message": "Bad Gateway"})),
+    );
+    let run = judge(&p, &r, &gh, &["--check-run", "false"]);
+    assert_eq!(run.out.status.code(), Some(1));
+    assert_eq!(ours(&gh).len(), 1, "re-found nothing, so posted once more");
+    assert_eq!(gh.count("POST", "/issues/2/comments"), 2);
+    assert_eq!(gh.count("POST", "/check-runs"), 0, "--check-run false");
+}
+
+#[test]
+fn a_lost_answer_to_a_write_is_found_again_not_duplicated() {
+    let gh = FakeGitHub::start(Layout::DOTCOM);
+    gh.fail(
+        "POST",
+        "/issues/2/comments",
+        1,
+        Fault::Lose(Duration::from_secs(4)),
+    );
+    gh.fail(
+        "POST",
+        "/check-runs",
+        1,
+        Fault::Lose(Duration::from_secs(4)),
+    );
+    let p = Project::new(1, "");
+    let r = Runner::new();
+    let run = judge(&p, &r, &gh, &["--api-timeout", "1s"]);
+    assert_eq!(run.out.status.code(), Some(1), "{}", run.stderr);
+    assert_eq!(gh.count("POST", "/issues/2/comments"), 1);
+    assert_eq!(ours(&gh).len(), 1, "the comment was found by its marker");
+    assert_eq!(gh.count("POST", "/check-runs"), 1);
+    assert_eq!(
+        gh.check_runs().len(),
+        1,
+        "the check run was found by external_id"
+    );
+    assert!(run.outputs["check-run-url"].contains("/runs/"));
+    assert!(run.outputs["comment-url"].contains("issuecomment-"));
+    assert_clean(&gh, &run);
+}
+
+#[test]
+fn two_concurrent_runs_leave_one_comment() {
+    let gh = FakeGitHub::start(Layout::DOTCOM);
+    gh.list_barrier(2);
+    let p = Project::new(2, "");
+    let (a, b) = (Runner::new(), Runner::new());
+    let (ra, rb) = std::thread::scope(|s| {
+        let ha = s.spawn(|| judge(&p, &a, &gh, &["--check-run", "false"]));
+        let hb = s.spawn(|| judge(&p, &b, &gh, &["--check-run", "false"]));
+        (ha.join().unwrap(), hb.join().unwrap())
+    });
+    assert_eq!(ra.out.status.code(), Some(1), "{}", ra.stderr);
+    assert_eq!(rb.out.status.code(), Some(1), "{}", rb.stderr);
+    assert_eq!(
+        gh.count("POST", "/issues/2/comments"),
+        2,
+        "both raced to create: {:?}\n{}\n{}",
+        gh.requests()
+            .iter()
+            .map(|r| format!("{} {}", r.method, r.path))
+            .collect::<Vec<_>>(),
+        ra.stderr,
+        rb.stderr
+    );
+    let left = ours(&gh);
+    assert_eq!(left.len(), 1, "converged on one comment");
+    assert_eq!(ra.outputs["comment-url"], rb.outputs["comment-url"]);
+    assert!(ra.outputs["comment-url"].contains(&left[0].id.to_string()));
+    assert_clean(&gh, &ra);
+}
+
+#[test]
+fn recreate_minimize_and_delete_on_pass() {
+    let gh = FakeGitHub::start(Layout::DOTCOM);
+    let p = Project::new(2, "");
+    let r = Runner::new();
+    judge(&p, &r, &gh, &["--check-run", "false"]);
+    let first = ours(&gh)[0].id;
+
+    p.set_bad(1);
+    judge(
+        &p,
+        &r,
+        &gh,
+        &["--check-run", "false", "--comment-mode", "recreate"],
+    );
+    let c = ours(&gh);
+    assert_eq!(c.len(), 1);
+    assert!(c[0].id > first, "deleted and posted anew");
+
+    p.set_bad(3);
+    let run = judge(
+        &p,
+        &r,
+        &gh,
+        &["--check-run", "false", "--comment-mode", "minimize"],
+    );
+    let c = ours(&gh);
+    assert_eq!(c.len(), 2, "{}", run.stderr);
+    assert!(c[0].minimized && !c[1].minimized);
+    // An unchanged result posts nothing, even in minimize mode.
+    judge(
+        &p,
+        &r,
+        &gh,
+        &["--check-run", "false", "--comment-mode", "minimize"],
+    );
+    assert_eq!(ours(&gh).len(), 2);
+
+    // Accepted with delete-on-pass: our comments go, none is posted.
+    p.set_bad(0);
+    let run = judge(&p, &r, &gh, &["--check-run", "false", "--delete-on-pass"]);
+    assert_eq!(run.out.status.code(), Some(0), "{}", run.stderr);
+    assert!(ours(&gh).is_empty());
+    assert!(run.stderr.contains("delete-on-pass"), "{}", run.stderr);
+    assert_clean(&gh, &run);
+}
+
+#[test]
+fn github_enterprise_urls() {
+    let gh = FakeGitHub::start(Layout::ENTERPRISE);
+    let p = Project::new(1, "");
+    let r = Runner::new();
+    let run = judge(&p, &r, &gh, &[]);
+    assert_eq!(run.out.status.code(), Some(1), "{}", run.stderr);
+    assert_eq!(ours(&gh).len(), 1);
+    assert_eq!(gh.check_runs().len(), 1);
+    assert!(gh.requests().iter().all(|q| q.path.starts_with("/api/")));
+    assert!(
+        gh.count("POST", "/api/graphql") >= 1,
+        "GraphQL at /api/graphql, not /api/v3/graphql"
+    );
+    assert_clean(&gh, &run);
+}
+
+#[test]
+fn every_event_kind_reports_on_its_head_commit() {
+    let gh = FakeGitHub::start(Layout::DOTCOM);
+    gh.add_pull(
+        1,
+        "c0ffee0000000000000000000000000000000001",
+        "Codertocat:feature",
+    );
+    let p = Project::new(1, "");
+    let r = Runner::new();
+    let out = r.out_dir();
+    let cases = [
+        ("pull_request", event("pull_request.opened.json"), PR_HEAD),
+        (
+            "pull_request_target",
+            event("pull_request.synchronize.json"),
+            PR_HEAD,
+        ),
+        (
+            "push",
+            event("push.json"),
+            "ffffffffffffffffffffffffffffffffffffffff",
+        ),
+        (
+            "workflow_run",
+            event("workflow_run.completed.json"),
+            "5779607b49aab1200488439f02372c57b4f75444",
+        ),
+        (
+            "merge_group",
+            event("merge_group.checks_requested.json"),
+            "2ffea6db159f6b6c47a24e778fb9ef40cf6b1c7d",
+        ),
+        (
+            "issue_comment",
+            edited_event(r.dir.path(), "issue_comment.created.json", |v| {
+                v["issue"]["pull_request"] =
+                    json!({"url": "https://api.github.com/repos/Codertocat/Hello-World/pulls/1"});
+            }),
+            "c0ffee0000000000000000000000000000000001",
+        ),
+    ];
+    for (i, (name, path, sha)) in cases.iter().enumerate() {
+        let run = r.run(
+            &p.ws(),
+            &gh,
+            name,
+            path,
+            Some(TOKEN),
+            &["--out", &out, "--comment-mode", "off"],
+        );
+        assert_eq!(run.out.status.code(), Some(1), "{name}: {}", run.stderr);
+        let runs = gh.check_runs();
+        assert_eq!(runs.len(), i + 1, "{name}: {}", run.stderr);
+        assert_eq!(runs[i].create["head_sha"], *sha, "{name}");
+    }
+    assert!(gh.violations().is_empty(), "{:#?}", gh.violations());
+}
+
+#[test]
+fn publish_from_a_stored_report_in_a_workflow_run() {
+    let gh = FakeGitHub::start(Layout::DOTCOM);
+    gh.read_only(TOKEN);
+    let p = Project::new(2, "");
+    // The untrusted run: a fork's PR, read-only token; its out folder is the artifact.
+    let untrusted = Runner::new();
+    let fork_head = "aaaabbbbccccddddeeeeffff0000111122223333";
+    let fork = edited_event(untrusted.dir.path(), "pull_request.opened.json", |v| {
+        v["pull_request"]["head"]["repo"]["full_name"] = "someone/Hello-World".into();
+        v["pull_request"]["head"]["sha"] = fork_head.into();
+    });
+    let artifact = untrusted.out_dir();
+    let run = untrusted.run(
+        &p.ws(),
+        &gh,
+        "pull_request",
+        &fork,
+        Some(TOKEN),
+        &["--out", &artifact],
+    );
+    assert_eq!(run.out.status.code(), Some(1));
+    assert!(gh.comments().is_empty());
+
+    // The trusted run: workflow_run with a write token; the PR list in the payload is empty
+    // (forks), the saved event proposes PR 2, and GitHub confirms its head.
+    let gh2 = FakeGitHub::start(Layout::DOTCOM);
+    gh2.add_pull(2, fork_head, "someone:main");
+    let trusted = Runner::new();
+    let wr = edited_event(trusted.dir.path(), "workflow_run.completed.json", |v| {
+        v["workflow_run"]["head_sha"] = fork_head.into();
+        v["workflow_run"]["pull_requests"] = json!([]);
+        v["workflow_run"]["head_repository"]["full_name"] = "someone/Hello-World".into();
+    });
+    let elsewhere = tempfile::tempdir().unwrap();
+    let run = trusted.run(
+        elsewhere.path(),
+        &gh2,
+        "workflow_run",
+        &wr,
+        Some(TOKEN),
+        &["publish", "--from", &artifact],
+    );
+    assert_eq!(run.out.status.code(), Some(0), "{}", run.stderr);
+    let c = ours(&gh2);
+    assert_eq!(c.len(), 1, "{}", run.stderr);
+    assert_eq!(c[0].issue, 2);
+    assert_eq!(gh2.check_runs()[0].create["head_sha"], fork_head);
+    assert_eq!(run.outputs["publish-mode"], "api");
+    assert!(gh2.violations().is_empty(), "{:#?}", gh2.violations());
+
+    // A report of another commit is refused.
+    let gh3 = FakeGitHub::start(Layout::DOTCOM);
+    let other = edited_event(trusted.dir.path(), "workflow_run.completed.json", |v| {
+        v["workflow_run"]["head_sha"] = "1111111111111111111111111111111111111111".into();
+    });
+    let run = trusted.run(
+        elsewhere.path(),
+        &gh3,
+        "workflow_run",
+        &other,
+        Some(TOKEN),
+        &["publish", "--from", &artifact],
+    );
+    assert_eq!(run.out.status.code(), Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("not publishing a report of another commit"),
+        "{}",
+        run.stderr
+    );
+    assert!(gh3.requests().is_empty());
+
+    // A saved event naming a PR whose head is another commit is not believed.
+    let gh4 = FakeGitHub::start(Layout::DOTCOM);
+    gh4.add_pull(
+        2,
+        "9999999999999999999999999999999999999999",
+        "Codertocat:x",
+    );
+    let run = trusted.run(
+        elsewhere.path(),
+        &gh4,
+        "workflow_run",
+        &wr,
+        Some(TOKEN),
+        &["publish", "--from", &artifact],
+    );
+    assert_eq!(run.out.status.code(), Some(0));
+    assert!(ours(&gh4).is_empty(), "{}", run.stderr);
+    assert!(run.stderr.contains("is not at"), "{}", run.stderr);
+    assert_eq!(
+        gh4.check_runs().len(),
+        1,
+        "the check run is still posted on the head"
+    );
+}
