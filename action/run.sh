@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs judge-ci with the action's inputs (composite actions get no INPUT_* variables of their own,
+# so action.yml passes each input explicitly). The exit code is judge-ci's: 0 passed, 1 rejected,
+# 2 bad input, 3 the instrument failed.
+set -uo pipefail
+
+bin="${JUDGE_CI_BIN:-judge-ci}"
+args=(run --out "${INPUT_OUT:-judge-ci-out}" --workspace "${INPUT_WORKSPACE:-.}")
+[[ -n "${INPUT_CONFIG:-}" ]] && args+=(--config "$INPUT_CONFIG")
+[[ -n "${INPUT_TASK:-}" ]] && args+=(--task "$INPUT_TASK")
+[[ -n "${INPUT_REFERENCE:-}" ]] && args+=(--reference "$INPUT_REFERENCE")
+[[ -n "${INPUT_COMMENT_MODE:-}" ]] && args+=(--comment-mode "$INPUT_COMMENT_MODE")
+[[ "${INPUT_DELETE_ON_PASS:-false}" == true ]] && args+=(--delete-on-pass)
+[[ -n "${INPUT_CHECK_RUN:-}" ]] && args+=(--check-run "$INPUT_CHECK_RUN")
+[[ -n "${INPUT_FAIL_ON:-}" ]] && args+=(--fail-on "$INPUT_FAIL_ON")
+if [[ -n "${INPUT_ARGS:-}" ]]; then
+  read -r -a extra <<< "$INPUT_ARGS"
+  args+=("${extra[@]}")
+fi
+exec "$bin" "${args[@]}"

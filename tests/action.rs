@@ -1,0 +1,337 @@
+//! The composite action, run as the runner would run it: each step of `action.yml` with bash,
+//! its `${{ … }}` expressions filled from inputs (defaults from `action.yml`) and step outputs,
+//! in a simulated runner (`GITHUB_*`, `RUNNER_*`, temp files for outputs and the summary),
+//! against the loopback GitHub. The release download is a `file://` mirror holding this
+//! build's binary with its checksum; the cargo fallback is observed through a stand-in `cargo`.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::fake_github::{FakeGitHub, Layout};
+use marked_yaml::Node;
+
+const TOKEN: &str = "ghs_SENTINELTOKEN0123456789abcdef";
+
+/// One step of the composite action.
+struct Step {
+    id: String,
+    env: Vec<(String, String)>,
+    run: String,
+}
+
+fn scalar(n: &Node) -> String {
+    n.as_scalar().map(|s| s.as_str().to_string()).unwrap_or_default()
+}
+
+/// The action's input defaults and steps.
+fn action() -> (HashMap<String, String>, Vec<String>, Vec<Step>) {
+    let text = std::fs::read_to_string(common::repo_root().join("action.yml")).unwrap();
+    let doc = marked_yaml::parse_yaml(0, &text).unwrap();
+    let root = doc.as_mapping().unwrap();
+    let mut defaults = HashMap::new();
+    for (k, v) in root.get_mapping("inputs").unwrap().iter() {
+        let d = v.as_mapping().and_then(|m| m.get_node("default"));
+        defaults.insert(k.as_str().to_string(), d.map(scalar).unwrap_or_default());
+    }
+    let outputs: Vec<String> = root
+        .get_mapping("outputs")
+        .unwrap()
+        .iter()
+        .map(|(_, v)| scalar(v.as_mapping().unwrap().get_node("value").unwrap()))
+        .collect();
+    let runs = root.get_mapping("runs").unwrap();
+    assert_eq!(runs.get_scalar("using").unwrap().as_str(), "composite");
+    let steps = runs
+        .get_sequence("steps")
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let m = s.as_mapping().unwrap();
+            assert_eq!(m.get_scalar("shell").unwrap().as_str(), "bash");
+            Step {
+                id: m.get_scalar("id").unwrap().as_str().to_string(),
+                env: m
+                    .get_mapping("env")
+                    .map(|e| {
+                        e.iter()
+                            .map(|(k, v)| (k.as_str().to_string(), scalar(v)))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                run: m.get_scalar("run").unwrap().as_str().to_string(),
+            }
+        })
+        .collect();
+    (defaults, outputs, steps)
+}
+
+/// Fills `${{ expr }}` from `values` (inputs as `inputs.NAME`, step outputs as
+/// `steps.ID.outputs.NAME`, `github.*`); an unknown expression fails the test.
+fn fill(text: &str, values: &HashMap<String, String>) -> String {
+    let re = regex::Regex::new(r"\$\{\{\s*([^}]+?)\s*\}\}").unwrap();
+    re.replace_all(text, |c: &regex::Captures| {
+        values
+            .get(&c[1])
+            .cloned()
+            .unwrap_or_else(|| panic!("no value for the expression {}", &c[1]))
+    })
+    .into_owned()
+}
+
+/// Reads `key=value` and heredoc lines of a GITHUB_OUTPUT file.
+fn read_outputs(p: &Path) -> HashMap<String, String> {
+    let text = std::fs::read_to_string(p).unwrap_or_default();
+    let mut out = HashMap::new();
+    let mut lines = text.lines();
+    while let Some(l) = lines.next() {
+        if let Some((k, d)) = l.split_once("<<") {
+            let v: Vec<&str> = lines.by_ref().take_while(|x| *x != d).collect();
+            out.insert(k.to_string(), v.join("\n"));
+        } else if let Some((k, v)) = l.split_once('=') {
+            out.insert(k.to_string(), v.to_string());
+        }
+    }
+    out
+}
+
+/// The simulated runner.
+struct Runner {
+    tmp: tempfile::TempDir,
+    gh: FakeGitHub,
+}
+
+impl Runner {
+    fn new() -> Runner {
+        Runner {
+            tmp: tempfile::tempdir().unwrap(),
+            gh: FakeGitHub::start(Layout::DOTCOM),
+        }
+    }
+
+    fn path(&self, p: &str) -> PathBuf {
+        self.tmp.path().join(p)
+    }
+
+    /// Runs one step; returns its exit code, stdout+stderr, and outputs.
+    fn step(
+        &self,
+        step: &Step,
+        values: &HashMap<String, String>,
+        cwd: &Path,
+        extra_env: &[(&str, String)],
+    ) -> (Option<i32>, String, HashMap<String, String>) {
+        let output = self.path(&format!("output-{}.txt", step.id));
+        let _ = std::fs::remove_file(&output);
+        let mut cmd = Command::new("bash");
+        cmd.arg("-c")
+            .arg(fill(&step.run, values))
+            .current_dir(cwd)
+            .env_remove("GITHUB_TOKEN")
+            .env("NO_COLOR", "1")
+            .env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_ACTION_PATH", common::repo_root())
+            .env("GITHUB_EVENT_NAME", "pull_request")
+            .env(
+                "GITHUB_EVENT_PATH",
+                common::repo_root().join("tests/fixtures/github/events/pull_request.opened.json"),
+            )
+            .env("GITHUB_REPOSITORY", "Codertocat/Hello-World")
+            .env("GITHUB_SHA", "ffffffffffffffffffffffffffffffffffffffff")
+            .env("GITHUB_SERVER_URL", "https://github.com")
+            .env("GITHUB_RUN_ID", "77")
+            .env("GITHUB_API_URL", self.gh.api_url())
+            .env("GITHUB_GRAPHQL_URL", self.gh.graphql_url())
+            .env("GITHUB_OUTPUT", &output)
+            .env("GITHUB_STEP_SUMMARY", self.path("summary.md"))
+            .env("RUNNER_OS", "Linux")
+            .env("RUNNER_ARCH", "X64")
+            .env("RUNNER_TEMP", self.tmp.path())
+            .env("RUNNER_TOOL_CACHE", self.path("toolcache"));
+        for (k, v) in &step.env {
+            cmd.env(k, fill(v, values));
+        }
+        for (k, v) in extra_env {
+            cmd.env(k, v);
+        }
+        let o = cmd.output().unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        (o.status.code(), text, read_outputs(&output))
+    }
+}
+
+/// Publishes this build's binary as release `v{version}` for x86_64 Linux under `dir`.
+fn release(dir: &Path, version: &str) -> PathBuf {
+    let asset = format!("judge-ci-{version}-x86_64-unknown-linux-musl.tar.gz");
+    let at = dir.join(format!("v{version}"));
+    let stage = dir.join("stage/judge-ci");
+    std::fs::create_dir_all(&at).unwrap();
+    std::fs::create_dir_all(&stage).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_judge-ci"), stage.join("judge-ci")).unwrap();
+    let st = Command::new("tar")
+        .arg("-czf")
+        .arg(at.join(&asset))
+        .arg("-C")
+        .arg(dir.join("stage"))
+        .arg("judge-ci")
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let sum = Command::new("sha256sum").arg(at.join(&asset)).output().unwrap();
+    let hash = String::from_utf8_lossy(&sum.stdout)
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    std::fs::write(at.join(format!("{asset}.sha256")), format!("{hash}  {asset}\n")).unwrap();
+    at.join(asset)
+}
+
+fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}
+
+fn base_values(defaults: &HashMap<String, String>) -> HashMap<String, String> {
+    let mut v: HashMap<String, String> = HashMap::new();
+    for (k, d) in defaults {
+        v.insert(format!("inputs.{k}"), d.clone());
+    }
+    v.insert("github.token".into(), TOKEN.into());
+    v.insert("github.action_repository".into(), "judge-ci/judge-ci".into());
+    // Input defaults may themselves be expressions (github-token).
+    let snapshot = v.clone();
+    for val in v.values_mut() {
+        *val = fill(val, &snapshot);
+    }
+    v
+}
+
+#[test]
+fn the_composite_action_installs_from_a_verified_release_judges_and_publishes() {
+    let (defaults, outputs, steps) = action();
+    assert_eq!(steps.len(), 2);
+    let r = Runner::new();
+    let mirror = r.path("releases");
+    release(&mirror, &version());
+    let mirror_env = [(
+        "JUDGE_CI_RELEASE_URL",
+        format!("file://{}", mirror.display()),
+    )];
+
+    let project = tempfile::tempdir().unwrap();
+    for part in ["workspace", "reference"] {
+        let st = Command::new("cp")
+            .arg("-r")
+            .arg(common::repo_root().join("examples/jakarta-migration").join(part))
+            .arg(project.path().join(part))
+            .status()
+            .unwrap();
+        assert!(st.success());
+    }
+    let ws = project.path().join("workspace");
+
+    let mut values = base_values(&defaults);
+    let (code, log, install_out) = r.step(&steps[0], &values, &ws, &mirror_env);
+    assert_eq!(code, Some(0), "{log}");
+    assert!(log.contains("downloaded from file://"), "{log}");
+    let bin = install_out["bin"].clone();
+    assert!(bin.starts_with(&r.path("toolcache").display().to_string()), "{bin}");
+    values.insert("steps.install.outputs.bin".into(), bin.clone());
+
+    values.insert("inputs.comment-mode".into(), "update".into());
+    let (code, log, judge_out) = r.step(&steps[1], &values, &ws, &[]);
+    assert_eq!(code, Some(1), "rejected, as the example is: {log}");
+    assert!(!log.contains("SENTINEL"), "{log}");
+    assert_eq!(r.gh.comments().len(), 1, "{log}");
+    assert_eq!(r.gh.check_runs().len(), 1, "{log}");
+    assert!(r.gh.violations().is_empty(), "{:?}", r.gh.violations());
+    // Every output the action declares is one the step wrote.
+    for value in &outputs {
+        let key = value
+            .trim_start_matches("${{ steps.judge.outputs.")
+            .trim_end_matches(" }}");
+        assert!(judge_out.contains_key(key), "the step writes {key}: {judge_out:?}");
+    }
+    assert_eq!(judge_out["reading"], "REJECTED");
+    assert_eq!(judge_out["publish-mode"], "api");
+    assert!(ws.join("judge-ci-out/report.json").is_file());
+
+    // A second job finds the binary in the tool cache without downloading.
+    std::fs::remove_dir_all(&mirror).unwrap();
+    let (code, log, again) = r.step(&steps[0], &values, &ws, &mirror_env);
+    assert_eq!(code, Some(0), "{log}");
+    assert!(log.contains("found in the tool cache"), "{log}");
+    assert_eq!(again["bin"], bin);
+}
+
+#[test]
+fn a_bad_checksum_is_refused_and_a_missing_asset_builds_with_cargo() {
+    let (defaults, _, steps) = action();
+    let values = base_values(&defaults);
+    let cwd = tempfile::tempdir().unwrap();
+
+    let r = Runner::new();
+    let mirror = r.path("releases");
+    let asset = release(&mirror, &version());
+    std::fs::write(
+        PathBuf::from(format!("{}.sha256", asset.display())),
+        "0000000000000000000000000000000000000000000000000000000000000000  x\n",
+    )
+    .unwrap();
+    let (code, log, out) = r.step(
+        &steps[0],
+        &values,
+        cwd.path(),
+        &[(
+            "JUDGE_CI_RELEASE_URL",
+            format!("file://{}", mirror.display()),
+        )],
+    );
+    assert_eq!(code, Some(1), "{log}");
+    assert!(log.contains("checksum mismatch"), "{log}");
+    assert!(!out.contains_key("bin"));
+
+    // No asset for this version: `cargo install --locked --path <action>` (a stand-in cargo
+    // records its arguments and installs this build's binary where --root says).
+    let r = Runner::new();
+    let fake_bin = r.path("fakebin");
+    std::fs::create_dir_all(&fake_bin).unwrap();
+    let record = r.path("cargo-args.txt");
+    let script = format!(
+        "#!/bin/sh\necho \"$@\" > {}\nroot=''\nwhile [ $# -gt 0 ]; do [ \"$1\" = --root ] && root=\"$2\"; shift; done\nmkdir -p \"$root/bin\" && cp {} \"$root/bin/judge-ci\"\n",
+        record.display(),
+        env!("CARGO_BIN_EXE_judge-ci")
+    );
+    std::fs::write(fake_bin.join("cargo"), script).unwrap();
+    common::chmod_x(&fake_bin.join("cargo"));
+    let path = format!("{}:{}", fake_bin.display(), std::env::var("PATH").unwrap());
+    let (code, log, out) = r.step(
+        &steps[0],
+        &values,
+        cwd.path(),
+        &[
+            (
+                "JUDGE_CI_RELEASE_URL",
+                format!("file://{}", r.path("empty-mirror").display()),
+            ),
+            ("PATH", path),
+        ],
+    );
+    assert_eq!(code, Some(0), "{log}");
+    assert!(log.contains("building from the action's source"), "{log}");
+    let args = std::fs::read_to_string(&record).unwrap();
+    assert!(
+        args.starts_with(&format!(
+            "install --locked --path {} --root ",
+            common::repo_root().display()
+        )),
+        "{args}"
+    );
+    assert!(out["bin"].ends_with("/bin/judge-ci"));
+}
