@@ -23,7 +23,9 @@ struct Step {
 }
 
 fn scalar(n: &Node) -> String {
-    n.as_scalar().map(|s| s.as_str().to_string()).unwrap_or_default()
+    n.as_scalar()
+        .map(|s| s.as_str().to_string())
+        .unwrap_or_default()
 }
 
 /// The action's input defaults and steps.
@@ -183,13 +185,20 @@ fn release(dir: &Path, version: &str) -> PathBuf {
         .status()
         .unwrap();
     assert!(st.success());
-    let sum = Command::new("sha256sum").arg(at.join(&asset)).output().unwrap();
+    let sum = Command::new("sha256sum")
+        .arg(at.join(&asset))
+        .output()
+        .unwrap();
     let hash = String::from_utf8_lossy(&sum.stdout)
         .split_whitespace()
         .next()
         .unwrap()
         .to_string();
-    std::fs::write(at.join(format!("{asset}.sha256")), format!("{hash}  {asset}\n")).unwrap();
+    std::fs::write(
+        at.join(format!("{asset}.sha256")),
+        format!("{hash}  {asset}\n"),
+    )
+    .unwrap();
     at.join(asset)
 }
 
@@ -203,7 +212,10 @@ fn base_values(defaults: &HashMap<String, String>) -> HashMap<String, String> {
         v.insert(format!("inputs.{k}"), d.clone());
     }
     v.insert("github.token".into(), TOKEN.into());
-    v.insert("github.action_repository".into(), "judge-ci/judge-ci".into());
+    v.insert(
+        "github.action_repository".into(),
+        "judge-ci/judge-ci".into(),
+    );
     // Input defaults may themselves be expressions (github-token).
     let snapshot = v.clone();
     for val in v.values_mut() {
@@ -228,7 +240,11 @@ fn the_composite_action_installs_from_a_verified_release_judges_and_publishes() 
     for part in ["workspace", "reference"] {
         let st = Command::new("cp")
             .arg("-r")
-            .arg(common::repo_root().join("examples/jakarta-migration").join(part))
+            .arg(
+                common::repo_root()
+                    .join("examples/jakarta-migration")
+                    .join(part),
+            )
             .arg(project.path().join(part))
             .status()
             .unwrap();
@@ -241,7 +257,10 @@ fn the_composite_action_installs_from_a_verified_release_judges_and_publishes() 
     assert_eq!(code, Some(0), "{log}");
     assert!(log.contains("downloaded from file://"), "{log}");
     let bin = install_out["bin"].clone();
-    assert!(bin.starts_with(&r.path("toolcache").display().to_string()), "{bin}");
+    assert!(
+        bin.starts_with(&r.path("toolcache").display().to_string()),
+        "{bin}"
+    );
     values.insert("steps.install.outputs.bin".into(), bin.clone());
 
     values.insert("inputs.comment-mode".into(), "update".into());
@@ -256,7 +275,10 @@ fn the_composite_action_installs_from_a_verified_release_judges_and_publishes() 
         let key = value
             .trim_start_matches("${{ steps.judge.outputs.")
             .trim_end_matches(" }}");
-        assert!(judge_out.contains_key(key), "the step writes {key}: {judge_out:?}");
+        assert!(
+            judge_out.contains_key(key),
+            "the step writes {key}: {judge_out:?}"
+        );
     }
     assert_eq!(judge_out["reading"], "REJECTED");
     assert_eq!(judge_out["publish-mode"], "api");
