@@ -7,6 +7,7 @@ use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
 use super::duration::parse_duration;
+use super::llm::{CriteriaSource, LlmOutput, LlmSettings, Question, RosterItem, RosterKind};
 use super::yaml::{Key, Kind, Reader, key, nearest};
 
 /// The tier a check type belongs to (it decides which dependencies a judge may pull in).
@@ -257,6 +258,7 @@ pub const CATALOG: &[CheckType] = &[
         family: Family::Semantic,
         doc: "asks a model for a verdict, score or criteria in a validated JSON shape",
         keys: keys![
+            key("prompt", Kind::Str, "prompt template file"),
             key(
                 "output",
                 Kind::Enum(&["verdict", "score", "criteria"]),
@@ -269,13 +271,14 @@ pub const CATALOG: &[CheckType] = &[
         name: "test-quality-llm",
         family: Family::Semantic,
         doc: "agent-bench's test-quality rubric",
-        keys: keys![],
+        keys: keys![key("prompt", Kind::Str, "prompt template file")],
     },
     CheckType {
         name: "semantic-diff",
         family: Family::Semantic,
         doc: "one question per criterion; score = passed/total",
         keys: keys![
+            key("prompt", Kind::Str, "prompt template file"),
             key("criteria", Kind::StrList, "criteria"),
             key(
                 "plan",
@@ -289,13 +292,14 @@ pub const CATALOG: &[CheckType] = &[
         name: "correctness",
         family: Family::Semantic,
         doc: "does the change achieve the goal (strict YES/NO)",
-        keys: keys![],
+        keys: keys![key("prompt", Kind::Str, "prompt template file")],
     },
     CheckType {
         name: "ears",
         family: Family::Semantic,
         doc: "EARS requirement roster",
         keys: keys![
+            key("prompt", Kind::Str, "prompt template file"),
             key("criteria", Kind::Any, "list of {id, text, applies-when?}"),
             key("criteria-file", Kind::Str, "file holding the criteria")
         ],
@@ -305,6 +309,7 @@ pub const CATALOG: &[CheckType] = &[
         family: Family::Semantic,
         doc: "RFC 2119 constraint roster",
         keys: keys![
+            key("prompt", Kind::Str, "prompt template file"),
             key("criteria", Kind::Any, "list of {id, text, applies-when?}"),
             key("criteria-file", Kind::Str, "file holding the criteria")
         ],
@@ -537,11 +542,14 @@ pub enum CheckKind {
         /// Surefire report folder.
         reports: WorkspacePath,
     },
-    /// A known structural or semantic type that this version cannot run yet; its judge
-    /// reports an instrument ERROR naming the type, never a FAIL.
-    Unavailable {
-        /// The type.
-        type_name: &'static str,
+    /// A semantic check: a question for a model.
+    Semantic {
+        /// What it asks.
+        question: Question,
+        /// Its own model settings (over the config's `llm:`).
+        llm: LlmSettings,
+        /// A prompt template replacing the built-in one: its path and text.
+        prompt: Option<(PathBuf, String)>,
     },
 }
 
@@ -914,20 +922,217 @@ pub fn read_kind(
         "test-invariance" => Some(CheckKind::TestInvariance {
             reports: path_key(r, m, "reports", Some("target/surefire-reports"), what)?,
         }),
+        "llm" => {
+            let output = match get(m, "output") {
+                Some(n) => match r
+                    .token(
+                        n,
+                        &format!("{what}.output"),
+                        &["verdict", "score", "criteria"],
+                    )?
+                    .as_str()
+                {
+                    "score" => LlmOutput::Score,
+                    "criteria" => LlmOutput::Criteria,
+                    _ => LlmOutput::Verdict,
+                },
+                None => LlmOutput::Verdict,
+            };
+            let threshold = match get(m, "threshold") {
+                Some(n) => {
+                    let v = r.number(n, &format!("{what}.threshold"))?;
+                    if !(0.0..=1.0).contains(&v) {
+                        r.error(n, format!("{what}.threshold must be between 0 and 1"));
+                        return None;
+                    }
+                    v
+                }
+                None => 0.5,
+            };
+            semantic(r, m, Question::Llm { output, threshold }, what)
+        }
+        "test-quality-llm" => semantic(r, m, Question::TestQuality, what),
+        "correctness" => semantic(r, m, Question::Correctness, what),
+        "semantic-diff" => {
+            let criteria = match (get(m, "criteria"), get(m, "plan")) {
+                (Some(_), Some(p)) => {
+                    r.error_help(
+                        p,
+                        format!("{what} has both `criteria` and `plan`"),
+                        "keep one: the listed criteria, or the plan whose VERIFY: lines are the criteria",
+                    );
+                    return None;
+                }
+                (Some(n), None) => {
+                    let list = r.string_list(n, &format!("{what}.criteria"))?;
+                    if list.is_empty() {
+                        r.error(n, format!("{what}.criteria is empty"));
+                        return None;
+                    }
+                    CriteriaSource::Listed(list)
+                }
+                (None, Some(_)) => CriteriaSource::Plan(path_key(r, m, "plan", None, what)?),
+                (None, None) => CriteriaSource::Goal,
+            };
+            let max = match get(m, "max-criteria") {
+                Some(n) => match r.integer(n, &format!("{what}.max-criteria"))? {
+                    v @ 1..=200 => v as usize,
+                    _ => {
+                        r.error(n, format!("{what}.max-criteria must be 1 to 200"));
+                        return None;
+                    }
+                },
+                None => 20,
+            };
+            semantic(r, m, Question::SemanticDiff { criteria, max }, what)
+        }
+        "ears" | "rfc2119" => {
+            let kind = if t.name == "ears" {
+                RosterKind::Ears
+            } else {
+                RosterKind::Rfc2119
+            };
+            let items = roster(r, m, whole, what)?;
+            semantic(r, m, Question::Roster { kind, items }, what)
+        }
         other => {
-            // Semantic types: their keys are type-checked here so a config
-            // written for them is validated today, and they run once their judges exist.
-            r.check_values(m, t.keys, what);
-            if t.family == Family::Semantic {
-                r.check_values(m, LLM_KEYS, what);
-            }
-            let type_name = CATALOG
-                .iter()
-                .find(|c| c.name == other)
-                .map_or("unknown", |c| c.name);
-            Some(CheckKind::Unavailable { type_name })
+            r.error(whole, format!("{what}: check type '{other}' has no reader"));
+            None
         }
     }
+}
+
+/// A semantic check: its question, its model settings and its prompt template.
+fn semantic(
+    r: &mut Reader,
+    m: &MarkedMappingNode,
+    question: Question,
+    what: &str,
+) -> Option<CheckKind> {
+    let llm = super::llm::read(r, m, what)?;
+    let prompt = match get(m, "prompt") {
+        Some(n) => {
+            let p = r.non_blank(n, &format!("{what}.prompt"))?;
+            let dir = r.file.parent().map(Path::to_path_buf).unwrap_or_default();
+            let full = dir.join(&p);
+            match std::fs::read_to_string(&full) {
+                Ok(text) => Some((full, text)),
+                Err(e) => {
+                    r.error_help(
+                        n,
+                        format!("{what}.prompt: cannot read {}: {e}", full.display()),
+                        "the prompt is a minijinja template file, relative to the config file",
+                    );
+                    return None;
+                }
+            }
+        }
+        None => None,
+    };
+    Some(CheckKind::Semantic {
+        question,
+        llm,
+        prompt,
+    })
+}
+
+/// The items of an EARS or RFC 2119 roster, from `criteria` or `criteria-file`.
+fn roster(
+    r: &mut Reader,
+    m: &MarkedMappingNode,
+    whole: &Node,
+    what: &str,
+) -> Option<Vec<RosterItem>> {
+    let value = match (get(m, "criteria"), get(m, "criteria-file")) {
+        (Some(n), None) => super::yaml::to_json(n),
+        (None, Some(n)) => {
+            let p = r.non_blank(n, &format!("{what}.criteria-file"))?;
+            let dir = r.file.parent().map(Path::to_path_buf).unwrap_or_default();
+            let full = dir.join(&p);
+            let text = match std::fs::read_to_string(&full) {
+                Ok(t) => t,
+                Err(e) => {
+                    r.error(
+                        n,
+                        format!("{what}.criteria-file: cannot read {}: {e}", full.display()),
+                    );
+                    return None;
+                }
+            };
+            match marked_yaml::parse_yaml(0, &text) {
+                Ok(doc) => super::yaml::to_json(&doc),
+                Err(e) => {
+                    r.error(n, format!("{what}.criteria-file {}: {e}", full.display()));
+                    return None;
+                }
+            }
+        }
+        (Some(_), Some(n)) => {
+            r.error(
+                n,
+                format!("{what} has both `criteria` and `criteria-file`; keep one"),
+            );
+            return None;
+        }
+        (None, None) => {
+            r.error_help(
+                whole,
+                format!("{what} needs `criteria` or `criteria-file`"),
+                "list the requirements: criteria: [{id: R1, text: \"…\", applies-when: \"…\"}]",
+            );
+            return None;
+        }
+    };
+    let at = get(m, "criteria")
+        .or(get(m, "criteria-file"))
+        .unwrap_or(whole);
+    let Some(list) = value.as_array().filter(|l| !l.is_empty()) else {
+        r.error_help(
+            at,
+            format!("{what}: the criteria must be a non-empty list"),
+            "each item is {id, text, applies-when?}",
+        );
+        return None;
+    };
+    let mut items = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (i, v) in list.iter().enumerate() {
+        let field = |k: &str| v.get(k).and_then(serde_json::Value::as_str).map(str::trim);
+        match (field("id"), field("text")) {
+            (Some(id), Some(text)) if !id.is_empty() && !text.is_empty() => {
+                if !id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+                {
+                    r.error(at, format!("{what}: criterion {} id '{id}' may hold letters, digits, '-', '_' and '.' only", i + 1));
+                    return None;
+                }
+                if !seen.insert(id.to_string()) {
+                    r.error(at, format!("{what}: criterion id '{id}' appears twice"));
+                    return None;
+                }
+                items.push(RosterItem {
+                    id: id.to_string(),
+                    text: text.to_string(),
+                    applies_when: field("applies-when")
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_string),
+                });
+            }
+            _ => {
+                r.error_help(
+                    at,
+                    format!(
+                        "{what}: criterion {} needs a non-empty `id` and `text`",
+                        i + 1
+                    ),
+                    "each item is {id, text, applies-when?}",
+                );
+                return None;
+            }
+        }
+    }
+    Some(items)
 }
 
 /// `include`/`exclude` globs, each checked to compile.

@@ -16,6 +16,7 @@ use crate::jury::strategies::{
 
 use super::checks::{self, CheckKind};
 use super::diag::{Diagnostic, Diagnostics};
+use super::llm::LlmSettings;
 use super::model::*;
 use super::yaml::{Key, Kind, Reader, is_null, key, parse, to_json};
 
@@ -216,7 +217,13 @@ pub const LLM_KEYS: &[Key] = &[
     ),
     key("max-output-tokens", Kind::Integer, "output token limit"),
     key("temperature", Kind::Number, "sampling temperature"),
-    key("cache", Kind::Str, "cache folder, or off"),
+    key("cache", Kind::Str, "cache folder, or off (.judge-ci/cache)"),
+    key("concurrency", Kind::Integer, "most requests in flight (4)"),
+    key(
+        "prices",
+        Kind::Object,
+        "USD per million tokens by model: {input, output}",
+    ),
 ];
 
 /// Keys of a task file.
@@ -357,10 +364,9 @@ fn read_benchmark(r: &mut Reader, root: &Node, path: &Path, bytes: &[u8]) -> Opt
         Some(n) => {
             let lm = r.mapping(n, "llm")?;
             r.check_keys(lm, "llm", LLM_KEYS, false);
-            r.check_values(lm, LLM_KEYS, "llm");
-            to_json(n).as_object().cloned()
+            super::llm::read(r, lm, "llm")
         }
-        None => None,
+        None => Some(LlmSettings::default()),
     };
     let diagnostics = m.get_node("diagnostics").map(to_json);
     Some(Benchmark {
@@ -375,7 +381,7 @@ fn read_benchmark(r: &mut Reader, root: &Node, path: &Path, bytes: &[u8]) -> Opt
         reference: reference?,
         jury: jury?,
         report: report?,
-        llm,
+        llm: llm?,
         diagnostics,
     })
 }
@@ -970,14 +976,6 @@ fn check(
         None => None,
     };
     let kind: CheckKind = checks::read_kind(r, t, m, n, &what)?;
-    if let CheckKind::Unavailable { type_name } = &kind {
-        let d = Diagnostic::warning(
-            r.loc(type_node),
-            format!("check type '{type_name}' is not available in this version of judge-ci"),
-        )
-        .help("its judge will report an instrument ERROR (never a FAIL) if its tier is reached");
-        r.diags.push(d);
-    }
     let timeout = match timeout_override {
         Some(t) => t?,
         None => checks::default_timeout(&kind),

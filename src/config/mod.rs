@@ -6,6 +6,7 @@
 pub mod checks;
 mod diag;
 mod duration;
+pub mod llm;
 mod load;
 mod model;
 pub mod schema;
@@ -13,5 +14,6 @@ mod yaml;
 
 pub use diag::{Diagnostic, Diagnostics, Loc, Severity};
 pub use duration::parse_duration;
+pub use llm::LlmSettings;
 pub use load::{DISCOVERED, discover, load_benchmark, load_task};
 pub use model::*;

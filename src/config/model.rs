@@ -9,6 +9,7 @@ use crate::jury::strategies::StrategySpec;
 
 use super::checks::CheckKind;
 use super::diag::Loc;
+use super::llm::LlmSettings;
 
 /// A benchmark (`judge-ci.yml`, or agent-bench's `benchmark.yaml`).
 #[derive(Clone, Debug)]
@@ -35,8 +36,8 @@ pub struct Benchmark {
     pub jury: JurySpec,
     /// `report` settings.
     pub report: ReportSettings,
-    /// `llm` defaults, kept as given (validated keys).
-    pub llm: Option<Map<String, Value>>,
+    /// `llm` defaults for semantic checks.
+    pub llm: LlmSettings,
     /// `diagnostics`, kept as given.
     pub diagnostics: Option<Value>,
 }

@@ -6,6 +6,7 @@ mod class_version;
 mod command;
 pub mod coverage;
 mod fs;
+pub mod llm;
 pub mod maven;
 pub mod paths;
 pub mod process;
@@ -82,20 +83,30 @@ async fn against_reference(
     .await
 }
 
+/// What every judge of a run shares: where progress goes, and the model runtime of the
+/// semantic checks (the config's `llm:` defaults, one HTTP client, the request cap).
+#[derive(Clone)]
+pub struct Services {
+    /// Progress events.
+    pub progress: Arc<dyn Progress>,
+    /// The semantic checks' model runtime.
+    pub llm: Arc<llm::Runtime>,
+}
+
 /// A judge built from one configured check.
 pub struct ConfiguredJudge {
     spec: CheckSpec,
     tier: String,
-    progress: Arc<dyn Progress>,
+    services: Services,
 }
 
 impl ConfiguredJudge {
-    /// The judge for `spec`, reporting to `progress` under the tier (or jury) name `tier`.
-    pub fn new(spec: CheckSpec, tier: impl Into<String>, progress: Arc<dyn Progress>) -> Self {
+    /// The judge for `spec`, reporting progress under the tier (or jury) name `tier`.
+    pub fn new(spec: CheckSpec, tier: impl Into<String>, services: Services) -> Self {
         ConfiguredJudge {
             spec,
             tier: tier.into(),
-            progress,
+            services,
         }
     }
 
@@ -205,10 +216,29 @@ impl ConfiguredJudge {
                 }))
                 .await
             }
-            CheckKind::Unavailable { type_name } => instrument(format!(
-                "check type '{type_name}' is not available in judge-ci {}; this tier cannot be judged until it is",
-                env!("CARGO_PKG_VERSION")
-            )),
+            CheckKind::Semantic {
+                question,
+                llm: own,
+                prompt,
+            } => {
+                let run = llm::judge(
+                    &self.services.llm,
+                    ctx,
+                    &question,
+                    &own,
+                    prompt.as_ref(),
+                    timeout,
+                    &self.spec.name,
+                );
+                match tokio::time::timeout(timeout, run).await {
+                    Ok(r) => r,
+                    Err(_) => instrument(format!(
+                        "{}: the model did not answer within {} (raise the check's timeout)",
+                        self.spec.name,
+                        humantime(timeout)
+                    )),
+                }
+            }
         }
     }
 }
@@ -233,7 +263,7 @@ impl Judge for ConfiguredJudge {
     }
 
     async fn judge(&self, ctx: &JudgmentContext) -> Result<Judgment, Fault> {
-        self.progress.started(&self.tier, &self.spec.name);
+        self.services.progress.started(&self.tier, &self.spec.name);
         let start = Instant::now();
         let result = self.evaluate(ctx).await;
         let elapsed = start.elapsed();
@@ -248,7 +278,8 @@ impl Judge for ConfiguredJudge {
             Ok(j) => j.status(),
             Err(_) => Status::Error,
         };
-        self.progress
+        self.services
+            .progress
             .finished(&self.tier, &self.spec.name, status, elapsed);
         result
     }
@@ -346,7 +377,21 @@ fn configuration(spec: &CheckSpec) -> Map<String, Value> {
             json!({"include": files.include, "exclude": files.exclude})
         }
         CheckKind::TestInvariance { reports } => json!({"reports": p(reports)}),
-        CheckKind::Unavailable { type_name } => json!({"available": false, "type": type_name}),
+        CheckKind::Semantic {
+            question,
+            llm: own,
+            prompt,
+        } => {
+            let mut v = json!({"question": format!("{question:?}").split([' ', '{']).next().unwrap_or_default()});
+            if let Some(m) = &own.model {
+                v["model"] = json!(m);
+            }
+            if let Some((path, text)) = prompt {
+                v["prompt"] = json!(path.file_name().map(|f| f.to_string_lossy().into_owned()));
+                v["promptSha256"] = json!(llm::prompt::template_hash(text));
+            }
+            v
+        }
     };
     if let Value::Object(e) = extra {
         m.extend(e);
@@ -369,7 +414,7 @@ fn simple(
     checks: &[CheckSpec],
     tier: &str,
     loc: Option<&Loc>,
-    progress: &Arc<dyn Progress>,
+    services: &Services,
 ) -> Result<SimpleJury, JuryBuildError> {
     let at = |error: BuildError| JuryBuildError {
         loc: loc.cloned(),
@@ -378,7 +423,7 @@ fn simple(
     let strategy = voting.build().map_err(at)?;
     let mut b = SimpleJury::builder().strategy(Arc::new(strategy));
     for c in checks {
-        let judge = ConfiguredJudge::new(c.clone(), tier, Arc::clone(progress));
+        let judge = ConfiguredJudge::new(c.clone(), tier, services.clone());
         b = b.weighted(Arc::new(judge), c.weight);
     }
     b.parallel(parallel)
@@ -391,7 +436,7 @@ fn simple(
 pub fn build_jury(
     spec: &JurySpec,
     name: &str,
-    progress: Arc<dyn Progress>,
+    services: &Services,
 ) -> Result<Arc<dyn Jury>, JuryBuildError> {
     match spec {
         JurySpec::Checks {
@@ -399,7 +444,7 @@ pub fn build_jury(
             parallel,
             checks,
         } => Ok(Arc::new(simple(
-            voting, *parallel, checks, name, None, &progress,
+            voting, *parallel, checks, name, None, services,
         )?)),
         JurySpec::Tiers(tiers) => {
             let mut b = CascadedJury::builder();
@@ -410,7 +455,7 @@ pub fn build_jury(
                     &t.checks,
                     &t.name,
                     t.loc.as_ref(),
-                    &progress,
+                    services,
                 )?;
                 b = b.tier(t.name.clone(), Arc::new(jury), t.policy);
             }
@@ -424,7 +469,7 @@ pub fn build_jury(
             for m in members {
                 named.push(NamedJury::new(
                     m.name.clone(),
-                    build_jury(&m.jury, &m.name, Arc::clone(&progress))?,
+                    build_jury(&m.jury, &m.name, services)?,
                 ));
             }
             let strategy = voting

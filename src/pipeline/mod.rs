@@ -350,6 +350,10 @@ pub fn tier_views(spec: &JurySpec, verdict: &Verdict) -> Vec<TierView> {
                 status: j.status(),
                 score: j.score(),
                 elapsed_ms: j.elapsed().map_or(0, |d| d.as_millis() as u64),
+                llm: j
+                    .metadata()
+                    .get(crate::judges::llm::USAGE_KEY)
+                    .and_then(|v| serde_json::from_value(v.clone()).ok()),
             })
             .collect()
     };
@@ -630,6 +634,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         }),
         tiers: tier_views(&bench.jury, &verdict),
         diffs: collect_diffs(&bench.jury, &verdict),
+        llm: None,
         verdict,
         interpretation: InterpretationInfo {
             reading: reading.reading,
@@ -661,6 +666,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
             Some("fix report.template, or remove it to use the built-in one"),
         )
     })?;
+    report.llm = crate::report::LlmTotals::of(&report.tiers);
     report.timings.render_ms = render_start.elapsed().as_millis() as u64;
     report.timings.total_ms = total.elapsed().as_millis() as u64;
 
@@ -762,7 +768,11 @@ fn jury_of(
     progress: Arc<dyn Progress>,
     color: bool,
 ) -> Result<(Arc<dyn Jury>, Value), RunError> {
-    let jury = build_jury(&bench.jury, &bench.name, progress).map_err(|e| {
+    let services = crate::judges::Services {
+        progress,
+        llm: Arc::new(crate::judges::llm::Runtime::new(bench.llm.clone())),
+    };
+    let jury = build_jury(&bench.jury, &bench.name, &services).map_err(|e| {
         let mut d = Diagnostics::default();
         d.push(Diagnostic::error(e.loc, e.error.message().to_string()));
         diags_error(&d, color)

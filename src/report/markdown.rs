@@ -113,6 +113,46 @@ pub struct View {
     pub tool_version: String,
     /// A link to the CI run, when known.
     pub run_url: Option<String>,
+    /// Model usage: "LLM claude-sonnet-4-6: 3 requests (1 cached), 12,345 tokens in, 678 out, $0.0123".
+    pub llm: Option<String>,
+}
+
+/// Groups digits by thousands.
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The footer's model-usage phrase.
+pub fn llm_phrase(t: &super::LlmTotals) -> String {
+    let mut s = format!(
+        "LLM {}: {} request(s)",
+        if t.models.is_empty() {
+            "-".to_string()
+        } else {
+            t.models.join(", ")
+        },
+        t.requests
+    );
+    if t.cache_hits > 0 {
+        s.push_str(&format!(", {} answer(s) from cache", t.cache_hits));
+    }
+    s.push_str(&format!(
+        ", {} tokens in, {} out",
+        thousands(t.input_tokens),
+        thousands(t.output_tokens)
+    ));
+    if let Some(c) = t.cost_usd {
+        s.push_str(&format!(", ${c:.4}"));
+    }
+    s
 }
 
 /// Reading for templates.
@@ -503,6 +543,7 @@ pub fn view(r: &Report) -> View {
         judgments,
         tool_version: r.tool.version.clone(),
         run_url: r.subject.run_url.clone(),
+        llm: r.llm.as_ref().map(llm_phrase),
     }
 }
 

@@ -35,6 +35,9 @@ pub struct Report {
     /// Structural findings of the judges that ran, by kind of comparison.
     #[serde(default, skip_serializing_if = "Diffs::is_empty")]
     pub diffs: Diffs,
+    /// Model usage of the semantic judges, when any asked a model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llm: Option<LlmTotals>,
     /// Phase timings.
     pub timings: Timings,
     /// The gate: pass or fail, the exit code and why.
@@ -183,6 +186,80 @@ pub struct JudgeView {
     pub score: Option<f64>,
     /// Run time.
     pub elapsed_ms: u64,
+    /// Model usage of a semantic judge (its judgment's `llm` metadata).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llm: Option<LlmUsage>,
+}
+
+/// Requests, cache hits, tokens and cost of model calls.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LlmUsage {
+    /// Provider, per judge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// Model, per judge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// HTTP requests made (retries and repairs included).
+    pub requests: u64,
+    /// Questions answered from the cache.
+    pub cache_hits: u64,
+    /// Input tokens billed.
+    pub input_tokens: u64,
+    /// Output tokens billed.
+    pub output_tokens: u64,
+    /// Cost in US dollars, when the config's price table names the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+}
+
+/// Model usage of the whole run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LlmTotals {
+    /// HTTP requests made.
+    pub requests: u64,
+    /// Questions answered from the cache.
+    pub cache_hits: u64,
+    /// Input tokens billed.
+    pub input_tokens: u64,
+    /// Output tokens billed.
+    pub output_tokens: u64,
+    /// Cost in US dollars, when every priced judge's model has a price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// The models asked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<String>,
+}
+
+impl LlmTotals {
+    /// The sum over every judge of `tiers`; `None` when no judge asked a model.
+    pub fn of(tiers: &[TierView]) -> Option<LlmTotals> {
+        let mut t = LlmTotals::default();
+        let mut any = false;
+        for u in tiers
+            .iter()
+            .flat_map(|x| &x.judges)
+            .filter_map(|j| j.llm.as_ref())
+        {
+            any = true;
+            t.requests += u.requests;
+            t.cache_hits += u.cache_hits;
+            t.input_tokens += u.input_tokens;
+            t.output_tokens += u.output_tokens;
+            if let Some(c) = u.cost_usd {
+                t.cost_usd = Some(t.cost_usd.unwrap_or(0.0) + c);
+            }
+            if let Some(m) = &u.model
+                && !t.models.contains(m)
+            {
+                t.models.push(m.clone());
+            }
+        }
+        any.then_some(t)
+    }
 }
 
 /// Structural findings: what differs between workspace and reference.

@@ -8,17 +8,12 @@
 //! force a race.
 
 use std::collections::{BTreeMap, HashSet};
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use hyper::body::Incoming;
-use hyper::service::service_fn;
-use hyper::{Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
+
+use super::loopback::{Answer, Incoming, Server};
 
 /// The login GraphQL `viewer` gives for the workflow token (REST shows it with `[bot]`).
 pub const BOT: &str = "github-actions";
@@ -133,11 +128,9 @@ impl Layout {
 
 /// The running server; stops when dropped.
 pub struct FakeGitHub {
-    addr: SocketAddr,
+    server: Server,
     layout: Layout,
     state: Arc<Mutex<State>>,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
 }
 
 fn operations() -> &'static Value {
@@ -172,57 +165,23 @@ impl FakeGitHub {
             next_id: 1000,
             ..State::default()
         }));
-        let (tx, rx) = std::sync::mpsc::channel();
-        let (stop_tx, mut stop_rx) = tokio::sync::oneshot::channel::<()>();
-        let st = state.clone();
-        let lay = layout.clone();
-        let thread = std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .expect("runtime");
-            rt.block_on(async move {
-                let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-                    .await
-                    .expect("bind");
-                tx.send(listener.local_addr().expect("addr")).expect("send");
-                loop {
-                    tokio::select! {
-                        _ = &mut stop_rx => break,
-                        accepted = listener.accept() => {
-                            let Ok((stream, _)) = accepted else { continue };
-                            let st = st.clone();
-                            let lay = lay.clone();
-                            tokio::spawn(async move {
-                                let svc = service_fn(move |req| handle(st.clone(), lay.clone(), req));
-                                let _ = hyper::server::conn::http1::Builder::new()
-                                    .serve_connection(TokioIo::new(stream), svc)
-                                    .await;
-                            });
-                        }
-                    }
-                }
-            });
-        });
-        let addr = rx.recv().expect("the server starts");
+        let (st, lay) = (state.clone(), layout.clone());
+        let server = Server::start(move |req| handle(st.clone(), lay.clone(), req));
         FakeGitHub {
-            addr,
+            server,
             layout,
             state,
-            stop: Some(stop_tx),
-            thread: Some(thread),
         }
     }
 
     /// `GITHUB_API_URL`.
     pub fn api_url(&self) -> String {
-        format!("http://{}{}", self.addr, self.layout.rest)
+        format!("http://{}{}", self.server.addr, self.layout.rest)
     }
 
     /// `GITHUB_GRAPHQL_URL`.
     pub fn graphql_url(&self) -> String {
-        format!("http://{}{}", self.addr, self.layout.graphql)
+        format!("http://{}{}", self.server.addr, self.layout.graphql)
     }
 
     /// Every request so far.
@@ -307,32 +266,12 @@ impl FakeGitHub {
     }
 }
 
-impl Drop for FakeGitHub {
-    fn drop(&mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-type Answer = Response<Full<Bytes>>;
-
 fn answer(status: u16, headers: &[(&str, String)], body: &Value) -> Answer {
-    let mut r = Response::builder()
-        .status(StatusCode::from_u16(status).unwrap())
-        .header("content-type", "application/json; charset=utf-8");
+    let mut a = Answer::json(status, body);
     for (k, v) in headers {
-        r = r.header(*k, v);
+        a = a.with_header(k, v);
     }
-    let text = if body.is_null() {
-        String::new()
-    } else {
-        body.to_string()
-    };
-    r.body(Full::new(Bytes::from(text))).unwrap()
+    a
 }
 
 fn comment_json(c: &Comment, base: &str) -> Value {
@@ -345,20 +284,16 @@ fn comment_json(c: &Comment, base: &str) -> Value {
     v
 }
 
-async fn handle(
-    state: Arc<Mutex<State>>,
-    layout: Layout,
-    req: Request<Incoming>,
-) -> Result<Answer, hyper::Error> {
-    let method = req.method().as_str().to_string();
-    let path = req.uri().path().to_string();
-    let query = req.uri().query().unwrap_or_default().to_string();
+async fn handle(state: Arc<Mutex<State>>, layout: Layout, req: Incoming) -> Answer {
+    let method = req.method;
+    let path = req.path;
+    let query = req.query;
     let auth = req
-        .headers()
+        .headers
         .get("authorization")
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
-    let bytes = req.into_body().collect().await?.to_bytes();
+    let bytes = req.body;
     let body: Option<Value> = if bytes.is_empty() {
         None
     } else {
@@ -390,14 +325,10 @@ async fn handle(
         })
     };
     if let Some(Fault::Status(code, headers, b)) = &fault {
-        return Ok(answer(*code, headers, b));
+        return answer(*code, headers, b);
     }
     if auth.is_none() {
-        return Ok(answer(
-            401,
-            &[],
-            &json!({"message": "Requires authentication"}),
-        ));
+        return answer(401, &[], &json!({"message": "Requires authentication"}));
     }
 
     let is_write = method != "GET" && path != layout.graphql
@@ -407,11 +338,11 @@ async fn handle(
             .and_then(Value::as_str)
             .is_some_and(|q| q.trim_start().starts_with("mutation"));
     if is_write && state.lock().unwrap().read_only.contains(&token) {
-        return Ok(answer(
+        return answer(
             403,
             &[],
             &json!({"message": "Resource not accessible by integration", "documentation_url": "https://docs.github.com/rest"}),
-        ));
+        );
     }
 
     // The race barrier on comment lists: the answer is what was there on arrival, given
@@ -440,7 +371,7 @@ async fn handle(
     if let Some(Fault::Lose(d)) = fault {
         tokio::time::sleep(d).await;
     }
-    Ok(result)
+    result
 }
 
 fn route(

@@ -118,3 +118,5 @@ pub fn assert_report_schema(report: &serde_json::Value) {
 }
 
 pub mod fake_github;
+pub mod fake_llm;
+pub mod loopback;

@@ -1,0 +1,299 @@
+//! Model settings (`llm:` at the top of a config and the same keys on a semantic check) and
+//! the questions the semantic checks ask. Settings merge check → config → built-in defaults;
+//! the environment (`JUDGE_CI_LLM_PROVIDER`, `…_MODEL`, `…_BASE_URL`) overrides both when the
+//! judges are built.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use marked_yaml::types::MarkedMappingNode;
+
+use super::checks::WorkspacePath;
+use super::yaml::Reader;
+
+/// Which API a model is reached through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Provider {
+    /// Anthropic's Messages API.
+    Anthropic,
+    /// The OpenAI chat-completions API (OpenAI, Azure OpenAI, Ollama, vLLM, LM Studio…).
+    OpenAi,
+}
+
+impl Provider {
+    /// The config token.
+    pub fn token(self) -> &'static str {
+        match self {
+            Provider::Anthropic => "anthropic",
+            Provider::OpenAi => "openai",
+        }
+    }
+
+    /// Parses a config token.
+    pub fn parse(s: &str) -> Option<Provider> {
+        match s {
+            "anthropic" => Some(Provider::Anthropic),
+            "openai" => Some(Provider::OpenAi),
+            _ => None,
+        }
+    }
+}
+
+/// Where replies are cached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CacheSetting {
+    /// In this folder (relative paths are relative to the working folder).
+    Folder(PathBuf),
+    /// Not at all.
+    Off,
+}
+
+/// Prices in US dollars per million tokens.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Price {
+    /// Input tokens.
+    pub input: f64,
+    /// Output tokens.
+    pub output: f64,
+}
+
+/// Model settings; `None` leaves the value to the next level.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LlmSettings {
+    /// `provider`.
+    pub provider: Option<Provider>,
+    /// `model`.
+    pub model: Option<String>,
+    /// `base-url`.
+    pub base_url: Option<String>,
+    /// `api-key-env`.
+    pub api_key_env: Option<String>,
+    /// `max-output-tokens`.
+    pub max_output_tokens: Option<u32>,
+    /// `temperature`.
+    pub temperature: Option<f64>,
+    /// `cache`.
+    pub cache: Option<CacheSetting>,
+    /// `concurrency`: most requests in flight.
+    pub concurrency: Option<usize>,
+    /// `prices`: per model name.
+    pub prices: BTreeMap<String, Price>,
+}
+
+impl LlmSettings {
+    /// These settings with the gaps filled from `fallback`.
+    pub fn or(&self, fallback: &LlmSettings) -> LlmSettings {
+        let mut prices = fallback.prices.clone();
+        prices.extend(self.prices.iter().map(|(k, v)| (k.clone(), *v)));
+        LlmSettings {
+            provider: self.provider.or(fallback.provider),
+            model: self.model.clone().or_else(|| fallback.model.clone()),
+            base_url: self.base_url.clone().or_else(|| fallback.base_url.clone()),
+            api_key_env: self
+                .api_key_env
+                .clone()
+                .or_else(|| fallback.api_key_env.clone()),
+            max_output_tokens: self.max_output_tokens.or(fallback.max_output_tokens),
+            temperature: self.temperature.or(fallback.temperature),
+            cache: self.cache.clone().or_else(|| fallback.cache.clone()),
+            concurrency: self.concurrency.or(fallback.concurrency),
+            prices,
+        }
+    }
+}
+
+/// What the `llm` check asks the model for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LlmOutput {
+    /// `{"verdict": "PASS"|"FAIL", "reasoning"}`.
+    Verdict,
+    /// `{"score": 0..1, "reasoning"}`; PASS iff score ≥ threshold.
+    Score,
+    /// `{"criteria": [{"name", "passed", "evidence"}]}`; score = passed/total.
+    Criteria,
+}
+
+/// One item of an EARS or RFC 2119 roster.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RosterItem {
+    /// Its id, as the model must repeat it.
+    pub id: String,
+    /// The requirement.
+    pub text: String,
+    /// The condition under which it applies; only such items may be NOT_APPLICABLE.
+    pub applies_when: Option<String>,
+}
+
+/// Which roster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RosterKind {
+    /// EARS requirements (`criteriaTotal`).
+    Ears,
+    /// RFC 2119 constraints (`constraintsTotal`).
+    Rfc2119,
+}
+
+/// Where semantic-diff's criteria come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CriteriaSource {
+    /// Listed in the config.
+    Listed(Vec<String>),
+    /// The `VERIFY:` lines of a plan file in the workspace.
+    Plan(WorkspacePath),
+    /// Neither: the sentences of the task's instruction.
+    Goal,
+}
+
+/// The question a semantic check asks.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Question {
+    /// `llm`.
+    Llm {
+        /// The requested shape.
+        output: LlmOutput,
+        /// Pass threshold for score and criteria.
+        threshold: f64,
+    },
+    /// `test-quality-llm`: agent-bench's rubric, PASS iff the mean score ≥ 0.5.
+    TestQuality,
+    /// `semantic-diff`: one question per criterion.
+    SemanticDiff {
+        /// The criteria.
+        criteria: CriteriaSource,
+        /// Most criteria asked.
+        max: usize,
+    },
+    /// `correctness`: does the change achieve the goal, strictly YES or NO.
+    Correctness,
+    /// `ears` / `rfc2119`.
+    Roster {
+        /// Which.
+        kind: RosterKind,
+        /// The items (never empty).
+        items: Vec<RosterItem>,
+    },
+}
+
+/// Reads the model keys of a mapping (`llm:` or a semantic check); unknown keys are the
+/// caller's to report.
+pub fn read(r: &mut Reader, m: &MarkedMappingNode, what: &str) -> Option<LlmSettings> {
+    let mut s = LlmSettings::default();
+    let mut ok = true;
+    if let Some(n) = m.get_node("provider") {
+        match r.token(n, &format!("{what}.provider"), &["anthropic", "openai"]) {
+            Some(t) => s.provider = Provider::parse(&t),
+            None => ok = false,
+        }
+    }
+    if let Some(n) = m.get_node("model") {
+        s.model = r.non_blank(n, &format!("{what}.model"));
+        ok &= s.model.is_some();
+    }
+    if let Some(n) = m.get_node("base-url") {
+        match r.non_blank(n, &format!("{what}.base-url")) {
+            Some(u) if u.starts_with("http://") || u.starts_with("https://") => {
+                s.base_url = Some(u.trim_end_matches('/').to_string())
+            }
+            Some(_) => {
+                r.error_help(
+                    n,
+                    format!("{what}.base-url must be an http:// or https:// URL"),
+                    "for example https://api.openai.com/v1 or http://localhost:11434/v1",
+                );
+                ok = false;
+            }
+            None => ok = false,
+        }
+    }
+    if let Some(n) = m.get_node("api-key-env") {
+        match r.non_blank(n, &format!("{what}.api-key-env")) {
+            Some(v) if v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
+                s.api_key_env = Some(v)
+            }
+            Some(_) => {
+                r.error_help(
+                    n,
+                    format!("{what}.api-key-env must name an environment variable"),
+                    "write the variable's name (ANTHROPIC_API_KEY), never the key itself",
+                );
+                ok = false;
+            }
+            None => ok = false,
+        }
+    }
+    if let Some(n) = m.get_node("max-output-tokens") {
+        match r.integer(n, &format!("{what}.max-output-tokens")) {
+            Some(v) if (1..=1_000_000).contains(&v) => s.max_output_tokens = Some(v as u32),
+            Some(_) => {
+                r.error(n, format!("{what}.max-output-tokens must be 1 to 1000000"));
+                ok = false;
+            }
+            None => ok = false,
+        }
+    }
+    if let Some(n) = m.get_node("temperature") {
+        match r.number(n, &format!("{what}.temperature")) {
+            Some(v) if (0.0..=2.0).contains(&v) => s.temperature = Some(v),
+            Some(_) => {
+                r.error(n, format!("{what}.temperature must be between 0 and 2"));
+                ok = false;
+            }
+            None => ok = false,
+        }
+    }
+    if let Some(n) = m.get_node("cache") {
+        match r.non_blank(n, &format!("{what}.cache")) {
+            Some(v) if v == "off" => s.cache = Some(CacheSetting::Off),
+            Some(v) => s.cache = Some(CacheSetting::Folder(PathBuf::from(v))),
+            None => ok = false,
+        }
+    }
+    if let Some(n) = m.get_node("concurrency") {
+        match r.integer(n, &format!("{what}.concurrency")) {
+            Some(v) if (1..=64).contains(&v) => s.concurrency = Some(v as usize),
+            Some(_) => {
+                r.error(n, format!("{what}.concurrency must be 1 to 64"));
+                ok = false;
+            }
+            None => ok = false,
+        }
+    }
+    if let Some(n) = m.get_node("prices") {
+        let pm = r.mapping(n, &format!("{what}.prices"))?;
+        for (model, v) in pm.iter() {
+            let w = format!("{what}.prices.{}", model.as_str());
+            let Some(pv) = r.mapping(v, &w) else {
+                ok = false;
+                continue;
+            };
+            let mut read_price = |k: &str| -> Option<f64> {
+                match pv.get_node(k) {
+                    Some(x) => match r.number(x, &format!("{w}.{k}")) {
+                        Some(p) if p >= 0.0 => Some(p),
+                        Some(_) => {
+                            r.error(x, format!("{w}.{k} must not be negative"));
+                            None
+                        }
+                        None => None,
+                    },
+                    None => {
+                        r.error_help(
+                            v,
+                            format!("{w} has no `{k}`"),
+                            "write {input: USD per million input tokens, output: USD per million output tokens}",
+                        );
+                        None
+                    }
+                }
+            };
+            match (read_price("input"), read_price("output")) {
+                (Some(input), Some(output)) => {
+                    s.prices
+                        .insert(model.as_str().to_string(), Price { input, output });
+                }
+                _ => ok = false,
+            }
+        }
+    }
+    ok.then_some(s)
+}

@@ -1,0 +1,711 @@
+//! The semantic tier: judges that ask a model what structure cannot settle (`llm`,
+//! `test-quality-llm`, `semantic-diff`, `correctness`, `ears`, `rfc2119`).
+//!
+//! Every failure of the model or its provider (no key, unreachable, refusal, a reply that
+//! does not fit the requested JSON shape even after one repair) is an ERROR
+//! (`judge_reported`) that says how to fix it, never a FAIL. Replies are cached by content,
+//! so an unchanged re-run asks nothing; requests, cache hits, tokens and (with a price table)
+//! cost go into the judgment's `llm` metadata, from which the report adds them up.
+
+pub mod answer;
+pub mod cache;
+pub mod prompt;
+pub mod provider;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::Semaphore;
+
+use crate::config::llm::{
+    CacheSetting, CriteriaSource, LlmOutput, LlmSettings, Price, Provider, Question, RosterKind,
+};
+use crate::judgment::{Check, Judgment, JudgmentBuilder, JudgmentContext, ReasonCode, Status};
+
+use super::{Outcome, build, instrument};
+use cache::Cache;
+use provider::{Ask, LlmError, Model, Reply};
+
+/// The metadata key holding a judgment's model usage.
+pub const USAGE_KEY: &str = "llm";
+
+/// Default cache folder, relative to the working folder.
+pub const DEFAULT_CACHE: &str = ".judge-ci/cache";
+
+/// Longest diff shown to a model, in characters.
+const DIFF_BUDGET: usize = 48_000;
+
+/// Longest raw reply kept in an ERROR's metadata.
+const RAW_KEPT: usize = 2_000;
+
+/// Reads an environment variable (the process environment, or a map in tests).
+pub type EnvLookup = Box<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+/// What semantic judges share: the config's `llm:` defaults, one HTTP client, and the cap on
+/// requests in flight.
+pub struct Runtime {
+    defaults: LlmSettings,
+    http: OnceLock<Result<reqwest::Client, String>>,
+    permits: Arc<Semaphore>,
+    env: EnvLookup,
+}
+
+impl Runtime {
+    /// A runtime reading keys and overrides from the process environment.
+    pub fn new(defaults: LlmSettings) -> Runtime {
+        Runtime::with_env(defaults, Box::new(|k| std::env::var(k).ok()))
+    }
+
+    /// A runtime reading the environment through `env` (tests).
+    pub fn with_env(defaults: LlmSettings, env: EnvLookup) -> Runtime {
+        let permits = Arc::new(Semaphore::new(defaults.concurrency.unwrap_or(4)));
+        Runtime {
+            defaults,
+            http: OnceLock::new(),
+            permits,
+            env,
+        }
+    }
+
+    fn http(&self) -> Result<&reqwest::Client, String> {
+        self.http
+            .get_or_init(|| {
+                // reqwest needs a process-wide crypto provider; installing twice is harmless.
+                let _ = rustls::crypto::ring::default_provider().install_default();
+                reqwest::Client::builder()
+                    .user_agent(concat!("judge-ci/", env!("CARGO_PKG_VERSION")))
+                    .build()
+                    .map_err(|e| {
+                        format!("cannot build the HTTP client: {}", crate::http::chain(&e))
+                    })
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}
+
+/// The model for `s`, after the environment's overrides; an error says what to set.
+pub fn resolve(
+    s: &LlmSettings,
+    timeout: Duration,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Model, String> {
+    let provider = match env("JUDGE_CI_LLM_PROVIDER").filter(|v| !v.trim().is_empty()) {
+        Some(p) => Provider::parse(p.trim()).ok_or_else(|| {
+            format!("JUDGE_CI_LLM_PROVIDER is {p:?}; it must be anthropic or openai")
+        })?,
+        None => s.provider.unwrap_or(Provider::Anthropic),
+    };
+    let model = env("JUDGE_CI_LLM_MODEL")
+        .filter(|v| !v.trim().is_empty())
+        .or_else(|| s.model.clone())
+        .unwrap_or_else(|| match provider {
+            Provider::Anthropic => "claude-sonnet-4-6".into(),
+            Provider::OpenAi => "gpt-4.1-mini".into(),
+        });
+    let base_url = env("JUDGE_CI_LLM_BASE_URL")
+        .filter(|v| !v.trim().is_empty())
+        .or_else(|| s.base_url.clone())
+        .unwrap_or_else(|| match provider {
+            Provider::Anthropic => "https://api.anthropic.com".into(),
+            Provider::OpenAi => "https://api.openai.com/v1".into(),
+        })
+        .trim_end_matches('/')
+        .to_string();
+    let key_env = s.api_key_env.clone().unwrap_or_else(|| match provider {
+        Provider::Anthropic => "ANTHROPIC_API_KEY".into(),
+        Provider::OpenAi => "OPENAI_API_KEY".into(),
+    });
+    let key = env(&key_env).filter(|k| !k.trim().is_empty());
+    let local = url::Url::parse(&base_url).ok().is_some_and(|u| {
+        matches!(
+            u.host_str(),
+            Some("localhost") | Some("127.0.0.1") | Some("[::1]")
+        )
+    });
+    if key.is_none() && !local {
+        return Err(format!(
+            "the API key for {} ({model}) is not set: the environment variable {key_env} is empty. Set it (in GitHub Actions: `env: {key_env}: ${{{{ secrets.{key_env} }}}}`), or point llm.api-key-env at the variable that holds it",
+            provider.token()
+        ));
+    }
+    Ok(Model {
+        provider,
+        model,
+        base_url,
+        key,
+        key_env,
+        max_tokens: s.max_output_tokens.unwrap_or(1024),
+        temperature: s.temperature.unwrap_or(0.0),
+        timeout,
+    })
+}
+
+/// Requests, cache hits and tokens of one judge.
+#[derive(Clone, Copy, Debug, Default)]
+struct Usage {
+    requests: u64,
+    cache_hits: u64,
+    input: u64,
+    output: u64,
+}
+
+/// Why a question got no usable answer.
+enum Failure {
+    /// The provider or the model failed.
+    Llm(LlmError),
+    /// The reply did not fit the shape, even after one repair.
+    Contract { why: String, raw: String },
+}
+
+/// One judge's conversation with its model.
+struct Session<'r> {
+    rt: &'r Runtime,
+    model: Model,
+    cache: Cache,
+    template: String,
+    price: Option<Price>,
+    usage: Mutex<Usage>,
+}
+
+impl Session<'_> {
+    fn count(&self, f: impl FnOnce(&mut Usage)) {
+        if let Ok(mut u) = self.usage.lock() {
+            f(&mut u);
+        }
+    }
+
+    async fn send(&self, ask: &Ask) -> Result<Reply, Failure> {
+        let http = self.rt.http().map_err(|why| {
+            Failure::Llm(LlmError::Unreachable {
+                url: self.model.base_url.clone(),
+                why,
+            })
+        })?;
+        let _permit = self.rt.permits.acquire().await;
+        let mut requests = 0;
+        let sent = provider::send(http, &self.model, ask, &mut requests).await;
+        self.count(|u| u.requests += requests);
+        let reply = sent.map_err(Failure::Llm)?;
+        self.count(|u| {
+            u.input += reply.input_tokens;
+            u.output += reply.output_tokens;
+        });
+        Ok(reply)
+    }
+
+    /// Asks `ask` and reads the answer with `read`: from the cache if it holds a fitting
+    /// answer, else from the model, with one repair request when the reply does not fit.
+    async fn ask<T>(
+        &self,
+        ask: Ask,
+        read: impl Fn(&Value) -> Result<T, String>,
+    ) -> Result<T, Failure> {
+        let key = Cache::key(&self.model, &self.template, &ask);
+        if let Some(hit) = self.cache.get(&key)
+            && let Ok(t) = answer::extract_json(&hit.text).and_then(|v| read(&v))
+        {
+            self.count(|u| u.cache_hits += 1);
+            return Ok(t);
+        }
+        let first = self.send(&ask).await?;
+        let why = match answer::extract_json(&first.text).and_then(|v| read(&v)) {
+            Ok(t) => {
+                let _ = self.cache.put(&key, &first);
+                return Ok(t);
+            }
+            Err(why) => why,
+        };
+        let raw: String = first.text.chars().take(4_000).collect();
+        let repair = Ask {
+            system: ask.system.clone(),
+            user: format!(
+                "{}\n\n## Your previous answer did not fit\n{why}\n\nYour previous answer was:\n```\n{raw}\n```\nAnswer again with only the JSON object in the requested shape.",
+                ask.user
+            ),
+            schema: ask.schema.clone(),
+        };
+        let second = self.send(&repair).await?;
+        match answer::extract_json(&second.text).and_then(|v| read(&v)) {
+            Ok(t) => {
+                // The question is the same: the repaired answer serves the next run.
+                let _ = self.cache.put(&key, &second);
+                Ok(t)
+            }
+            Err(why) => Err(Failure::Contract {
+                why,
+                raw: second.text,
+            }),
+        }
+    }
+
+    /// The usage block for the judgment's metadata.
+    fn usage(&self) -> Value {
+        let u = self.usage.lock().map(|u| *u).unwrap_or_default();
+        let mut v = json!({
+            "provider": self.model.provider.token(),
+            "model": self.model.model,
+            "requests": u.requests,
+            "cacheHits": u.cache_hits,
+            "inputTokens": u.input,
+            "outputTokens": u.output,
+        });
+        if let Some(p) = self.price {
+            let cost = (u.input as f64 * p.input + u.output as f64 * p.output) / 1_000_000.0;
+            v["costUsd"] = json!((cost * 1e6).round() / 1e6);
+        }
+        v
+    }
+
+    fn finish(&self, b: JudgmentBuilder) -> Outcome {
+        build(b.metadata(USAGE_KEY, self.usage()))
+    }
+
+    /// The ERROR for a failure: what happened and how to fix it.
+    fn failed(&self, f: Failure, what: &str) -> Outcome {
+        let b = Judgment::builder(Status::Error).reason_code(ReasonCode::JudgeReported);
+        let b = match f {
+            Failure::Llm(e) => b.reasoning(format!(
+                "{what}: {e}; {} (model {} at {})",
+                e.help(&self.model),
+                self.model.model,
+                self.model.base_url
+            )),
+            Failure::Contract { why, raw } => b
+                .reasoning(format!(
+                    "{what}: the model's reply did not fit the requested JSON shape after one repair: {why}"
+                ))
+                .metadata("rawReply", raw.chars().take(RAW_KEPT).collect::<String>()),
+        };
+        self.finish(b)
+    }
+}
+
+fn question_template(q: &Question) -> &'static str {
+    match q {
+        Question::Llm { .. } => "llm",
+        Question::TestQuality => "test-quality",
+        Question::SemanticDiff { .. } => "semantic-diff",
+        Question::Correctness => "correctness",
+        Question::Roster { .. } => "requirements",
+    }
+}
+
+/// The `VERIFY:` lines of a plan.
+pub fn verify_lines(plan: &str) -> Vec<String> {
+    plan.lines()
+        .filter_map(|l| {
+            let t = l.trim().trim_start_matches(['-', '*', ' ']);
+            t.strip_prefix("VERIFY:").map(|c| c.trim().to_string())
+        })
+        .filter(|c| !c.is_empty())
+        .collect()
+}
+
+/// The sentences of a text (the task's instruction as criteria).
+pub fn sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    for (i, c) in chars.iter().enumerate() {
+        cur.push(if c.is_whitespace() { ' ' } else { *c });
+        let end =
+            matches!(c, '.' | '!' | '?') && chars.get(i + 1).is_none_or(|n| n.is_whitespace());
+        if end {
+            let t = cur.split_whitespace().collect::<Vec<_>>().join(" ");
+            if t.len() > 1 {
+                out.push(t);
+            }
+            cur.clear();
+        }
+    }
+    let t = cur.split_whitespace().collect::<Vec<_>>().join(" ");
+    if !t.is_empty() {
+        out.push(t);
+    }
+    out
+}
+
+/// Runs one semantic check.
+pub async fn judge(
+    rt: &Runtime,
+    ctx: &JudgmentContext,
+    question: &Question,
+    own: &LlmSettings,
+    prompt: Option<&(PathBuf, String)>,
+    timeout: Duration,
+    name: &str,
+) -> Outcome {
+    let settings = own.or(&rt.defaults);
+    let model = match resolve(&settings, timeout, &*rt.env) {
+        Ok(m) => m,
+        Err(why) => return instrument(format!("{name}: {why}")),
+    };
+    let cache = Cache::new(match &settings.cache {
+        Some(CacheSetting::Off) => None,
+        Some(CacheSetting::Folder(p)) => Some(p.clone()),
+        None => Some(PathBuf::from(DEFAULT_CACHE)),
+    });
+    let template_text = prompt.map_or(prompt::builtin(question_template(question)), |p| {
+        p.1.as_str()
+    });
+    let session = Session {
+        rt,
+        price: settings.prices.get(&model.model).copied(),
+        model,
+        cache,
+        template: prompt::template_hash(template_text),
+        usage: Mutex::new(Usage::default()),
+    };
+
+    // The material: the change against the reference (blocking file reads, off the runtime).
+    let c = ctx.clone();
+    let change = match tokio::task::spawn_blocking(move || {
+        let reference = super::structural::reference(&c).ok();
+        prompt::change(&c.workspace, reference.as_deref(), DIFF_BUDGET)
+    })
+    .await
+    {
+        Ok(ch) => ch,
+        Err(e) => return instrument(format!("{name}: cannot read the change: {e}")),
+    };
+    let mut vars = prompt::Vars {
+        goal: &ctx.goal,
+        name,
+        change: &change,
+        output: "",
+        criterion: "",
+        items: Vec::new(),
+        conditional: Vec::new(),
+        kind: "",
+    };
+    let ask_for = |vars: &prompt::Vars<'_>, schema: Value| -> Result<Ask, String> {
+        Ok(Ask {
+            system: prompt::SYSTEM.to_string(),
+            user: prompt::render(template_text, vars)?,
+            schema,
+        })
+    };
+
+    match question {
+        Question::Llm { output, threshold } => {
+            let (shape, schema) = match output {
+                LlmOutput::Verdict => ("verdict", answer::verdict_schema()),
+                LlmOutput::Score => ("score", answer::score_schema()),
+                LlmOutput::Criteria => ("criteria", answer::criteria_schema()),
+            };
+            vars.output = shape;
+            let ask = match ask_for(&vars, schema) {
+                Ok(a) => a,
+                Err(e) => return instrument(format!("{name}: {e}")),
+            };
+            match output {
+                LlmOutput::Verdict => match session.ask(ask, answer::verdict).await {
+                    Ok((passed, why)) => session.finish(
+                        Judgment::builder(if passed { Status::Pass } else { Status::Fail })
+                            .reasoning(why),
+                    ),
+                    Err(f) => session.failed(f, name),
+                },
+                LlmOutput::Score => match session.ask(ask, answer::score).await {
+                    Ok((score, why)) => session.finish(
+                        Judgment::builder(if score >= *threshold {
+                            Status::Pass
+                        } else {
+                            Status::Fail
+                        })
+                        .score(score)
+                        .reasoning(format!("score {score:.2} (threshold {threshold}): {why}")),
+                    ),
+                    Err(f) => session.failed(f, name),
+                },
+                LlmOutput::Criteria => match session.ask(ask, answer::criteria).await {
+                    Ok(list) => {
+                        let passed = list.iter().filter(|c| c.1).count();
+                        let score = passed as f64 / list.len() as f64;
+                        let checks: Result<Vec<Check>, _> = list
+                            .iter()
+                            .map(|(n, ok, ev)| Check::new(n, *ok, ev))
+                            .collect();
+                        match checks {
+                            Ok(checks) => session.finish(
+                                Judgment::builder(if score >= *threshold {
+                                    Status::Pass
+                                } else {
+                                    Status::Fail
+                                })
+                                .score(score)
+                                .checks(checks)
+                                .reasoning(format!(
+                                    "{passed} of {} criteria met (threshold {threshold})",
+                                    list.len()
+                                )),
+                            ),
+                            Err(e) => instrument(format!("{name}: {e}")),
+                        }
+                    }
+                    Err(f) => session.failed(f, name),
+                },
+            }
+        }
+        Question::TestQuality => {
+            let ask = match ask_for(&vars, answer::rubric_schema()) {
+                Ok(a) => a,
+                Err(e) => return instrument(format!("{name}: {e}")),
+            };
+            match session.ask(ask, answer::rubric).await {
+                Ok(list) => {
+                    let mean = list.iter().map(|c| c.1).sum::<f64>() / list.len() as f64;
+                    let checks: Result<Vec<Check>, _> = list
+                        .iter()
+                        .map(|(n, s, ev)| Check::new(n, *s >= 0.5, format!("{s:.2}: {ev}")))
+                        .collect();
+                    match checks {
+                        Ok(checks) => session.finish(
+                            Judgment::builder(if mean >= 0.5 {
+                                Status::Pass
+                            } else {
+                                Status::Fail
+                            })
+                            .score(mean)
+                            .checks(checks)
+                            .reasoning(format!(
+                                "mean rubric score {mean:.2} over {} criteria (pass at 0.50)",
+                                list.len()
+                            )),
+                        ),
+                        Err(e) => instrument(format!("{name}: {e}")),
+                    }
+                }
+                Err(f) => session.failed(f, name),
+            }
+        }
+        Question::SemanticDiff { criteria, max } => {
+            let all = match criteria {
+                CriteriaSource::Listed(l) => l.clone(),
+                CriteriaSource::Plan(p) => {
+                    let path = match super::paths::resolve(&ctx.workspace, p.as_path()) {
+                        super::paths::Resolved::Inside(p) => p,
+                        super::paths::Resolved::Escapes(why) => {
+                            return instrument(format!(
+                                "{name}: the plan path escapes the workspace: {why}"
+                            ));
+                        }
+                        super::paths::Resolved::Missing(_) => {
+                            return build(Judgment::builder(Status::Abstain).reasoning(format!(
+                                "the plan {} does not exist, so there are no criteria to verify",
+                                p.as_path().display()
+                            )));
+                        }
+                    };
+                    let text = std::fs::read_to_string(&path).unwrap_or_default();
+                    let lines = verify_lines(&text);
+                    if lines.is_empty() {
+                        return build(Judgment::builder(Status::Abstain).reasoning(format!(
+                            "the plan {} has no VERIFY: lines, so there are no criteria to verify",
+                            p.as_path().display()
+                        )));
+                    }
+                    lines
+                }
+                CriteriaSource::Goal => sentences(&ctx.goal),
+            };
+            if all.is_empty() {
+                return build(Judgment::builder(Status::Abstain).reasoning(
+                    "no criteria to verify: the check lists none, names no plan, and the task gives no instruction",
+                ));
+            }
+            let asked: Vec<&String> = all.iter().take(*max).collect();
+            let mut asks = Vec::new();
+            for c in &asked {
+                vars.criterion = c;
+                match ask_for(&vars, answer::check_schema()) {
+                    Ok(a) => asks.push(a),
+                    Err(e) => return instrument(format!("{name}: {e}")),
+                }
+            }
+            let answers =
+                futures::future::join_all(asks.into_iter().map(|a| session.ask(a, answer::check)))
+                    .await;
+            let mut checks = Vec::new();
+            let mut failures = Vec::new();
+            for (c, a) in asked.iter().zip(answers) {
+                match a {
+                    Ok((ok, ev)) => match Check::new(c.as_str(), ok, ev) {
+                        Ok(ch) => checks.push(ch),
+                        Err(e) => return instrument(format!("{name}: {e}")),
+                    },
+                    Err(f) => failures.push((c.to_string(), f)),
+                }
+            }
+            if let Some((c, f)) = failures.into_iter().next() {
+                return session.failed(f, &format!("{name} (criterion {c:?})"));
+            }
+            let passed = checks.iter().filter(|c| c.is_passed()).count();
+            let score = passed as f64 / checks.len() as f64;
+            let mut reasoning = format!("{passed} of {} criteria verified", checks.len());
+            if all.len() > asked.len() {
+                reasoning.push_str(&format!(
+                    "; {} more criteria were not asked (max-criteria {max})",
+                    all.len() - asked.len()
+                ));
+            }
+            session.finish(
+                Judgment::builder(if score >= 0.5 {
+                    Status::Pass
+                } else {
+                    Status::Fail
+                })
+                .score(score)
+                .checks(checks)
+                .reasoning(reasoning),
+            )
+        }
+        Question::Correctness => {
+            let ask = match ask_for(&vars, answer::yes_no_schema()) {
+                Ok(a) => a,
+                Err(e) => return instrument(format!("{name}: {e}")),
+            };
+            match session.ask(ask, answer::yes_no).await {
+                Ok((yes, why)) => session.finish(
+                    Judgment::builder(if yes { Status::Pass } else { Status::Fail }).reasoning(why),
+                ),
+                Err(f) => session.failed(f, name),
+            }
+        }
+        Question::Roster { kind, items } => {
+            vars.kind = match kind {
+                RosterKind::Ears => "ears",
+                RosterKind::Rfc2119 => "rfc2119",
+            };
+            vars.items = items
+                .iter()
+                .map(|i| {
+                    [
+                        ("id", i.id.clone()),
+                        ("text", i.text.clone()),
+                        ("applies_when", i.applies_when.clone().unwrap_or_default()),
+                    ]
+                    .into_iter()
+                    .collect()
+                })
+                .collect();
+            vars.conditional = items
+                .iter()
+                .filter(|i| i.applies_when.is_some())
+                .map(|i| i.id.clone())
+                .collect();
+            let ask = match ask_for(&vars, answer::roster_schema(items)) {
+                Ok(a) => a,
+                Err(e) => return instrument(format!("{name}: {e}")),
+            };
+            match session.ask(ask, answer::roster).await {
+                Ok((answers, observations)) => {
+                    match answer::roster_rollup(*kind, items, &answers, &observations) {
+                        Ok(j) => {
+                            // The rollup's judgment with the usage block added.
+                            let mut b = Judgment::builder(j.status()).reasoning(j.reasoning());
+                            if let Some(code) = j.reason_code() {
+                                b = b.reason_code(code);
+                            }
+                            b = b.checks(j.checks().to_vec());
+                            for (k, v) in j.metadata() {
+                                b = b.metadata(k.clone(), v.clone());
+                            }
+                            session.finish(b)
+                        }
+                        Err(f) => Err(f),
+                    }
+                }
+                Err(f) => session.failed(f, name),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_instruction_splits_into_sentences() {
+        assert_eq!(
+            sentences(
+                "Upgrade to Boot 3 on Java 21.\nReplace javax.* imports, and keep tests passing. "
+            ),
+            vec![
+                "Upgrade to Boot 3 on Java 21.",
+                "Replace javax.* imports, and keep tests passing."
+            ]
+        );
+        assert!(sentences("  ").is_empty());
+    }
+
+    #[test]
+    fn verify_lines_are_the_criteria() {
+        let plan = "# Plan\n1. Do it\n- VERIFY: no javax import remains\nVERIFY:   the build passes  \nVERIFY:\nnote: VERIFY: not this";
+        assert_eq!(
+            verify_lines(plan),
+            vec!["no javax import remains", "the build passes"]
+        );
+    }
+
+    #[test]
+    fn models_resolve_from_settings_environment_and_defaults() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                vars.iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let t = Duration::from_secs(5);
+        let m = resolve(
+            &LlmSettings::default(),
+            t,
+            &env(&[("ANTHROPIC_API_KEY", "k")]),
+        )
+        .unwrap();
+        assert_eq!(
+            (m.provider, m.model.as_str(), m.base_url.as_str()),
+            (
+                Provider::Anthropic,
+                "claude-sonnet-4-6",
+                "https://api.anthropic.com"
+            )
+        );
+        let err = resolve(&LlmSettings::default(), t, &env(&[])).unwrap_err();
+        assert!(
+            err.contains("ANTHROPIC_API_KEY") && err.contains("secrets."),
+            "{err}"
+        );
+        let s = LlmSettings {
+            provider: Some(Provider::OpenAi),
+            base_url: Some("http://127.0.0.1:8080/v1".into()),
+            ..LlmSettings::default()
+        };
+        let local = resolve(&s, t, &env(&[])).unwrap();
+        assert_eq!(local.key, None, "a loopback server needs no key");
+        let over = resolve(
+            &s,
+            t,
+            &env(&[
+                ("JUDGE_CI_LLM_PROVIDER", "anthropic"),
+                ("JUDGE_CI_LLM_MODEL", "claude-haiku-4-5"),
+                ("JUDGE_CI_LLM_BASE_URL", "http://localhost:9/"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(
+            (over.provider, over.model.as_str(), over.base_url.as_str()),
+            (
+                Provider::Anthropic,
+                "claude-haiku-4-5",
+                "http://localhost:9"
+            )
+        );
+        assert!(resolve(&s, t, &env(&[("JUDGE_CI_LLM_PROVIDER", "gemini")])).is_err());
+    }
+}

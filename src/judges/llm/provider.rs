@@ -1,0 +1,395 @@
+//! The two provider APIs over HTTPS (reqwest with rustls): Anthropic's Messages API, asked to
+//! answer through a forced tool call whose input schema is the answer's shape, and the OpenAI
+//! chat-completions API (OpenAI, Azure OpenAI, Ollama, vLLM, LM Studio), asked for a
+//! `json_schema` response format. 429, 5xx, 529 and lost connections are retried with
+//! backoff, honouring `retry-after`. The key goes in a header and nowhere else.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::config::llm::Provider;
+use crate::http::{backoff, chain, retry_wait};
+
+/// A resolved model: where it is, how it is reached, how it answers.
+#[derive(Clone)]
+pub struct Model {
+    /// The API.
+    pub provider: Provider,
+    /// The model name.
+    pub model: String,
+    /// The API's base URL.
+    pub base_url: String,
+    /// The key (from the environment variable the settings name); absent for local servers.
+    pub key: Option<String>,
+    /// The variable the key came from, for messages.
+    pub key_env: String,
+    /// Output token limit.
+    pub max_tokens: u32,
+    /// Sampling temperature.
+    pub temperature: f64,
+    /// Longest wait for one answer.
+    pub timeout: Duration,
+}
+
+impl std::fmt::Debug for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Model")
+            .field("provider", &self.provider)
+            .field("model", &self.model)
+            .field("base_url", &self.base_url)
+            .field("key", &self.key.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
+}
+
+/// One question: instructions, the question, and the JSON Schema of the answer.
+#[derive(Clone, Debug)]
+pub struct Ask {
+    /// System instructions.
+    pub system: String,
+    /// The question, with its material.
+    pub user: String,
+    /// The answer's JSON Schema.
+    pub schema: Value,
+}
+
+/// A model's answer and what it cost.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reply {
+    /// The answer: the tool input or response content as text.
+    pub text: String,
+    /// Input tokens billed.
+    pub input_tokens: u64,
+    /// Output tokens billed.
+    pub output_tokens: u64,
+}
+
+/// Why no answer came.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum LlmError {
+    /// The provider could not be reached, or timed out, after the retries.
+    #[error("the provider at {url} could not be reached: {why}")]
+    Unreachable {
+        /// Where.
+        url: String,
+        /// What happened.
+        why: String,
+    },
+    /// The provider answered with an error status.
+    #[error("the provider answered HTTP {status}: {message}")]
+    Status {
+        /// The status.
+        status: u16,
+        /// Its message.
+        message: String,
+    },
+    /// The model declined to answer.
+    #[error("the model refused to answer: {0}")]
+    Refused(String),
+    /// The answer was not in the API's shape.
+    #[error("the provider's answer is not in the {api} shape: {why}")]
+    Shape {
+        /// Which API.
+        api: &'static str,
+        /// What was wrong.
+        why: String,
+    },
+}
+
+impl LlmError {
+    /// What the user can do about it.
+    pub fn help(&self, model: &Model) -> String {
+        match self {
+            LlmError::Unreachable { .. } => format!(
+                "check base-url ({}) and the network; a slow model may need a longer `timeout`",
+                model.base_url
+            ),
+            LlmError::Status { status: 401, .. } | LlmError::Status { status: 403, .. } => {
+                format!(
+                    "the key in {} was refused; check it belongs to this provider",
+                    model.key_env
+                )
+            }
+            LlmError::Status { status: 404, .. } => format!(
+                "check the model name ({}) and base-url ({})",
+                model.model, model.base_url
+            ),
+            LlmError::Status { status: 429, .. } => {
+                "the provider's rate limit held after the retries; lower llm.concurrency or retry later"
+                    .into()
+            }
+            LlmError::Status { .. } | LlmError::Shape { .. } => {
+                "the provider failed; re-run, or try another model".into()
+            }
+            LlmError::Refused(_) => {
+                "the model declined the question; rephrase the prompt or use another model".into()
+            }
+        }
+    }
+}
+
+/// The request body for `ask` to `model`.
+pub fn body(model: &Model, ask: &Ask) -> Value {
+    match model.provider {
+        Provider::Anthropic => json!({
+            "model": model.model,
+            "max_tokens": model.max_tokens,
+            "temperature": model.temperature,
+            "system": ask.system,
+            "messages": [{"role": "user", "content": ask.user}],
+            "tools": [{
+                "name": "answer",
+                "description": "Give the answer in exactly this shape.",
+                "input_schema": ask.schema,
+            }],
+            "tool_choice": {"type": "tool", "name": "answer"},
+        }),
+        Provider::OpenAi => json!({
+            "model": model.model,
+            "max_tokens": model.max_tokens,
+            "temperature": model.temperature,
+            "messages": [
+                {"role": "system", "content": ask.system},
+                {"role": "user", "content": ask.user},
+            ],
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "answer", "schema": ask.schema},
+            },
+        }),
+    }
+}
+
+/// The endpoint of `model`'s API.
+pub fn endpoint(model: &Model) -> String {
+    match model.provider {
+        Provider::Anthropic => format!("{}/v1/messages", model.base_url),
+        Provider::OpenAi => format!("{}/chat/completions", model.base_url),
+    }
+}
+
+/// Reads a provider's answer body.
+pub fn parse_reply(provider: Provider, v: &Value) -> Result<Reply, LlmError> {
+    let n = |p: &str| v.pointer(p).and_then(Value::as_u64).unwrap_or(0);
+    match provider {
+        Provider::Anthropic => {
+            let api = "Anthropic Messages";
+            let blocks =
+                v.get("content")
+                    .and_then(Value::as_array)
+                    .ok_or_else(|| LlmError::Shape {
+                        api,
+                        why: "no content".into(),
+                    })?;
+            if v.get("stop_reason").and_then(Value::as_str) == Some("refusal") {
+                let said: String = blocks
+                    .iter()
+                    .filter_map(|b| b.get("text").and_then(Value::as_str))
+                    .collect();
+                return Err(LlmError::Refused(said));
+            }
+            let text = match blocks
+                .iter()
+                .find(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+            {
+                Some(tool) => tool
+                    .get("input")
+                    .cloned()
+                    .unwrap_or(Value::Null)
+                    .to_string(),
+                None => blocks
+                    .iter()
+                    .filter_map(|b| b.get("text").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join(""),
+            };
+            Ok(Reply {
+                text,
+                input_tokens: n("/usage/input_tokens"),
+                output_tokens: n("/usage/output_tokens"),
+            })
+        }
+        Provider::OpenAi => {
+            let api = "OpenAI chat-completions";
+            let msg = v
+                .pointer("/choices/0/message")
+                .ok_or_else(|| LlmError::Shape {
+                    api,
+                    why: "no choices[0].message".into(),
+                })?;
+            if let Some(r) = msg.get("refusal").and_then(Value::as_str) {
+                return Err(LlmError::Refused(r.to_string()));
+            }
+            let text = msg
+                .get("content")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            Ok(Reply {
+                text,
+                input_tokens: n("/usage/prompt_tokens"),
+                output_tokens: n("/usage/completion_tokens"),
+            })
+        }
+    }
+}
+
+fn message_of(text: &str) -> String {
+    let v: Option<Value> = serde_json::from_str(text).ok();
+    v.as_ref()
+        .and_then(|v| {
+            v.pointer("/error/message")
+                .or_else(|| v.get("message"))
+                .or_else(|| v.get("error"))
+        })
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .unwrap_or_else(|| text.chars().take(300).collect())
+}
+
+/// Attempts per question, the first included.
+const ATTEMPTS: u32 = 3;
+
+/// Sends `ask` to `model`, retrying what may succeed on a second try. `requests` counts the
+/// HTTP requests made.
+pub async fn send(
+    http: &reqwest::Client,
+    model: &Model,
+    ask: &Ask,
+    requests: &mut u64,
+) -> Result<Reply, LlmError> {
+    let url = endpoint(model);
+    let body = body(model, ask);
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let last = attempt >= ATTEMPTS;
+        let mut req = http.post(&url).timeout(model.timeout).json(&body);
+        req = match (model.provider, &model.key) {
+            (Provider::Anthropic, Some(k)) => req
+                .header("x-api-key", k)
+                .header("anthropic-version", "2023-06-01"),
+            (Provider::Anthropic, None) => req.header("anthropic-version", "2023-06-01"),
+            (Provider::OpenAi, Some(k)) => req.bearer_auth(k),
+            (Provider::OpenAi, None) => req,
+        };
+        *requests += 1;
+        let resp = match req.send().await {
+            Ok(r) => r,
+            Err(e) => {
+                if !last {
+                    tokio::time::sleep(backoff(Duration::from_millis(500), attempt)).await;
+                    continue;
+                }
+                let why = if e.is_timeout() {
+                    format!(
+                        "no answer within {}",
+                        super::super::humantime(model.timeout)
+                    )
+                } else {
+                    chain(&e)
+                };
+                return Err(LlmError::Unreachable { url, why });
+            }
+        };
+        let status = resp.status().as_u16();
+        let wait = retry_wait(resp.headers());
+        let text = match resp.text().await {
+            Ok(t) => t,
+            Err(e) => {
+                if !last {
+                    continue;
+                }
+                return Err(LlmError::Unreachable {
+                    url,
+                    why: chain(&e),
+                });
+            }
+        };
+        if (200..300).contains(&status) {
+            let v: Value = serde_json::from_str(&text).map_err(|e| LlmError::Shape {
+                api: match model.provider {
+                    Provider::Anthropic => "Anthropic Messages",
+                    Provider::OpenAi => "OpenAI chat-completions",
+                },
+                why: format!("not JSON: {e}"),
+            })?;
+            return parse_reply(model.provider, &v);
+        }
+        let transient = status == 429 || status >= 500;
+        if transient && !last {
+            let w = wait.unwrap_or_else(|| backoff(Duration::from_secs(1), attempt));
+            if w <= Duration::from_secs(60) {
+                tokio::time::sleep(w).await;
+                continue;
+            }
+        }
+        return Err(LlmError::Status {
+            status,
+            message: message_of(&text),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(provider: Provider) -> Model {
+        Model {
+            provider,
+            model: "m".into(),
+            base_url: "http://127.0.0.1:1".into(),
+            key: Some("sk-secret".into()),
+            key_env: "K".into(),
+            max_tokens: 100,
+            temperature: 0.0,
+            timeout: Duration::from_secs(1),
+        }
+    }
+
+    #[test]
+    fn bodies_ask_for_the_shape_and_never_hold_the_key() {
+        let ask = Ask {
+            system: "s".into(),
+            user: "u".into(),
+            schema: json!({"type": "object"}),
+        };
+        let a = body(&model(Provider::Anthropic), &ask);
+        assert_eq!(a["tool_choice"]["name"], "answer");
+        assert_eq!(a["tools"][0]["input_schema"]["type"], "object");
+        let o = body(&model(Provider::OpenAi), &ask);
+        assert_eq!(o["response_format"]["type"], "json_schema");
+        assert_eq!(o["messages"][0]["role"], "system");
+        for b in [a, o] {
+            assert!(!b.to_string().contains("sk-secret"));
+        }
+        assert!(!format!("{:?}", model(Provider::OpenAi)).contains("sk-secret"));
+    }
+
+    #[test]
+    fn replies_are_read_from_both_apis() {
+        let a = json!({"content": [{"type": "text", "text": "ok"}, {"type": "tool_use", "name": "answer", "input": {"verdict": "PASS"}}],
+            "stop_reason": "tool_use", "usage": {"input_tokens": 10, "output_tokens": 3}});
+        let r = parse_reply(Provider::Anthropic, &a).unwrap();
+        assert_eq!(r.text, r#"{"verdict":"PASS"}"#);
+        assert_eq!((r.input_tokens, r.output_tokens), (10, 3));
+        let refused =
+            json!({"content": [{"type": "text", "text": "I can't"}], "stop_reason": "refusal"});
+        assert!(matches!(
+            parse_reply(Provider::Anthropic, &refused),
+            Err(LlmError::Refused(_))
+        ));
+        let o = json!({"choices": [{"message": {"role": "assistant", "content": "{\"score\": 0.5}"}}],
+            "usage": {"prompt_tokens": 7, "completion_tokens": 2}});
+        let r = parse_reply(Provider::OpenAi, &o).unwrap();
+        assert_eq!((r.text.as_str(), r.input_tokens), ("{\"score\": 0.5}", 7));
+        let refused = json!({"choices": [{"message": {"content": null, "refusal": "no"}}]});
+        assert!(matches!(
+            parse_reply(Provider::OpenAi, &refused),
+            Err(LlmError::Refused(_))
+        ));
+        assert!(parse_reply(Provider::OpenAi, &json!({})).is_err());
+    }
+}
