@@ -1,0 +1,665 @@
+//! The semantic tier end to end: the real binary against a loopback provider
+//! (tests/common/fake_llm.rs) that checks every request against the documented request shapes
+//! of Anthropic's Messages API and the OpenAI chat-completions API. Each judge's rollup, the
+//! output contract and its repair, refusals, retries, timeouts, the cache, the cascade that
+//! never reaches the model, a missing key, and that the key appears nowhere.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use common::fake_llm::{FakeLlm, Reply};
+use serde_json::{Value, json};
+
+const KEY: &str = "sk-ant-SENTINELKEY-0123456789";
+
+/// A workspace (with one javax import) and its reference, and a config with `tiers`.
+struct Project {
+    root: tempfile::TempDir,
+}
+
+impl Project {
+    fn new(provider: &str, llm: &FakeLlm, tiers: &str) -> Project {
+        let root = tempfile::tempdir().unwrap();
+        let base = if provider == "anthropic" {
+            llm.anthropic_url()
+        } else {
+            llm.openai_url()
+        };
+        let cache = root.path().join("cache");
+        let config = format!(
+            "name: semantic\nreference: {{path: ../reference}}\nllm:\n  provider: {provider}\n  model: test-model\n  base-url: {base}\n  api-key-env: JUDGE_CI_TEST_KEY\n  cache: {}\n  prices: {{test-model: {{input: 3.0, output: 15.0}}}}\njury:\n  tiers:\n{tiers}",
+            cache.display()
+        );
+        common::write_tree(
+            root.path(),
+            &[
+                ("workspace/judge-ci.yml", &config),
+                (
+                    "workspace/src/Filter.java",
+                    "package p;\nimport javax.servlet.Filter;\nclass F {}\n",
+                ),
+                (
+                    "reference/src/Filter.java",
+                    "package p;\nimport jakarta.servlet.Filter;\nclass F {}\n",
+                ),
+                (
+                    "task.yaml",
+                    "schema: bench.task.v1\nid: t\ninstruction: Move the filter from javax.servlet to jakarta.servlet. Keep the class name.\n",
+                ),
+            ],
+        );
+        Project { root }
+    }
+
+    fn ws(&self) -> PathBuf {
+        self.root.path().join("workspace")
+    }
+
+    fn out(&self) -> PathBuf {
+        self.root.path().join("out")
+    }
+
+    /// Runs the jury with the key in the environment (unless `key` is None).
+    fn run(&self, key: Option<&str>) -> (Output, Value) {
+        let _ = std::fs::remove_dir_all(self.out());
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_judge-ci"));
+        cmd.args([
+            "--dry-run",
+            "--task",
+            self.root.path().join("task.yaml").to_str().unwrap(),
+            "--out",
+            self.out().to_str().unwrap(),
+        ])
+        .current_dir(self.ws())
+        .env("NO_COLOR", "1")
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("JUDGE_CI_LLM_PROVIDER")
+        .env_remove("JUDGE_CI_LLM_MODEL")
+        .env_remove("JUDGE_CI_LLM_BASE_URL")
+        .env_remove("JUDGE_CI_TEST_KEY");
+        if let Some(k) = key {
+            cmd.env("JUDGE_CI_TEST_KEY", k);
+        }
+        let o = cmd.output().unwrap();
+        let report = std::fs::read_to_string(self.out().join("report.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or(Value::Null);
+        (o, report)
+    }
+}
+
+fn one_tier(check: &str) -> String {
+    format!("    - name: semantic\n      policy: FINAL_TIER\n      checks:\n{check}")
+}
+
+/// The deciding tier's first judgment (the semantic tier's, in single-tier configs).
+fn judgment(report: &Value) -> Value {
+    report["verdict"]["individual"][0].clone()
+}
+
+fn status_of(report: &Value) -> String {
+    report["tiers"][report["tiers"].as_array().map_or(0, |t| t.len() - 1)]["judges"][0]["status"]
+        .as_str()
+        .unwrap_or_default()
+        .to_uppercase()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn assert_no_key_anywhere(p: &Project, o: &Output) {
+    for dir in [p.out(), p.root.path().join("cache")] {
+        for e in walkdir::WalkDir::new(&dir)
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_file())
+        {
+            let text = String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).into_owned();
+            assert!(
+                !text.contains("SENTINELKEY"),
+                "{} holds the key",
+                e.path().display()
+            );
+        }
+    }
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("SENTINELKEY"));
+    assert!(!stderr(o).contains("SENTINELKEY"));
+}
+
+#[test]
+fn an_llm_verdict_over_both_apis_with_usage_cost_and_cache() {
+    for provider in ["anthropic", "openai"] {
+        let llm = FakeLlm::start(KEY);
+        llm.on(
+            "",
+            1,
+            Reply::Json(json!({"verdict": "PASS", "reasoning": "Filter.java imports jakarta.servlet as the reference does"})),
+        );
+        let p = Project::new(
+            provider,
+            &llm,
+            &one_tier("        - type: llm\n          name: review\n"),
+        );
+        let (o, r) = p.run(Some(KEY));
+        assert_eq!(o.status.code(), Some(0), "{provider}: {}", stderr(&o));
+        assert_eq!(status_of(&r), "PASS");
+        assert!(
+            llm.violations().is_empty(),
+            "{provider}: {:?}",
+            llm.violations()
+        );
+        let seen = llm.seen();
+        assert_eq!(seen.len(), 1);
+        let body = seen[0].body.to_string();
+        assert!(
+            body.contains("-import jakarta.servlet.Filter;")
+                && body.contains("+import javax.servlet.Filter;"),
+            "the diff against the reference is in the question"
+        );
+        assert!(
+            body.contains("Move the filter from javax.servlet to jakarta.servlet"),
+            "the goal too"
+        );
+        assert_eq!(
+            r["llm"],
+            json!({"requests": 1, "cacheHits": 0, "inputTokens": 120, "outputTokens": 30, "costUsd": 0.000810, "models": ["test-model"]})
+        );
+        let md = std::fs::read_to_string(p.out().join("report.md")).unwrap();
+        assert!(
+            md.contains("LLM test-model: 1 request(s), 120 tokens in, 30 out, $0.0008"),
+            "{md}"
+        );
+        common::assert_report_schema(&r);
+        assert_no_key_anywhere(&p, &o);
+
+        // The same question again: answered from the cache, no request.
+        let (o, r) = p.run(Some(KEY));
+        assert_eq!(o.status.code(), Some(0));
+        assert_eq!(
+            llm.seen().len(),
+            1,
+            "{provider}: the second run asks nothing"
+        );
+        assert_eq!(r["llm"]["requests"], 0);
+        assert_eq!(r["llm"]["cacheHits"], 1);
+    }
+}
+
+#[test]
+fn each_judge_rolls_up_its_answers() {
+    struct Case {
+        check: &'static str,
+        replies: Vec<(&'static str, Reply)>,
+        status: &'static str,
+        score: Option<f64>,
+        requests: u64,
+    }
+    let cases = vec![
+        Case {
+            check: "        - type: llm\n          output: score\n          threshold: 0.6\n",
+            replies: vec![(
+                "",
+                Reply::Json(json!({"score": 0.55, "reasoning": "half done"})),
+            )],
+            status: "FAIL",
+            score: Some(0.55),
+            requests: 1,
+        },
+        Case {
+            check: "        - type: llm\n          output: criteria\n",
+            replies: vec![(
+                "",
+                Reply::Json(json!({"criteria": [
+                    {"name": "imports", "passed": false, "evidence": "Filter.java:2 javax"},
+                    {"name": "class name", "passed": true, "evidence": "F kept"},
+                    {"name": "package", "passed": true, "evidence": "p kept"}]})),
+            )],
+            status: "PASS",
+            score: Some(2.0 / 3.0),
+            requests: 1,
+        },
+        Case {
+            check: "        - type: test-quality-llm\n",
+            replies: vec![(
+                "",
+                Reply::Json(json!({"criteria": [
+                    {"name": "assertions", "score": 0.2, "evidence": "none"},
+                    {"name": "isolation", "score": 0.6, "evidence": "ok"}]})),
+            )],
+            status: "FAIL",
+            score: Some(0.4),
+            requests: 1,
+        },
+        Case {
+            // No criteria, no plan: the sentences of the task's instruction.
+            check: "        - type: semantic-diff\n",
+            replies: vec![
+                (
+                    "Move the filter from javax.servlet to jakarta.servlet.\\n",
+                    Reply::Json(json!({"passed": false, "evidence": "still javax"})),
+                ),
+                (
+                    "Keep the class name.\\n",
+                    Reply::Json(json!({"passed": true, "evidence": "F"})),
+                ),
+            ],
+            status: "PASS",
+            score: Some(0.5),
+            requests: 2,
+        },
+        Case {
+            check: "        - type: correctness\n",
+            replies: vec![(
+                "",
+                Reply::Json(json!({"answer": "NO", "reasoning": "javax remains"})),
+            )],
+            status: "FAIL",
+            score: None,
+            requests: 1,
+        },
+        Case {
+            check: "        - type: ears\n          criteria:\n            - {id: R1, text: \"The filter shall import jakarta.servlet\"}\n            - {id: R2, text: \"The UI shall show a banner\", applies-when: \"the change has a UI\"}\n",
+            replies: vec![(
+                "",
+                Reply::Json(json!({"items": [
+                    {"id": "R1", "verdict": "PASS", "evidence": "(hypothetically)"},
+                    {"id": "R2", "verdict": "NOT_APPLICABLE", "evidence": "no UI in this change"}],
+                    "observations": [{"id": "R1", "text": "one file only"}]})),
+            )],
+            status: "PASS",
+            score: None,
+            requests: 1,
+        },
+        Case {
+            check: "        - type: rfc2119\n          criteria:\n            - {id: C1, text: \"MUST NOT import javax.*\"}\n",
+            replies: vec![(
+                "",
+                Reply::Json(
+                    json!({"items": [{"id": "C1", "verdict": "NOT_APPLICABLE", "evidence": "n/a"}]}),
+                ),
+            )],
+            status: "ERROR",
+            score: None,
+            requests: 1,
+        },
+    ];
+    for c in cases {
+        let llm = FakeLlm::start(KEY);
+        for (needle, reply) in &c.replies {
+            llm.on(needle, 1, reply.clone());
+        }
+        let p = Project::new("anthropic", &llm, &one_tier(c.check));
+        let (o, r) = p.run(Some(KEY));
+        let want_exit = match c.status {
+            "PASS" => 0,
+            "FAIL" => 1,
+            _ => 3,
+        };
+        assert_eq!(
+            o.status.code(),
+            Some(want_exit),
+            "{}: {}",
+            c.check,
+            stderr(&o)
+        );
+        assert_eq!(status_of(&r), c.status, "{}", c.check);
+        let judge = &r["tiers"][0]["judges"][0];
+        match c.score {
+            Some(s) => assert!(
+                (judge["score"].as_f64().unwrap() - s).abs() < 1e-9,
+                "{}",
+                c.check
+            ),
+            None => assert!(judge.get("score").is_none(), "{}", c.check),
+        }
+        assert_eq!(r["llm"]["requests"], c.requests, "{}", c.check);
+        assert!(
+            llm.violations().is_empty(),
+            "{}: {:?}",
+            c.check,
+            llm.violations()
+        );
+        common::assert_report_schema(&r);
+    }
+}
+
+#[test]
+fn the_output_contract_repairs_once_and_never_blames_the_subject() {
+    let verdict = || Reply::Json(json!({"verdict": "PASS", "reasoning": "ok"}));
+    let cases: Vec<(&str, Vec<Reply>, i32, u64, &str)> = vec![
+        (
+            "prose around the JSON is read",
+            vec![Reply::Text(
+                "Sure! Here you go:\n```json\n{\"verdict\": \"PASS\", \"reasoning\": \"ok\"}\n```"
+                    .into(),
+            )],
+            0,
+            1,
+            "",
+        ),
+        (
+            "invalid, then valid on repair",
+            vec![Reply::Text("I think it passes.".into()), verdict()],
+            0,
+            2,
+            "",
+        ),
+        (
+            "invalid twice: ERROR with the raw reply kept",
+            vec![
+                Reply::Text("{\"verdict\": \"MAYBE\"}".into()),
+                Reply::Text("still {\"verdict\": \"probably\"}".into()),
+            ],
+            3,
+            2,
+            "did not fit the requested JSON shape after one repair",
+        ),
+        (
+            "a refusal",
+            vec![Reply::Refuse("I cannot help with that".into())],
+            3,
+            1,
+            "the model refused to answer",
+        ),
+        (
+            "429 with retry-after, then an answer",
+            vec![
+                Reply::Status(429, vec![("retry-after", "1".into())]),
+                verdict(),
+            ],
+            0,
+            2,
+            "",
+        ),
+        (
+            "500, then an answer",
+            vec![Reply::Status(500, vec![]), verdict()],
+            0,
+            2,
+            "",
+        ),
+        (
+            "401: the key was refused",
+            vec![Reply::Status(401, vec![])],
+            3,
+            1,
+            "the key in JUDGE_CI_TEST_KEY was refused",
+        ),
+    ];
+    for (what, replies, exit, requests, says) in cases {
+        let llm = FakeLlm::start(KEY);
+        for r in replies {
+            llm.on("", 1, r);
+        }
+        let p = Project::new("openai", &llm, &one_tier("        - type: llm\n"));
+        let (o, r) = p.run(Some(KEY));
+        assert_eq!(o.status.code(), Some(exit), "{what}: {}", stderr(&o));
+        assert_eq!(r["llm"]["requests"], requests, "{what}");
+        if exit == 3 {
+            assert_eq!(status_of(&r), "ERROR", "{what}: never FAIL");
+            let j = judgment(&r);
+            let reasoning = j["reasoning"].as_str().unwrap_or_default();
+            assert!(reasoning.contains(says), "{what}: {reasoning}");
+            assert_eq!(j["reasonCode"], "judge_reported", "{what}");
+            if what.starts_with("invalid twice") {
+                assert!(
+                    j["metadata"]["rawReply"]
+                        .as_str()
+                        .unwrap()
+                        .contains("probably")
+                );
+            }
+        }
+        assert!(
+            llm.violations().is_empty(),
+            "{what}: {:?}",
+            llm.violations()
+        );
+        assert_no_key_anywhere(&p, &o);
+    }
+}
+
+#[test]
+fn a_slow_model_is_an_instrument_error_at_the_timeout() {
+    let llm = FakeLlm::start(KEY);
+    llm.on(
+        "",
+        5,
+        Reply::Slow(
+            Duration::from_secs(4),
+            Box::new(Reply::Json(json!({"verdict": "PASS", "reasoning": "late"}))),
+        ),
+    );
+    let p = Project::new(
+        "anthropic",
+        &llm,
+        &one_tier("        - type: llm\n          timeout: PT2S\n"),
+    );
+    let start = std::time::Instant::now();
+    let (o, r) = p.run(Some(KEY));
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(status_of(&r), "ERROR");
+    let reasoning = judgment(&r)["reasoning"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(reasoning.contains("within"), "{reasoning}");
+    assert!(start.elapsed() < Duration::from_secs(30));
+}
+
+#[test]
+fn the_cascade_skips_the_model_when_a_cheaper_tier_decides() {
+    let llm = FakeLlm::start(KEY);
+    let tiers = "    - name: structure\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - type: import-diff\n          forbid: [javax.servlet.*]\n    - name: semantic\n      policy: FINAL_TIER\n      checks:\n        - type: llm\n";
+    let p = Project::new("anthropic", &llm, tiers);
+    let (o, r) = p.run(Some(KEY));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(llm.seen().is_empty(), "the LLM tier was never reached");
+    assert!(r.get("llm").is_none());
+    assert_eq!(r["tiers"][1]["ran"], false);
+}
+
+#[test]
+fn a_missing_key_is_an_instrument_error_that_says_what_to_set() {
+    let llm = FakeLlm::start(KEY);
+    let p = Project::new(
+        "anthropic",
+        &llm,
+        &one_tier("        - type: correctness\n"),
+    );
+    // A provider that is not on this machine needs a key (a loopback server does not).
+    let cfg = p.ws().join("judge-ci.yml");
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace(&llm.anthropic_url(), "https://llm.example.invalid");
+    std::fs::write(&cfg, text).unwrap();
+    let (o, r) = p.run(None);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(status_of(&r), "ERROR");
+    let reasoning = judgment(&r)["reasoning"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        reasoning.contains("JUDGE_CI_TEST_KEY") && reasoning.contains("secrets."),
+        "{reasoning}"
+    );
+    assert!(llm.seen().is_empty());
+}
+
+#[test]
+fn the_boot3_migration_fixtures_semantic_tier_runs_end_to_end() {
+    // The fixture as shipped, beside a workspace and reference in agent-bench's layout; its
+    // deterministic tier gets a stand-in mvnw that "builds" Java 21 class files, so the
+    // cascade reaches the semantic tier, which asks the loopback model once per sentence of
+    // the task's instruction, with the fixture's prompt template.
+    let llm = FakeLlm::start(KEY);
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let st = Command::new("cp")
+        .arg("-r")
+        .arg(common::repo_root().join("tests/fixtures/bench/boot3-migration"))
+        .arg(root.join("bench"))
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let bench = root.join("bench");
+    let pom = "<project><modelVersion>4.0.0</modelVersion><parent><groupId>org.springframework.boot</groupId>\n<artifactId>spring-boot-starter-parent</artifactId>\n<version>3.2.5</version></parent><artifactId>petclinic</artifactId></project>\n";
+    let ws = bench.join("tasks/petclinic-jakarta/workspace");
+    let reference = bench.join("tasks/petclinic-jakarta/reference");
+    common::write_tree(
+        &ws,
+        &[
+            ("pom.xml", pom),
+            (
+                "src/main/java/p/Owner.java",
+                "package p;\nimport jakarta.persistence.Entity;\n@Entity\nclass Owner {}\n",
+            ),
+            (
+                "src/main/java/p/Vet.java",
+                "package p;\nimport javax.persistence.Entity;\n@Entity\nclass Vet {}\n",
+            ),
+            (
+                "mvnw",
+                "#!/bin/sh\n# stand-in build: writes a Java 21 (major 65) class file\nmkdir -p target/classes/p\nprintf '\\312\\376\\272\\276\\000\\000\\000\\101' > target/classes/p/Owner.class\n",
+            ),
+        ],
+    );
+    common::chmod_x(&ws.join("mvnw"));
+    common::write_tree(
+        &reference,
+        &[
+            ("pom.xml", pom),
+            (
+                "src/main/java/p/Owner.java",
+                "package p;\nimport jakarta.persistence.Entity;\n@Entity\nclass Owner {}\n",
+            ),
+            (
+                "src/main/java/p/Vet.java",
+                "package p;\nimport jakarta.persistence.Entity;\n@Entity\nclass Vet {}\n",
+            ),
+        ],
+    );
+    llm.on(
+        "Upgrade this application to Spring Boot 3 running on Java 21.",
+        1,
+        Reply::Json(json!({"passed": true, "evidence": "pom.xml parent 3.2.5"})),
+    );
+    llm.on(
+        "Replace javax.* imports with their jakarta.* equivalents",
+        1,
+        Reply::Json(
+            json!({"passed": false, "evidence": "Vet.java:2 imports javax.persistence.Entity"}),
+        ),
+    );
+    let out = root.join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
+        .args([
+            "--dry-run",
+            "--config",
+            bench.join("benchmark.yaml").to_str().unwrap(),
+            "--task",
+            bench
+                .join("tasks/petclinic-jakarta/task.yaml")
+                .to_str()
+                .unwrap(),
+            "--reference",
+            reference.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .current_dir(&ws)
+        .env("NO_COLOR", "1")
+        .env_remove("GITHUB_ACTIONS")
+        .env("JUDGE_CI_LLM_BASE_URL", llm.anthropic_url())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["tiers"][0]["status"], "pass", "{err}");
+    assert_eq!(
+        report["tiers"][1]["status"], "fail",
+        "file-comparison finds Vet.java: {err}"
+    );
+    assert_eq!(report["tiers"][2]["ran"], true, "{err}");
+    let judge = &report["tiers"][2]["judges"][0];
+    assert_eq!(judge["type"], "semantic-diff");
+    assert_eq!(judge["score"], 0.5, "1 of 2 sentences verified");
+    assert_eq!(judge["llm"]["requests"], 2);
+    assert_eq!(judge["llm"]["model"], "claude-sonnet-4-6");
+    assert!(llm.violations().is_empty(), "{:?}", llm.violations());
+    let asked: Vec<String> = llm
+        .seen()
+        .iter()
+        .map(|s| {
+            s.body["messages"][0]["content"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    assert!(
+        asked
+            .iter()
+            .all(|q| q.contains("This is a Spring Boot 2 → 3 migration")),
+        "the fixture's prompt template is used"
+    );
+    assert!(asked.iter().any(|q| {
+        q.contains("-import jakarta.persistence.Entity;\n+import javax.persistence.Entity;")
+    }));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("semantic") && md.contains("LLM claude-sonnet-4-6: 2 request(s)"),
+        "{md}"
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "semantic-diff at 0.5 passes the FINAL_TIER: {err}"
+    );
+    let first = report["llm"].clone();
+
+    // The same run again: every answer comes from the cache (.judge-ci/cache in the workspace).
+    let again = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
+        .args([
+            "--dry-run",
+            "-q",
+            "--config",
+            bench.join("benchmark.yaml").to_str().unwrap(),
+            "--task",
+            bench
+                .join("tasks/petclinic-jakarta/task.yaml")
+                .to_str()
+                .unwrap(),
+            "--reference",
+            reference.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .current_dir(&ws)
+        .env("NO_COLOR", "1")
+        .env_remove("GITHUB_ACTIONS")
+        .env("JUDGE_CI_LLM_BASE_URL", llm.anthropic_url())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(0));
+    let second: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(llm.seen().len(), 2, "no request on the second run");
+    assert_eq!(second["llm"]["requests"], 0);
+    assert_eq!(second["llm"]["cacheHits"], 2);
+    assert!(ws.join(".judge-ci/cache").is_dir());
+    eprintln!(
+        "boot3-migration semantic tier: first run {first}, second run {}",
+        second["llm"]
+    );
+    let _ = Path::new(&out);
+}
