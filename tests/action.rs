@@ -83,22 +83,6 @@ fn fill(text: &str, values: &HashMap<String, String>) -> String {
     .into_owned()
 }
 
-/// Reads `key=value` and heredoc lines of a GITHUB_OUTPUT file.
-fn read_outputs(p: &Path) -> HashMap<String, String> {
-    let text = std::fs::read_to_string(p).unwrap_or_default();
-    let mut out = HashMap::new();
-    let mut lines = text.lines();
-    while let Some(l) = lines.next() {
-        if let Some((k, d)) = l.split_once("<<") {
-            let v: Vec<&str> = lines.by_ref().take_while(|x| *x != d).collect();
-            out.insert(k.to_string(), v.join("\n"));
-        } else if let Some((k, v)) = l.split_once('=') {
-            out.insert(k.to_string(), v.to_string());
-        }
-    }
-    out
-}
-
 /// The simulated runner.
 struct Runner {
     tmp: tempfile::TempDir,
@@ -164,7 +148,7 @@ impl Runner {
             String::from_utf8_lossy(&o.stdout),
             String::from_utf8_lossy(&o.stderr)
         );
-        (o.status.code(), text, read_outputs(&output))
+        (o.status.code(), text, common::read_outputs(&output))
     }
 }
 
@@ -237,20 +221,7 @@ fn the_composite_action_installs_from_a_verified_release_judges_and_publishes() 
     )];
 
     let project = tempfile::tempdir().unwrap();
-    for part in ["workspace", "reference"] {
-        let st = Command::new("cp")
-            .arg("-r")
-            .arg(
-                common::repo_root()
-                    .join("examples/jakarta-migration")
-                    .join(part),
-            )
-            .arg(project.path().join(part))
-            .status()
-            .unwrap();
-        assert!(st.success());
-    }
-    let ws = project.path().join("workspace");
+    let ws = common::copy_example(project.path());
 
     let mut values = base_values(&defaults);
     let (code, log, install_out) = r.step(&steps[0], &values, &ws, &mirror_env);

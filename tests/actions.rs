@@ -4,38 +4,12 @@
 
 mod common;
 
-use std::collections::HashMap;
 use std::process::Command;
-
-/// Parses a `GITHUB_OUTPUT` file the way the runner does (heredoc form).
-fn parse_outputs(text: &str) -> HashMap<String, String> {
-    let mut out = HashMap::new();
-    let mut lines = text.lines();
-    while let Some(h) = lines.next() {
-        let (k, d) = h.split_once("<<").expect("heredoc form");
-        let value: Vec<&str> = lines.by_ref().take_while(|l| *l != d).collect();
-        out.insert(k.to_string(), value.join("\n"));
-    }
-    out
-}
 
 #[test]
 fn a_pull_request_run_leaves_summary_outputs_and_annotations() {
     let ex = tempfile::tempdir().unwrap();
-    for part in ["workspace", "reference"] {
-        let st = Command::new("cp")
-            .arg("-r")
-            .arg(
-                common::repo_root()
-                    .join("examples/jakarta-migration")
-                    .join(part),
-            )
-            .arg(ex.path().join(part))
-            .status()
-            .unwrap();
-        assert!(st.success());
-    }
-    let ws = ex.path().join("workspace");
+    let ws = common::copy_example(ex.path());
     let runner = tempfile::tempdir().unwrap();
     let summary = runner.path().join("summary.md");
     let outputs = runner.path().join("output.txt");
@@ -83,7 +57,7 @@ fn a_pull_request_run_leaves_summary_outputs_and_annotations() {
         "{s}"
     );
 
-    let out = parse_outputs(&std::fs::read_to_string(&outputs).unwrap());
+    let out = common::read_outputs(&outputs);
     assert_eq!(out["reading"], "REJECTED");
     assert_eq!(out["verdict"], "fail");
     assert_eq!(out["failed-tier"], "migration");

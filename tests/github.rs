@@ -80,18 +80,6 @@ struct Run {
     stdout: String,
 }
 
-fn parse_outputs(text: &str) -> HashMap<String, String> {
-    let mut out = HashMap::new();
-    let mut lines = text.lines();
-    while let Some(h) = lines.next() {
-        let (k, d) = h.split_once("<<").expect("heredoc form");
-        let value: Vec<&str> = lines.by_ref().take_while(|l| *l != d).collect();
-        // Later values win, as on the runner.
-        out.insert(k.to_string(), value.join("\n"));
-    }
-    out
-}
-
 fn event(name: &str) -> PathBuf {
     common::repo_root()
         .join("tests/fixtures/github/events")
@@ -170,9 +158,7 @@ impl Runner {
             cmd.env("GITHUB_TOKEN", t);
         }
         let out = cmd.output().unwrap();
-        let outputs = std::fs::read_to_string(self.dir.path().join("output.txt"))
-            .map(|t| parse_outputs(&t))
-            .unwrap_or_default();
+        let outputs = common::read_outputs(&self.dir.path().join("output.txt"));
         Run {
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

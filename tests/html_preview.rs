@@ -31,22 +31,7 @@ fn chromium(args: &[&str], profile: &Path) -> std::process::Output {
 #[test]
 fn the_rejected_example_renders_in_a_browser() {
     let ex = tempfile::tempdir().unwrap();
-    let ws = ex.path().join("workspace");
-    for (from, to) in [
-        ("examples/jakarta-migration/workspace", &ws),
-        (
-            "examples/jakarta-migration/reference",
-            &ex.path().join("reference"),
-        ),
-    ] {
-        let st = Command::new("cp")
-            .arg("-r")
-            .arg(common::repo_root().join(from))
-            .arg(to)
-            .status()
-            .unwrap();
-        assert!(st.success());
-    }
+    let ws = common::copy_example(ex.path());
     let out = ex.path().join("out");
     let o = common::judge_ci(&ws, &["--dry-run", "-q", "--out", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));

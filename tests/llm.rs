@@ -501,13 +501,10 @@ fn the_boot3_migration_fixtures_semantic_tier_runs_end_to_end() {
     let llm = FakeLlm::start(KEY);
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let st = Command::new("cp")
-        .arg("-r")
-        .arg(common::repo_root().join("tests/fixtures/bench/boot3-migration"))
-        .arg(root.join("bench"))
-        .status()
-        .unwrap();
-    assert!(st.success());
+    common::copy_tree(
+        &common::repo_root().join("tests/fixtures/bench/boot3-migration"),
+        &root.join("bench"),
+    );
     let bench = root.join("bench");
     let pom = "<project><modelVersion>4.0.0</modelVersion><parent><groupId>org.springframework.boot</groupId>\n<artifactId>spring-boot-starter-parent</artifactId>\n<version>3.2.5</version></parent><artifactId>petclinic</artifactId></project>\n";
     let ws = bench.join("tasks/petclinic-jakarta/workspace");
@@ -558,28 +555,31 @@ fn the_boot3_migration_fixtures_semantic_tier_runs_end_to_end() {
         ),
     );
     let out = root.join("out");
-    let o = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
-        .args([
-            "--dry-run",
-            "--config",
-            bench.join("benchmark.yaml").to_str().unwrap(),
-            "--task",
-            bench
-                .join("tasks/petclinic-jakarta/task.yaml")
-                .to_str()
-                .unwrap(),
-            "--reference",
-            reference.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .current_dir(&ws)
-        .env("NO_COLOR", "1")
-        .env_remove("GITHUB_ACTIONS")
-        .env("JUDGE_CI_LLM_BASE_URL", llm.anthropic_url())
-        .env("ANTHROPIC_API_KEY", KEY)
-        .output()
-        .unwrap();
+    let run = || {
+        Command::new(env!("CARGO_BIN_EXE_judge-ci"))
+            .args([
+                "--dry-run",
+                "--config",
+                bench.join("benchmark.yaml").to_str().unwrap(),
+                "--task",
+                bench
+                    .join("tasks/petclinic-jakarta/task.yaml")
+                    .to_str()
+                    .unwrap(),
+                "--reference",
+                reference.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ])
+            .current_dir(&ws)
+            .env("NO_COLOR", "1")
+            .env_remove("GITHUB_ACTIONS")
+            .env("JUDGE_CI_LLM_BASE_URL", llm.anthropic_url())
+            .env("ANTHROPIC_API_KEY", KEY)
+            .output()
+            .unwrap()
+    };
+    let o = run();
     let err = stderr(&o);
     let report: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
@@ -627,29 +627,7 @@ fn the_boot3_migration_fixtures_semantic_tier_runs_end_to_end() {
     let first = report["llm"].clone();
 
     // The same run again: every answer comes from the cache (.judge-ci/cache in the workspace).
-    let again = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
-        .args([
-            "--dry-run",
-            "-q",
-            "--config",
-            bench.join("benchmark.yaml").to_str().unwrap(),
-            "--task",
-            bench
-                .join("tasks/petclinic-jakarta/task.yaml")
-                .to_str()
-                .unwrap(),
-            "--reference",
-            reference.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .current_dir(&ws)
-        .env("NO_COLOR", "1")
-        .env_remove("GITHUB_ACTIONS")
-        .env("JUDGE_CI_LLM_BASE_URL", llm.anthropic_url())
-        .env("ANTHROPIC_API_KEY", KEY)
-        .output()
-        .unwrap();
+    let again = run();
     assert_eq!(again.status.code(), Some(0));
     let second: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();

@@ -139,15 +139,15 @@ pub fn llm_phrase(t: &super::LlmTotals) -> String {
         } else {
             t.models.join(", ")
         },
-        t.requests
+        t.counts.requests
     );
-    if t.cache_hits > 0 {
-        s.push_str(&format!(", {} answer(s) from cache", t.cache_hits));
+    if t.counts.cache_hits > 0 {
+        s.push_str(&format!(", {} answer(s) from cache", t.counts.cache_hits));
     }
     s.push_str(&format!(
         ", {} tokens in, {} out",
-        thousands(t.input_tokens),
-        thousands(t.output_tokens)
+        thousands(t.counts.input_tokens),
+        thousands(t.counts.output_tokens)
     ));
     if let Some(c) = t.cost_usd {
         s.push_str(&format!(", ${c:.4}"));

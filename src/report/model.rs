@@ -191,16 +191,10 @@ pub struct JudgeView {
     pub llm: Option<LlmUsage>,
 }
 
-/// Requests, cache hits, tokens and cost of model calls.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// Requests, cache hits and tokens of model calls.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct LlmUsage {
-    /// Provider, per judge.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provider: Option<String>,
-    /// Model, per judge.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
+pub struct LlmCounts {
     /// HTTP requests made (retries and repairs included).
     pub requests: u64,
     /// Questions answered from the cache.
@@ -209,6 +203,21 @@ pub struct LlmUsage {
     pub input_tokens: u64,
     /// Output tokens billed.
     pub output_tokens: u64,
+}
+
+/// One semantic judge's model usage (its judgment's `llm` metadata).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LlmUsage {
+    /// The provider.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// The model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Requests, cache hits, tokens.
+    #[serde(flatten)]
+    pub counts: LlmCounts,
     /// Cost in US dollars, when the config's price table names the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
@@ -218,15 +227,10 @@ pub struct LlmUsage {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LlmTotals {
-    /// HTTP requests made.
-    pub requests: u64,
-    /// Questions answered from the cache.
-    pub cache_hits: u64,
-    /// Input tokens billed.
-    pub input_tokens: u64,
-    /// Output tokens billed.
-    pub output_tokens: u64,
-    /// Cost in US dollars, when every priced judge's model has a price.
+    /// Requests, cache hits, tokens, summed.
+    #[serde(flatten)]
+    pub counts: LlmCounts,
+    /// Cost in US dollars, summed over the judges whose model has a price.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
     /// The models asked.
@@ -245,10 +249,10 @@ impl LlmTotals {
             .filter_map(|j| j.llm.as_ref())
         {
             any = true;
-            t.requests += u.requests;
-            t.cache_hits += u.cache_hits;
-            t.input_tokens += u.input_tokens;
-            t.output_tokens += u.output_tokens;
+            t.counts.requests += u.counts.requests;
+            t.counts.cache_hits += u.counts.cache_hits;
+            t.counts.input_tokens += u.counts.input_tokens;
+            t.counts.output_tokens += u.counts.output_tokens;
             if let Some(c) = u.cost_usd {
                 t.cost_usd = Some(t.cost_usd.unwrap_or(0.0) + c);
             }

@@ -120,3 +120,43 @@ pub fn assert_report_schema(report: &serde_json::Value) {
 pub mod fake_github;
 pub mod fake_llm;
 pub mod loopback;
+
+/// Copies `from` (a file or folder) to `to`, as `cp -r` does.
+pub fn copy_tree(from: &Path, to: &Path) {
+    let st = Command::new("cp")
+        .arg("-r")
+        .arg(from)
+        .arg(to)
+        .status()
+        .expect("cp runs");
+    assert!(st.success(), "cp -r {} {}", from.display(), to.display());
+}
+
+/// A copy of the bundled example (workspace/ and reference/) under `root`; returns the
+/// workspace.
+pub fn copy_example(root: &Path) -> PathBuf {
+    for part in ["workspace", "reference"] {
+        copy_tree(
+            &repo_root().join("examples/jakarta-migration").join(part),
+            &root.join(part),
+        );
+    }
+    root.join("workspace")
+}
+
+/// Reads a `GITHUB_OUTPUT` file the way the runner does: `key=value` lines and heredocs
+/// (`key<<DELIM` … `DELIM`); a later value for a key wins.
+pub fn read_outputs(p: &Path) -> std::collections::HashMap<String, String> {
+    let text = std::fs::read_to_string(p).unwrap_or_default();
+    let mut out = std::collections::HashMap::new();
+    let mut lines = text.lines();
+    while let Some(l) = lines.next() {
+        if let Some((k, d)) = l.split_once("<<") {
+            let v: Vec<&str> = lines.by_ref().take_while(|x| *x != d).collect();
+            out.insert(k.to_string(), v.join("\n"));
+        } else if let Some((k, v)) = l.split_once('=') {
+            out.insert(k.to_string(), v.to_string());
+        }
+    }
+    out
+}
