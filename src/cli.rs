@@ -233,6 +233,37 @@ pub enum Command {
         #[command(flatten)]
         output: OutputArgs,
     },
+    /// Re-run the gap analysis on a stored report with more inputs, without re-running the
+    /// judges; prints the report's markdown (or the analysis as JSON).
+    Diagnose {
+        /// The report JSON.
+        report: PathBuf,
+        /// The agent's plan (markdown or text).
+        #[arg(long, value_name = "FILE")]
+        plan: Option<PathBuf>,
+        /// A folder of knowledge-base files.
+        #[arg(long, value_name = "DIR")]
+        knowledge: Option<PathBuf>,
+        /// The agent's journal (JSON lines: tool calls and their errors).
+        #[arg(long, value_name = "FILE")]
+        journal: Option<PathBuf>,
+        /// A JSON file of detected patterns.
+        #[arg(long, value_name = "FILE")]
+        analysis: Option<PathBuf>,
+        /// The task file whose instruction the rules compare criteria with (default: the
+        /// report's task, if its file is still there).
+        #[arg(long, value_name = "FILE")]
+        task: Option<PathBuf>,
+        /// A config whose `diagnostics.rules` run before the built-in rules.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// What to print.
+        #[arg(long, value_enum, default_value_t = OutputFormat::Markdown)]
+        format: OutputFormat,
+        /// Also store the new analysis in the report file.
+        #[arg(long)]
+        write: bool,
+    },
     /// Print the JSON Schema of the config file.
     Schema,
     /// Write a git revision's tree into a folder (what `--reference REV` does, kept).

@@ -9,6 +9,7 @@
 
 pub mod checkout;
 pub mod config;
+pub mod diagnose;
 pub mod github;
 pub mod http;
 pub mod judges;

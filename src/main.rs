@@ -195,6 +195,48 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<i32> {
             }
             Ok(pipeline::EXIT_PASS)
         }
+        Some(cli::Command::Diagnose {
+            report,
+            plan,
+            knowledge,
+            journal,
+            analysis,
+            task,
+            config,
+            format,
+            write,
+        }) => {
+            let opts = pipeline::diagnose::DiagnoseOptions {
+                plan,
+                knowledge,
+                journal,
+                analysis,
+                task,
+                config,
+            };
+            match pipeline::diagnose::rediagnose(&report, &opts) {
+                Ok(r) => {
+                    if write {
+                        let json = serde_json::to_string_pretty(&r)?;
+                        std::fs::write(&report, json)
+                            .with_context(|| format!("cannot write {}", report.display()))?;
+                    }
+                    match format {
+                        cli::OutputFormat::Markdown => {
+                            print!("{}", judge_ci::report::markdown::render(&r))
+                        }
+                        cli::OutputFormat::Json => {
+                            println!("{}", serde_json::to_string_pretty(&r.diagnostics)?)
+                        }
+                    }
+                    Ok(0)
+                }
+                Err(e) => {
+                    eprintln!("judge-ci: error: {e}");
+                    Ok(e.exit_code())
+                }
+            }
+        }
         Some(cli::Command::Schema) => {
             println!(
                 "{}",

@@ -61,6 +61,10 @@ fn a_pull_request_run_leaves_summary_outputs_and_annotations() {
     assert_eq!(out["reading"], "REJECTED");
     assert_eq!(out["verdict"], "fail");
     assert_eq!(out["failed-tier"], "migration");
+    assert_eq!(
+        out["gap-categories"], "Execution:2,Knowledge:1",
+        "the gap analysis: ast-diff and pom-diff are execution, the javax import knowledge"
+    );
     assert!(out["report-path"].ends_with("report.json"));
 
     let errors = stdout.lines().filter(|l| l.starts_with("::error ")).count();

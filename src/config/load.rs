@@ -46,7 +46,11 @@ pub const BENCHMARK_KEYS: &[Key] = &[
         Kind::Object,
         "exactly one of tiers, checks, members",
     ),
-    key("diagnostics", Kind::Any, "extra gap rules and inputs"),
+    key(
+        "diagnostics",
+        Kind::Object,
+        "gap-analysis inputs and user rules",
+    ),
     key("llm", Kind::Object, "defaults for semantic judges"),
     key("report", Kind::Object, "how results are reported"),
 ];
@@ -368,7 +372,10 @@ fn read_benchmark(r: &mut Reader, root: &Node, path: &Path, bytes: &[u8]) -> Opt
         }
         None => Some(LlmSettings::default()),
     };
-    let diagnostics = m.get_node("diagnostics").map(to_json);
+    let diagnostics = match m.get_node("diagnostics") {
+        Some(n) => super::diagnostics::read(r, n),
+        None => Some(super::diagnostics::DiagnosticsSettings::default()),
+    };
     Some(Benchmark {
         path: path.to_path_buf(),
         sha256: hex::encode(Sha256::digest(bytes)),
@@ -382,7 +389,7 @@ fn read_benchmark(r: &mut Reader, root: &Node, path: &Path, bytes: &[u8]) -> Opt
         jury: jury?,
         report: report?,
         llm: llm?,
-        diagnostics,
+        diagnostics: diagnostics?,
     })
 }
 

@@ -5,6 +5,7 @@
 
 pub mod checks;
 mod diag;
+pub mod diagnostics;
 mod duration;
 pub mod llm;
 mod load;

@@ -38,8 +38,8 @@ pub struct Benchmark {
     pub report: ReportSettings,
     /// `llm` defaults for semantic checks.
     pub llm: LlmSettings,
-    /// `diagnostics`, kept as given.
-    pub diagnostics: Option<Value>,
+    /// `diagnostics`: the gap analysis's inputs and user rules.
+    pub diagnostics: super::diagnostics::DiagnosticsSettings,
 }
 
 /// Where the reference comes from.

@@ -91,6 +91,17 @@ pub fn config_schema() -> Value {
             ("reference", object(REFERENCE_KEYS, &[], false)),
             ("llm", object(LLM_KEYS, &[], false)),
             (
+                "diagnostics",
+                object(
+                    super::diagnostics::DIAGNOSTICS_KEYS,
+                    &[(
+                        "rules",
+                        json!({"type": "array", "items": object(super::diagnostics::RULE_KEYS, &[], false)}),
+                    )],
+                    false,
+                ),
+            ),
+            (
                 "metadata",
                 json!({"type": "object", "description": "passed to every judge's context"}),
             ),

@@ -59,7 +59,13 @@ pub fn outputs(r: &Report, report_path: &Path) -> Vec<(&'static str, String)> {
                 .unwrap_or_default(),
         ),
         ("failed-tier", failed_tier),
-        ("gap-categories", String::new()),
+        (
+            "gap-categories",
+            r.diagnostics
+                .as_ref()
+                .map(|d| d.categories_line())
+                .unwrap_or_default(),
+        ),
         ("report-path", report_path.display().to_string()),
         ("comment-url", String::new()),
         ("check-run-url", String::new()),

@@ -5,6 +5,7 @@ mod check;
 mod context;
 mod error;
 mod fault;
+mod gap;
 mod judge;
 #[allow(clippy::module_inception)]
 mod judgment;
@@ -16,6 +17,7 @@ pub use check::Check;
 pub use context::{ExecutionStatus, JudgmentContext};
 pub use error::BuildError;
 pub use fault::Fault;
+pub use gap::GapCategory;
 pub use judge::{
     Implementation, Judge, JudgeMetadata, JudgeType, NamedJudge, not_applicable_capability,
 };

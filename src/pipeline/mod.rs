@@ -1,6 +1,7 @@
 //! The one place that strings the stages together: config → workspace and reference → jury →
 //! report, written to disk before anything is printed.
 
+pub mod diagnose;
 pub mod progress;
 pub mod publish;
 
@@ -635,6 +636,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         tiers: tier_views(&bench.jury, &verdict),
         diffs: collect_diffs(&bench.jury, &verdict),
         llm: None,
+        diagnostics: None,
         verdict,
         interpretation: InterpretationInfo {
             reading: reading.reading,
@@ -667,6 +669,17 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         )
     })?;
     report.llm = crate::report::LlmTotals::of(&report.tiers);
+    let inputs = crate::diagnose::Inputs::load(
+        &bench.diagnostics,
+        &workspace,
+        task.as_ref().map_or("", |t| t.instruction.as_str()),
+    );
+    report.diagnostics = Some(crate::diagnose::analyze(
+        &report.verdict,
+        &report.seats(),
+        &inputs,
+        &bench.diagnostics.rules,
+    ));
     report.timings.render_ms = render_start.elapsed().as_millis() as u64;
     report.timings.total_ms = total.elapsed().as_millis() as u64;
 

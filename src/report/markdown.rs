@@ -113,8 +113,101 @@ pub struct View {
     pub tool_version: String,
     /// A link to the CI run, when known.
     pub run_url: Option<String>,
+    /// The gap analysis, when there are findings.
+    pub gaps: Option<GapsView>,
     /// Model usage: "LLM claude-sonnet-4-6: 3 requests (1 cached), 12,345 tokens in, 678 out, $0.0123".
     pub llm: Option<String>,
+}
+
+/// The gap analysis for templates.
+#[derive(Serialize)]
+pub struct GapsView {
+    /// Findings in all.
+    pub total: usize,
+    /// One row per non-empty category: category, count, percent.
+    pub rows: Vec<GapRow>,
+    /// Recommendations.
+    pub recommendations: Vec<String>,
+    /// Up to 30 findings.
+    pub findings: Vec<GapFinding>,
+    /// How many more are in report.json.
+    pub more: usize,
+}
+
+/// One category's row.
+#[derive(Serialize)]
+pub struct GapRow {
+    /// Its name.
+    pub category: &'static str,
+    /// Findings.
+    pub count: usize,
+    /// "62%".
+    pub percent: String,
+}
+
+/// One finding's line.
+#[derive(Serialize)]
+pub struct GapFinding {
+    /// Category name.
+    pub category: &'static str,
+    /// Judge.
+    pub judge: String,
+    /// Failed check, if any.
+    pub check: Option<String>,
+    /// Tier.
+    pub tier: String,
+    /// Status token.
+    pub status: &'static str,
+    /// Evidence.
+    pub evidence: String,
+    /// Rationale.
+    pub rationale: String,
+    /// Rule id.
+    pub rule: String,
+    /// deterministic or heuristic.
+    pub confidence: &'static str,
+}
+
+/// Findings shown in the markdown.
+const GAP_LINES: usize = 30;
+
+fn gaps_view(d: &crate::diagnose::Diagnostics) -> Option<GapsView> {
+    if d.total == 0 {
+        return None;
+    }
+    Some(GapsView {
+        total: d.total,
+        rows: d
+            .distribution
+            .iter()
+            .map(|s| GapRow {
+                category: s.category.name(),
+                count: s.count,
+                percent: format!("{:.0}%", s.fraction * 100.0),
+            })
+            .collect(),
+        recommendations: d.recommendations.clone(),
+        findings: d
+            .findings
+            .iter()
+            .take(GAP_LINES)
+            .map(|f| GapFinding {
+                category: f.category.name(),
+                judge: f.judge.clone(),
+                check: f.check.clone(),
+                tier: f.tier.clone(),
+                status: f.status.token(),
+                evidence: f.evidence.clone(),
+                rationale: f.rationale.clone(),
+                rule: f.rule.clone(),
+                confidence: match f.confidence {
+                    crate::diagnose::rules::Confidence::Deterministic => "deterministic",
+                    crate::diagnose::rules::Confidence::Heuristic => "heuristic",
+                },
+            })
+            .collect(),
+        more: d.findings.len().saturating_sub(GAP_LINES),
+    })
 }
 
 /// Groups digits by thousands.
@@ -544,6 +637,7 @@ pub fn view(r: &Report) -> View {
         tool_version: r.tool.version.clone(),
         run_url: r.subject.run_url.clone(),
         llm: r.llm.as_ref().map(llm_phrase),
+        gaps: r.diagnostics.as_ref().and_then(gaps_view),
     }
 }
 

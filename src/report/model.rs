@@ -38,6 +38,9 @@ pub struct Report {
     /// Model usage of the semantic judges, when any asked a model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub llm: Option<LlmTotals>,
+    /// The gap analysis of every failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagnostics: Option<crate::diagnose::Diagnostics>,
     /// Phase timings.
     pub timings: Timings,
     /// The gate: pass or fail, the exit code and why.
@@ -221,6 +224,23 @@ pub struct LlmUsage {
     /// Cost in US dollars, when the config's price table names the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+}
+
+impl Report {
+    /// Where each judge sat, for the gap analysis.
+    pub fn seats(&self) -> Vec<crate::diagnose::Seat> {
+        self.tiers
+            .iter()
+            .flat_map(|t| {
+                t.judges.iter().map(move |j| crate::diagnose::Seat {
+                    tier: t.name.clone(),
+                    name: j.name.clone(),
+                    judge_type: j.judge_type.clone(),
+                    nested: self.verdict.attempt(&t.name).is_some(),
+                })
+            })
+            .collect()
+    }
 }
 
 /// Model usage of the whole run.

@@ -1,0 +1,133 @@
+//! The analysis's optional inputs: the agent's plan, a knowledge folder, an analysis JSON and
+//! the agent's journal (JSON lines). Each one missing only silences the rules that need it.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::config::diagnostics::DiagnosticsSettings;
+use crate::judges::paths::{Resolved, resolve};
+
+/// What the rules may consult besides the verdict.
+#[derive(Clone, Debug, Default)]
+pub struct Inputs {
+    /// The task's instruction.
+    pub instruction: String,
+    /// The plan's text.
+    pub plan: Option<String>,
+    /// Knowledge-base files: (file name, text).
+    pub knowledge: Option<Vec<(String, String)>>,
+    /// Detected patterns.
+    pub analysis: Option<Value>,
+    /// Journal entries.
+    pub journal: Option<Vec<Value>>,
+    /// Inputs that were named but could not be read, for the report.
+    pub problems: Vec<String>,
+}
+
+/// Reads every file of a knowledge folder (text files up to 1 MiB, recursively).
+pub fn read_knowledge(dir: &Path) -> Result<Vec<(String, String)>, String> {
+    if !dir.is_dir() {
+        return Err(format!(
+            "the knowledge folder {} does not exist",
+            dir.display()
+        ));
+    }
+    let mut out = Vec::new();
+    for e in walkdir::WalkDir::new(dir)
+        .follow_links(false)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+    {
+        if e.metadata().map(|m| m.len()).unwrap_or(u64::MAX) > 1 << 20 {
+            continue;
+        }
+        if let Ok(text) = std::fs::read_to_string(e.path()) {
+            let name = e
+                .path()
+                .strip_prefix(dir)
+                .unwrap_or(e.path())
+                .display()
+                .to_string();
+            out.push((name, text));
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Reads a journal: one JSON object per line; blank lines skipped, bad lines reported.
+pub fn read_journal(text: &str) -> (Vec<Value>, Option<String>) {
+    let mut bad = 0;
+    let entries: Vec<Value> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .filter_map(|l| match serde_json::from_str::<Value>(l) {
+            Ok(v) => Some(v),
+            Err(_) => {
+                bad += 1;
+                None
+            }
+        })
+        .collect();
+    let note = (bad > 0).then(|| format!("{bad} journal line(s) are not JSON and were skipped"));
+    (entries, note)
+}
+
+impl Inputs {
+    /// The inputs `settings` names, read from the workspace (plan, analysis, journal) and the
+    /// config's folder (knowledge).
+    pub fn load(settings: &DiagnosticsSettings, workspace: &Path, instruction: &str) -> Inputs {
+        let mut i = Inputs {
+            instruction: instruction.to_string(),
+            ..Inputs::default()
+        };
+        let mut read = |what: &str, p: &crate::config::checks::WorkspacePath| -> Option<String> {
+            match resolve(workspace, p.as_path()) {
+                Resolved::Inside(path) => match std::fs::read_to_string(&path) {
+                    Ok(t) => Some(t),
+                    Err(e) => {
+                        i.problems
+                            .push(format!("the {what} {} cannot be read: {e}", path.display()));
+                        None
+                    }
+                },
+                Resolved::Missing(path) => {
+                    i.problems
+                        .push(format!("the {what} {} does not exist", path.display()));
+                    None
+                }
+                Resolved::Escapes(why) => {
+                    i.problems
+                        .push(format!("the {what} path escapes the workspace: {why}"));
+                    None
+                }
+            }
+        };
+        let plan = settings.plan.as_ref().and_then(|p| read("plan", p));
+        let analysis = settings.analysis.as_ref().and_then(|p| read("analysis", p));
+        let journal = settings.journal.as_ref().and_then(|p| read("journal", p));
+        i.plan = plan;
+        if let Some(t) = analysis {
+            match serde_json::from_str(&t) {
+                Ok(v) => i.analysis = Some(v),
+                Err(e) => i
+                    .problems
+                    .push(format!("the analysis file is not JSON: {e}")),
+            }
+        }
+        if let Some(t) = journal {
+            let (entries, note) = read_journal(&t);
+            i.journal = Some(entries);
+            i.problems.extend(note);
+        }
+        if let Some(dir) = &settings.knowledge {
+            match read_knowledge(dir) {
+                Ok(k) => i.knowledge = Some(k),
+                Err(e) => i.problems.push(e),
+            }
+        }
+        i
+    }
+}

@@ -1,0 +1,535 @@
+//! The built-in rule table: each rule has an id, what it matches, the category it assigns (some
+//! choose between categories by the plan and knowledge inputs), a rationale and a confidence.
+//! First match wins; user rules run before these, the default rule after.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::judgment::{Check, GapCategory, Judgment, Status};
+
+use super::inputs::Inputs;
+
+/// How far a finding can be trusted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Confidence {
+    /// A rule on facts.
+    Deterministic,
+    /// A pattern that can mislead.
+    Heuristic,
+}
+
+/// One thing to classify: a non-passing judgment, or a failed check inside a judgment.
+pub struct Item<'a> {
+    /// The tier (or member) it ran in.
+    pub tier: &'a str,
+    /// The seat name.
+    pub judge: &'a str,
+    /// The check type.
+    pub judge_type: &'a str,
+    /// The judgment.
+    pub judgment: &'a Judgment,
+    /// The failed check, when the item is one.
+    pub check: Option<&'a Check>,
+    /// Everything the judgment says, as text: reasoning, checks, metadata values.
+    pub text: String,
+}
+
+impl Item<'_> {
+    /// The status the item stands for (a failed check counts as FAIL).
+    pub fn status(&self) -> Status {
+        match self.check {
+            Some(_) => Status::Fail,
+            None => self.judgment.status(),
+        }
+    }
+}
+
+/// What a rule says about an item.
+pub struct Hit {
+    /// The category.
+    pub category: GapCategory,
+    /// Why.
+    pub rationale: String,
+    /// The exact line or finding that triggered the rule.
+    pub evidence: String,
+}
+
+/// A built-in rule.
+pub struct Rule {
+    /// Its id in findings.
+    pub id: &'static str,
+    /// What it matches, for documentation.
+    pub matches: &'static str,
+    /// Its confidence.
+    pub confidence: Confidence,
+    /// The test.
+    pub test: fn(&Item<'_>, &Inputs) -> Option<Hit>,
+}
+
+/// The built-in rules, in order.
+pub static BUILTIN: &[Rule] = &[
+    Rule {
+        id: "environment",
+        matches: "timeouts, signals 9/15 (exit 137/143), full disk, out of memory, network and dependency-resolution failures, provider 5xx/429",
+        confidence: Confidence::Deterministic,
+        test: environment,
+    },
+    Rule {
+        id: "instrument",
+        matches: "an ERROR from the jury's machinery or from a judge's own configuration (path escape, missing metadata or API key, unparseable model reply, undeclared NOT_APPLICABLE)",
+        confidence: Confidence::Deterministic,
+        test: instrument,
+    },
+    Rule {
+        id: "missing-evidence",
+        matches: "ABSTAIN for evidence the run should have produced (classes, Surefire or JaCoCo reports, a baseline)",
+        confidence: Confidence::Deterministic,
+        test: missing_evidence,
+    },
+    Rule {
+        id: "namespace",
+        matches: "a package the reference has under another name, a forbidden import still present, or a JDK module removed after Java 8",
+        confidence: Confidence::Heuristic,
+        test: namespace,
+    },
+    Rule {
+        id: "build-file",
+        matches: "pom-diff: a dependency, parent or plugin not changed to the reference's",
+        confidence: Confidence::Deterministic,
+        test: build_file,
+    },
+    Rule {
+        id: "execution",
+        matches: "class-version FAIL, other AST and import differences, a failing build or command",
+        confidence: Confidence::Deterministic,
+        test: execution,
+    },
+    Rule {
+        id: "repeated-tool-error",
+        matches: "the journal shows the same tool error (first 80 characters) two or more times",
+        confidence: Confidence::Deterministic,
+        test: repeated_tool_error,
+    },
+    Rule {
+        id: "semantic-criterion",
+        matches: "a semantic criterion the instruction does not ask for, or an instruction reported ambiguous (Prompt); a criterion about compiling, building or testing (Evaluation)",
+        confidence: Confidence::Heuristic,
+        test: semantic_criterion,
+    },
+];
+
+fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
+    cell.get_or_init(|| Regex::new(pattern).unwrap_or_else(|_| Regex::new("$^").expect("valid")))
+}
+
+/// The line of `text` holding the match of `r`, trimmed and bounded.
+fn line_of(text: &str, r: &Regex) -> Option<String> {
+    let m = r.find(text)?;
+    let start = text[..m.start()].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[m.end()..]
+        .find('\n')
+        .map_or(text.len(), |i| m.end() + i);
+    Some(text[start..end].trim().chars().take(300).collect())
+}
+
+fn environment(item: &Item<'_>, _: &Inputs) -> Option<Hit> {
+    static R: OnceLock<Regex> = OnceLock::new();
+    let r = re(
+        &R,
+        r"(?i)(did not finish within|did not answer within|no answer within|timed? ?out\b|terminated by signal (9|15)\b|exited with 13[7]|exited with 143|no space left on device|OutOfMemoryError|out of memory|connection (refused|reset)|unknown ?host|could not resolve (dependencies|host)|could not transfer artifact|answered (HTTP )?(5\d\d|429)\b|could not be reached)",
+    );
+    let evidence = line_of(&item.text, r)?;
+    Some(Hit {
+        category: GapCategory::Environment,
+        rationale: "an external fault stopped the judge: fix the runner (time, disk, memory, network, repositories) or retry".into(),
+        evidence,
+    })
+}
+
+fn instrument(item: &Item<'_>, _: &Inputs) -> Option<Hit> {
+    static R: OnceLock<Regex> = OnceLock::new();
+    static CONFIG: OnceLock<Regex> = OnceLock::new();
+    let r = match item.status() {
+        Status::Error | Status::NotApplicable => re(
+            &R,
+            r"(?i)(escapes the workspace|targetClassVersion|no target class version|API key|did not fit the requested JSON shape|not declared|undeclared|refused|prompt template|is not set|check type)",
+        ),
+        // An ABSTAIN for want of the judge's own configuration (not of the run's evidence).
+        Status::Abstain => re(&CONFIG, r"(?i)(no target class version|targetClassVersion)"),
+        _ => return None,
+    };
+    if let Some(code) = item.judgment.reason_code()
+        && code.is_machinery()
+    {
+        return Some(Hit {
+            category: GapCategory::Evaluation,
+            rationale: format!(
+                "the jury's machinery failed ({}): the judges or the config need repair, not the subject",
+                code.token()
+            ),
+            evidence: item.judgment.reasoning().chars().take(300).collect(),
+        });
+    }
+    let evidence = line_of(&item.text, r)?;
+    Some(Hit {
+        category: GapCategory::Evaluation,
+        rationale: "the judge could not run for reasons of its own configuration: repair the judge or its settings".into(),
+        evidence,
+    })
+}
+
+fn missing_evidence(item: &Item<'_>, _: &Inputs) -> Option<Hit> {
+    if !matches!(item.status(), Status::Abstain | Status::Error) {
+        return None;
+    }
+    static R: OnceLock<Regex> = OnceLock::new();
+    let r = re(
+        &R,
+        r"(?i)(holds no class files|was the project compiled|classes does not exist|surefire-reports|jacoco\.xml|coverage report|no baseline|no JaCoCo|no Surefire|no criteria to verify)",
+    );
+    let evidence = line_of(&item.text, r)?;
+    Some(Hit {
+        category: GapCategory::Analysis,
+        rationale: "the evidence this judge needs was not produced: make the run (or the pre-analysis) produce it".into(),
+        evidence,
+    })
+}
+
+/// Removed-after-Java-8 JDK modules.
+const REMOVED_MODULES: &[&str] = &[
+    "javax.xml.bind",
+    "javax.annotation",
+    "javax.activation",
+    "javax.xml.ws",
+];
+
+/// The namespace (first two segments) of a dotted name.
+fn namespace_of(name: &str) -> String {
+    let name = name
+        .trim_start_matches("import ")
+        .trim_end_matches(';')
+        .trim();
+    let name = name.strip_prefix("static ").unwrap_or(name);
+    name.split('.').take(2).collect::<Vec<_>>().join(".")
+}
+
+/// Finds a renamed or forbidden namespace in an item: (namespace, evidence).
+fn renamed_namespace(item: &Item<'_>) -> Option<(String, String)> {
+    let findings = item
+        .judgment
+        .metadata()
+        .get("findings")
+        .and_then(Value::as_array);
+    for f in findings.into_iter().flatten() {
+        let kind = f.get("kind").and_then(Value::as_str).unwrap_or_default();
+        let at = format!(
+            "{}{}",
+            f.get("path").and_then(Value::as_str).unwrap_or_default(),
+            f.get("line")
+                .and_then(Value::as_u64)
+                .map(|l| format!(":{l}"))
+                .unwrap_or_default()
+        );
+        if kind == "import-forbidden" {
+            let actual = f.get("actual").and_then(Value::as_str).unwrap_or_default();
+            return Some((
+                namespace_of(actual),
+                format!("forbidden import still present: {actual} at {at}"),
+            ));
+        }
+        if kind == "compiler-error" {
+            static R: OnceLock<Regex> = OnceLock::new();
+            let r = re(
+                &R,
+                r"package ((?:javax|jakarta|java)\.[a-z0-9_.]+) does not exist",
+            );
+            let msg = f.get("message").and_then(Value::as_str).unwrap_or_default();
+            if let Some(c) = r.captures(msg) {
+                return Some((namespace_of(&c[1]), format!("{msg} at {at}")));
+            }
+        }
+    }
+    static R: OnceLock<Regex> = OnceLock::new();
+    let r = re(
+        &R,
+        r"package ((?:javax|jakarta)\.[a-z0-9_.]+) does not exist",
+    );
+    let c = r.captures(&item.text)?;
+    let evidence = line_of(&item.text, r)?;
+    Some((namespace_of(&c[1]), evidence))
+}
+
+fn namespace(item: &Item<'_>, inputs: &Inputs) -> Option<Hit> {
+    let (ns, evidence) = renamed_namespace(item)?;
+    let removed = REMOVED_MODULES
+        .iter()
+        .any(|m| ns.starts_with(m) || m.starts_with(&ns));
+    let what = if removed {
+        format!("{ns} left the JDK after Java 8 and needs a dependency")
+    } else {
+        format!("{ns} is still used where the reference has moved on")
+    };
+    let (category, rationale) = match (&inputs.plan, &inputs.knowledge) {
+        (Some(plan), _) if !plan.contains(&ns) => (
+            GapCategory::Planning,
+            format!("{what}; the plan never mentions {ns}, so the step was not planned"),
+        ),
+        (Some(_), _) => (
+            GapCategory::Execution,
+            format!("{what}; the plan mentions {ns}, so the step was planned but not carried out"),
+        ),
+        (None, Some(files)) if !files.iter().any(|(_, t)| t.contains(&ns)) => (
+            GapCategory::Knowledge,
+            format!("{what}; no knowledge-base file mentions {ns}: add an entry for it"),
+        ),
+        (None, Some(files)) => {
+            let name = files
+                .iter()
+                .find(|(_, t)| t.contains(&ns))
+                .map(|(n, _)| n.as_str())
+                .unwrap_or_default();
+            (
+                GapCategory::Execution,
+                format!(
+                    "{what}; the knowledge base covers it ({name}), so the agent did not apply it"
+                ),
+            )
+        }
+        (None, None) => (
+            GapCategory::Knowledge,
+            format!(
+                "{what}; most likely the agent did not know the mapping (a plan or a knowledge folder under diagnostics: would tell Planning, Execution and Knowledge apart)"
+            ),
+        ),
+    };
+    Some(Hit {
+        category,
+        rationale,
+        evidence,
+    })
+}
+
+fn build_file(item: &Item<'_>, inputs: &Inputs) -> Option<Hit> {
+    if item.judge_type != "pom-diff" || item.status() != Status::Fail {
+        return None;
+    }
+    let findings = item
+        .judgment
+        .metadata()
+        .get("findings")
+        .and_then(Value::as_array)?;
+    let f = findings.iter().find(|f| {
+        let k = f.get("kind").and_then(Value::as_str).unwrap_or_default();
+        ["dependency", "parent", "plugin"]
+            .iter()
+            .any(|p| k.starts_with(p))
+    })?;
+    let evidence = format!(
+        "{}: expected {}, found {}",
+        f.get("kind").and_then(Value::as_str).unwrap_or_default(),
+        f.get("expected")
+            .and_then(Value::as_str)
+            .unwrap_or("nothing"),
+        f.get("actual").and_then(Value::as_str).unwrap_or("nothing"),
+    );
+    static R: OnceLock<Regex> = OnceLock::new();
+    let build_step = re(
+        &R,
+        r"(?i)(pom\.xml|pom\b|build\.gradle|dependenc|maven|gradle|parent)",
+    );
+    let (category, rationale) = match &inputs.plan {
+        Some(p) if !build_step.is_match(p) => (
+            GapCategory::Planning,
+            "the build file differs from the reference and the plan has no build-file step"
+                .to_string(),
+        ),
+        _ => (
+            GapCategory::Execution,
+            "the build file was not brought to the reference's dependencies, parent or plugins"
+                .to_string(),
+        ),
+    };
+    Some(Hit {
+        category,
+        rationale,
+        evidence,
+    })
+}
+
+fn execution(item: &Item<'_>, _: &Inputs) -> Option<Hit> {
+    if item.status() != Status::Fail {
+        return None;
+    }
+    let kinds = [
+        "class-version",
+        "ast-diff",
+        "import-diff",
+        "maven-build",
+        "gradle-build",
+        "command",
+        "file-comparison",
+        "test-invariance",
+    ];
+    if !kinds.contains(&item.judge_type) {
+        return None;
+    }
+    let evidence = match item.check {
+        Some(c) => format!("{}: {}", c.name(), c.message()),
+        None => item.judgment.reasoning().chars().take(300).collect(),
+    };
+    Some(Hit {
+        category: GapCategory::Execution,
+        rationale: format!(
+            "{} found the change incomplete or wrong: the agent did the step badly",
+            item.judge_type
+        ),
+        evidence,
+    })
+}
+
+fn repeated_tool_error(_: &Item<'_>, inputs: &Inputs) -> Option<Hit> {
+    let journal = inputs.journal.as_ref()?;
+    let mut counts: std::collections::BTreeMap<(String, String), usize> = Default::default();
+    for e in journal {
+        let err = e
+            .get("error")
+            .and_then(Value::as_str)
+            .filter(|s| !s.trim().is_empty());
+        if let Some(err) = err {
+            let tool = e
+                .get("tool")
+                .and_then(Value::as_str)
+                .unwrap_or("a tool")
+                .to_string();
+            *counts
+                .entry((tool, err.chars().take(80).collect()))
+                .or_default() += 1;
+        }
+    }
+    let ((tool, err), n) = counts.into_iter().max_by_key(|(_, n)| *n)?;
+    (n >= 2).then(|| Hit {
+        category: GapCategory::Tool,
+        rationale: format!(
+            "the agent's tool {tool} failed the same way {n} times: fix or build the tool"
+        ),
+        evidence: format!("{tool}: {err} (×{n})"),
+    })
+}
+
+/// Lower-case words of four or more letters.
+fn terms(s: &str) -> std::collections::BTreeSet<String> {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() >= 4)
+        .map(str::to_lowercase)
+        .collect()
+}
+
+fn semantic_criterion(item: &Item<'_>, inputs: &Inputs) -> Option<Hit> {
+    let semantic = [
+        "llm",
+        "semantic-diff",
+        "test-quality-llm",
+        "correctness",
+        "ears",
+        "rfc2119",
+    ];
+    if !semantic.contains(&item.judge_type) {
+        return None;
+    }
+    static AMBIGUOUS: OnceLock<Regex> = OnceLock::new();
+    let amb = re(
+        &AMBIGUOUS,
+        r"(?i)\b(ambiguous|unclear|underspecified|contradictory)\b",
+    );
+    if let Some(evidence) = line_of(item.judgment.reasoning(), amb) {
+        return Some(Hit {
+            category: GapCategory::Prompt,
+            rationale:
+                "the model judge reports the instruction as unclear: rewrite the task instruction"
+                    .into(),
+            evidence,
+        });
+    }
+    let criterion = item.check?.name();
+    static BUILD: OnceLock<Regex> = OnceLock::new();
+    let build = re(
+        &BUILD,
+        r"(?i)\b(compil\w*|build\w*|tests? pass\w*|test suite|unit tests?)\b",
+    );
+    if build.is_match(criterion) {
+        return Some(Hit {
+            category: GapCategory::Evaluation,
+            rationale: "a model was asked about compiling, building or testing, which deterministic judges settle: move the criterion to a build or test check".into(),
+            evidence: format!("criterion: {criterion}"),
+        });
+    }
+    if !inputs.instruction.trim().is_empty()
+        && terms(criterion).is_disjoint(&terms(&inputs.instruction))
+    {
+        return Some(Hit {
+            category: GapCategory::Prompt,
+            rationale: "the criterion shares no key term with the task instruction: the instruction does not ask for it".into(),
+            evidence: format!("criterion: {criterion}"),
+        });
+    }
+    None
+}
+
+/// The default rule: FAIL → Execution, ABSTAIN → Analysis, ERROR (and anything else) →
+/// Evaluation.
+pub fn default_hit(item: &Item<'_>) -> Hit {
+    let evidence = match item.check {
+        Some(c) => format!("{}: {}", c.name(), c.message()),
+        None => item.judgment.reasoning().chars().take(300).collect(),
+    };
+    let (category, rationale) = match item.status() {
+        Status::Fail => (
+            GapCategory::Execution,
+            "default rule: a FAIL that no specific rule explains is counted as execution",
+        ),
+        Status::Abstain => (
+            GapCategory::Analysis,
+            "default rule: an ABSTAIN that no specific rule explains is counted as missing analysis",
+        ),
+        _ => (
+            GapCategory::Evaluation,
+            "default rule: an ERROR that no specific rule explains is counted against the judge",
+        ),
+    };
+    Hit {
+        category,
+        rationale: rationale.to_string(),
+        evidence,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn namespaces_and_terms() {
+        assert_eq!(
+            namespace_of("import javax.persistence.Entity;"),
+            "javax.persistence"
+        );
+        assert_eq!(
+            namespace_of("javax.servlet.http.HttpServlet"),
+            "javax.servlet"
+        );
+        assert!(terms("the build passes").contains("build"));
+        assert!(terms("Keep the class name").is_disjoint(&terms("Move to jakarta")));
+    }
+
+    #[test]
+    fn every_builtin_rule_has_an_id_and_a_description() {
+        let mut ids = std::collections::HashSet::new();
+        for r in BUILTIN {
+            assert!(ids.insert(r.id) && !r.matches.is_empty());
+        }
+    }
+}

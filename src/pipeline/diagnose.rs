@@ -1,0 +1,96 @@
+//! `judge-ci diagnose REPORT.json`: the gap analysis again, on a stored report, with inputs the
+//! run did not have (a plan, a knowledge folder, a journal, an analysis file). No judge runs.
+
+use std::path::{Path, PathBuf};
+
+use crate::config::{load_benchmark, load_task};
+use crate::diagnose::{self, Inputs, inputs};
+use crate::report::Report;
+
+use super::RunError;
+
+/// The extra inputs of `diagnose`.
+#[derive(Clone, Debug, Default)]
+pub struct DiagnoseOptions {
+    /// `--plan`.
+    pub plan: Option<PathBuf>,
+    /// `--knowledge`.
+    pub knowledge: Option<PathBuf>,
+    /// `--journal`.
+    pub journal: Option<PathBuf>,
+    /// `--analysis`.
+    pub analysis: Option<PathBuf>,
+    /// `--task`.
+    pub task: Option<PathBuf>,
+    /// `--config`.
+    pub config: Option<PathBuf>,
+}
+
+fn read(what: &str, p: &Path) -> Result<String, RunError> {
+    std::fs::read_to_string(p)
+        .map_err(|e| RunError::Input(format!("--{what} {}: cannot be read: {e}", p.display())))
+}
+
+/// Reads `path`, analyzes it again with `opts`, and returns the updated report.
+pub fn rediagnose(path: &Path, opts: &DiagnoseOptions) -> Result<Report, RunError> {
+    let text = read("report", path)?;
+    let mut report: Report = serde_json::from_str(&text).map_err(|e| {
+        RunError::Input(format!(
+            "{}:{}:{}: not a judge-ci report: {e}",
+            path.display(),
+            e.line(),
+            e.column()
+        ))
+    })?;
+    let task_path = opts.task.clone().or_else(|| {
+        report
+            .task
+            .as_ref()
+            .map(|t| PathBuf::from(&t.path))
+            .filter(|p| p.is_file())
+    });
+    let instruction = match task_path {
+        Some(p) => match load_task(&p) {
+            Ok((t, _)) => t.instruction,
+            Err(d) => return Err(RunError::Input(d.render(false).trim_end().to_string())),
+        },
+        None => String::new(),
+    };
+    let mut inputs = Inputs {
+        instruction,
+        ..Inputs::default()
+    };
+    if let Some(p) = &opts.plan {
+        inputs.plan = Some(read("plan", p)?);
+    }
+    if let Some(d) = &opts.knowledge {
+        inputs.knowledge = Some(
+            inputs::read_knowledge(d).map_err(|e| RunError::Input(format!("--knowledge: {e}")))?,
+        );
+    }
+    if let Some(p) = &opts.journal {
+        let (entries, note) = inputs::read_journal(&read("journal", p)?);
+        inputs.journal = Some(entries);
+        inputs.problems.extend(note);
+    }
+    if let Some(p) = &opts.analysis {
+        inputs.analysis =
+            Some(serde_json::from_str(&read("analysis", p)?).map_err(|e| {
+                RunError::Input(format!("--analysis {}: not JSON: {e}", p.display()))
+            })?);
+    }
+    let rules = match &opts.config {
+        Some(c) => match load_benchmark(c) {
+            Ok((b, _)) => b.diagnostics.rules,
+            Err(d) => return Err(RunError::Input(d.render(false).trim_end().to_string())),
+        },
+        None => Vec::new(),
+    };
+    report.diagnostics = Some(diagnose::analyze(
+        &report.verdict,
+        &report.seats(),
+        &inputs,
+        &rules,
+    ));
+    Ok(report)
+}
