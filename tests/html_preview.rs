@@ -73,4 +73,9 @@ fn the_rejected_example_renders_in_a_browser() {
         assert!(dom.contains(section), "{section} missing");
     }
     assert!(dom.contains("import jakarta.servlet.Filter;"));
+    assert!(
+        dom.contains("Gap analysis") && dom.contains("<svg") && dom.contains("Execution (2, 67%)"),
+        "the gap analysis's pie is drawn, not left as mermaid source"
+    );
+    assert!(!dom.contains("pie showData"));
 }

@@ -142,7 +142,7 @@ pub fn validate(md: &str) -> Result<(), Vec<String>> {
 
 /// A self-contained HTML page with GitHub-like styling.
 pub fn html_page(md: &str, title: &str) -> String {
-    let body = comrak::markdown_to_html(md, &options());
+    let body = pies_as_svg(&comrak::markdown_to_html(md, &options()));
     let title = title
         .replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -161,6 +161,108 @@ code{background:rgba(129,139,152,.12);border-radius:6px;padding:.2em .4em;font:8
 pre{background:#f6f8fa;border-radius:6px;padding:16px;overflow:auto}pre code{background:none;padding:0}\
 details{margin:8px 0}summary{cursor:pointer;font-weight:600}\
 blockquote,.markdown-alert{border-left:.25em solid #d1d9e0;color:#59636e;margin:0;padding:0 1em}";
+
+/// Colours of pie slices, in order.
+const PIE_COLOURS: [&str; 8] = [
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#9c755f",
+];
+
+/// Draws a mermaid `pie` block (`"Label" : N` lines) as an inline SVG with a legend; any
+/// other mermaid block stays as code. The page needs no script, so it works offline.
+fn pie_svg(source: &str) -> Option<String> {
+    let decoded = source
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    let mut lines = decoded.lines();
+    let head = lines.next()?.trim();
+    if !head.starts_with("pie") {
+        return None;
+    }
+    let title = head
+        .split_once("title")
+        .map(|(_, t)| t.trim().to_string())
+        .unwrap_or_default();
+    let slices: Vec<(String, f64)> = lines
+        .filter_map(|l| {
+            let (label, n) = l.rsplit_once(':')?;
+            let label = label.trim().trim_matches('"').to_string();
+            let n: f64 = n.trim().parse().ok()?;
+            (n > 0.0).then_some((label, n))
+        })
+        .collect();
+    let total: f64 = slices.iter().map(|s| s.1).sum();
+    if slices.is_empty() || total <= 0.0 {
+        return None;
+    }
+    let esc = |t: &str| {
+        t.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+    };
+    let (cx, cy, r) = (90.0_f64, 90.0_f64, 80.0_f64);
+    let height = (slices.len() as f64 * 22.0 + 20.0).max(190.0);
+    let mut svg = format!(
+        "<figure class=\"pie\"><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"440\" height=\"{height}\" role=\"img\" aria-label=\"{}\">",
+        esc(&title)
+    );
+    let mut angle = -std::f64::consts::FRAC_PI_2;
+    for (i, (label, n)) in slices.iter().enumerate() {
+        let colour = PIE_COLOURS[i % PIE_COLOURS.len()];
+        let sweep = n / total * std::f64::consts::TAU;
+        if slices.len() == 1 {
+            svg.push_str(&format!(
+                "<circle cx=\"{cx}\" cy=\"{cy}\" r=\"{r}\" fill=\"{colour}\"/>"
+            ));
+        } else {
+            let (x1, y1) = (cx + r * angle.cos(), cy + r * angle.sin());
+            let end = angle + sweep;
+            let (x2, y2) = (cx + r * end.cos(), cy + r * end.sin());
+            let large = i32::from(sweep > std::f64::consts::PI);
+            svg.push_str(&format!(
+                "<path d=\"M{cx},{cy} L{x1:.2},{y1:.2} A{r},{r} 0 {large} 1 {x2:.2},{y2:.2} Z\" fill=\"{colour}\"/>"
+            ));
+        }
+        angle += sweep;
+        let y = 20.0 + i as f64 * 22.0;
+        svg.push_str(&format!(
+            "<rect x=\"195\" y=\"{}\" width=\"14\" height=\"14\" fill=\"{colour}\"/><text x=\"215\" y=\"{y}\" font-size=\"13\">{} ({n}, {:.0}%)</text>",
+            y - 11.0,
+            esc(label),
+            n / total * 100.0
+        ));
+    }
+    svg.push_str("</svg>");
+    if !title.is_empty() {
+        svg.push_str(&format!("<figcaption>{}</figcaption>", esc(&title)));
+    }
+    svg.push_str("</figure>");
+    Some(svg)
+}
+
+/// Replaces each rendered mermaid pie block of `html` with its SVG.
+fn pies_as_svg(html: &str) -> String {
+    const OPEN: &str = "<pre><code class=\"language-mermaid\">";
+    const CLOSE: &str = "</code></pre>";
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(i) = rest.find(OPEN) {
+        let after = &rest[i + OPEN.len()..];
+        let Some(j) = after.find(CLOSE) else {
+            break;
+        };
+        out.push_str(&rest[..i]);
+        match pie_svg(&after[..j]) {
+            Some(svg) => out.push_str(&svg),
+            None => out.push_str(&rest[i..i + OPEN.len() + j + CLOSE.len()]),
+        }
+        rest = &after[j + CLOSE.len()..];
+    }
+    out.push_str(rest);
+    out
+}
 
 #[cfg(test)]
 mod tests {
@@ -202,5 +304,23 @@ mod tests {
                 && page.contains("<table>")
                 && page.contains("t&lt;x&gt;")
         );
+    }
+
+    #[test]
+    fn mermaid_pies_become_svg_and_other_diagrams_stay_code() {
+        let md = "```mermaid\npie showData title Gaps\n    \"Knowledge\" : 2\n    \"Execution\" : 6\n```\n\n```mermaid\ngraph TD; A-->B\n```\n";
+        let html = html_page(md, "t");
+        assert!(
+            html.contains("<svg")
+                && html.contains("Knowledge (2, 25%)")
+                && html.contains("Execution (6, 75%)"),
+            "{html}"
+        );
+        assert_eq!(html.matches("<path ").count(), 2);
+        assert!(
+            html.contains("language-mermaid") && html.contains("graph TD"),
+            "other diagrams stay code"
+        );
+        assert!(!html.contains("pie showData"));
     }
 }
