@@ -325,6 +325,16 @@ fn a_javax_compile_error_is_knowledge_planning_or_execution_by_plan_and_knowledg
         "javax.persistence is jakarta.persistence since JPA 3.0\n",
     )
     .unwrap();
+    std::fs::write(
+        dir.join("analysis-without.json"),
+        r#"{"patterns": [{"id": "javax.servlet", "files": 3}]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("analysis-with.json"),
+        r#"{"patterns": [{"id": "javax.persistence", "files": 1}]}"#,
+    )
+    .unwrap();
     let p = |name: &str| dir.join(name).display().to_string();
     for (args, category, why) in [
         (
@@ -346,6 +356,21 @@ fn a_javax_compile_error_is_knowledge_planning_or_execution_by_plan_and_knowledg
             vec!["--knowledge".to_string(), p("kb-full")],
             "Execution",
             "the knowledge base covers it (jpa.md)",
+        ),
+        (
+            vec!["--analysis".to_string(), p("analysis-without.json")],
+            "Analysis",
+            "the pre-analysis lists no pattern for javax.persistence",
+        ),
+        (
+            vec![
+                "--analysis".to_string(),
+                p("analysis-with.json"),
+                "--knowledge".to_string(),
+                p("kb-empty"),
+            ],
+            "Knowledge",
+            "no knowledge-base file mentions javax.persistence",
         ),
     ] {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();

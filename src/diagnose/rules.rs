@@ -92,7 +92,7 @@ pub static BUILTIN: &[Rule] = &[
     },
     Rule {
         id: "namespace",
-        matches: "a package the reference has under another name, a forbidden import still present, or a JDK module removed after Java 8",
+        matches: "a package the reference has under another name, a forbidden import still present, or a JDK module removed after Java 8 (Planning or Execution by the plan, Analysis when the analysis file misses it, Knowledge by the knowledge folder)",
         confidence: Confidence::Heuristic,
         test: namespace,
     },
@@ -282,6 +282,19 @@ fn namespace(item: &Item<'_>, inputs: &Inputs) -> Option<Hit> {
             GapCategory::Execution,
             format!("{what}; the plan mentions {ns}, so the step was planned but not carried out"),
         ),
+        (None, _)
+            if inputs
+                .analysis
+                .as_ref()
+                .is_some_and(|a| !a.to_string().contains(&ns)) =>
+        {
+            (
+                GapCategory::Analysis,
+                format!(
+                    "{what}; the pre-analysis lists no pattern for {ns}, so nothing downstream knew to look for it"
+                ),
+            )
+        }
         (None, Some(files)) if !files.iter().any(|(_, t)| t.contains(&ns)) => (
             GapCategory::Knowledge,
             format!("{what}; no knowledge-base file mentions {ns}: add an entry for it"),
