@@ -264,6 +264,69 @@ pub enum Command {
         #[arg(long)]
         write: bool,
     },
+    /// Judge every task of an agent-bench layout (`DIR/**/benchmark.yaml` with
+    /// `tasks/<id>/task.yaml`, `workspace/` and `reference/`); one report per task plus
+    /// `suite.json` and `suite.md`. Exit 0 when the suite ran, whatever the readings (gate
+    /// with `compare`), 2 on bad input.
+    Suite {
+        /// The layout's root.
+        dir: PathBuf,
+        /// Where the reports go.
+        #[arg(long, default_value = "judge-ci-suite", value_name = "DIR")]
+        out: PathBuf,
+        /// Tasks judged at once (default: the number of cores).
+        #[arg(long, value_name = "N")]
+        jobs: Option<usize>,
+        /// Only this share of the tasks, K of N (by a hash of each task's key, so a matrix of
+        /// N jobs covers the suite exactly once).
+        #[arg(long, value_name = "K/N")]
+        shard: Option<String>,
+        /// Only tasks matching: `id:GLOB`, `tag:TAG`, `difficulty:LEVEL` or a bare id glob
+        /// (repeat to require several).
+        #[arg(long, value_name = "FILTER")]
+        filter: Vec<String>,
+        /// Also write suite.html with drawn charts.
+        #[arg(long)]
+        html: bool,
+        /// Terminal output.
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Combine the output folders of `suite --shard K/N` runs into one suite report; a task in
+    /// two shards or a missing shard is an error that names it.
+    Merge {
+        /// The shard folders.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Where the merged report goes.
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Also write suite.html.
+        #[arg(long)]
+        html: bool,
+    },
+    /// Compare a suite with a baseline suite (a `suite.json`, or a folder holding one): per
+    /// task NEW, REMOVED, REGRESSED, IMPROVED, UNCHANGED or COULD_NOT_JUDGE. Exit 1 when
+    /// more tasks regressed than --max-regressions.
+    Compare {
+        /// The baseline suite.
+        #[arg(long, value_name = "PATH")]
+        baseline: PathBuf,
+        /// The current suite.
+        current: PathBuf,
+        /// A score change up to this much is no change.
+        #[arg(long, default_value_t = 0.05, value_name = "X")]
+        tolerance: f64,
+        /// Regressions allowed before the exit code fails.
+        #[arg(long, default_value_t = 0, value_name = "N")]
+        max_regressions: usize,
+        /// What to print.
+        #[arg(long, value_enum, default_value_t = OutputFormat::Markdown)]
+        format: OutputFormat,
+        /// Also write compare.md, compare.json and compare.html here.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
     /// Print the JSON Schema of the config file.
     Schema,
     /// Write a git revision's tree into a folder (what `--reference REV` does, kept).

@@ -18,3 +18,4 @@ pub mod jury;
 pub mod lang;
 pub mod pipeline;
 pub mod report;
+pub mod suite;

@@ -7,6 +7,7 @@ use clap::Parser;
 use judge_ci::config::{CommentMode, FailOn};
 use judge_ci::jury::interpret;
 use judge_ci::pipeline::{self, Format, RunOptions, Verbosity};
+use judge_ci::suite;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -237,6 +238,112 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<i32> {
                 }
             }
         }
+        Some(cli::Command::Suite {
+            dir,
+            out,
+            jobs,
+            shard,
+            filter,
+            html,
+            output,
+        }) => {
+            let shard = match shard.as_deref().map(suite::Shard::parse).transpose() {
+                Ok(s) => s,
+                Err(e) => return bad_input(&e),
+            };
+            let filters = match filter
+                .iter()
+                .map(|f| suite::Filter::parse(f))
+                .collect::<Result<Vec<_>, _>>()
+            {
+                Ok(f) => f,
+                Err(e) => return bad_input(&e),
+            };
+            let jobs = jobs
+                .filter(|n| *n > 0)
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+            let opts = suite::SuiteOptions {
+                dir,
+                out: out.clone(),
+                jobs,
+                shard,
+                filters,
+                progress: !output.quiet && std::io::stderr().is_terminal(),
+            };
+            match runtime()?.block_on(suite::run(&opts)) {
+                Ok(report) => {
+                    finish_suite(&report, None, &out, html)?;
+                    if !output.quiet {
+                        eprintln!(
+                            "judge-ci: {} task(s): {} accepted, {} rejected, {} not assessed, {} could not run (suite: {})",
+                            report.totals.tasks,
+                            report.totals.accepted,
+                            report.totals.rejected,
+                            report.totals.not_assessed,
+                            report.totals.errors,
+                            out.join("suite.json").display()
+                        );
+                    }
+                    Ok(0)
+                }
+                Err(e) => suite_error(e),
+            }
+        }
+        Some(cli::Command::Merge { dirs, out, html }) => match suite::merge(&dirs, &out) {
+            Ok(report) => {
+                finish_suite(&report, None, &out, html)?;
+                eprintln!(
+                    "judge-ci: merged {} shard folder(s), {} task(s) into {}",
+                    dirs.len(),
+                    report.totals.tasks,
+                    out.join("suite.json").display()
+                );
+                Ok(0)
+            }
+            Err(e) => suite_error(e),
+        },
+        Some(cli::Command::Compare {
+            baseline,
+            current,
+            tolerance,
+            max_regressions,
+            format,
+            out,
+        }) => {
+            let (base, cur) = match (read_suite(&baseline), read_suite(&current)) {
+                (Ok(b), Ok(c)) => (b, c),
+                (Err(e), _) | (_, Err(e)) => return bad_input(&e),
+            };
+            let cmp = suite::compare::compare(&base, &cur, tolerance);
+            let md = suite::render::markdown(&cur, Some(&cmp));
+            match format {
+                cli::OutputFormat::Markdown => print!("{md}"),
+                cli::OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&cmp)?),
+            }
+            if let Some(dir) = &out {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("cannot create {}", dir.display()))?;
+                std::fs::write(dir.join("compare.md"), &md)?;
+                std::fs::write(
+                    dir.join("compare.json"),
+                    serde_json::to_string_pretty(&cmp)? + "\n",
+                )?;
+                std::fs::write(
+                    dir.join("compare.html"),
+                    suite::render::html(&cur, Some(&cmp)),
+                )?;
+            }
+            append_summary(&md)?;
+            if cmp.regressions > max_regressions {
+                eprintln!(
+                    "judge-ci: {} task(s) regressed (allowed: {max_regressions})",
+                    cmp.regressions
+                );
+                Ok(1)
+            } else {
+                Ok(0)
+            }
+        }
         Some(cli::Command::Schema) => {
             println!(
                 "{}",
@@ -282,6 +389,65 @@ fn publish_options(a: &cli::PublishArgs) -> anyhow::Result<pipeline::publish::Pu
     })
 }
 
+/// Prints a bad-input message; exit 2.
+fn bad_input(msg: &str) -> anyhow::Result<i32> {
+    eprintln!("judge-ci: error: {msg}");
+    Ok(pipeline::EXIT_BAD_INPUT)
+}
+
+/// The exit code of a suite error.
+fn suite_error(e: suite::SuiteError) -> anyhow::Result<i32> {
+    eprintln!("judge-ci: error: {e}");
+    Ok(match e {
+        suite::SuiteError::Input(_) => pipeline::EXIT_BAD_INPUT,
+        suite::SuiteError::Io(_) => pipeline::EXIT_INSTRUMENT,
+    })
+}
+
+/// A suite report from a `suite.json` or a folder holding one.
+fn read_suite(p: &std::path::Path) -> Result<suite::SuiteReport, String> {
+    let file = if p.is_dir() {
+        p.join("suite.json")
+    } else {
+        p.to_path_buf()
+    };
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| format!("{}: cannot be read: {e}", file.display()))?;
+    serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{}:{}:{}: not a judge-ci suite report: {e}",
+            file.display(),
+            e.line(),
+            e.column()
+        )
+    })
+}
+
+/// Appends `md` to the job summary when running in GitHub Actions.
+fn append_summary(md: &str) -> anyhow::Result<()> {
+    if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true")
+        && let Ok(p) = std::env::var("GITHUB_STEP_SUMMARY")
+    {
+        judge_ci::github::outputs::append(std::path::Path::new(&p), md)
+            .with_context(|| format!("cannot write the job summary {p}"))?;
+    }
+    Ok(())
+}
+
+/// After a suite or merge: the optional HTML page and the job summary.
+fn finish_suite(
+    report: &suite::SuiteReport,
+    cmp: Option<&suite::compare::Comparison>,
+    out: &std::path::Path,
+    html: bool,
+) -> anyhow::Result<()> {
+    if html {
+        std::fs::write(out.join("suite.html"), suite::render::html(report, cmp))
+            .with_context(|| format!("cannot write {}", out.join("suite.html").display()))?;
+    }
+    append_summary(&suite::render::markdown(report, cmp))
+}
+
 /// A multi-threaded async runtime.
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
@@ -312,6 +478,7 @@ fn run(args: cli::RunArgs) -> anyhow::Result<i32> {
             cli::FailOnArg::Never => FailOn::Never,
         }),
         publish: publish_options(&args.publish)?,
+        actions: true,
     };
     let runtime = runtime()?;
     match runtime.block_on(pipeline::run(&opts)) {

@@ -87,6 +87,8 @@ pub struct RunOptions {
     pub fail_on: Option<FailOn>,
     /// Publishing to GitHub.
     pub publish: publish::PublishOptions,
+    /// Whether the GitHub Actions environment applies (false for the tasks of a suite).
+    pub actions: bool,
 }
 
 /// Why a run could not judge.
@@ -551,13 +553,14 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     let workspace = head.path.clone();
     let reference_checkout = resolve_reference(opts, &bench, &repo_dir)?;
     let reference = reference_checkout.as_ref().map(|c| c.path.clone());
-    let github = match github::context::from_env(&|k| std::env::var(k).ok()) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("judge-ci: warning: {e}; the report will not name the pull request");
-            None
-        }
-    };
+    let github =
+        match github::context::from_env(&|k| std::env::var(k).ok().filter(|_| opts.actions)) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("judge-ci: warning: {e}; the report will not name the pull request");
+                None
+            }
+        };
     preflight(&bench.jury, &workspace, opts.color)?;
     let checkout_ms = checkout.elapsed().as_millis() as u64;
 

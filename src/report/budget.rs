@@ -242,6 +242,101 @@ fn pie_svg(source: &str) -> Option<String> {
     Some(svg)
 }
 
+/// Draws a mermaid `xychart-beta` block's `bar [...]` series over its `x-axis [...]` as an
+/// inline SVG of grouped bars (series in order, coloured as the pie slices).
+fn bars_svg(source: &str) -> Option<String> {
+    let decoded = source
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    let mut lines = decoded.lines().map(str::trim);
+    if lines.next()? != "xychart-beta" {
+        return None;
+    }
+    let list = |s: &str| -> Vec<String> {
+        s.trim()
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .split(',')
+            .map(|x| x.trim().trim_matches('"').to_string())
+            .filter(|x| !x.is_empty())
+            .collect()
+    };
+    let (mut title, mut labels, mut series) = (String::new(), Vec::new(), Vec::new());
+    for l in lines {
+        if let Some(t) = l.strip_prefix("title") {
+            title = t.trim().trim_matches('"').to_string();
+        } else if let Some(x) = l.strip_prefix("x-axis") {
+            labels = list(x);
+        } else if let Some(b) = l.strip_prefix("bar") {
+            series.push(
+                list(b)
+                    .iter()
+                    .map(|v| v.parse::<f64>().unwrap_or(0.0))
+                    .collect::<Vec<_>>(),
+            );
+        }
+    }
+    if labels.is_empty() || series.is_empty() {
+        return None;
+    }
+    let esc = |t: &str| {
+        t.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+    };
+    let max = series
+        .iter()
+        .flatten()
+        .cloned()
+        .fold(0.0_f64, f64::max)
+        .max(1.0);
+    let group = 90.0;
+    let bar = (group - 20.0) / series.len() as f64;
+    let (h, top) = (160.0, 20.0);
+    let width = 40.0 + group * labels.len() as f64;
+    let mut svg = format!(
+        "<figure class=\"bars\"><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{}\" role=\"img\" aria-label=\"{}\">",
+        h + top + 40.0,
+        esc(&title)
+    );
+    svg.push_str(&format!(
+        "<line x1=\"30\" y1=\"{}\" x2=\"{width}\" y2=\"{}\" stroke=\"#888\"/>",
+        top + h,
+        top + h
+    ));
+    for (i, name) in labels.iter().enumerate() {
+        let x0 = 40.0 + group * i as f64;
+        for (k, values) in series.iter().enumerate() {
+            let v = values.get(i).copied().unwrap_or(0.0);
+            let bh = v / max * h;
+            let colour = PIE_COLOURS[k % PIE_COLOURS.len()];
+            svg.push_str(&format!(
+                "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{bh:.1}\" fill=\"{colour}\"/><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"middle\">{v}</text>",
+                x0 + bar * k as f64,
+                top + h - bh,
+                bar - 2.0,
+                x0 + bar * k as f64 + bar / 2.0,
+                top + h - bh - 3.0
+            ));
+        }
+        svg.push_str(&format!(
+            "<text x=\"{:.1}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">{}</text>",
+            x0 + (group - 20.0) / 2.0,
+            top + h + 16.0,
+            esc(name)
+        ));
+    }
+    svg.push_str("</svg>");
+    if !title.is_empty() {
+        svg.push_str(&format!("<figcaption>{}</figcaption>", esc(&title)));
+    }
+    svg.push_str("</figure>");
+    Some(svg)
+}
+
 /// Replaces each rendered mermaid pie block of `html` with its SVG.
 fn pies_as_svg(html: &str) -> String {
     const OPEN: &str = "<pre><code class=\"language-mermaid\">";
@@ -254,7 +349,7 @@ fn pies_as_svg(html: &str) -> String {
             break;
         };
         out.push_str(&rest[..i]);
-        match pie_svg(&after[..j]) {
+        match pie_svg(&after[..j]).or_else(|| bars_svg(&after[..j])) {
             Some(svg) => out.push_str(&svg),
             None => out.push_str(&rest[i..i + OPEN.len() + j + CLOSE.len()]),
         }

@@ -1,0 +1,493 @@
+//! Suites: every task of an agent-bench layout judged in one go, sharded deterministically
+//! across an Actions matrix, merged back into one suite report, and compared with a baseline.
+//!
+//! Layout: `DIR/**/benchmark.yaml`, each with `tasks/<id>/task.yaml` beside it; a task's
+//! subject is its `workspace/` folder (or the revision in its metadata `workspace-ref`), its
+//! reference its `reference/` folder (or `reference-ref`).
+
+pub mod compare;
+pub mod model;
+pub mod render;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use sha2::{Digest, Sha256};
+use thiserror::Error;
+use tokio::sync::Semaphore;
+
+use crate::config::{load_benchmark, load_task};
+use crate::pipeline::{self, Format, RunOptions, Verbosity};
+
+pub use model::{SuiteReport, TaskResult};
+
+/// Why a suite could not be set up.
+#[derive(Debug, Error)]
+pub enum SuiteError {
+    /// Bad input: a flag, a layout, a shard or merge problem.
+    #[error("{0}")]
+    Input(String),
+    /// Writing the results failed.
+    #[error("{0}")]
+    Io(String),
+}
+
+/// `--shard K/N`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard, from 1.
+    pub index: u32,
+    /// Shards in all.
+    pub count: u32,
+}
+
+impl Shard {
+    /// Parses `K/N` with 1 ≤ K ≤ N.
+    pub fn parse(s: &str) -> Result<Shard, String> {
+        let (k, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("--shard {s:?}: write K/N, for example 2/4"))?;
+        let index: u32 = k
+            .trim()
+            .parse()
+            .map_err(|_| format!("--shard {s:?}: K is not a number"))?;
+        let count: u32 = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("--shard {s:?}: N is not a number"))?;
+        if count == 0 || index == 0 || index > count {
+            return Err(format!(
+                "--shard {s:?}: K must be between 1 and N, and N at least 1"
+            ));
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// Whether the task keyed `key` belongs to this shard: by a hash of the key, so a task
+    /// never moves between shards when others are added.
+    pub fn holds(&self, key: &str) -> bool {
+        let h = Sha256::digest(key.as_bytes());
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&h[..8]);
+        (u64::from_be_bytes(b) % u64::from(self.count)) as u32 == self.index - 1
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// `--filter`: `id:GLOB`, `tag:TAG`, `difficulty:LEVEL`, or a bare id glob.
+#[derive(Clone, Debug)]
+pub enum Filter {
+    /// Task key (`benchmark/id`) or id matches the glob.
+    Id(globset::GlobMatcher),
+    /// The task's metadata `tags` holds it.
+    Tag(String),
+    /// The task's difficulty is it.
+    Difficulty(String),
+}
+
+impl Filter {
+    /// Parses one `--filter`.
+    pub fn parse(s: &str) -> Result<Filter, String> {
+        let glob = |g: &str| {
+            globset::Glob::new(g)
+                .map(|g| Filter::Id(g.compile_matcher()))
+                .map_err(|e| format!("--filter {s:?}: {e}"))
+        };
+        match s.split_once(':') {
+            Some(("id", g)) => glob(g),
+            Some(("tag", t)) if !t.is_empty() => Ok(Filter::Tag(t.to_string())),
+            Some(("difficulty", d)) if !d.is_empty() => Ok(Filter::Difficulty(d.to_lowercase())),
+            Some((k, _)) if ["tag", "difficulty"].contains(&k) => {
+                Err(format!("--filter {s:?}: give a value after {k}:"))
+            }
+            Some((k, _)) => Err(format!(
+                "--filter {s:?}: unknown field {k:?}; use id:GLOB, tag:TAG or difficulty:LEVEL"
+            )),
+            None => glob(s),
+        }
+    }
+}
+
+/// One task found in the layout.
+#[derive(Clone, Debug)]
+pub struct TaskEntry {
+    /// `benchmark/id`: unique in the suite.
+    pub key: String,
+    /// The benchmark's name.
+    pub benchmark: String,
+    /// The task's id.
+    pub id: String,
+    /// The benchmark file.
+    pub config: PathBuf,
+    /// The task file.
+    pub task: PathBuf,
+    /// Tags from the task's metadata.
+    pub tags: Vec<String>,
+    /// Its difficulty.
+    pub difficulty: Option<String>,
+    /// The subject: a folder, or a revision.
+    pub workspace: Subject,
+    /// The reference: a folder or revision, when there is one.
+    pub reference: Option<String>,
+}
+
+/// Where a task's subject is.
+#[derive(Clone, Debug)]
+pub enum Subject {
+    /// A folder.
+    Folder(PathBuf),
+    /// A git revision (or `URL#REV`).
+    Rev(String),
+}
+
+impl TaskEntry {
+    fn keep(&self, filters: &[Filter]) -> bool {
+        filters.iter().all(|f| match f {
+            Filter::Id(g) => g.is_match(&self.key) || g.is_match(&self.id),
+            Filter::Tag(t) => self.tags.iter().any(|x| x == t),
+            Filter::Difficulty(d) => self
+                .difficulty
+                .as_deref()
+                .is_some_and(|x| x.eq_ignore_ascii_case(d)),
+        })
+    }
+}
+
+/// Every task under `dir`, sorted by key; a benchmark or task that does not load is an error
+/// naming the file.
+pub fn discover(dir: &Path) -> Result<Vec<TaskEntry>, SuiteError> {
+    if !dir.is_dir() {
+        return Err(SuiteError::Input(format!(
+            "{} is not a folder; pass the folder holding benchmark.yaml files",
+            dir.display()
+        )));
+    }
+    let mut out = Vec::new();
+    let mut benches: Vec<PathBuf> = walkdir::WalkDir::new(dir)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| {
+            !(e.file_type().is_dir()
+                && matches!(
+                    e.file_name().to_str(),
+                    Some(".git" | "target" | "node_modules" | "workspace" | "reference")
+                ))
+        })
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && e.file_name() == "benchmark.yaml")
+        .map(|e| e.into_path())
+        .collect();
+    benches.sort();
+    for b in benches {
+        let (bench, _) = load_benchmark(&b)
+            .map_err(|d| SuiteError::Input(d.render(false).trim_end().to_string()))?;
+        let tasks_dir = b.parent().unwrap_or(dir).join("tasks");
+        let Ok(entries) = std::fs::read_dir(&tasks_dir) else {
+            continue;
+        };
+        let mut dirs: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.join("task.yaml").is_file())
+            .collect();
+        dirs.sort();
+        for t in dirs {
+            let task_file = t.join("task.yaml");
+            let (task, _) = load_task(&task_file)
+                .map_err(|d| SuiteError::Input(d.render(false).trim_end().to_string()))?;
+            let meta = |k: &str| {
+                task.metadata
+                    .get(k)
+                    .and_then(|v| v.as_str())
+                    .map(str::to_string)
+            };
+            let workspace = match meta("workspace-ref") {
+                Some(r) => Subject::Rev(r),
+                None => Subject::Folder(t.join("workspace")),
+            };
+            let reference = meta("reference-ref").or_else(|| {
+                let r = t.join("reference");
+                r.is_dir().then(|| r.display().to_string())
+            });
+            let tags = task
+                .metadata
+                .get("tags")
+                .and_then(|v| v.as_array())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
+            out.push(TaskEntry {
+                key: format!("{}/{}", bench.name, task.id),
+                benchmark: bench.name.clone(),
+                id: task.id.clone(),
+                config: b.clone(),
+                task: task_file,
+                tags,
+                difficulty: task.difficulty.clone(),
+                workspace,
+                reference,
+            });
+        }
+    }
+    out.sort_by(|a, b| a.key.cmp(&b.key));
+    if let Some(w) = out.windows(2).find(|w| w[0].key == w[1].key) {
+        return Err(SuiteError::Input(format!(
+            "task {} appears twice ({} and {}); task ids must be unique within a benchmark",
+            w[0].key,
+            w[0].task.display(),
+            w[1].task.display()
+        )));
+    }
+    Ok(out)
+}
+
+/// What `judge-ci suite` was asked.
+#[derive(Clone, Debug)]
+pub struct SuiteOptions {
+    /// The layout's root.
+    pub dir: PathBuf,
+    /// Where reports go.
+    pub out: PathBuf,
+    /// Tasks at once.
+    pub jobs: usize,
+    /// This run's share.
+    pub shard: Option<Shard>,
+    /// Which tasks.
+    pub filters: Vec<Filter>,
+    /// Show a progress bar.
+    pub progress: bool,
+}
+
+/// Runs the suite: each selected task judged (up to `jobs` at once) with its report in
+/// `OUT/tasks/<benchmark>/<id>/`, then `OUT/suite.json` and `OUT/suite.md`.
+pub async fn run(opts: &SuiteOptions) -> Result<SuiteReport, SuiteError> {
+    let all = discover(&opts.dir)?;
+    let selected: Vec<TaskEntry> = all
+        .into_iter()
+        .filter(|t| t.keep(&opts.filters))
+        .filter(|t| opts.shard.is_none_or(|s| s.holds(&t.key)))
+        .collect();
+    std::fs::create_dir_all(&opts.out)
+        .map_err(|e| SuiteError::Io(format!("cannot create {}: {e}", opts.out.display())))?;
+    let bar = if opts.progress {
+        let b = indicatif::ProgressBar::new(selected.len() as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} tasks {elapsed} {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        Some(b)
+    } else {
+        None
+    };
+    let permits = Arc::new(Semaphore::new(opts.jobs.max(1)));
+    let mut set = tokio::task::JoinSet::new();
+    for (i, t) in selected.into_iter().enumerate() {
+        let permits = permits.clone();
+        let out = opts.out.clone();
+        let bar = bar.clone();
+        set.spawn(async move {
+            let _p = permits.acquire().await;
+            let r = judge_task(&t, &out).await;
+            if let Some(b) = &bar {
+                b.set_message(t.key.clone());
+                b.inc(1);
+            }
+            (i, r)
+        });
+    }
+    let mut results = Vec::new();
+    while let Some(done) = set.join_next().await {
+        match done {
+            Ok(r) => results.push(r),
+            Err(e) => return Err(SuiteError::Io(format!("a task panicked: {e}"))),
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    results.sort_by_key(|(i, _)| *i);
+    let report = SuiteReport::new(
+        opts.dir.display().to_string(),
+        opts.shard.map(|s| s.to_string()),
+        results.into_iter().map(|(_, r)| r).collect(),
+    );
+    report.write(&opts.out)?;
+    Ok(report)
+}
+
+/// Judges one task; a task that cannot be judged at all (bad config, missing folder) is a
+/// result with an error, not a failed suite.
+async fn judge_task(t: &TaskEntry, out: &Path) -> TaskResult {
+    let dir = out.join("tasks").join(&t.benchmark).join(&t.id);
+    let (workspace, head) = match &t.workspace {
+        Subject::Folder(p) => (p.clone(), None),
+        Subject::Rev(r) => (PathBuf::from("."), Some(r.clone())),
+    };
+    let opts = RunOptions {
+        config: Some(t.config.clone()),
+        task: Some(t.task.clone()),
+        workspace,
+        reference: t.reference.clone(),
+        head,
+        keep_checkouts: false,
+        dry_run: true,
+        out: dir.clone(),
+        format: Format::Json,
+        verbosity: Verbosity::Quiet,
+        color: false,
+        fail_on: None,
+        publish: Default::default(),
+        actions: false,
+    };
+    let rel = Path::new("tasks")
+        .join(&t.benchmark)
+        .join(&t.id)
+        .join("report.json");
+    match pipeline::run(&opts).await {
+        Ok(r) => TaskResult::judged(t, &r.report, rel.display().to_string()),
+        Err(e) => TaskResult::failed(t, e.exit_code(), e.to_string()),
+    }
+}
+
+/// Combines shard outputs into one suite report in `out` (copying each task's report folder);
+/// a task in two shards, a missing shard, or shards of different splits are errors.
+pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<SuiteReport, SuiteError> {
+    let mut parts = Vec::new();
+    for d in dirs {
+        let p = d.join("suite.json");
+        let text = std::fs::read_to_string(&p)
+            .map_err(|e| SuiteError::Input(format!("{}: cannot be read: {e}", p.display())))?;
+        let r: SuiteReport = serde_json::from_str(&text).map_err(|e| {
+            SuiteError::Input(format!(
+                "{}:{}:{}: not a suite report: {e}",
+                p.display(),
+                e.line(),
+                e.column()
+            ))
+        })?;
+        parts.push((d.clone(), r));
+    }
+    let Some((_, first)) = parts.first() else {
+        return Err(SuiteError::Input(
+            "merge needs at least one shard folder".into(),
+        ));
+    };
+    let root = first.suite.root.clone();
+    let shards: Vec<Option<Shard>> = parts
+        .iter()
+        .map(|(_, r)| r.suite.shard.as_deref().map(Shard::parse).transpose())
+        .collect::<Result<_, _>>()
+        .map_err(SuiteError::Input)?;
+    if let Some(n) = shards.iter().flatten().map(|s| s.count).next() {
+        if shards.iter().any(|s| s.is_none_or(|s| s.count != n)) {
+            return Err(SuiteError::Input(
+                "the folders come from different splits (or unsharded runs); merge the shards of one run".into(),
+            ));
+        }
+        for k in 1..=n {
+            let found = shards.iter().flatten().filter(|s| s.index == k).count();
+            if found == 0 {
+                return Err(SuiteError::Input(format!("shard {k}/{n} is missing")));
+            }
+            if found > 1 {
+                return Err(SuiteError::Input(format!("shard {k}/{n} is given twice")));
+            }
+        }
+    }
+    let mut tasks: Vec<TaskResult> = Vec::new();
+    for (dir, r) in &parts {
+        for t in &r.tasks {
+            if let Some(prev) = tasks.iter().find(|x| x.key == t.key) {
+                return Err(SuiteError::Input(format!(
+                    "task {} is in two shards ({} and {})",
+                    t.key,
+                    prev.report_path,
+                    dir.display()
+                )));
+            }
+            let mut t = t.clone();
+            if !t.report_path.is_empty() {
+                let from = dir.join(&t.report_path);
+                let to = out.join(&t.report_path);
+                if let (Some(src), Some(dst)) = (from.parent(), to.parent()) {
+                    copy_dir(src, dst).map_err(|e| {
+                        SuiteError::Io(format!(
+                            "cannot copy {} to {}: {e}",
+                            src.display(),
+                            dst.display()
+                        ))
+                    })?;
+                }
+            }
+            t.report_path = t.report_path.clone();
+            tasks.push(t);
+        }
+    }
+    tasks.sort_by(|a, b| a.key.cmp(&b.key));
+    let merged = SuiteReport::new(root, None, tasks);
+    merged.write(out)?;
+    Ok(merged)
+}
+
+fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    if from == to {
+        return Ok(());
+    }
+    std::fs::create_dir_all(to)?;
+    for e in std::fs::read_dir(from)? {
+        let e = e?;
+        let target = to.join(e.file_name());
+        if e.file_type()?.is_dir() {
+            copy_dir(&e.path(), &target)?;
+        } else {
+            std::fs::copy(e.path(), target)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_split_every_task_exactly_once_and_stay_put() {
+        let keys: Vec<String> = (0..400).map(|i| format!("bench/task-{i}")).collect();
+        let shards: Vec<Shard> = (1..=4).map(|k| Shard { index: k, count: 4 }).collect();
+        let mut sizes = [0usize; 4];
+        for k in &keys {
+            let owners: Vec<usize> = (0..4).filter(|&i| shards[i].holds(k)).collect();
+            assert_eq!(owners.len(), 1, "{k}");
+            sizes[owners[0]] += 1;
+        }
+        assert!(
+            sizes.iter().all(|&n| (70..=130).contains(&n)),
+            "balanced: {sizes:?}"
+        );
+        assert!(
+            Shard::parse("0/4").is_err()
+                && Shard::parse("5/4").is_err()
+                && Shard::parse("x").is_err()
+        );
+        assert_eq!(Shard::parse("2/4").unwrap().to_string(), "2/4");
+    }
+
+    #[test]
+    fn filters_parse() {
+        assert!(matches!(Filter::parse("tag:fast"), Ok(Filter::Tag(_))));
+        assert!(
+            matches!(Filter::parse("difficulty:Hard"), Ok(Filter::Difficulty(d)) if d == "hard")
+        );
+        assert!(matches!(Filter::parse("petclinic-*"), Ok(Filter::Id(_))));
+        assert!(Filter::parse("colour:red").is_err());
+        assert!(Filter::parse("tag:").is_err());
+    }
+}

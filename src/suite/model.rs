@@ -1,0 +1,310 @@
+//! The suite report (`suite.json`, schema `judge-ci.suite.v1`): one row per task with its
+//! reading, score, tiers and dominant gap, and totals computed from the rows. It holds no
+//! timings, so the same tasks give the same file however they were sharded.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::judgment::{GapCategory, Status};
+use crate::jury::interpret::Reading;
+use crate::report::Report;
+
+use super::{SuiteError, TaskEntry};
+
+/// The suite report's schema name.
+pub const SUITE_SCHEMA: &str = "judge-ci.suite.v1";
+
+/// What was run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SuiteInfo {
+    /// The layout's root, as given.
+    pub root: String,
+    /// `K/N` for a shard; absent for a whole or merged suite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+}
+
+/// One tier of one task.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TierResult {
+    /// Its name.
+    pub name: String,
+    /// Whether it ran.
+    pub ran: bool,
+    /// Its aggregate status, when it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+}
+
+/// One task's result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskResult {
+    /// `benchmark/id`.
+    pub key: String,
+    /// Benchmark name.
+    pub benchmark: String,
+    /// Task id.
+    pub id: String,
+    /// Tags.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// Difficulty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difficulty: Option<String>,
+    /// The reading; absent when the task could not be judged at all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reading: Option<Reading>,
+    /// The root verdict's score, else the mean score of the deciding tier's judges.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// The deciding tier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<String>,
+    /// The task's exit code as a single run.
+    pub exit_code: i32,
+    /// Its tiers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tiers: Vec<TierResult>,
+    /// Its dominant gap category.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dominant_gap: Option<GapCategory>,
+    /// Its gap findings per category.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gaps: Vec<(GapCategory, usize)>,
+    /// Why it could not be judged (bad config, missing folder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Its report, relative to the suite folder.
+    #[serde(default)]
+    pub report_path: String,
+}
+
+/// Without a root score: the mean score of the deciding tier's judges that have one (the
+/// last tier that ran, when none decided).
+fn mean_judge_score(r: &Report) -> Option<f64> {
+    let tier = match &r.interpretation.decided_by {
+        Some(d) => r.tiers.iter().find(|t| &t.name == d),
+        None => r.tiers.iter().rev().find(|t| t.ran),
+    }?;
+    let scores: Vec<f64> = tier.judges.iter().filter_map(|j| j.score).collect();
+    (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64)
+}
+
+impl TaskResult {
+    /// A judged task.
+    pub fn judged(t: &TaskEntry, r: &Report, report_path: String) -> TaskResult {
+        TaskResult {
+            key: t.key.clone(),
+            benchmark: t.benchmark.clone(),
+            id: t.id.clone(),
+            tags: t.tags.clone(),
+            difficulty: t.difficulty.clone(),
+            reading: r.interpretation.reading,
+            score: r
+                .verdict
+                .aggregated()
+                .score()
+                .or_else(|| mean_judge_score(r)),
+            decided_by: r.interpretation.decided_by.clone(),
+            exit_code: r.outcome.exit_code,
+            tiers: r
+                .tiers
+                .iter()
+                .map(|x| TierResult {
+                    name: x.name.clone(),
+                    ran: x.ran,
+                    status: x.status,
+                })
+                .collect(),
+            dominant_gap: r.diagnostics.as_ref().and_then(|d| d.dominant),
+            gaps: r
+                .diagnostics
+                .as_ref()
+                .map(|d| {
+                    d.distribution
+                        .iter()
+                        .map(|s| (s.category, s.count))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            error: None,
+            report_path,
+        }
+    }
+
+    /// A task that could not be judged.
+    pub fn failed(t: &TaskEntry, exit_code: i32, why: String) -> TaskResult {
+        TaskResult {
+            key: t.key.clone(),
+            benchmark: t.benchmark.clone(),
+            id: t.id.clone(),
+            tags: t.tags.clone(),
+            difficulty: t.difficulty.clone(),
+            reading: None,
+            score: None,
+            decided_by: None,
+            exit_code,
+            tiers: Vec::new(),
+            dominant_gap: None,
+            gaps: Vec::new(),
+            error: Some(why),
+            report_path: String::new(),
+        }
+    }
+
+    /// Whether the subject was judged (accepted, rejected or undecided).
+    pub fn judged_reading(&self) -> bool {
+        matches!(
+            self.reading,
+            Some(Reading::Accepted | Reading::Rejected | Reading::Undecided)
+        )
+    }
+}
+
+/// Counts over the tasks.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Totals {
+    /// Tasks.
+    pub tasks: usize,
+    /// Accepted.
+    pub accepted: usize,
+    /// Rejected.
+    pub rejected: usize,
+    /// Undecided.
+    pub undecided: usize,
+    /// Not applicable.
+    pub not_applicable: usize,
+    /// Not assessed (an instrument failed).
+    pub not_assessed: usize,
+    /// Could not be run at all (bad config or layout).
+    pub errors: usize,
+    /// accepted / (accepted + rejected + undecided); absent when nothing was judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass_rate: Option<f64>,
+}
+
+/// One tier over the tasks.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TierTotals {
+    /// Tier name.
+    pub name: String,
+    /// Tasks in which it ran.
+    pub ran: usize,
+    /// ... and passed.
+    pub passed: usize,
+    /// ... and failed.
+    pub failed: usize,
+    /// passed / ran; absent when it never ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass_rate: Option<f64>,
+}
+
+/// The suite report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SuiteReport {
+    /// `judge-ci.suite.v1`.
+    pub schema: String,
+    /// judge-ci's version.
+    pub tool_version: String,
+    /// What was run.
+    pub suite: SuiteInfo,
+    /// Counts.
+    pub totals: Totals,
+    /// Per tier, in first-seen order.
+    pub tiers: Vec<TierTotals>,
+    /// Gap findings per category over every task.
+    pub gaps: Vec<(GapCategory, usize)>,
+    /// Every task, by key.
+    pub tasks: Vec<TaskResult>,
+}
+
+impl SuiteReport {
+    /// The report of `tasks`, totals computed.
+    pub fn new(root: String, shard: Option<String>, mut tasks: Vec<TaskResult>) -> SuiteReport {
+        tasks.sort_by(|a, b| a.key.cmp(&b.key));
+        let mut t = Totals {
+            tasks: tasks.len(),
+            ..Totals::default()
+        };
+        for x in &tasks {
+            match x.reading {
+                Some(Reading::Accepted) => t.accepted += 1,
+                Some(Reading::Rejected) => t.rejected += 1,
+                Some(Reading::Undecided) => t.undecided += 1,
+                Some(Reading::NotApplicable) => t.not_applicable += 1,
+                Some(Reading::NotAssessed) => t.not_assessed += 1,
+                None => t.errors += 1,
+            }
+        }
+        let judged = t.accepted + t.rejected + t.undecided;
+        t.pass_rate = (judged > 0).then(|| t.accepted as f64 / judged as f64);
+        let mut tiers: Vec<TierTotals> = Vec::new();
+        for x in tasks.iter().flat_map(|x| &x.tiers) {
+            let i = match tiers.iter().position(|y| y.name == x.name) {
+                Some(i) => i,
+                None => {
+                    tiers.push(TierTotals {
+                        name: x.name.clone(),
+                        ..TierTotals::default()
+                    });
+                    tiers.len() - 1
+                }
+            };
+            let e = &mut tiers[i];
+            if x.ran {
+                e.ran += 1;
+                match x.status {
+                    Some(Status::Pass) => e.passed += 1,
+                    Some(Status::Fail) => e.failed += 1,
+                    _ => {}
+                }
+            }
+        }
+        for e in &mut tiers {
+            e.pass_rate = (e.ran > 0).then(|| e.passed as f64 / e.ran as f64);
+        }
+        let gaps = GapCategory::ALL
+            .into_iter()
+            .filter_map(|c| {
+                let n: usize = tasks
+                    .iter()
+                    .flat_map(|x| &x.gaps)
+                    .filter(|(k, _)| *k == c)
+                    .map(|(_, n)| n)
+                    .sum();
+                (n > 0).then_some((c, n))
+            })
+            .collect();
+        SuiteReport {
+            schema: SUITE_SCHEMA.into(),
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            suite: SuiteInfo { root, shard },
+            totals: t,
+            tiers,
+            gaps,
+            tasks,
+        }
+    }
+
+    /// Writes `suite.json` and `suite.md` into `out`.
+    pub fn write(&self, out: &Path) -> Result<(), SuiteError> {
+        std::fs::create_dir_all(out)
+            .map_err(|e| SuiteError::Io(format!("cannot create {}: {e}", out.display())))?;
+        let json = serde_json::to_string_pretty(self)
+            .map_err(|e| SuiteError::Io(format!("cannot serialise the suite report: {e}")))?;
+        let w = |name: &str, text: &str| {
+            std::fs::write(out.join(name), text).map_err(|e| {
+                SuiteError::Io(format!("cannot write {}: {e}", out.join(name).display()))
+            })
+        };
+        w("suite.json", &(json + "\n"))?;
+        w("suite.md", &super::render::markdown(self, None))?;
+        Ok(())
+    }
+}

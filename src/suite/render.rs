@@ -1,0 +1,181 @@
+//! The suite's markdown (job summary, PR or release comment) and HTML page: totals,
+//! regressions first when compared with a baseline, per-tier failures and pass rates as
+//! mermaid `xychart-beta` charts (drawn as SVG bars in the HTML page), the gap distribution,
+//! and one collapsed row per task.
+
+use crate::jury::interpret::Reading;
+use crate::report::budget;
+use crate::report::escape::{code_span, inline};
+
+use super::compare::{Change, Comparison};
+use super::model::SuiteReport;
+
+fn pct(x: Option<f64>) -> String {
+    x.map_or("—".into(), |v| format!("{:.0}%", v * 100.0))
+}
+
+fn reading_word(r: Option<Reading>) -> &'static str {
+    match r {
+        Some(Reading::Accepted) => "✅ accepted",
+        Some(Reading::Rejected) => "❌ rejected",
+        Some(Reading::Undecided) => "⚖️ undecided",
+        Some(Reading::NotApplicable) => "➖ not applicable",
+        Some(Reading::NotAssessed) => "⚠️ not assessed",
+        None => "⛔ did not run",
+    }
+}
+
+/// A mermaid label: letters, digits and a few marks only (tier names are config text).
+fn label(s: &str) -> String {
+    let t: String = s
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || "-_. ".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("\"{t}\"")
+}
+
+/// The suite as markdown; with `cmp`, the comparison with the baseline comes first.
+pub fn markdown(s: &SuiteReport, cmp: Option<&Comparison>) -> String {
+    let t = &s.totals;
+    let mut md = format!(
+        "## judge-ci suite · {}{}\n\n",
+        inline(&s.suite.root),
+        s.suite
+            .shard
+            .as_deref()
+            .map(|x| format!(" · shard {x}"))
+            .unwrap_or_default()
+    );
+    md.push_str(&format!(
+        "**{} task(s)**: {} accepted, {} rejected, {} undecided, {} not applicable, {} not assessed, {} could not run · pass rate {} of judged tasks\n\n",
+        t.tasks, t.accepted, t.rejected, t.undecided, t.not_applicable, t.not_assessed, t.errors, pct(t.pass_rate)
+    ));
+    if let Some(c) = cmp {
+        md.push_str(&format!(
+            "Compared with the baseline: **{} regression(s)**, pass rate {} → {}.\n\n",
+            c.regressions,
+            pct(c.baseline_pass_rate),
+            pct(c.current_pass_rate)
+        ));
+        for (kind, title) in [
+            (Change::Regressed, "Regressions"),
+            (
+                Change::CouldNotJudge,
+                "Could not judge (instrument, not counted as regressions)",
+            ),
+            (Change::Improved, "Improved"),
+            (Change::New, "New"),
+            (Change::Removed, "Removed"),
+        ] {
+            let rows: Vec<_> = c.changes.iter().filter(|x| x.change == kind).collect();
+            if rows.is_empty() {
+                continue;
+            }
+            md.push_str(&format!(
+                "### {title} ({})\n\n| Task | Change |\n|---|---|\n",
+                rows.len()
+            ));
+            for r in rows {
+                md.push_str(&format!(
+                    "| {} | {} |\n",
+                    code_span(&r.key),
+                    inline(&r.note)
+                ));
+            }
+            md.push('\n');
+        }
+    }
+    if !s.tiers.is_empty() {
+        md.push_str("### Tiers\n\n| Tier | Ran | Passed | Failed | Pass rate |\n|---|---:|---:|---:|---:|\n");
+        for x in &s.tiers {
+            md.push_str(&format!(
+                "| {} | {} | {} | {} | {} |\n",
+                inline(&x.name),
+                x.ran,
+                x.passed,
+                x.failed,
+                pct(x.pass_rate)
+            ));
+        }
+        let names: Vec<String> = s.tiers.iter().map(|x| label(&x.name)).collect();
+        let max = s.tiers.iter().map(|x| x.failed).max().unwrap_or(0).max(1);
+        md.push_str(&format!(
+            "\n```mermaid\nxychart-beta\n    title \"Failures per tier\"\n    x-axis [{}]\n    y-axis \"Tasks\" 0 --> {max}\n    bar [{}]\n```\n\n",
+            names.join(", "),
+            s.tiers.iter().map(|x| x.failed.to_string()).collect::<Vec<_>>().join(", ")
+        ));
+        if let Some(c) = cmp {
+            let n: Vec<String> = c.tiers.iter().map(|x| label(&x.name)).collect();
+            let series = |f: &dyn Fn(&super::compare::TierRates) -> Option<f64>| {
+                c.tiers
+                    .iter()
+                    .map(|x| format!("{:.0}", f(x).unwrap_or(0.0) * 100.0))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            md.push_str(&format!(
+                "```mermaid\nxychart-beta\n    title \"Pass rate per tier: baseline, then current (%)\"\n    x-axis [{}]\n    y-axis \"Pass rate\" 0 --> 100\n    bar [{}]\n    bar [{}]\n```\n\n",
+                n.join(", "),
+                series(&|x| x.baseline),
+                series(&|x| x.current)
+            ));
+        }
+    }
+    if !s.gaps.is_empty() {
+        let total: usize = s.gaps.iter().map(|(_, n)| n).sum();
+        md.push_str("### Gap distribution\n\n| Category | Findings | Share |\n|---|---:|---:|\n");
+        for (c, n) in &s.gaps {
+            md.push_str(&format!(
+                "| {} | {n} | {:.0}% |\n",
+                c.name(),
+                *n as f64 * 100.0 / total as f64
+            ));
+        }
+        if let Some(c) = cmp {
+            let shifted: Vec<String> = c
+                .gap_shift
+                .iter()
+                .filter(|(_, a, b)| a != b)
+                .map(|(k, a, b)| format!("{} {a} → {b}", k.name()))
+                .collect();
+            if !shifted.is_empty() {
+                md.push_str(&format!(
+                    "\nShifts since the baseline: {}.\n",
+                    shifted.join(", ")
+                ));
+            }
+        }
+        md.push_str("\n```mermaid\npie showData title Failures by gap category\n");
+        for (c, n) in &s.gaps {
+            md.push_str(&format!("    \"{}\" : {n}\n", c.name()));
+        }
+        md.push_str("```\n\n");
+    }
+    md.push_str(&format!("<details><summary>All {} task(s)</summary>\n\n| Task | Reading | Score | Decided by | Dominant gap |\n|---|---|---:|---|---|\n", s.tasks.len()));
+    for x in &s.tasks {
+        md.push_str(&format!(
+            "| {} | {} | {} | {} | {} |\n",
+            code_span(&x.key),
+            reading_word(x.reading),
+            x.score.map_or("—".into(), |v| format!("{v:.2}")),
+            x.decided_by.as_deref().map_or("—".into(), inline),
+            x.dominant_gap.map_or("—", |g| g.name()),
+        ));
+    }
+    md.push_str("\n</details>\n");
+    budget::truncate(&md, budget::JOB_SUMMARY_BUDGET, "suite.json")
+}
+
+/// The suite as a self-contained HTML page with drawn charts.
+pub fn html(s: &SuiteReport, cmp: Option<&Comparison>) -> String {
+    budget::html_page(
+        &markdown(s, cmp),
+        &format!("judge-ci suite · {}", s.suite.root),
+    )
+}

@@ -1,0 +1,283 @@
+//! Suites end to end: 40 generated tasks (accepted, rejected, not assessed, not applicable)
+//! judged as one run and as 4 shards merged — the same suite report byte for byte; merge
+//! errors that name the shard or task; `compare` classifying every kind of change and gating
+//! on regressions; filters.
+
+mod common;
+
+use std::path::Path;
+
+use serde_json::Value;
+
+const BENCH: &str = "schema: bench.benchmark.v1\nname: gen\njury:\n  tiers:\n    - name: files\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - {type: file-exists, path: judge.sh}\n    - name: verdict\n      policy: FINAL_TIER\n      voting: {not-applicable: exclude}\n      checks:\n        - {type: external, name: oracle, run: ./judge.sh, not-applicable-when: \"the task says it is out of scope\"}\n";
+
+const JUDGE: &str = "#!/bin/sh\ncat > /dev/null\ncase \"$(cat verdict)\" in\n  pass) echo '{\"status\":\"pass\",\"score\":1.0,\"reasoning\":\"ok\"}' ;;\n  low) echo '{\"status\":\"pass\",\"score\":0.6,\"reasoning\":\"barely\"}' ;;\n  fail) echo '{\"status\":\"fail\",\"score\":0.0,\"reasoning\":\"wrong answer\"}' ;;\n  na) echo '{\"status\":\"not_applicable\",\"reasoning\":\"out of scope\"}' ;;\n  *) echo 'this is not json' ;;\nesac\n";
+
+/// The verdict of generated task `i`: pass, fail, error, not applicable in turn.
+fn kind(i: usize) -> &'static str {
+    ["pass", "fail", "error", "na"][i % 4]
+}
+
+fn set_verdict(root: &Path, id: &str, v: &str) {
+    std::fs::write(root.join(format!("bench/tasks/{id}/workspace/verdict")), v).unwrap();
+}
+
+fn add_task(root: &Path, i: usize, verdict: &str) {
+    let id = format!("t{i:02}");
+    let dir = root.join("bench/tasks").join(&id);
+    common::write_tree(
+        &dir,
+        &[
+            (
+                "task.yaml",
+                &format!(
+                    "schema: bench.task.v1\nid: {id}\ndifficulty: {}\ninstruction: Answer task {i}.\nmetadata:\n  tags: [{}]\n",
+                    if i < 10 { "hard" } else { "easy" },
+                    if i.is_multiple_of(2) { "even" } else { "odd" }
+                ),
+            ),
+            ("workspace/judge.sh", JUDGE),
+            ("workspace/verdict", verdict),
+            ("reference/README", "the reference\n"),
+        ],
+    );
+    common::chmod_x(&dir.join("workspace/judge.sh"));
+}
+
+/// A layout with 40 tasks.
+fn layout() -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    common::write_tree(root.path(), &[("bench/benchmark.yaml", BENCH)]);
+    for i in 0..40 {
+        add_task(root.path(), i, kind(i));
+    }
+    root
+}
+
+fn run(root: &Path, args: &[&str]) -> std::process::Output {
+    common::judge_ci(root, args)
+}
+
+fn suite(root: &Path, out: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["suite", "bench", "--out", out, "--jobs", "2"];
+    args.extend_from_slice(extra);
+    let o = run(root, &args);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    serde_json::from_str(&std::fs::read_to_string(root.join(out).join("suite.json")).unwrap())
+        .unwrap()
+}
+
+#[test]
+fn four_shards_merged_equal_one_run() {
+    let l = layout();
+    let root = l.path();
+    let whole = suite(root, "whole", &["--html"]);
+    let t = &whole["totals"];
+    assert_eq!(
+        (
+            t["tasks"].as_u64(),
+            t["accepted"].as_u64(),
+            t["rejected"].as_u64(),
+            t["notAssessed"].as_u64(),
+            t["notApplicable"].as_u64()
+        ),
+        (Some(40), Some(10), Some(10), Some(10), Some(10)),
+        "{t:#}"
+    );
+    assert_eq!(
+        t["passRate"], 0.5,
+        "accepted of judged (accepted + rejected)"
+    );
+    let tiers = whole["tiers"].as_array().unwrap();
+    assert_eq!(tiers[1]["name"], "verdict");
+    assert_eq!(tiers[1]["failed"], 10);
+    assert!(root.join("whole/tasks/gen/t00/report.json").is_file());
+    let html = std::fs::read_to_string(root.join("whole/suite.html")).unwrap();
+    assert!(
+        html.contains("<svg") && !html.contains("xychart-beta"),
+        "charts are drawn"
+    );
+    let md = std::fs::read_to_string(root.join("whole/suite.md")).unwrap();
+    assert!(
+        md.contains("xychart-beta") && md.contains("**40 task(s)**"),
+        "{md}"
+    );
+
+    let mut sizes = Vec::new();
+    for k in 1..=4 {
+        let s = suite(root, &format!("shard{k}"), &["--shard", &format!("{k}/4")]);
+        sizes.push(s["totals"]["tasks"].as_u64().unwrap());
+        assert_eq!(s["suite"]["shard"], format!("{k}/4"));
+    }
+    assert_eq!(sizes.iter().sum::<u64>(), 40, "{sizes:?}");
+    assert!(sizes.iter().all(|&n| n > 0), "{sizes:?}");
+    let o = run(
+        root,
+        &[
+            "merge", "shard1", "shard2", "shard3", "shard4", "--out", "merged",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(root.join("merged/suite.json")).unwrap(),
+        std::fs::read_to_string(root.join("whole/suite.json")).unwrap(),
+        "the merged shards are the whole run"
+    );
+    assert!(root.join("merged/tasks/gen/t39/report.json").is_file());
+
+    // Merge errors name what is wrong.
+    let o = run(
+        root,
+        &["merge", "shard1", "shard2", "shard3", "--out", "m2"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        common::stderr(&o).contains("shard 4/4 is missing"),
+        "{}",
+        common::stderr(&o)
+    );
+    let o = run(
+        root,
+        &[
+            "merge", "shard1", "shard1", "shard2", "shard3", "shard4", "--out", "m3",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        common::stderr(&o).contains("shard 1/4 is given twice"),
+        "{}",
+        common::stderr(&o)
+    );
+    let o = run(root, &["merge", "whole", "shard1", "--out", "m4"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        common::stderr(&o).contains("different splits"),
+        "{}",
+        common::stderr(&o)
+    );
+}
+
+#[test]
+fn compare_classifies_every_change_and_gates_on_regressions() {
+    let l = layout();
+    let root = l.path();
+    suite(root, "base", &[]);
+    set_verdict(root, "t00", "fail"); // accepted → rejected: regressed
+    set_verdict(root, "t04", "low"); // accepted, score 1.0 → 0.6: regressed
+    set_verdict(root, "t01", "pass"); // rejected → accepted: improved
+    set_verdict(root, "t08", "error"); // accepted → not assessed: could not judge
+    std::fs::remove_dir_all(root.join("bench/tasks/t05")).unwrap(); // removed
+    add_task(root, 40, "pass"); // new
+    suite(root, "current", &[]);
+
+    let o = run(
+        root,
+        &[
+            "compare",
+            "--baseline",
+            "base",
+            "current",
+            "--format",
+            "json",
+            "--out",
+            "cmp",
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "two regressions fail the gate: {}",
+        common::stderr(&o)
+    );
+    let c: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let of = |k: &str| {
+        c["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["key"] == format!("gen/{k}"))
+            .unwrap()["change"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(of("t00"), "REGRESSED");
+    assert_eq!(of("t04"), "REGRESSED");
+    assert_eq!(of("t01"), "IMPROVED");
+    assert_eq!(of("t08"), "COULD_NOT_JUDGE");
+    assert_eq!(of("t05"), "REMOVED");
+    assert_eq!(of("t40"), "NEW");
+    assert_eq!(
+        of("t02"),
+        "COULD_NOT_JUDGE",
+        "not assessed in both runs is still listed apart"
+    );
+    assert_eq!(of("t03"), "UNCHANGED");
+    assert_eq!(c["regressions"], 2);
+    assert_eq!(c["changes"][0]["change"], "REGRESSED", "regressions first");
+    let md = std::fs::read_to_string(root.join("cmp/compare.md")).unwrap();
+    assert!(
+        md.contains("### Regressions (2)") && md.contains("accepted → rejected"),
+        "{md}"
+    );
+    assert!(md.find("### Regressions").unwrap() < md.find("### Improved").unwrap());
+    assert!(
+        md.contains("Pass rate per tier: baseline, then current"),
+        "{md}"
+    );
+    assert!(root.join("cmp/compare.html").is_file());
+
+    let o = run(
+        root,
+        &[
+            "compare",
+            "--baseline",
+            "base/suite.json",
+            "current",
+            "--max-regressions",
+            "2",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "within the allowance");
+
+    let o = run(root, &["compare", "--baseline", "nowhere", "current"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        common::stderr(&o).contains("nowhere"),
+        "{}",
+        common::stderr(&o)
+    );
+}
+
+#[test]
+fn filters_and_bad_flags() {
+    let l = layout();
+    let root = l.path();
+    let even = suite(root, "even", &["--filter", "tag:even"]);
+    assert_eq!(even["totals"]["tasks"], 20);
+    let hard = suite(
+        root,
+        "hard",
+        &["--filter", "difficulty:hard", "--filter", "t0[0-4]"],
+    );
+    assert_eq!(hard["totals"]["tasks"], 5);
+    for (args, says) in [
+        (
+            vec!["suite", "bench", "--shard", "5/4"],
+            "K must be between 1 and N",
+        ),
+        (
+            vec!["suite", "bench", "--filter", "colour:red"],
+            "unknown field",
+        ),
+        (vec!["suite", "missing-dir"], "is not a folder"),
+    ] {
+        let o = run(root, &args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(
+            common::stderr(&o).contains(says),
+            "{args:?}: {}",
+            common::stderr(&o)
+        );
+    }
+}
