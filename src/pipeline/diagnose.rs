@@ -33,15 +33,7 @@ fn read(what: &str, p: &Path) -> Result<String, RunError> {
 
 /// Reads `path`, analyzes it again with `opts`, and returns the updated report.
 pub fn rediagnose(path: &Path, opts: &DiagnoseOptions) -> Result<Report, RunError> {
-    let text = read("report", path)?;
-    let mut report: Report = serde_json::from_str(&text).map_err(|e| {
-        RunError::Input(format!(
-            "{}:{}:{}: not a judge-ci report: {e}",
-            path.display(),
-            e.line(),
-            e.column()
-        ))
-    })?;
+    let mut report = super::read_report(path, "")?;
     let task_path = opts.task.clone().or_else(|| {
         report
             .task

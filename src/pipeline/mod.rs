@@ -769,6 +769,20 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     })
 }
 
+/// Reads a stored report; `hint` says what to pass when the file cannot be read.
+pub fn read_report(path: &Path, hint: &str) -> Result<Report, RunError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| RunError::Input(format!("cannot read {}: {e}{hint}", path.display())))?;
+    serde_json::from_str(&text).map_err(|e| {
+        RunError::Input(format!(
+            "{}:{}:{}: not a judge-ci report: {e}",
+            path.display(),
+            e.line(),
+            e.column()
+        ))
+    })
+}
+
 /// Writes through a temporary file in the same folder, then renames.
 fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));

@@ -116,20 +116,10 @@ pub async fn stored(
     verbosity: Verbosity,
 ) -> Result<i32, RunError> {
     let path = dir.join("report.json");
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        RunError::Input(format!(
-            "cannot read {}: {e}; pass the folder a judge-ci run wrote (--out, default judge-ci-out)",
-            path.display()
-        ))
-    })?;
-    let report: Report = serde_json::from_str(&text).map_err(|e| {
-        RunError::Input(format!(
-            "{}:{}:{}: not a judge-ci report: {e}",
-            path.display(),
-            e.line(),
-            e.column()
-        ))
-    })?;
+    let report = super::read_report(
+        &path,
+        "; pass the folder a judge-ci run wrote (--out, default judge-ci-out)",
+    )?;
     let mut ctx = match context::from_env(&|k| std::env::var(k).ok()) {
         Ok(Some(c)) => c,
         Ok(None) => {

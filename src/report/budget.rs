@@ -162,6 +162,22 @@ pre{background:#f6f8fa;border-radius:6px;padding:16px;overflow:auto}pre code{bac
 details{margin:8px 0}summary{cursor:pointer;font-weight:600}\
 blockquote,.markdown-alert{border-left:.25em solid #d1d9e0;color:#59636e;margin:0;padding:0 1em}";
 
+/// Text from inside a rendered code block, entities decoded.
+fn unescape(html: &str) -> String {
+    html.replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+/// Text made safe for SVG text and attributes.
+fn svg_text(t: &str) -> String {
+    t.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
 /// Colours of pie slices, in order.
 const PIE_COLOURS: [&str; 8] = [
     "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#9c755f",
@@ -170,11 +186,7 @@ const PIE_COLOURS: [&str; 8] = [
 /// Draws a mermaid `pie` block (`"Label" : N` lines) as an inline SVG with a legend; any
 /// other mermaid block stays as code. The page needs no script, so it works offline.
 fn pie_svg(source: &str) -> Option<String> {
-    let decoded = source
-        .replace("&quot;", "\"")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&");
+    let decoded = unescape(source);
     let mut lines = decoded.lines();
     let head = lines.next()?.trim();
     if !head.starts_with("pie") {
@@ -196,17 +208,11 @@ fn pie_svg(source: &str) -> Option<String> {
     if slices.is_empty() || total <= 0.0 {
         return None;
     }
-    let esc = |t: &str| {
-        t.replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-            .replace('"', "&quot;")
-    };
     let (cx, cy, r) = (90.0_f64, 90.0_f64, 80.0_f64);
     let height = (slices.len() as f64 * 22.0 + 20.0).max(190.0);
     let mut svg = format!(
         "<figure class=\"pie\"><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"440\" height=\"{height}\" role=\"img\" aria-label=\"{}\">",
-        esc(&title)
+        svg_text(&title)
     );
     let mut angle = -std::f64::consts::FRAC_PI_2;
     for (i, (label, n)) in slices.iter().enumerate() {
@@ -230,13 +236,13 @@ fn pie_svg(source: &str) -> Option<String> {
         svg.push_str(&format!(
             "<rect x=\"195\" y=\"{}\" width=\"14\" height=\"14\" fill=\"{colour}\"/><text x=\"215\" y=\"{y}\" font-size=\"13\">{} ({n}, {:.0}%)</text>",
             y - 11.0,
-            esc(label),
+            svg_text(label),
             n / total * 100.0
         ));
     }
     svg.push_str("</svg>");
     if !title.is_empty() {
-        svg.push_str(&format!("<figcaption>{}</figcaption>", esc(&title)));
+        svg.push_str(&format!("<figcaption>{}</figcaption>", svg_text(&title)));
     }
     svg.push_str("</figure>");
     Some(svg)
@@ -245,11 +251,7 @@ fn pie_svg(source: &str) -> Option<String> {
 /// Draws a mermaid `xychart-beta` block's `bar [...]` series over its `x-axis [...]` as an
 /// inline SVG of grouped bars (series in order, coloured as the pie slices).
 fn bars_svg(source: &str) -> Option<String> {
-    let decoded = source
-        .replace("&quot;", "\"")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&");
+    let decoded = unescape(source);
     let mut lines = decoded.lines().map(str::trim);
     if lines.next()? != "xychart-beta" {
         return None;
@@ -281,12 +283,6 @@ fn bars_svg(source: &str) -> Option<String> {
     if labels.is_empty() || series.is_empty() {
         return None;
     }
-    let esc = |t: &str| {
-        t.replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-            .replace('"', "&quot;")
-    };
     let max = series
         .iter()
         .flatten()
@@ -300,7 +296,7 @@ fn bars_svg(source: &str) -> Option<String> {
     let mut svg = format!(
         "<figure class=\"bars\"><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{}\" role=\"img\" aria-label=\"{}\">",
         h + top + 40.0,
-        esc(&title)
+        svg_text(&title)
     );
     svg.push_str(&format!(
         "<line x1=\"30\" y1=\"{}\" x2=\"{width}\" y2=\"{}\" stroke=\"#888\"/>",
@@ -326,12 +322,12 @@ fn bars_svg(source: &str) -> Option<String> {
             "<text x=\"{:.1}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">{}</text>",
             x0 + (group - 20.0) / 2.0,
             top + h + 16.0,
-            esc(name)
+            svg_text(name)
         ));
     }
     svg.push_str("</svg>");
     if !title.is_empty() {
-        svg.push_str(&format!("<figcaption>{}</figcaption>", esc(&title)));
+        svg.push_str(&format!("<figcaption>{}</figcaption>", svg_text(&title)));
     }
     svg.push_str("</figure>");
     Some(svg)
