@@ -166,6 +166,7 @@ fn compare_classifies_every_change_and_gates_on_regressions() {
     set_verdict(root, "t04", "low"); // accepted, score 1.0 → 0.6: regressed
     set_verdict(root, "t01", "pass"); // rejected → accepted: improved
     set_verdict(root, "t08", "error"); // accepted → not assessed: could not judge
+    set_verdict(root, "t06", "fail"); // not assessed → rejected: its dominant gap changes
     std::fs::remove_dir_all(root.join("bench/tasks/t05")).unwrap(); // removed
     add_task(root, 40, "pass"); // new
     suite(root, "current", &[]);
@@ -214,6 +215,11 @@ fn compare_classifies_every_change_and_gates_on_regressions() {
     );
     assert_eq!(of("t03"), "UNCHANGED");
     assert_eq!(c["regressions"], 2);
+    let unstable = c["unstable"].as_array().unwrap();
+    assert!(
+        unstable.iter().any(|u| u[0] == "gen/t06"),
+        "the dominant gap of t06 moved: {unstable:?}"
+    );
     assert_eq!(c["changes"][0]["change"], "REGRESSED", "regressions first");
     let md = std::fs::read_to_string(root.join("cmp/compare.md")).unwrap();
     assert!(

@@ -87,7 +87,9 @@ pub struct RunOptions {
     pub fail_on: Option<FailOn>,
     /// Publishing to GitHub.
     pub publish: publish::PublishOptions,
-    /// Whether the GitHub Actions environment applies (false for the tasks of a suite).
+    /// Whether this is a single run (true) or a task of a suite (false): a suite ignores the
+    /// GitHub Actions environment and does not run task `setup` commands, which prepare the
+    /// agent's starting point and would overwrite the stored solution being judged.
     pub actions: bool,
 }
 
@@ -282,9 +284,16 @@ fn progress_for(
     (Arc::new(NoProgress), None)
 }
 
-async fn task_commands(task: &Task, bench: &Benchmark, workspace: &Path) -> Vec<CommandRecord> {
+async fn task_commands(
+    task: &Task,
+    bench: &Benchmark,
+    workspace: &Path,
+    setup: bool,
+) -> Vec<CommandRecord> {
     let mut out = Vec::new();
-    for (phase, list) in [("setup", &task.setup), ("post", &task.post)] {
+    let none = Vec::new();
+    let setup_list = if setup { &task.setup } else { &none };
+    for (phase, list) in [("setup", setup_list), ("post", &task.post)] {
         for line in list {
             let spec = ProcessSpec::shell(line, workspace.to_path_buf(), bench.default_timeout);
             let start = Instant::now();
@@ -569,7 +578,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
 
     let judging = Instant::now();
     let commands = match &task {
-        Some(t) => task_commands(t, &bench, &workspace).await,
+        Some(t) => task_commands(t, &bench, &workspace, opts.actions).await,
         None => Vec::new(),
     };
     let mut metadata = bench.metadata.clone();

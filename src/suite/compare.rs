@@ -78,6 +78,8 @@ pub struct Comparison {
     pub tiers: Vec<TierRates>,
     /// Gap findings per category: (category, baseline, current).
     pub gap_shift: Vec<(GapCategory, usize, usize)>,
+    /// Tasks whose dominant gap changed between the runs: (key, baseline, current).
+    pub unstable: Vec<(String, GapCategory, GapCategory)>,
 }
 
 fn rank(r: Option<Reading>) -> Option<u8> {
@@ -190,7 +192,19 @@ pub fn compare(baseline: &SuiteReport, current: &SuiteReport, tolerance: f64) ->
     let gap = |r: &SuiteReport, c: GapCategory| {
         r.gaps.iter().find(|(k, _)| *k == c).map_or(0, |(_, n)| *n)
     };
+    let unstable = current
+        .tasks
+        .iter()
+        .filter_map(|c| {
+            let b = baseline.tasks.iter().find(|b| b.key == c.key)?;
+            match (b.dominant_gap, c.dominant_gap) {
+                (Some(x), Some(y)) if x != y => Some((c.key.clone(), x, y)),
+                _ => None,
+            }
+        })
+        .collect();
     Comparison {
+        unstable,
         regressions: changes
             .iter()
             .filter(|c| c.change == Change::Regressed)

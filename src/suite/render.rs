@@ -151,6 +151,18 @@ pub fn markdown(s: &SuiteReport, cmp: Option<&Comparison>) -> String {
                 ));
             }
         }
+        if let Some(c) = cmp
+            && !c.unstable.is_empty()
+        {
+            md.push_str(&format!(
+                "\nUnstable (the dominant gap changed): {}.\n",
+                c.unstable
+                    .iter()
+                    .map(|(k, a, b)| format!("{} {} → {}", code_span(k), a.name(), b.name()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
         md.push_str("\n```mermaid\npie showData title Failures by gap category\n");
         for (c, n) in &s.gaps {
             md.push_str(&format!("    \"{}\" : {n}\n", c.name()));
