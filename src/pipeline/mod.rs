@@ -102,6 +102,16 @@ pub enum RunError {
     /// The engine itself failed before producing a verdict: exit 3.
     #[error("{0}")]
     Instrument(String),
+    /// A signal (the Actions "Cancel", Ctrl-C) stopped the run: exit 128 + the signal.
+    #[error(
+        "cancelled by {name}; the judges still running were stopped (their process groups killed)"
+    )]
+    Cancelled {
+        /// SIGTERM or SIGINT.
+        name: &'static str,
+        /// The signal's number.
+        signal: i32,
+    },
 }
 
 impl RunError {
@@ -110,6 +120,7 @@ impl RunError {
         match self {
             RunError::Input(_) => EXIT_BAD_INPUT,
             RunError::Instrument(_) => EXIT_INSTRUMENT,
+            RunError::Cancelled { signal, .. } => 128 + signal,
         }
     }
 }
@@ -574,7 +585,8 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     let checkout_ms = checkout.elapsed().as_millis() as u64;
 
     let (progress, actions) = progress_for(opts.verbosity);
-    let (jury, description) = jury_of(&bench, progress, opts.color)?;
+    let recording = Arc::new(progress::Recording::new(progress));
+    let (jury, description) = jury_of(&bench, recording.clone(), opts.color)?;
 
     let judging = Instant::now();
     let commands = match &task {
@@ -596,7 +608,18 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
             .unwrap_or_default(),
     );
     ctx.metadata = metadata;
-    let verdict = crate::jury::vote(jury.as_ref(), Arc::new(ctx)).await;
+    // A signal stops the vote: dropping it drops every running judge, whose process-group
+    // guards kill their children; what finished so far is written as a cancelled report.
+    let verdict = tokio::select! {
+        v = crate::jury::vote(jury.as_ref(), Arc::new(ctx)) => v,
+        (name, signal) = cancellation() => {
+            if let Some(a) = &actions {
+                a.close();
+            }
+            write_cancelled(opts, &bench.name, name, &recording.finished_so_far(), github.is_some());
+            return Err(RunError::Cancelled { name, signal });
+        }
+    };
     if let Some(a) = actions {
         a.close();
     }
@@ -790,6 +813,69 @@ pub fn read_report(path: &Path, hint: &str) -> Result<Report, RunError> {
             e.column()
         ))
     })
+}
+
+/// Resolves when SIGTERM or SIGINT arrives (never, if the handlers cannot be installed).
+async fn cancellation() -> (&'static str, i32) {
+    use tokio::signal::unix::{SignalKind, signal};
+    match (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) {
+        (Ok(mut term), Ok(mut int)) => tokio::select! {
+            _ = term.recv() => ("SIGTERM", 15),
+            _ = int.recv() => ("SIGINT", 2),
+        },
+        _ => std::future::pending().await,
+    }
+}
+
+/// The record of a cancelled run: `cancelled.json`, a `report.md` saying so with the judges
+/// that finished, and the job summary in Actions. Best effort: the run is ending anyway.
+fn write_cancelled(
+    opts: &RunOptions,
+    name: &str,
+    signal: &str,
+    done: &[(String, String, crate::judgment::Status, std::time::Duration)],
+    actions: bool,
+) {
+    let _ = std::fs::create_dir_all(&opts.out);
+    let json = serde_json::json!({
+        "schema": "judge-ci.cancelled.v1",
+        "config": name,
+        "signal": signal,
+        "finished": done.iter().map(|(t, j, s, e)| serde_json::json!({
+            "tier": t, "judge": j, "status": s, "elapsedMs": e.as_millis() as u64
+        })).collect::<Vec<_>>(),
+    });
+    let _ = write_atomically(
+        &opts.out.join("cancelled.json"),
+        format!("{json:#}\n").as_bytes(),
+    );
+    let mut md = format!(
+        "## ⏹ Cancelled · judge-ci · {}\n\nThe run was cancelled ({signal}) before the jury reached a verdict; the judges still running were stopped. No reading: nothing is accepted or rejected.\n\n",
+        crate::report::escape::inline(name)
+    );
+    if done.is_empty() {
+        md.push_str("No judge had finished.\n");
+    } else {
+        md.push_str("Judges that finished:\n\n");
+        for (t, j, s, e) in done {
+            md.push_str(&format!(
+                "- {} {}: {} ({})\n",
+                crate::report::escape::inline(t),
+                crate::report::escape::code_span(j),
+                progress::status_word(*s),
+                crate::judges::humantime(*e)
+            ));
+        }
+    }
+    let _ = write_atomically(&opts.out.join(Surface::Markdown.file_name()), md.as_bytes());
+    if actions && let Ok(p) = std::env::var("GITHUB_STEP_SUMMARY") {
+        let _ = gh_outputs::append(Path::new(&p), &md);
+    }
+    // A report.json of an earlier run in the same folder would now be stale.
+    let _ = std::fs::remove_file(opts.out.join("report.json"));
 }
 
 /// Writes through a temporary file in the same folder, then renames.

@@ -131,3 +131,42 @@ impl Progress for LogProgress {
         );
     }
 }
+
+/// Passes events on and remembers which judges finished, for the report of a cancelled run.
+pub struct Recording {
+    inner: std::sync::Arc<dyn Progress>,
+    done: Mutex<Vec<(String, String, Status, Duration)>>,
+}
+
+impl Recording {
+    /// Records what passes through to `inner`.
+    pub fn new(inner: std::sync::Arc<dyn Progress>) -> Self {
+        Recording {
+            inner,
+            done: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The judges that finished so far: (tier, judge, status, time).
+    pub fn finished_so_far(&self) -> Vec<(String, String, Status, Duration)> {
+        self.done.lock().map(|d| d.clone()).unwrap_or_default()
+    }
+}
+
+impl Progress for Recording {
+    fn started(&self, tier: &str, judge: &str) {
+        self.inner.started(tier, judge);
+    }
+
+    fn finished(&self, tier: &str, judge: &str, status: Status, elapsed: Duration) {
+        if let Ok(mut d) = self.done.lock() {
+            d.push((tier.into(), judge.into(), status, elapsed));
+        }
+        self.inner.finished(tier, judge, status, elapsed);
+    }
+}
+
+/// The status word of a judgment (PASS, FAIL…), for logs and the cancelled report.
+pub fn status_word(s: Status) -> &'static str {
+    word(s)
+}

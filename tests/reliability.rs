@@ -1,0 +1,183 @@
+//! Hostile inputs and faults, on the real binary: a cancel (SIGTERM) mid-run kills the judges'
+//! process groups and leaves a report that says "cancelled"; a workspace with a 2 GB sparse file,
+//! 20,000 tiny files, file names with newlines and `$(…)`, a POM with external entities, a
+//! build that forks a background process, and a build that prints 200 MB — each finishes and
+//! reports within a bounded memory (peak RSS read from /proc after the run).
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// Runs judge-ci and returns its exit code, the peak RSS (KiB) of every child this test process
+/// has waited for so far (judge-ci and, through it, its own children), and standard error.
+fn run_measured(ws: &Path, args: &[&str]) -> (Option<i32>, u64, String) {
+    let child = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
+        .args(args)
+        .current_dir(ws)
+        .env("NO_COLOR", "1")
+        .env_remove("GITHUB_ACTIONS")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    // getrusage(RUSAGE_CHILDREN) holds the largest peak of any waited-for child.
+    let usage =
+        nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN).unwrap();
+    (
+        out.status.code(),
+        usage.max_rss() as u64,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn pgrep(pattern: &str) -> bool {
+    Command::new("pgrep")
+        .args(["-f", pattern])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn sigterm_stops_the_run_kills_its_children_and_says_cancelled() {
+    let ws = tempfile::tempdir().unwrap();
+    common::write_tree(
+        ws.path(),
+        &[(
+            "judge-ci.yml",
+            "name: cancel-me\njury:\n  tiers:\n    - name: quick\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - {type: file-exists, path: judge-ci.yml}\n    - name: slow\n      checks:\n        - {type: command, name: forever, run: \"sleep 4711 & sleep 4712\", timeout: PT10M}\n",
+        )],
+    );
+    let out = ws.path().join("out");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
+        .args(["--dry-run", "-q", "--out", out.to_str().unwrap()])
+        .current_dir(ws.path())
+        .env("NO_COLOR", "1")
+        .env_remove("GITHUB_ACTIONS")
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !pgrep("sleep 4712") {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the slow judge never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(143), "128 + SIGTERM");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        !pgrep("sleep 4711") && !pgrep("sleep 4712"),
+        "no child survives the cancel"
+    );
+    let cancelled: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("cancelled.json")).unwrap())
+            .unwrap();
+    assert_eq!(cancelled["signal"], "SIGTERM");
+    assert_eq!(cancelled["finished"][0]["judge"], "file-exists");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("Cancelled") && md.contains("`file-exists`: PASS"),
+        "{md}"
+    );
+    assert!(!out.join("report.json").exists(), "no verdict is claimed");
+}
+
+#[test]
+fn a_hostile_workspace_is_judged_within_bounds() {
+    let root = tempfile::tempdir().unwrap();
+    let (ws, rf) = (root.path().join("workspace"), root.path().join("reference"));
+    let pom = "<?xml version=\"1.0\"?>\n<!DOCTYPE project [<!ENTITY xxe SYSTEM \"file:///etc/passwd\"><!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">]>\n<project><modelVersion>4.0.0</modelVersion><groupId>&xxe;</groupId><artifactId>&b;</artifactId><version>1</version></project>\n";
+    common::write_tree(
+        &ws,
+        &[
+            (
+                "judge-ci.yml",
+                "name: hostile\nreference: {path: ../reference}\njury:\n  tiers:\n    - name: structure\n      policy: REJECT_ON_ANY_FAIL\n      voting: {strategy: majority}\n      checks:\n        - {type: file-comparison}\n        - {type: import-diff}\n        - {type: pom-diff}\n    - name: build\n      checks:\n        - {type: command, name: fork, run: \"(sleep 4800 &) ; echo started\"}\n        - {type: command, name: noisy, run: \"head -c 209715200 /dev/zero | tr '\\\\0' x\"}\n",
+            ),
+            ("pom.xml", pom),
+            ("src/A.java", "import javax.servlet.Filter;\nclass A {}\n"),
+        ],
+    );
+    common::write_tree(
+        &rf,
+        &[
+            (
+                "pom.xml",
+                "<project><modelVersion>4.0.0</modelVersion><groupId>g</groupId><artifactId>a</artifactId><version>1</version></project>\n",
+            ),
+            ("src/A.java", "import jakarta.servlet.Filter;\nclass A {}\n"),
+        ],
+    );
+    // A 2 GB sparse file on both sides, 20,000 tiny files, and names made to break shells
+    // and markdown.
+    for side in [&ws, &rf] {
+        let f = std::fs::File::create(side.join("big.bin")).unwrap();
+        f.set_len(2 << 30).unwrap();
+    }
+    let many = ws.join("many");
+    std::fs::create_dir_all(&many).unwrap();
+    for i in 0..20_000 {
+        std::fs::write(many.join(format!("f{i}.txt")), "x").unwrap();
+    }
+    std::fs::write(ws.join("evil\nname $(touch pwned).java"), "class B {}\n").unwrap();
+    std::fs::write(ws.join("`backtick` *star* <b>.java"), "class C {}\n").unwrap();
+
+    let out = root.path().join("out");
+    let start = Instant::now();
+    let (code, peak_kib, err) =
+        run_measured(&ws, &["--dry-run", "-q", "--out", out.to_str().unwrap()]);
+    let took = start.elapsed();
+    eprintln!(
+        "hostile workspace: exit {code:?} in {:.1} s, peak RSS {} MiB",
+        took.as_secs_f64(),
+        peak_kib / 1024
+    );
+    assert_eq!(code, Some(1), "judged and rejected: {err}");
+    assert!(
+        !ws.join("pwned").exists() && !root.path().join("pwned").exists(),
+        "no name was executed"
+    );
+    assert!(peak_kib < 512 * 1024, "peak RSS {peak_kib} KiB");
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    common::assert_report_schema(&report);
+    let text = report.to_string();
+    assert!(!text.contains("root:x:0:0"), "no external entity was read");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    judge_ci::report::budget::validate(&md).expect("valid markdown despite the names");
+    assert!(md.len() <= 65_536);
+    // The build tier never ran (the structure tier rejected); run it alone for the fork and
+    // the noise.
+    std::fs::write(
+        ws.join("judge-ci.yml"),
+        "name: hostile-build\njury:\n  checks:\n    - {type: command, name: fork, run: \"(sleep 4800 &) ; echo started\"}\n    - {type: command, name: noisy, run: \"head -c 209715200 /dev/zero | tr '\\\\0' x\"}\n",
+    )
+    .unwrap();
+    let (code, peak_kib, err) =
+        run_measured(&ws, &["--dry-run", "-q", "--out", out.to_str().unwrap()]);
+    eprintln!(
+        "fork and 200 MB of output: exit {code:?}, peak RSS {} MiB",
+        peak_kib / 1024
+    );
+    assert_eq!(code, Some(0), "{err}");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        !pgrep("sleep 4800"),
+        "the forked background process did not survive the judge"
+    );
+    assert!(
+        peak_kib < 512 * 1024,
+        "peak RSS {peak_kib} KiB with 200 MB of output"
+    );
+}
