@@ -1,7 +1,7 @@
 //! Hostile inputs and faults, on the real binary: a cancel (SIGTERM) mid-run kills the judges'
 //! process groups and leaves a report that says "cancelled"; a workspace with a 2 GB sparse file,
-//! 20,000 tiny files, file names with newlines and `$(…)`, a POM with external entities, a
-//! build that forks a background process, and a build that prints 200 MB — each finishes and
+//! 100,000 tiny files, file names with newlines and `$(…)`, a POM with external entities, a
+//! build that forks a background process, and a build that prints 1 GB — each finishes and
 //! reports within a bounded memory (peak RSS read from /proc after the run).
 
 mod common;
@@ -103,7 +103,7 @@ fn a_hostile_workspace_is_judged_within_bounds() {
         &[
             (
                 "judge-ci.yml",
-                "name: hostile\nreference: {path: ../reference}\njury:\n  tiers:\n    - name: structure\n      policy: REJECT_ON_ANY_FAIL\n      voting: {strategy: majority}\n      checks:\n        - {type: file-comparison}\n        - {type: import-diff}\n        - {type: pom-diff}\n    - name: build\n      checks:\n        - {type: command, name: fork, run: \"(sleep 4800 &) ; echo started\"}\n        - {type: command, name: noisy, run: \"head -c 209715200 /dev/zero | tr '\\\\0' x\"}\n",
+                "name: hostile\nreference: {path: ../reference}\njury:\n  tiers:\n    - name: structure\n      policy: REJECT_ON_ANY_FAIL\n      voting: {strategy: majority}\n      checks:\n        - {type: file-comparison}\n        - {type: import-diff}\n        - {type: pom-diff}\n    - name: build\n      checks:\n        - {type: command, name: fork, run: \"(sleep 4800 &) ; echo started\"}\n        - {type: command, name: noisy, run: \"head -c 1073741824 /dev/zero | tr '\\\\0' x\"}\n",
             ),
             ("pom.xml", pom),
             ("src/A.java", "import javax.servlet.Filter;\nclass A {}\n"),
@@ -119,7 +119,7 @@ fn a_hostile_workspace_is_judged_within_bounds() {
             ("src/A.java", "import jakarta.servlet.Filter;\nclass A {}\n"),
         ],
     );
-    // A 2 GB sparse file on both sides, 20,000 tiny files, and names made to break shells
+    // A 2 GB sparse file on both sides, 100,000 tiny files, and names made to break shells
     // and markdown.
     for side in [&ws, &rf] {
         let f = std::fs::File::create(side.join("big.bin")).unwrap();
@@ -127,7 +127,7 @@ fn a_hostile_workspace_is_judged_within_bounds() {
     }
     let many = ws.join("many");
     std::fs::create_dir_all(&many).unwrap();
-    for i in 0..20_000 {
+    for i in 0..100_000 {
         std::fs::write(many.join(format!("f{i}.txt")), "x").unwrap();
     }
     std::fs::write(ws.join("evil\nname $(touch pwned).java"), "class B {}\n").unwrap();
@@ -161,13 +161,13 @@ fn a_hostile_workspace_is_judged_within_bounds() {
     // the noise.
     std::fs::write(
         ws.join("judge-ci.yml"),
-        "name: hostile-build\njury:\n  checks:\n    - {type: command, name: fork, run: \"(sleep 4800 &) ; echo started\"}\n    - {type: command, name: noisy, run: \"head -c 209715200 /dev/zero | tr '\\\\0' x\"}\n",
+        "name: hostile-build\njury:\n  checks:\n    - {type: command, name: fork, run: \"(sleep 4800 &) ; echo started\"}\n    - {type: command, name: noisy, run: \"head -c 1073741824 /dev/zero | tr '\\\\0' x\"}\n",
     )
     .unwrap();
     let (code, peak_kib, err) =
         run_measured(&ws, &["--dry-run", "-q", "--out", out.to_str().unwrap()]);
     eprintln!(
-        "fork and 200 MB of output: exit {code:?}, peak RSS {} MiB",
+        "fork and 1 GB of output: exit {code:?}, peak RSS {} MiB",
         peak_kib / 1024
     );
     assert_eq!(code, Some(0), "{err}");
@@ -178,6 +178,6 @@ fn a_hostile_workspace_is_judged_within_bounds() {
     );
     assert!(
         peak_kib < 512 * 1024,
-        "peak RSS {peak_kib} KiB with 200 MB of output"
+        "peak RSS {peak_kib} KiB with 1 GB of output"
     );
 }
