@@ -94,14 +94,29 @@ fn mean_judge_score(r: &Report) -> Option<f64> {
 }
 
 impl TaskResult {
-    /// A judged task.
-    pub fn judged(t: &TaskEntry, r: &Report, report_path: String) -> TaskResult {
+    /// A task's row before it is judged: what the layout says about it.
+    fn of(t: &TaskEntry) -> TaskResult {
         TaskResult {
             key: t.key.clone(),
             benchmark: t.benchmark.clone(),
             id: t.id.clone(),
             tags: t.tags.clone(),
             difficulty: t.difficulty.clone(),
+            reading: None,
+            score: None,
+            decided_by: None,
+            exit_code: 0,
+            tiers: Vec::new(),
+            dominant_gap: None,
+            gaps: Vec::new(),
+            error: None,
+            report_path: String::new(),
+        }
+    }
+
+    /// A judged task.
+    pub fn judged(t: &TaskEntry, r: &Report, report_path: String) -> TaskResult {
+        TaskResult {
             reading: r.interpretation.reading,
             score: r
                 .verdict
@@ -130,28 +145,17 @@ impl TaskResult {
                         .collect()
                 })
                 .unwrap_or_default(),
-            error: None,
             report_path,
+            ..TaskResult::of(t)
         }
     }
 
     /// A task that could not be judged.
     pub fn failed(t: &TaskEntry, exit_code: i32, why: String) -> TaskResult {
         TaskResult {
-            key: t.key.clone(),
-            benchmark: t.benchmark.clone(),
-            id: t.id.clone(),
-            tags: t.tags.clone(),
-            difficulty: t.difficulty.clone(),
-            reading: None,
-            score: None,
-            decided_by: None,
             exit_code,
-            tiers: Vec::new(),
-            dominant_gap: None,
-            gaps: Vec::new(),
             error: Some(why),
-            report_path: String::new(),
+            ..TaskResult::of(t)
         }
     }
 
