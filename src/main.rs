@@ -401,6 +401,7 @@ fn suite_error(e: suite::SuiteError) -> anyhow::Result<i32> {
     Ok(match e {
         suite::SuiteError::Input(_) => pipeline::EXIT_BAD_INPUT,
         suite::SuiteError::Io(_) => pipeline::EXIT_INSTRUMENT,
+        suite::SuiteError::Cancelled { signal, .. } => 128 + signal,
     })
 }
 

@@ -181,3 +181,57 @@ fn a_hostile_workspace_is_judged_within_bounds() {
         "peak RSS {peak_kib} KiB with 1 GB of output"
     );
 }
+
+#[test]
+fn sigterm_stops_a_suite_without_starting_more_tasks() {
+    let root = tempfile::tempdir().unwrap();
+    common::write_tree(
+        root.path(),
+        &[(
+            "bench/benchmark.yaml",
+            "schema: bench.benchmark.v1\nname: slow\njury:\n  checks:\n    - {type: command, run: \"sleep 4721\", timeout: PT10M}\n",
+        )],
+    );
+    for i in 0..3 {
+        common::write_tree(
+            root.path(),
+            &[
+                (
+                    &format!("bench/tasks/t{i}/task.yaml"),
+                    &format!("schema: bench.task.v1\nid: t{i}\ninstruction: wait\n"),
+                ),
+                (&format!("bench/tasks/t{i}/workspace/README"), "x"),
+            ],
+        );
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
+        .args(["suite", "bench", "--jobs", "1", "--out", "out", "-q"])
+        .current_dir(root.path())
+        .env_remove("GITHUB_ACTIONS")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !pgrep("sleep 4721") {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the first task never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{err}");
+    assert!(
+        err.contains("cancelled by SIGTERM after 0 of 3 task(s)"),
+        "{err}"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!pgrep("sleep 4721"), "no task's process survives");
+    assert!(!root.path().join("out/suite.json").exists());
+}

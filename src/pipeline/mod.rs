@@ -816,7 +816,7 @@ pub fn read_report(path: &Path, hint: &str) -> Result<Report, RunError> {
 }
 
 /// Resolves when SIGTERM or SIGINT arrives (never, if the handlers cannot be installed).
-async fn cancellation() -> (&'static str, i32) {
+pub async fn cancellation() -> (&'static str, i32) {
     use tokio::signal::unix::{SignalKind, signal};
     match (
         signal(SignalKind::terminate()),

@@ -30,6 +30,18 @@ pub enum SuiteError {
     /// Writing the results failed.
     #[error("{0}")]
     Io(String),
+    /// A signal stopped the suite; the tasks still running were stopped and none was started.
+    #[error("cancelled by {name} after {done} of {total} task(s); no suite report was written")]
+    Cancelled {
+        /// SIGTERM or SIGINT.
+        name: &'static str,
+        /// The signal's number.
+        signal: i32,
+        /// Tasks finished.
+        done: usize,
+        /// Tasks selected.
+        total: usize,
+    },
 }
 
 /// `--shard K/N`.
@@ -303,11 +315,26 @@ pub async fn run(opts: &SuiteOptions) -> Result<SuiteReport, SuiteError> {
             (i, r)
         });
     }
+    let total = set.len();
     let mut results = Vec::new();
-    while let Some(done) = set.join_next().await {
-        match done {
-            Ok(r) => results.push(r),
-            Err(e) => return Err(SuiteError::Io(format!("a task panicked: {e}"))),
+    let cancel = pipeline::cancellation();
+    tokio::pin!(cancel);
+    loop {
+        tokio::select! {
+            next = set.join_next() => match next {
+                Some(Ok(r)) => results.push(r),
+                Some(Err(e)) => return Err(SuiteError::Io(format!("a task panicked: {e}"))),
+                None => break,
+            },
+            (name, signal) = &mut cancel => {
+                // Dropping the tasks drops their judges, whose guards kill their processes.
+                set.abort_all();
+                while set.join_next().await.is_some() {}
+                if let Some(b) = &bar {
+                    b.abandon();
+                }
+                return Err(SuiteError::Cancelled { name, signal, done: results.len(), total });
+            }
         }
     }
     if let Some(b) = bar {
