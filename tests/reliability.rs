@@ -204,7 +204,7 @@ fn sigterm_stops_a_suite_without_starting_more_tasks() {
             ],
         );
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
+    let child = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
         .args(["suite", "bench", "--jobs", "1", "--out", "out", "-q"])
         .current_dir(root.path())
         .env_remove("GITHUB_ACTIONS")
