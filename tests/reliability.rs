@@ -235,3 +235,41 @@ fn sigterm_stops_a_suite_without_starting_more_tasks() {
     assert!(!pgrep("sleep 4721"), "no task's process survives");
     assert!(!root.path().join("out/suite.json").exists());
 }
+
+#[test]
+fn a_full_disk_for_the_runner_files_keeps_the_verdict_and_its_exit_code() {
+    // /dev/full answers every write with ENOSPC, as a full runner disk would.
+    let ex = tempfile::tempdir().unwrap();
+    let ws = common::copy_example(ex.path());
+    let out = ex.path().join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
+        .args(["--dry-run", "-q", "--out", out.to_str().unwrap()])
+        .current_dir(&ws)
+        .env("NO_COLOR", "1")
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_EVENT_NAME", "push")
+        .env("GITHUB_REPOSITORY", "o/r")
+        .env("GITHUB_SHA", "0123456789012345678901234567890123456789")
+        .env("GITHUB_STEP_SUMMARY", "/dev/full")
+        .env("GITHUB_OUTPUT", "/dev/full")
+        .env_remove("GITHUB_EVENT_PATH")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "the verdict's code, not an instrument failure: {err}"
+    );
+    assert!(
+        err.contains("cannot write the job summary /dev/full")
+            && err.contains("No space left on device"),
+        "{err}"
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(
+        report["interpretation"]["reading"], "REJECTED",
+        "nothing judged is lost"
+    );
+}

@@ -751,7 +751,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         let summary = rendered
             .remove(Surface::Summary.file_name())
             .unwrap_or_default();
-        publish::before(&report, &summary, &opts.out)?;
+        publish::before(&report, &summary, &opts.out);
         let annotations_posted = if opts.dry_run {
             if opts.verbosity != Verbosity::Quiet {
                 eprintln!(

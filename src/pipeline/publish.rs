@@ -50,24 +50,33 @@ impl PublishOptions {
 pub const EVENT_FILE: &str = "event.json";
 
 /// Writes the job summary, the step outputs known before publishing, and a copy of the event
-/// payload (for a later `judge-ci publish --from`).
-pub fn before(report: &Report, summary: &str, out: &Path) -> Result<(), RunError> {
-    let io = |what: &str, p: &str, e: std::io::Error| {
-        RunError::Instrument(format!("cannot write the {what} {p}: {e}"))
+/// payload (for a later `judge-ci publish --from`); a failure is a warning (see below).
+pub fn before(report: &Report, summary: &str, out: &Path) {
+    // The verdict is already in report.json: a runner file that cannot be written (a full
+    // disk) is a warning, and the exit code still follows the verdict.
+    let warn = |what: &str, p: &str, e: std::io::Error| {
+        eprintln!(
+            "judge-ci: warning: cannot write the {what} {p}: {e}; the verdict is in {}",
+            out.join("report.json").display()
+        )
     };
-    if let Ok(p) = std::env::var("GITHUB_STEP_SUMMARY") {
-        outputs::append(Path::new(&p), summary).map_err(|e| io("job summary", &p, e))?;
+    if let Ok(p) = std::env::var("GITHUB_STEP_SUMMARY")
+        && let Err(e) = outputs::append(Path::new(&p), summary)
+    {
+        warn("job summary", &p, e);
     }
     if let Ok(p) = std::env::var("GITHUB_OUTPUT") {
         let text = outputs::format_outputs(&outputs::outputs(report, &out.join("report.json")));
-        outputs::append(Path::new(&p), &text).map_err(|e| io("step outputs", &p, e))?;
+        if let Err(e) = outputs::append(Path::new(&p), &text) {
+            warn("step outputs", &p, e);
+        }
     }
     if let Ok(event) = std::env::var("GITHUB_EVENT_PATH") {
         let dest = out.join(EVENT_FILE);
-        std::fs::copy(&event, &dest)
-            .map_err(|e| io("event copy", &dest.display().to_string(), e))?;
+        if let Err(e) = std::fs::copy(&event, &dest) {
+            warn("event copy", &dest.display().to_string(), e);
+        }
     }
-    Ok(())
 }
 
 /// Publishes, writes the outputs the API gave, prints the log, and says whether the check
@@ -99,8 +108,9 @@ pub async fn after(
             ),
             ("publish-mode", published.mode.token().to_string()),
         ]);
-        outputs::append(Path::new(&p), &text)
-            .map_err(|e| RunError::Instrument(format!("cannot write the step outputs {p}: {e}")))?;
+        if let Err(e) = outputs::append(Path::new(&p), &text) {
+            eprintln!("judge-ci: warning: cannot write the step outputs {p}: {e}");
+        }
     }
     Ok(published)
 }
