@@ -738,3 +738,25 @@ fn publish_from_a_stored_report_in_a_workflow_run() {
         "the check run is still posted on the head"
     );
 }
+
+#[test]
+fn malformed_answers_and_dropped_connections_neither_duplicate_nor_lose() {
+    let gh = FakeGitHub::start(Layout::DOTCOM);
+    gh.fail("POST", "/graphql", 1, Fault::Drop);
+    gh.fail("GET", "/issues/2/comments", 1, Fault::Malformed);
+    gh.fail("POST", "/issues/2/comments", 1, Fault::Drop);
+    gh.fail("POST", "/check-runs", 1, Fault::Drop);
+    let p = Project::new(1, "");
+    let r = Runner::new();
+    let run = judge(&p, &r, &gh, &[]);
+    assert_eq!(run.out.status.code(), Some(1), "{}", run.stderr);
+    assert_eq!(ours(&gh).len(), 1, "{}", run.stderr);
+    assert_eq!(
+        gh.count("POST", "/issues/2/comments"),
+        2,
+        "the dropped create was not processed, re-found nothing, and was posted once more"
+    );
+    assert_eq!(gh.check_runs().len(), 1, "{}", run.stderr);
+    assert_eq!(run.outputs["publish-mode"], "api");
+    assert_clean(&gh, &run);
+}

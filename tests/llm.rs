@@ -377,6 +377,20 @@ fn the_output_contract_repairs_once_and_never_blames_the_subject() {
             "",
         ),
         (
+            "a dropped connection, then an answer",
+            vec![Reply::Drop, verdict()],
+            0,
+            2,
+            "",
+        ),
+        (
+            "a 200 that is not JSON, then an answer",
+            vec![Reply::Garbage, verdict()],
+            0,
+            2,
+            "",
+        ),
+        (
             "500, then an answer",
             vec![Reply::Status(500, vec![]), verdict()],
             0,

@@ -256,11 +256,21 @@ impl Client {
                 if text.trim().is_empty() {
                     return Ok(Value::Null);
                 }
-                return serde_json::from_str(&text).map_err(|e| ApiError::Decode {
-                    method: method.clone(),
-                    path: path.to_string(),
-                    why: e.to_string(),
-                });
+                match serde_json::from_str(&text) {
+                    Ok(v) => return Ok(v),
+                    // A proxy's error page in a 200: read again.
+                    Err(_) if kind == Kind::Read && !last => {
+                        tokio::time::sleep(backoff.min(self.retry.max_wait)).await;
+                        continue;
+                    }
+                    Err(e) => {
+                        return Err(ApiError::Decode {
+                            method: method.clone(),
+                            path: path.to_string(),
+                            why: e.to_string(),
+                        });
+                    }
+                }
             }
             let limited = rate_limited(status, &headers, &text);
             let retryable = match kind {

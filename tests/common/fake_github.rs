@@ -80,6 +80,10 @@ pub enum Fault {
     Status(u16, Vec<(&'static str, String)>, Value),
     /// Process the request, then hold the answer this long (past the client's timeout).
     Lose(Duration),
+    /// Close the connection without processing or answering.
+    Drop,
+    /// Answer 200 with a body that is not JSON, without processing.
+    Malformed,
 }
 
 #[derive(Clone, Debug)]
@@ -324,8 +328,23 @@ async fn handle(state: Arc<Mutex<State>>, layout: Layout, req: Incoming) -> Answ
             f.fault.clone()
         })
     };
-    if let Some(Fault::Status(code, headers, b)) = &fault {
-        return answer(*code, headers, b);
+    match &fault {
+        Some(Fault::Status(code, headers, b)) => return answer(*code, headers, b),
+        Some(Fault::Drop) => {
+            return Answer {
+                status: super::loopback::DROP,
+                headers: Vec::new(),
+                body: String::new(),
+            };
+        }
+        Some(Fault::Malformed) => {
+            return Answer {
+                status: 200,
+                headers: vec![("content-type".into(), "application/json".into())],
+                body: "<html><body>502 Bad Gateway</body></html>".into(),
+            };
+        }
+        _ => {}
     }
     if auth.is_none() {
         return answer(401, &[], &json!({"message": "Requires authentication"}));

@@ -25,6 +25,10 @@ pub enum Reply {
     Status(u16, Vec<(&'static str, String)>),
     /// Wait, then answer.
     Slow(Duration, Box<Reply>),
+    /// Close the connection without an answer.
+    Drop,
+    /// A 200 whose body is not JSON (a proxy's error page).
+    Garbage,
 }
 
 /// One recorded request.
@@ -255,6 +259,16 @@ async fn handle(state: Arc<Mutex<State>>, key: String, req: Incoming) -> Answer 
         reply = *inner;
     }
     match &reply {
+        Reply::Drop => Answer {
+            status: super::loopback::DROP,
+            headers: Vec::new(),
+            body: String::new(),
+        },
+        Reply::Garbage => Answer {
+            status: 200,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: "<html>upstream connect error</html>".into(),
+        },
         Reply::Status(code, headers) => {
             let mut a = Answer::json(
                 *code,

@@ -26,6 +26,9 @@ pub struct Incoming {
     pub body: Bytes,
 }
 
+/// The status that makes the server close the connection without answering.
+pub const DROP: u16 = 0;
+
 /// An answer: status, headers, body.
 pub struct Answer {
     /// Status.
@@ -102,7 +105,7 @@ impl Server {
                                     let h = h.clone();
                                     async move {
                                         let (parts, body) = req.into_parts();
-                                        let body = body.collect().await?.to_bytes();
+                                        let body = body.collect().await.map_err(|e| e.to_string())?.to_bytes();
                                         let a = h(Incoming {
                                             method: parts.method.as_str().to_string(),
                                             path: parts.uri.path().to_string(),
@@ -116,7 +119,12 @@ impl Server {
                                         for (k, v) in &a.headers {
                                             r = r.header(k, v);
                                         }
-                                        Ok::<_, hyper::Error>(r.body(Full::new(Bytes::from(a.body))).expect("response"))
+                                        if a.status == DROP {
+                                            // An error from the service makes hyper close the
+                                            // connection without an answer.
+                                            return Err("dropped on purpose".to_string());
+                                        }
+                                        Ok::<_, String>(r.body(Full::new(Bytes::from(a.body))).expect("response"))
                                     }
                                 });
                                 let _ = hyper::server::conn::http1::Builder::new()

@@ -308,13 +308,23 @@ pub async fn send(
             }
         };
         if (200..300).contains(&status) {
-            let v: Value = serde_json::from_str(&text).map_err(|e| LlmError::Shape {
-                api: match model.provider {
-                    Provider::Anthropic => "Anthropic Messages",
-                    Provider::OpenAi => "OpenAI chat-completions",
-                },
-                why: format!("not JSON: {e}"),
-            })?;
+            let v: Value = match serde_json::from_str(&text) {
+                Ok(v) => v,
+                // A proxy's error page in a 200: ask again.
+                Err(_) if !last => {
+                    tokio::time::sleep(backoff(Duration::from_millis(500), attempt)).await;
+                    continue;
+                }
+                Err(e) => {
+                    return Err(LlmError::Shape {
+                        api: match model.provider {
+                            Provider::Anthropic => "Anthropic Messages",
+                            Provider::OpenAi => "OpenAI chat-completions",
+                        },
+                        why: format!("not JSON: {e}"),
+                    });
+                }
+            };
             return parse_reply(model.provider, &v);
         }
         let transient = status == 429 || status >= 500;
