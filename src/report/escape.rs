@@ -26,12 +26,13 @@ pub fn inline(text: &str) -> String {
 
 /// A fenced code block whose fence is longer than any backtick run inside.
 pub fn code_block(text: &str, lang: &str) -> String {
-    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest.max(2) + 1);
+    // Measured after control characters are dropped: "`\u{4}``" becomes a run of three.
     let clean: String = text
         .chars()
         .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
         .collect();
+    let longest = clean.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
     format!("{fence}{lang}\n{}\n{fence}\n", clean.trim_end_matches('\n'))
 }
 
@@ -47,6 +48,9 @@ mod tests {
         assert!(!s.contains('\u{1b}') && !s.contains('\0'));
         let b = code_block("a ``` b ```` c", "");
         assert!(b.starts_with("`````\n"), "{b}");
+        // Found by fuzzing: a control character splitting a backtick run.
+        let b = code_block("`\u{4}``", "text");
+        assert!(b.starts_with("````text\n```\n````"), "{b:?}");
     }
 }
 
