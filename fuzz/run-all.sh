@@ -18,8 +18,9 @@ run() {
     > "logs/$t.log" 2>&1
   local rc=$?
   local execs
-  execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "logs/$t.log" | tail -1 | awk '{print $2}')
-  [ -z "$execs" ] && execs=$(grep -Eo '#[0-9]+' "logs/$t.log" | tail -1 | tr -d '#')
+  # libFuzzer ends with "Done N runs in S second(s)"; a crash ends earlier, at "#N".
+  execs=$(grep -Eo '^Done [0-9]+ runs' "logs/$t.log" | awk '{print $2}' | tail -1)
+  [ -z "$execs" ] && execs=$(grep -Eo '^#[0-9]+' "logs/$t.log" | tail -1 | tr -d '#')
   local crashes
   crashes=$(ls "artifacts/$t" 2>/dev/null | wc -l)
   printf '%-15s %12s executions  %s crash file(s)  exit %s\n' "$t" "${execs:-?}" "$crashes" "$rc"
