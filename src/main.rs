@@ -272,7 +272,7 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<i32> {
             };
             match runtime()?.block_on(suite::run(&opts)) {
                 Ok(report) => {
-                    finish_suite(&report, None, &out, html)?;
+                    finish_suite(&report, &out, html)?;
                     if !output.quiet {
                         eprintln!(
                             "judge-ci: {} task(s): {} accepted, {} rejected, {} not assessed, {} could not run (suite: {})",
@@ -291,7 +291,7 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<i32> {
         }
         Some(cli::Command::Merge { dirs, out, html }) => match suite::merge(&dirs, &out) {
             Ok(report) => {
-                finish_suite(&report, None, &out, html)?;
+                finish_suite(&report, &out, html)?;
                 eprintln!(
                     "judge-ci: merged {} shard folder(s), {} task(s) into {}",
                     dirs.len(),
@@ -438,15 +438,14 @@ fn append_summary(md: &str) -> anyhow::Result<()> {
 /// After a suite or merge: the optional HTML page and the job summary.
 fn finish_suite(
     report: &suite::SuiteReport,
-    cmp: Option<&suite::compare::Comparison>,
     out: &std::path::Path,
     html: bool,
 ) -> anyhow::Result<()> {
     if html {
-        std::fs::write(out.join("suite.html"), suite::render::html(report, cmp))
+        std::fs::write(out.join("suite.html"), suite::render::html(report, None))
             .with_context(|| format!("cannot write {}", out.join("suite.html").display()))?;
     }
-    append_summary(&suite::render::markdown(report, cmp))
+    append_summary(&suite::render::markdown(report, None))
 }
 
 /// A multi-threaded async runtime.

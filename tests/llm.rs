@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::Duration;
 
@@ -653,5 +653,4 @@ fn the_boot3_migration_fixtures_semantic_tier_runs_end_to_end() {
         "boot3-migration semantic tier: first run {first}, second run {}",
         second["llm"]
     );
-    let _ = Path::new(&out);
 }

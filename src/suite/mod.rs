@@ -440,7 +440,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<SuiteReport, SuiteError> {
                     dir.display()
                 )));
             }
-            let mut t = t.clone();
+            let t = t.clone();
             if !t.report_path.is_empty() {
                 let from = dir.join(&t.report_path);
                 let to = out.join(&t.report_path);
@@ -454,7 +454,6 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<SuiteReport, SuiteError> {
                     })?;
                 }
             }
-            t.report_path = t.report_path.clone();
             tasks.push(t);
         }
     }
