@@ -758,5 +758,54 @@ fn malformed_answers_and_dropped_connections_neither_duplicate_nor_lose() {
     );
     assert_eq!(gh.check_runs().len(), 1, "{}", run.stderr);
     assert_eq!(run.outputs["publish-mode"], "api");
+    assert!(gh.unused_faults().is_empty(), "{:?}", gh.unused_faults());
+    assert_clean(&gh, &run);
+}
+
+#[test]
+fn answers_cut_off_mid_body_are_retried_or_found_again_never_duplicated() {
+    let gh = FakeGitHub::start(Layout::DOTCOM);
+    // A short stall, then the connection closes half-way through the body of a read.
+    gh.fail(
+        "POST",
+        "/graphql",
+        1,
+        Fault::Stall(Duration::from_millis(200)),
+    );
+    // Stalls past the timeout: a read, and two writes GitHub processed.
+    gh.fail(
+        "GET",
+        "/issues/2/comments",
+        1,
+        Fault::Stall(Duration::from_secs(4)),
+    );
+    gh.fail(
+        "POST",
+        "/issues/2/comments",
+        1,
+        Fault::Stall(Duration::from_secs(4)),
+    );
+    gh.fail(
+        "POST",
+        "/check-runs",
+        1,
+        Fault::Stall(Duration::from_secs(4)),
+    );
+    let p = Project::new(1, "");
+    let r = Runner::new();
+    let run = judge(&p, &r, &gh, &["--api-timeout", "1s"]);
+    assert_eq!(run.out.status.code(), Some(1), "{}", run.stderr);
+    assert_eq!(
+        gh.count("POST", "/issues/2/comments"),
+        1,
+        "the processed create is never sent again"
+    );
+    assert_eq!(ours(&gh).len(), 1, "found by its marker: {}", run.stderr);
+    assert_eq!(gh.count("POST", "/check-runs"), 1);
+    assert_eq!(gh.check_runs().len(), 1, "found by external_id");
+    assert!(run.outputs["comment-url"].contains("issuecomment-"));
+    assert!(run.outputs["check-run-url"].contains("/runs/"));
+    assert_eq!(run.outputs["publish-mode"], "api");
+    assert!(gh.unused_faults().is_empty(), "{:?}", gh.unused_faults());
     assert_clean(&gh, &run);
 }

@@ -384,6 +384,16 @@ fn the_output_contract_repairs_once_and_never_blames_the_subject() {
             "",
         ),
         (
+            "half an answer, a stall, a cut connection, then an answer",
+            vec![
+                Reply::Stall(Duration::from_millis(300), Box::new(verdict())),
+                verdict(),
+            ],
+            0,
+            2,
+            "",
+        ),
+        (
             "a 200 that is not JSON, then an answer",
             vec![Reply::Garbage, verdict()],
             0,
@@ -464,6 +474,35 @@ fn a_slow_model_is_an_instrument_error_at_the_timeout() {
         .to_string();
     assert!(reasoning.contains("within"), "{reasoning}");
     assert!(start.elapsed() < Duration::from_secs(30));
+}
+
+#[test]
+fn an_answer_stalled_mid_body_is_an_instrument_error_at_the_timeout() {
+    let llm = FakeLlm::start(KEY);
+    llm.on(
+        "",
+        5,
+        Reply::Stall(
+            Duration::from_secs(6),
+            Box::new(Reply::Json(json!({"verdict": "PASS", "reasoning": "cut"}))),
+        ),
+    );
+    let p = Project::new(
+        "openai",
+        &llm,
+        &one_tier("        - type: llm\n          timeout: PT2S\n"),
+    );
+    let start = std::time::Instant::now();
+    let (o, r) = p.run(Some(KEY));
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(status_of(&r), "ERROR", "never FAIL");
+    let reasoning = judgment(&r)["reasoning"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(reasoning.contains("within"), "{reasoning}");
+    assert!(start.elapsed() < Duration::from_secs(30));
+    assert_no_key_anywhere(&p, &o);
 }
 
 #[test]

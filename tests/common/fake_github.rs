@@ -84,6 +84,9 @@ pub enum Fault {
     Drop,
     /// Answer 200 with a body that is not JSON, without processing.
     Malformed,
+    /// Process the request, send half of the answer, stall this long and close the
+    /// connection (past the client's timeout, the answer is lost mid-body).
+    Stall(Duration),
 }
 
 #[derive(Clone, Debug)]
@@ -250,6 +253,21 @@ impl FakeGitHub {
         });
     }
 
+    /// The scripted faults that no request has met yet (each `fail` line with uses left).
+    pub fn unused_faults(&self) -> Vec<String> {
+        let s = self.state.lock().unwrap();
+        s.faults
+            .iter()
+            .filter(|f| f.times > 0)
+            .map(|f| {
+                format!(
+                    "{} {}: {:?} ×{}",
+                    f.method, f.path_contains, f.fault, f.times
+                )
+            })
+            .collect()
+    }
+
     /// Writes with `token` get 403 "Resource not accessible by integration" (a fork's token).
     pub fn read_only(&self, token: &str) {
         self.state
@@ -330,19 +348,13 @@ async fn handle(state: Arc<Mutex<State>>, layout: Layout, req: Incoming) -> Answ
     };
     match &fault {
         Some(Fault::Status(code, headers, b)) => return answer(*code, headers, b),
-        Some(Fault::Drop) => {
-            return Answer {
-                status: super::loopback::DROP,
-                headers: Vec::new(),
-                body: String::new(),
-            };
-        }
+        Some(Fault::Drop) => return Answer::drop_connection(),
         Some(Fault::Malformed) => {
-            return Answer {
-                status: 200,
-                headers: vec![("content-type".into(), "application/json".into())],
-                body: "<html><body>502 Bad Gateway</body></html>".into(),
-            };
+            return Answer::text(
+                200,
+                "application/json",
+                "<html><body>502 Bad Gateway</body></html>",
+            );
         }
         _ => {}
     }
@@ -387,10 +399,14 @@ async fn handle(state: Arc<Mutex<State>>, layout: Layout, req: Incoming) -> Answ
         }
     }
 
-    if let Some(Fault::Lose(d)) = fault {
-        tokio::time::sleep(d).await;
+    match fault {
+        Some(Fault::Lose(d)) => {
+            tokio::time::sleep(d).await;
+            result
+        }
+        Some(Fault::Stall(d)) => result.stalled(d),
+        _ => result,
     }
-    result
 }
 
 fn route(

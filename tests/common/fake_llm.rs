@@ -29,6 +29,8 @@ pub enum Reply {
     Drop,
     /// A 200 whose body is not JSON (a proxy's error page).
     Garbage,
+    /// This answer cut in the middle of its body after a stall of this long.
+    Stall(Duration, Box<Reply>),
 }
 
 /// One recorded request.
@@ -258,17 +260,26 @@ async fn handle(state: Arc<Mutex<State>>, key: String, req: Incoming) -> Answer 
         tokio::time::sleep(d).await;
         reply = *inner;
     }
-    match &reply {
-        Reply::Drop => Answer {
-            status: super::loopback::DROP,
-            headers: Vec::new(),
-            body: String::new(),
-        },
-        Reply::Garbage => Answer {
-            status: 200,
-            headers: vec![("content-type".into(), "application/json".into())],
-            body: "<html>upstream connect error</html>".into(),
-        },
+    let mut stall = None;
+    if let Reply::Stall(d, inner) = reply {
+        stall = Some(d);
+        reply = *inner;
+    }
+    let answer = answer_of(api, &reply);
+    match stall {
+        Some(d) => answer.stalled(d),
+        None => answer,
+    }
+}
+
+fn answer_of(api: &'static str, reply: &Reply) -> Answer {
+    match reply {
+        Reply::Drop => Answer::drop_connection(),
+        Reply::Garbage => Answer::text(
+            200,
+            "application/json",
+            "<html>upstream connect error</html>",
+        ),
         Reply::Status(code, headers) => {
             let mut a = Answer::json(
                 *code,

@@ -7,7 +7,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Channel, Either, Full};
 use hyper::service::service_fn;
 use hyper::{HeaderMap, Response, StatusCode};
 use hyper_util::rt::TokioIo;
@@ -37,9 +37,38 @@ pub struct Answer {
     pub headers: Vec<(String, String)>,
     /// Body.
     pub body: String,
+    /// Send the status, the headers (with the whole body's length) and the first half of the
+    /// body, hold the connection this long, then close it without the rest.
+    pub stall: Option<std::time::Duration>,
 }
 
 impl Answer {
+    /// An answer with this status, one content type and body.
+    pub fn text(status: u16, content_type: &str, body: &str) -> Answer {
+        Answer {
+            status,
+            headers: vec![("content-type".into(), content_type.into())],
+            body: body.into(),
+            stall: None,
+        }
+    }
+
+    /// The connection closed without an answer.
+    pub fn drop_connection() -> Answer {
+        Answer {
+            status: DROP,
+            headers: Vec::new(),
+            body: String::new(),
+            stall: None,
+        }
+    }
+
+    /// This answer cut in the middle of its body after a stall of `d`.
+    pub fn stalled(mut self, d: std::time::Duration) -> Answer {
+        self.stall = Some(d);
+        self
+    }
+
     /// A JSON answer (`Null` gives an empty body).
     pub fn json(status: u16, body: &serde_json::Value) -> Answer {
         Answer {
@@ -53,6 +82,7 @@ impl Answer {
             } else {
                 body.to_string()
             },
+            stall: None,
         }
     }
 
@@ -124,7 +154,21 @@ impl Server {
                                             // connection without an answer.
                                             return Err("dropped on purpose".to_string());
                                         }
-                                        Ok::<_, String>(r.body(Full::new(Bytes::from(a.body))).expect("response"))
+                                        let Some(stall) = a.stall else {
+                                            return Ok::<_, String>(r.body(Either::Left(Full::new(Bytes::from(a.body)))).expect("response"));
+                                        };
+                                        // Half the body now, the rest never: the client has
+                                        // the headers and a promise of more.
+                                        let (mut tx, body) = Channel::<Bytes, String>::new(1);
+                                        let whole = Bytes::from(a.body);
+                                        let half = whole.slice(..whole.len() / 2);
+                                        tokio::spawn(async move {
+                                            let _ = tx.send_data(half).await;
+                                            tokio::time::sleep(stall).await;
+                                            tx.abort("stalled on purpose".to_string());
+                                        });
+                                        r = r.header("content-length", whole.len());
+                                        Ok(r.body(Either::Right(body)).expect("response"))
                                     }
                                 });
                                 let _ = hyper::server::conn::http1::Builder::new()

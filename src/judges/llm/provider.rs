@@ -282,28 +282,25 @@ pub async fn send(
                     tokio::time::sleep(backoff(Duration::from_millis(500), attempt)).await;
                     continue;
                 }
-                let why = if e.is_timeout() {
-                    format!(
-                        "no answer within {}",
-                        super::super::humantime(model.timeout)
-                    )
-                } else {
-                    chain(&e)
-                };
-                return Err(LlmError::Unreachable { url, why });
+                return Err(LlmError::Unreachable {
+                    why: transport_failure(&e, model, "no answer"),
+                    url,
+                });
             }
         };
         let status = resp.status().as_u16();
         let wait = retry_wait(resp.headers());
         let text = match resp.text().await {
             Ok(t) => t,
+            // The answer stopped part-way (a stall, a cut connection): ask again.
             Err(e) => {
                 if !last {
+                    tokio::time::sleep(backoff(Duration::from_millis(500), attempt)).await;
                     continue;
                 }
                 return Err(LlmError::Unreachable {
+                    why: transport_failure(&e, model, "the answer stopped part-way, no end"),
                     url,
-                    why: chain(&e),
                 });
             }
         };
@@ -339,6 +336,15 @@ pub async fn send(
             status,
             message: message_of(&text),
         });
+    }
+}
+
+/// Why a request or its answer failed in transit: the timeout in words, else the error chain.
+fn transport_failure(e: &reqwest::Error, model: &Model, what: &str) -> String {
+    if e.is_timeout() {
+        format!("{what} within {}", super::super::humantime(model.timeout))
+    } else {
+        chain(e)
     }
 }
 
