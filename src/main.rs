@@ -6,6 +6,7 @@ use anyhow::Context;
 use clap::Parser;
 use judge_ci::config::{CommentMode, FailOn};
 use judge_ci::jury::interpret;
+use judge_ci::pipeline::save::{WriteError, write_file};
 use judge_ci::pipeline::{self, Format, RunOptions, Verbosity};
 use judge_ci::suite;
 use std::io::IsTerminal;
@@ -31,7 +32,12 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("judge-ci: error: {e:#}");
-            pipeline::EXIT_BAD_INPUT
+            // An output that could not be written is the instrument's failure, not the input's.
+            if e.downcast_ref::<WriteError>().is_some() {
+                pipeline::EXIT_INSTRUMENT
+            } else {
+                pipeline::EXIT_BAD_INPUT
+            }
         }
     };
     ExitCode::from(u8::try_from(code).unwrap_or(1))
@@ -174,8 +180,8 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<i32> {
                     for s in Surface::ALL.into_iter().filter(|s| *s != Surface::Json) {
                         let text =
                             judge_ci::report::render(&parsed, s, template.as_deref(), annotations)?;
-                        std::fs::write(dir.join(s.file_name()), text)
-                            .with_context(|| format!("cannot write into {}", dir.display()))?;
+                        let path = dir.join(s.file_name());
+                        write_file(&path, text.as_bytes())?;
                     }
                     println!("wrote every surface into {}", dir.display());
                 }
@@ -218,9 +224,10 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<i32> {
             match pipeline::diagnose::rediagnose(&report, &opts) {
                 Ok(r) => {
                     if write {
+                        // Replaced whole or not at all: a full disk must not cost the stored
+                        // report.
                         let json = serde_json::to_string_pretty(&r)?;
-                        std::fs::write(&report, json)
-                            .with_context(|| format!("cannot write {}", report.display()))?;
+                        write_file(&report, json.as_bytes())?;
                     }
                     match format {
                         cli::OutputFormat::Markdown => {
@@ -323,15 +330,14 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<i32> {
             if let Some(dir) = &out {
                 std::fs::create_dir_all(dir)
                     .with_context(|| format!("cannot create {}", dir.display()))?;
-                std::fs::write(dir.join("compare.md"), &md)?;
-                std::fs::write(
-                    dir.join("compare.json"),
-                    serde_json::to_string_pretty(&cmp)? + "\n",
-                )?;
-                std::fs::write(
-                    dir.join("compare.html"),
-                    suite::render::html(&cur, Some(&cmp)),
-                )?;
+                for (name, text) in [
+                    ("compare.md", md.clone()),
+                    ("compare.json", serde_json::to_string_pretty(&cmp)? + "\n"),
+                    ("compare.html", suite::render::html(&cur, Some(&cmp))),
+                ] {
+                    let path = dir.join(name);
+                    write_file(&path, text.as_bytes())?;
+                }
             }
             append_summary(&md)?;
             if cmp.regressions > max_regressions {
@@ -442,8 +448,10 @@ fn finish_suite(
     html: bool,
 ) -> anyhow::Result<()> {
     if html {
-        std::fs::write(out.join("suite.html"), suite::render::html(report, None))
-            .with_context(|| format!("cannot write {}", out.join("suite.html").display()))?;
+        write_file(
+            &out.join("suite.html"),
+            suite::render::html(report, None).as_bytes(),
+        )?;
     }
     append_summary(&suite::render::markdown(report, None))
 }
@@ -485,11 +493,14 @@ fn run(args: cli::RunArgs) -> anyhow::Result<i32> {
         Ok(result) => {
             print!("{}", result.stdout);
             if opts.verbosity != Verbosity::Quiet {
-                eprintln!(
-                    "judge-ci: {} (report: {})",
-                    result.report.outcome.reason,
-                    result.report_path.display()
-                );
+                match &result.report_path {
+                    Some(p) => eprintln!(
+                        "judge-ci: {} (report: {})",
+                        result.report.outcome.reason,
+                        p.display()
+                    ),
+                    None => eprintln!("judge-ci: {}", result.report.outcome.reason),
+                }
             }
             Ok(result.report.outcome.exit_code)
         }

@@ -68,9 +68,13 @@ impl Project {
     }
 }
 
-/// A simulated runner: temp files for the summary and outputs.
+/// A simulated runner: temp files for the summary and outputs, and optionally a small disk
+/// for the report folder.
 struct Runner {
     dir: tempfile::TempDir,
+    /// The report folder is a tmpfs of this many KiB (in a user and mount namespace of its
+    /// own), whose contents are copied to `after/` when judge-ci exits.
+    small_disk_kib: Option<u64>,
 }
 
 struct Run {
@@ -102,7 +106,36 @@ impl Runner {
     fn new() -> Runner {
         Runner {
             dir: tempfile::tempdir().unwrap(),
+            small_disk_kib: None,
         }
+    }
+
+    /// A runner whose report folder is a `kib` KiB disk.
+    fn with_small_disk(kib: u64) -> Runner {
+        let r = Runner {
+            dir: tempfile::tempdir().unwrap(),
+            small_disk_kib: Some(kib),
+        };
+        std::fs::create_dir_all(r.out_dir()).unwrap();
+        std::fs::create_dir_all(r.after_dir()).unwrap();
+        // An earlier run's report.md, which must not pass for this run's.
+        std::fs::create_dir_all(r.seed_dir()).unwrap();
+        std::fs::write(r.seed_dir().join("report.md"), "stale").unwrap();
+        r
+    }
+
+    /// What the small disk holds before the run.
+    fn seed_dir(&self) -> PathBuf {
+        self.dir.path().join("seed")
+    }
+
+    /// Where the small disk's contents are copied after the run.
+    fn after_dir(&self) -> PathBuf {
+        self.dir.path().join("after")
+    }
+
+    fn temp_dir(&self) -> PathBuf {
+        self.dir.path().join("runner-temp")
     }
 
     fn env(&self, gh: &FakeGitHub, event_name: &str, event_path: &Path) -> Vec<(String, String)> {
@@ -128,6 +161,7 @@ impl Runner {
                 "GITHUB_OUTPUT",
                 self.dir.path().join("output.txt").display().to_string(),
             ),
+            ("RUNNER_TEMP", self.temp_dir().display().to_string()),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
@@ -145,7 +179,18 @@ impl Runner {
         args: &[&str],
     ) -> Run {
         let _ = std::fs::remove_file(self.dir.path().join("output.txt"));
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_judge-ci"));
+        std::fs::create_dir_all(self.temp_dir()).unwrap();
+        let bin = env!("CARGO_BIN_EXE_judge-ci");
+        let mut cmd = match self.small_disk_kib {
+            None => Command::new(bin),
+            Some(kib) => common::small_disk::command(
+                kib,
+                Path::new(&self.out_dir()),
+                &self.seed_dir(),
+                &self.after_dir(),
+                bin,
+            ),
+        };
         cmd.args(args)
             .current_dir(dir)
             .env("NO_COLOR", "1")
@@ -808,4 +853,107 @@ fn answers_cut_off_mid_body_are_retried_or_found_again_never_duplicated() {
     assert_eq!(run.outputs["publish-mode"], "api");
     assert!(gh.unused_faults().is_empty(), "{:?}", gh.unused_faults());
     assert_clean(&gh, &run);
+}
+
+#[test]
+fn a_full_report_folder_loses_nothing_judged_and_posts_once() {
+    if !common::small_disk::available() {
+        eprintln!("skipped: this machine does not allow a tmpfs in a user namespace (unshare)");
+        return;
+    }
+    let p = Project::new(1, "");
+    let gh = FakeGitHub::start(Layout::DOTCOM);
+    let r = Runner::new();
+    let normal = judge(&p, &r, &gh, &[]);
+    assert_eq!(normal.out.status.code(), Some(1), "{}", normal.stderr);
+    let json_bytes = std::fs::metadata(Path::new(&r.out_dir()).join("report.json"))
+        .unwrap()
+        .len();
+    let pages = json_bytes.div_ceil(4096);
+    // One page (taken by the stale report.md): nothing fits. Room for the JSON beside the
+    // stale file and one page more: the JSON fits, most of the rest does not.
+    for (kib, json_in_place) in [(4, false), ((pages + 2) * 4, true)] {
+        let what = format!("a {kib} KiB report folder");
+        let gh = FakeGitHub::start(Layout::DOTCOM);
+        let r = Runner::with_small_disk(kib);
+        let run = judge(&p, &r, &gh, &[]);
+        assert_eq!(
+            run.out.status.code(),
+            Some(1),
+            "{what}: the verdict's exit code: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains("No space left on device"),
+            "{what}: {}",
+            run.stderr
+        );
+        assert_eq!(ours(&gh).len(), 1, "{what}: the comment is posted once");
+        assert_eq!(gh.count("POST", "/issues/2/comments"), 1, "{what}");
+        assert_eq!(gh.check_runs().len(), 1, "{what}");
+        let summary = std::fs::read_to_string(r.dir.path().join("summary.md")).unwrap();
+        assert!(
+            summary.contains("Rejected"),
+            "{what}: the job summary holds the result"
+        );
+
+        // The JSON: in place, or spilled to RUNNER_TEMP and named by the step output.
+        let json_path = PathBuf::from(&run.outputs["report-path"]);
+        if json_in_place {
+            assert_eq!(
+                json_path,
+                Path::new(&r.out_dir()).join("report.json"),
+                "{what}"
+            );
+        } else {
+            assert!(
+                json_path.starts_with(r.temp_dir()),
+                "{what}: {}",
+                json_path.display()
+            );
+            assert!(
+                run.stderr.contains("instead of"),
+                "{what}: the spill is said: {}",
+                run.stderr
+            );
+        }
+        let readable = if json_in_place {
+            r.after_dir().join("report.json")
+        } else {
+            json_path
+        };
+        let report: Value =
+            serde_json::from_str(&std::fs::read_to_string(&readable).unwrap()).unwrap();
+        assert_eq!(report["interpretation"]["reading"], "REJECTED", "{what}");
+
+        // What the folder held at the end: whole files of this run, nothing half-written,
+        // no temporary file, no stale report.md.
+        let surfaces = [
+            "report.json",
+            "report.md",
+            "summary.md",
+            "report.html",
+            "check-run.json",
+            "junit.xml",
+            "report.sarif",
+            "event.json",
+        ];
+        for e in std::fs::read_dir(r.after_dir()).unwrap() {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            assert!(
+                surfaces.contains(&name.as_str()),
+                "{what}: left behind {name}"
+            );
+            let text = std::fs::read_to_string(e.path()).unwrap();
+            assert_ne!(text, "stale", "{what}: the stale {name} is gone");
+            let complete = std::fs::read_to_string(Path::new(&r.out_dir()).join(&name));
+            if name.ends_with(".json") || name.ends_with(".sarif") {
+                serde_json::from_str::<Value>(&text)
+                    .unwrap_or_else(|e| panic!("{what}: {name} is whole JSON: {e}"));
+            }
+            assert!(complete.is_err() || !text.is_empty(), "{what}: {name}");
+        }
+        assert_clean(&gh, &run);
+    }
 }

@@ -26,7 +26,7 @@ pub fn append(path: &Path, text: &str) -> std::io::Result<()> {
 
 /// The step outputs of a report: `verdict`, `reading`, `score`, `failed-tier`,
 /// `gap-categories`, `report-path`, `comment-url`, `check-run-url` (empty when unknown).
-pub fn outputs(r: &Report, report_path: &Path) -> Vec<(&'static str, String)> {
+pub fn outputs(r: &Report, report_path: Option<&Path>) -> Vec<(&'static str, String)> {
     let reading = r
         .interpretation
         .reading
@@ -66,7 +66,12 @@ pub fn outputs(r: &Report, report_path: &Path) -> Vec<(&'static str, String)> {
                 .map(|d| d.categories_line())
                 .unwrap_or_default(),
         ),
-        ("report-path", report_path.display().to_string()),
+        (
+            "report-path",
+            report_path
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+        ),
         ("comment-url", String::new()),
         ("check-run-url", String::new()),
     ]

@@ -4,6 +4,7 @@
 pub mod diagnose;
 pub mod progress;
 pub mod publish;
+pub mod save;
 
 use serde_json::Value;
 use std::io::IsTerminal;
@@ -131,8 +132,9 @@ pub struct RunResult {
     pub report: Report,
     /// What to print on standard output.
     pub stdout: String,
-    /// Where the report JSON was written.
-    pub report_path: PathBuf,
+    /// Where the report JSON was written: the output folder, a spill file when the folder
+    /// could not take it, or nowhere (see the warnings printed).
+    pub report_path: Option<PathBuf>,
 }
 
 fn diags_error(d: &Diagnostics, color: bool) -> RunError {
@@ -718,12 +720,10 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     report.timings.render_ms = render_start.elapsed().as_millis() as u64;
     report.timings.total_ms = total.elapsed().as_millis() as u64;
 
-    // Nothing is lost: the JSON, then the job summary, go to disk before anything else is
-    // rendered, printed or posted.
-    std::fs::create_dir_all(&opts.out)
-        .map_err(|e| RunError::Instrument(format!("cannot create {}: {e}", opts.out.display())))?;
-    let report_path = opts.out.join("report.json");
-    let mut rendered = std::collections::HashMap::new();
+    // Nothing is lost: the JSON, then the other surfaces and the job summary, go to disk
+    // before anything is printed or posted. A disk that refuses them is a warning: the
+    // verdict was reached, the JSON is spilled elsewhere, and publishing still happens.
+    let mut surfaces = Vec::new();
     for surface in Surface::ALL {
         let text = report::render(
             &report,
@@ -732,11 +732,16 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
             bench.report.annotations,
         )
         .map_err(|e| RunError::Instrument(e.to_string()))?;
-        let path = opts.out.join(surface.file_name());
-        write_atomically(&path, text.as_bytes())
-            .map_err(|e| RunError::Instrument(format!("cannot write {}: {e}", path.display())))?;
-        rendered.insert(surface.file_name(), text);
+        surfaces.push((surface, text));
     }
+    let saved = save::surfaces(&opts.out, &surfaces, &save::spill_dir());
+    for w in saved.warnings(&opts.out) {
+        eprintln!("{w}");
+    }
+    let mut rendered: std::collections::HashMap<_, _> = surfaces
+        .into_iter()
+        .map(|(s, text)| (s.file_name(), text))
+        .collect();
     let md = rendered
         .remove(Surface::Markdown.file_name())
         .unwrap_or_default();
@@ -751,7 +756,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         let summary = rendered
             .remove(Surface::Summary.file_name())
             .unwrap_or_default();
-        publish::before(&report, &summary, &opts.out);
+        publish::before(&report, &summary, &opts.out, saved.report_json.as_deref());
         let annotations_posted = if opts.dry_run {
             if opts.verbosity != Verbosity::Quiet {
                 eprintln!(
@@ -797,7 +802,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     Ok(RunResult {
         report,
         stdout,
-        report_path,
+        report_path: saved.report_json,
     })
 }
 
@@ -848,7 +853,7 @@ fn write_cancelled(
             "tier": t, "judge": j, "status": s, "elapsedMs": e.as_millis() as u64
         })).collect::<Vec<_>>(),
     });
-    let _ = write_atomically(
+    let _ = save::write_atomically(
         &opts.out.join("cancelled.json"),
         format!("{json:#}\n").as_bytes(),
     );
@@ -870,21 +875,12 @@ fn write_cancelled(
             ));
         }
     }
-    let _ = write_atomically(&opts.out.join(Surface::Markdown.file_name()), md.as_bytes());
+    let _ = save::write_atomically(&opts.out.join(Surface::Markdown.file_name()), md.as_bytes());
     if actions && let Ok(p) = std::env::var("GITHUB_STEP_SUMMARY") {
         let _ = gh_outputs::append(Path::new(&p), &md);
     }
     // A report.json of an earlier run in the same folder would now be stale.
     let _ = std::fs::remove_file(opts.out.join("report.json"));
-}
-
-/// Writes through a temporary file in the same folder, then renames.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    std::io::Write::write_all(&mut tmp, bytes)?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
 }
 
 /// Builds the jury of a loaded config and describes it; a refusal names the config's place.

@@ -51,14 +51,15 @@ pub const EVENT_FILE: &str = "event.json";
 
 /// Writes the job summary, the step outputs known before publishing, and a copy of the event
 /// payload (for a later `judge-ci publish --from`); a failure is a warning (see below).
-pub fn before(report: &Report, summary: &str, out: &Path) {
-    // The verdict is already in report.json: a runner file that cannot be written (a full
+pub fn before(report: &Report, summary: &str, out: &Path, report_json: Option<&Path>) {
+    // The verdict is already in the report JSON: a runner file that cannot be written (a full
     // disk) is a warning, and the exit code still follows the verdict.
+    let kept = match report_json {
+        Some(p) => p.display().to_string(),
+        None => "the log (standard output)".to_string(),
+    };
     let warn = |what: &str, p: &str, e: std::io::Error| {
-        eprintln!(
-            "judge-ci: warning: cannot write the {what} {p}: {e}; the verdict is in {}",
-            out.join("report.json").display()
-        )
+        eprintln!("judge-ci: warning: cannot write the {what} {p}: {e}; the verdict is in {kept}")
     };
     if let Ok(p) = std::env::var("GITHUB_STEP_SUMMARY")
         && let Err(e) = outputs::append(Path::new(&p), summary)
@@ -66,14 +67,18 @@ pub fn before(report: &Report, summary: &str, out: &Path) {
         warn("job summary", &p, e);
     }
     if let Ok(p) = std::env::var("GITHUB_OUTPUT") {
-        let text = outputs::format_outputs(&outputs::outputs(report, &out.join("report.json")));
+        let text = outputs::format_outputs(&outputs::outputs(report, report_json));
         if let Err(e) = outputs::append(Path::new(&p), &text) {
             warn("step outputs", &p, e);
         }
     }
     if let Ok(event) = std::env::var("GITHUB_EVENT_PATH") {
         let dest = out.join(EVENT_FILE);
-        if let Err(e) = std::fs::copy(&event, &dest) {
+        // Whole or not at all: `publish --from` trusts what it finds here.
+        if let Err(e) =
+            std::fs::read(&event).and_then(|bytes| super::save::write_atomically(&dest, &bytes))
+        {
+            let _ = std::fs::remove_file(&dest);
             warn("event copy", &dest.display().to_string(), e);
         }
     }

@@ -379,7 +379,15 @@ async fn judge_task(t: &TaskEntry, out: &Path) -> TaskResult {
         .join(&t.id)
         .join("report.json");
     match pipeline::run(&opts).await {
-        Ok(r) => TaskResult::judged(t, &r.report, rel.display().to_string()),
+        // A report JSON spilled out of the suite's folder is named by its absolute path.
+        Ok(r) => {
+            let at = match r.report_path {
+                Some(p) if p == dir.join("report.json") => rel.display().to_string(),
+                Some(p) => p.display().to_string(),
+                None => String::new(),
+            };
+            TaskResult::judged(t, &r.report, at)
+        }
         Err(e) => TaskResult::failed(t, e.exit_code(), e.to_string()),
     }
 }

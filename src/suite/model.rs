@@ -303,7 +303,7 @@ impl SuiteReport {
         let json = serde_json::to_string_pretty(self)
             .map_err(|e| SuiteError::Io(format!("cannot serialise the suite report: {e}")))?;
         let w = |name: &str, text: &str| {
-            std::fs::write(out.join(name), text).map_err(|e| {
+            crate::pipeline::save::write_atomically(&out.join(name), text.as_bytes()).map_err(|e| {
                 SuiteError::Io(format!("cannot write {}: {e}", out.join(name).display()))
             })
         };
