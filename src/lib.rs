@@ -10,6 +10,8 @@
 pub mod checkout;
 pub mod config;
 pub mod diagnose;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod github;
 pub mod http;
 pub mod judges;

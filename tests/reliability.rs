@@ -1,8 +1,9 @@
 //! Hostile inputs and faults, on the real binary: a cancel (SIGTERM) mid-run kills the judges'
 //! process groups and leaves a report that says "cancelled"; a workspace with a 2 GB sparse file,
-//! 100,000 tiny files, file names with newlines and `$(…)`, a POM with external entities, a
-//! build that forks a background process, and a build that prints 1 GB — each finishes and
-//! reports within a bounded memory (peak RSS read from /proc after the run).
+//! 100,000 tiny files, file names with newlines and `$(…)`, a POM with external entities,
+//! 3,000 nested Java classes, a build that forks a background process, and a build that prints
+//! 1 GB — each finishes and reports within a bounded memory (peak RSS from getrusage); runner
+//! files and report folders on a full disk keep what was judged.
 
 mod common;
 
@@ -103,7 +104,7 @@ fn a_hostile_workspace_is_judged_within_bounds() {
         &[
             (
                 "judge-ci.yml",
-                "name: hostile\nreference: {path: ../reference}\njury:\n  tiers:\n    - name: structure\n      policy: REJECT_ON_ANY_FAIL\n      voting: {strategy: majority}\n      checks:\n        - {type: file-comparison}\n        - {type: import-diff}\n        - {type: pom-diff}\n    - name: build\n      checks:\n        - {type: command, name: fork, run: \"(sleep 4800 &) ; echo started\"}\n        - {type: command, name: noisy, run: \"head -c 1073741824 /dev/zero | tr '\\\\0' x\"}\n",
+                "name: hostile\nreference: {path: ../reference}\njury:\n  tiers:\n    - name: structure\n      policy: REJECT_ON_ANY_FAIL\n      voting: {strategy: majority}\n      checks:\n        - {type: file-comparison}\n        - {type: import-diff}\n        - {type: pom-diff}\n        - {type: ast-diff}\n    - name: build\n      checks:\n        - {type: command, name: fork, run: \"(sleep 4800 &) ; echo started\"}\n        - {type: command, name: noisy, run: \"head -c 1073741824 /dev/zero | tr '\\\\0' x\"}\n",
             ),
             ("pom.xml", pom),
             ("src/A.java", "import javax.servlet.Filter;\nclass A {}\n"),
@@ -131,6 +132,13 @@ fn a_hostile_workspace_is_judged_within_bounds() {
         std::fs::write(many.join(format!("f{i}.txt")), "x").unwrap();
     }
     std::fs::write(ws.join("evil\nname $(touch pwned).java"), "class B {}\n").unwrap();
+    // 3,000 nested classes once overflowed the stack of the Java front end.
+    let deep: String = (0..3_000)
+        .map(|i| format!("class C{i} {{\n"))
+        .collect::<String>()
+        + &"}".repeat(3_000);
+    std::fs::write(ws.join("src/Deep.java"), deep).unwrap();
+    std::fs::write(rf.join("src/Deep.java"), "class C0 {}\n").unwrap();
     std::fs::write(ws.join("`backtick` *star* <b>.java"), "class C {}\n").unwrap();
 
     let out = root.path().join("out");
@@ -154,6 +162,10 @@ fn a_hostile_workspace_is_judged_within_bounds() {
     common::assert_report_schema(&report);
     let text = report.to_string();
     assert!(!text.contains("root:x:0:0"), "no external entity was read");
+    assert!(
+        text.contains("nesting-too-deep"),
+        "the deep nesting is a finding, not a crash"
+    );
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     judge_ci::report::budget::validate(&md).expect("valid markdown despite the names");
     assert!(md.len() <= 65_536);
@@ -275,4 +287,76 @@ fn a_full_disk_for_the_runner_files_keeps_the_verdict_and_its_exit_code() {
         report["interpretation"]["reading"], "REJECTED",
         "nothing judged is lost"
     );
+}
+
+#[test]
+fn rewriting_a_stored_report_on_a_full_disk_keeps_the_old_one() {
+    if !common::small_disk::available() {
+        eprintln!("skipped: this machine does not allow a tmpfs in a user namespace (unshare)");
+        return;
+    }
+    // A stored report, then a disk with room for it and not one page more.
+    let ex = tempfile::tempdir().unwrap();
+    let ws = common::copy_example(ex.path());
+    let seed = ex.path().join("seed");
+    let o = common::judge_ci(&ws, &["--dry-run", "-q", "--out", seed.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));
+    let stored = std::fs::read(seed.join("report.json")).unwrap();
+    let total: u64 = std::fs::read_dir(&seed)
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len().div_ceil(4096) * 4)
+        .sum();
+    let (at, after) = (ex.path().join("disk"), ex.path().join("after"));
+    std::fs::create_dir_all(&at).unwrap();
+    std::fs::create_dir_all(&after).unwrap();
+    let bin = env!("CARGO_BIN_EXE_judge-ci");
+    let report = at.join("report.json");
+    let cases: [(&str, Vec<&str>); 2] = [
+        (
+            "diagnose --write",
+            vec!["diagnose", report.to_str().unwrap(), "--write"],
+        ),
+        (
+            "render --out",
+            vec![
+                "render",
+                report.to_str().unwrap(),
+                "--out",
+                at.to_str().unwrap(),
+            ],
+        ),
+    ];
+    for (what, args) in cases {
+        let o = common::small_disk::command(total, &at, &seed, &after, bin)
+            .args(&args)
+            .current_dir(&ws)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let err = common::stderr(&o);
+        assert_eq!(
+            o.status.code(),
+            Some(3),
+            "{what}: an instrument failure: {err}"
+        );
+        assert!(
+            err.contains("cannot write") && err.contains("No space left on device"),
+            "{what}: {err}"
+        );
+        assert!(
+            !err.contains("disk/.tmp") && err.matches("No space").count() == 1,
+            "{what}: no temporary name, the reason once: {err}"
+        );
+        assert_eq!(
+            std::fs::read(after.join("report.json")).unwrap(),
+            stored,
+            "{what}: the stored report is intact"
+        );
+        for e in std::fs::read_dir(&after).unwrap() {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            assert!(!name.starts_with(".tmp"), "{what}: left behind {name}");
+        }
+        std::fs::remove_dir_all(&after).unwrap();
+        std::fs::create_dir_all(&after).unwrap();
+    }
 }

@@ -154,7 +154,13 @@ pub struct JavaFile {
     pub types: Vec<TypeDecl>,
     /// Lines holding syntax errors (empty for a clean parse).
     pub error_lines: Vec<u32>,
+    /// The line of the first type nested deeper than [`MAX_NESTING`]: it and what it holds
+    /// are not modelled (a hostile file must not exhaust the stack).
+    pub too_deep: Option<u32>,
 }
+
+/// How deep types may nest in the model; real code stays far below.
+pub const MAX_NESTING: usize = 64;
 
 thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
@@ -189,7 +195,7 @@ pub fn parse_with(source: &[u8], bodies: bool) -> JavaFile {
         };
     };
     let root = tree.root_node();
-    let src = Src(source, bodies);
+    let src = Src(source, bodies, std::cell::Cell::new(None));
     let mut file = JavaFile::default();
     let mut cursor = root.walk();
     for child in root.named_children(&mut cursor) {
@@ -217,7 +223,7 @@ pub fn parse_with(source: &[u8], bodies: bool) -> JavaFile {
                 });
             }
             _ => {
-                if let Some(t) = type_decl(child, &src) {
+                if let Some(t) = type_decl(child, &src, 1) {
                     file.types.push(t);
                 }
             }
@@ -226,10 +232,12 @@ pub fn parse_with(source: &[u8], bodies: bool) -> JavaFile {
     if root.has_error() {
         collect_errors(root, &mut file.error_lines);
     }
+    file.too_deep = src.2.get();
     file
 }
 
-struct Src<'a>(&'a [u8], bool);
+/// The source, whether bodies are hashed, and the first line nested too deep.
+struct Src<'a>(&'a [u8], bool, std::cell::Cell<Option<u32>>);
 
 impl Src<'_> {
     fn raw(&self, n: Node) -> String {
@@ -324,15 +332,21 @@ fn type_list(n: Node, src: &Src) -> Vec<String> {
     out
 }
 
-fn type_decl(n: Node, src: &Src) -> Option<TypeDecl> {
-    let kind = match n.kind() {
+/// The kind of type `n` declares, if it declares one.
+fn type_decl_kind(n: Node) -> Option<TypeKind> {
+    Some(match n.kind() {
         "class_declaration" => TypeKind::Class,
         "interface_declaration" => TypeKind::Interface,
         "enum_declaration" => TypeKind::Enum,
         "record_declaration" => TypeKind::Record,
         "annotation_type_declaration" => TypeKind::Annotation,
         _ => return None,
-    };
+    })
+}
+
+/// The type declared by `n`, at nesting `depth` (1 for a top-level type).
+fn type_decl(n: Node, src: &Src, depth: usize) -> Option<TypeDecl> {
+    let kind = type_decl_kind(n)?;
     let (mods, anns) = modifiers(modifiers_child(n), src);
     let mut t = TypeDecl {
         kind,
@@ -381,12 +395,12 @@ fn type_decl(n: Node, src: &Src) -> Option<TypeDecl> {
         }
     }
     if let Some(body) = n.child_by_field_name("body") {
-        members(body, src, &mut t);
+        members(body, src, &mut t, depth);
     }
     Some(t)
 }
 
-fn members(body: Node, src: &Src, t: &mut TypeDecl) {
+fn members(body: Node, src: &Src, t: &mut TypeDecl, depth: usize) {
     for m in named(body) {
         match m.kind() {
             "field_declaration" | "constant_declaration" => {
@@ -422,15 +436,20 @@ fn members(body: Node, src: &Src, t: &mut TypeDecl) {
                     line: line(m),
                 });
             }
-            "enum_body_declarations" => members(m, src, t),
+            "enum_body_declarations" => members(m, src, t, depth),
             "method_declaration" | "annotation_type_element_declaration" => {
                 t.methods.push(method(m, src, false))
             }
             "constructor_declaration" | "compact_constructor_declaration" => {
                 t.constructors.push(method(m, src, true))
             }
+            _ if depth >= MAX_NESTING => {
+                if src.2.get().is_none() && type_decl_kind(m).is_some() {
+                    src.2.set(Some(name_line(m)));
+                }
+            }
             _ => {
-                if let Some(nested) = type_decl(m, src) {
+                if let Some(nested) = type_decl(m, src, depth + 1) {
                     t.nested.push(nested);
                 }
             }
@@ -836,5 +855,20 @@ public class Owner<T extends Comparable<T>> extends Person implements Serializab
         }
         let long = format!("class A {{ String s = \"{}\"; }}", "x".repeat(5_000_000));
         assert_eq!(parse(long.as_bytes()).types[0].fields.len(), 1);
+    }
+
+    #[test]
+    fn types_nested_past_the_limit_are_cut_and_marked() {
+        // 3,000 nested classes once overflowed the stack (tests/corpus/java/).
+        let deep: String = (0..3_000)
+            .map(|i| format!("class C{i} {{\n"))
+            .collect::<String>()
+            + &"}".repeat(3_000);
+        let f = parse(deep.as_bytes());
+        assert_eq!(all_types(&f).len(), MAX_NESTING);
+        assert_eq!(f.too_deep, Some(MAX_NESTING as u32 + 1));
+        let shallow = parse(b"class A { class B { class C {} } }");
+        assert_eq!(all_types(&shallow).len(), 3);
+        assert_eq!(shallow.too_deep, None);
     }
 }

@@ -276,6 +276,14 @@ pub fn diff_files(
                 .actual(format!("{} {path}", a.kind.word())),
         );
     }
+    if let Some(l) = actual.too_deep
+        && expected.too_deep.is_none()
+    {
+        out.push(Finding::new(rel, "nesting-too-deep").at(l).actual(format!(
+            "types nested more than {} deep, not compared",
+            java::MAX_NESTING
+        )));
+    }
     if !actual.error_lines.is_empty() && expected.error_lines.is_empty() {
         out.push(
             Finding::new(rel, "syntax-error")

@@ -1,0 +1,4 @@
+package p;
+import javax.servlet.*;
+/* never closed
+class A { String s = "
