@@ -449,60 +449,40 @@ fn the_output_contract_repairs_once_and_never_blames_the_subject() {
 }
 
 #[test]
-fn a_slow_model_is_an_instrument_error_at_the_timeout() {
-    let llm = FakeLlm::start(KEY);
-    llm.on(
-        "",
-        5,
-        Reply::Slow(
-            Duration::from_secs(4),
-            Box::new(Reply::Json(json!({"verdict": "PASS", "reasoning": "late"}))),
+fn a_slow_or_stalled_answer_is_an_instrument_error_at_the_timeout() {
+    let answer = || Box::new(Reply::Json(json!({"verdict": "PASS", "reasoning": "late"})));
+    let cases = [
+        (
+            "no answer at all",
+            "anthropic",
+            Reply::Slow(Duration::from_secs(4), answer()),
         ),
-    );
-    let p = Project::new(
-        "anthropic",
-        &llm,
-        &one_tier("        - type: llm\n          timeout: PT2S\n"),
-    );
-    let start = std::time::Instant::now();
-    let (o, r) = p.run(Some(KEY));
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    assert_eq!(status_of(&r), "ERROR");
-    let reasoning = judgment(&r)["reasoning"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    assert!(reasoning.contains("within"), "{reasoning}");
-    assert!(start.elapsed() < Duration::from_secs(30));
-}
-
-#[test]
-fn an_answer_stalled_mid_body_is_an_instrument_error_at_the_timeout() {
-    let llm = FakeLlm::start(KEY);
-    llm.on(
-        "",
-        5,
-        Reply::Stall(
-            Duration::from_secs(6),
-            Box::new(Reply::Json(json!({"verdict": "PASS", "reasoning": "cut"}))),
+        (
+            "half an answer, then nothing",
+            "openai",
+            Reply::Stall(Duration::from_secs(6), answer()),
         ),
-    );
-    let p = Project::new(
-        "openai",
-        &llm,
-        &one_tier("        - type: llm\n          timeout: PT2S\n"),
-    );
-    let start = std::time::Instant::now();
-    let (o, r) = p.run(Some(KEY));
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    assert_eq!(status_of(&r), "ERROR", "never FAIL");
-    let reasoning = judgment(&r)["reasoning"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    assert!(reasoning.contains("within"), "{reasoning}");
-    assert!(start.elapsed() < Duration::from_secs(30));
-    assert_no_key_anywhere(&p, &o);
+    ];
+    for (what, provider, reply) in cases {
+        let llm = FakeLlm::start(KEY);
+        llm.on("", 5, reply);
+        let p = Project::new(
+            provider,
+            &llm,
+            &one_tier("        - type: llm\n          timeout: PT2S\n"),
+        );
+        let start = std::time::Instant::now();
+        let (o, r) = p.run(Some(KEY));
+        assert_eq!(o.status.code(), Some(3), "{what}: {}", stderr(&o));
+        assert_eq!(status_of(&r), "ERROR", "{what}: never FAIL");
+        let reasoning = judgment(&r)["reasoning"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(reasoning.contains("within"), "{what}: {reasoning}");
+        assert!(start.elapsed() < Duration::from_secs(30), "{what}");
+        assert_no_key_anywhere(&p, &o);
+    }
 }
 
 #[test]
