@@ -775,10 +775,13 @@ fn malformed_answers_and_dropped_connections_neither_duplicate_nor_lose() {
     assert_clean(&gh, &run);
 }
 
+/// A fault for the requests of one method whose path contains a part.
+type Scripted = (&'static str, &'static str, Fault);
+
 #[test]
 fn answers_lost_or_cut_off_mid_body_are_retried_or_found_again_never_duplicated() {
     let secs = Duration::from_secs;
-    let scripts: [(&str, Vec<(&'static str, &str, Fault)>); 2] = [
+    let scripts: [(&str, Vec<Scripted>); 2] = [
         (
             "answers to two processed writes lost past the timeout",
             vec![
