@@ -139,6 +139,10 @@ fn a_hostile_workspace_is_judged_within_bounds() {
         + &"}".repeat(3_000);
     std::fs::write(ws.join("src/Deep.java"), deep).unwrap();
     std::fs::write(rf.join("src/Deep.java"), "class C0 {}\n").unwrap();
+    // Symlinks out of the workspace under compared paths: never followed, never read.
+    std::fs::write(rf.join("src/leak.txt"), "safe\n").unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", ws.join("src/leak.txt")).unwrap();
+    std::os::unix::fs::symlink("/etc", ws.join("src/etc")).unwrap();
     std::fs::write(ws.join("`backtick` *star* <b>.java"), "class C {}\n").unwrap();
 
     let out = root.path().join("out");
@@ -161,12 +165,16 @@ fn a_hostile_workspace_is_judged_within_bounds() {
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
     common::assert_report_schema(&report);
     let text = report.to_string();
-    assert!(!text.contains("root:x:0:0"), "no external entity was read");
+    assert!(
+        !text.contains("root:x:0:0"),
+        "no external entity or symlinked file was read"
+    );
     assert!(
         text.contains("nesting-too-deep"),
         "the deep nesting is a finding, not a crash"
     );
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(!md.contains("root:x:0:0"));
     judge_ci::report::budget::validate(&md).expect("valid markdown despite the names");
     assert!(md.len() <= 65_536);
     // The build tier never ran (the structure tier rejected); run it alone for the fork and

@@ -207,7 +207,10 @@ mod tests {
         std::fs::write(ws.path().join("bin.dat"), [0u8, 1, 2]).unwrap();
         std::fs::create_dir_all(ws.path().join("target")).unwrap();
         std::fs::write(ws.path().join("target/x.class"), "x").unwrap();
+        // A symlink out of the workspace is never followed into the prompt.
+        std::os::unix::fs::symlink("/etc/passwd", ws.path().join("passwd")).unwrap();
         let c = change(ws.path(), Some(rf.path()), 10_000);
+        assert!(!c.diff.contains("root:"), "{}", c.diff);
         let names: Vec<(&str, &str)> = c
             .changed
             .iter()
