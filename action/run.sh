@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs judge-ci with the action's inputs (composite actions get no INPUT_* variables of their own,
 # so action.yml passes each input explicitly). The exit code is judge-ci's: 0 passed, 1 rejected,
-# 2 bad input, 3 the instrument failed.
+# 2 bad input, 3 the instrument failed, 4 publishing fell short with require-publish.
 set -uo pipefail
 
 bin="${JUDGE_CI_BIN:-judge-ci}"
@@ -13,6 +13,7 @@ args=(run --out "${INPUT_OUT:-judge-ci-out}" --workspace "${INPUT_WORKSPACE:-.}"
 [[ "${INPUT_DELETE_ON_PASS:-false}" == true ]] && args+=(--delete-on-pass)
 [[ -n "${INPUT_CHECK_RUN:-}" ]] && args+=(--check-run "$INPUT_CHECK_RUN")
 [[ -n "${INPUT_FAIL_ON:-}" ]] && args+=(--fail-on "$INPUT_FAIL_ON")
+[[ "${INPUT_REQUIRE_PUBLISH:-false}" == true ]] && args+=(--require-publish)
 if [[ -n "${INPUT_ARGS:-}" ]]; then
   read -r -a extra <<< "$INPUT_ARGS"
   args+=("${extra[@]}")

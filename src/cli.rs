@@ -109,6 +109,10 @@ pub struct PublishArgs {
     /// Longest wait for one GitHub API request (`30s`, `2m`, `PT1M`).
     #[arg(long, default_value = "30s", value_name = "DURATION")]
     pub api_timeout: String,
+    /// Exit 4 when the comment or the check run did not reach GitHub (no token, a refused
+    /// or failed request), instead of the verdict's code.
+    #[arg(long)]
+    pub require_publish: bool,
 }
 
 /// Options of `run`.

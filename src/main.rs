@@ -392,6 +392,7 @@ fn publish_options(a: &cli::PublishArgs) -> anyhow::Result<pipeline::publish::Pu
         delete_on_pass: a.delete_on_pass,
         check_run: a.check_run,
         timeout,
+        require: a.require_publish,
     })
 }
 
@@ -502,7 +503,7 @@ fn run(args: cli::RunArgs) -> anyhow::Result<i32> {
                     None => eprintln!("judge-ci: {}", result.report.outcome.reason),
                 }
             }
-            Ok(result.report.outcome.exit_code)
+            Ok(result.exit_code)
         }
         Err(e) => {
             eprintln!("{e}");

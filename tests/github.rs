@@ -449,6 +449,44 @@ fn no_token_means_summary_and_annotations_only() {
 }
 
 #[test]
+fn require_publish_turns_a_publishing_shortfall_into_exit_4() {
+    let gh = FakeGitHub::start(Layout::DOTCOM);
+    let p = Project::new(0, "");
+    let r = Runner::new();
+    let out = r.out_dir();
+    let args = ["--out", out.as_str(), "--require-publish", "-q"];
+    let pr = event("pull_request.opened.json");
+    // Accepted, but no token: the gate would pass; required publishing makes it 4.
+    let run = r.run(&p.ws(), &gh, "pull_request", &pr, None, &args);
+    assert_eq!(run.out.status.code(), Some(4), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("no GitHub token") && run.stderr.contains("--require-publish"),
+        "even with -q the shortfall is said: {}",
+        run.stderr
+    );
+    // The comment fails after retries, the check run succeeds: still short.
+    gh.fail(
+        "POST",
+        "/issues/2/comments",
+        1,
+        Fault::Status(422, vec![], json!({"message": "Validation Failed"})),
+    );
+    let run = r.run(&p.ws(), &gh, "pull_request", &pr, Some(TOKEN), &args);
+    assert_eq!(run.out.status.code(), Some(4), "{}", run.stderr);
+    assert!(run.stderr.contains("could not comment"), "{}", run.stderr);
+    assert_eq!(gh.check_runs().len(), 1);
+    // Everything posted: the verdict's code.
+    let run = r.run(&p.ws(), &gh, "pull_request", &pr, Some(TOKEN), &args);
+    assert_eq!(run.out.status.code(), Some(0), "{}", run.stderr);
+    assert_eq!(ours(&gh).len(), 1);
+    // A push has no pull request to comment on: not a shortfall.
+    let push = event("push.json");
+    let run = r.run(&p.ws(), &gh, "push", &push, Some(TOKEN), &args);
+    assert_eq!(run.out.status.code(), Some(0), "{}", run.stderr);
+    assert_clean(&gh, &run);
+}
+
+#[test]
 fn reads_are_retried_after_500_and_429_and_writes_only_when_github_refused_them() {
     let gh = FakeGitHub::start(Layout::DOTCOM);
     gh.fail(

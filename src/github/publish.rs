@@ -70,16 +70,22 @@ pub struct Published {
     pub mode: Mode,
     /// Lines for the log: what was done, skipped, and how to fix what failed.
     pub log: Vec<String>,
+    /// Whether everything asked for reached GitHub: false when there was no token, or a
+    /// comment, check run, annotation batch or pull-request lookup failed (a surface with
+    /// nothing to post to, such as the comment of a push, is not a failure).
+    pub complete: bool,
 }
 
 impl Published {
-    fn summary_only(log: Vec<String>) -> Published {
+    /// Nothing posted; `complete` says whether that is all that was asked for.
+    fn summary_only(log: Vec<String>, complete: bool) -> Published {
         Published {
             comment_url: None,
             check_run_url: None,
             annotations_posted: false,
             mode: Mode::SummaryOnly,
             log,
+            complete,
         }
     }
 }
@@ -156,6 +162,7 @@ async fn resolve(
     head_sha: Option<String>,
     want_pr: bool,
     log: &mut Vec<String>,
+    complete: &mut bool,
 ) -> (Option<u64>, Option<String>) {
     let repo = &ctx.repository;
     let mut pr = ctx.pull_request;
@@ -168,9 +175,12 @@ async fn resolve(
                     .and_then(Value::as_str)
                     .map(String::from)
             }
-            Err(e) => log.push(format!(
-                "judge-ci: cannot read pull request #{n} for its head commit ({e}); no check run"
-            )),
+            Err(e) => {
+                *complete = false;
+                log.push(format!(
+                    "judge-ci: cannot read pull request #{n} for its head commit ({e}); no check run"
+                ))
+            }
         }
     }
     if !want_pr {
@@ -182,7 +192,10 @@ async fn resolve(
             Ok(_) => log.push(format!(
                 "judge-ci: pull request #{n} named by the saved event is not at {want}; not commenting on it"
             )),
-            Err(e) => log.push(format!("judge-ci: cannot read pull request #{n} ({e})")),
+            Err(e) => {
+                *complete = false;
+                log.push(format!("judge-ci: cannot read pull request #{n} ({e})"))
+            }
         }
     }
     if pr.is_none()
@@ -210,9 +223,12 @@ async fn resolve(
                     ));
                 }
             }
-            Err(e) => log.push(format!(
-                "judge-ci: cannot look up the pull request of {owner}:{branch} ({e}); posting the check run only"
-            )),
+            Err(e) => {
+                *complete = false;
+                log.push(format!(
+                    "judge-ci: cannot look up the pull request of {owner}:{branch} ({e}); posting the check run only"
+                ))
+            }
         }
     }
     (pr, sha)
@@ -230,7 +246,7 @@ pub async fn publish(
     let Some(token) = token.filter(|t| !t.trim().is_empty()) else {
         return Published::summary_only(vec![
             "judge-ci: no GitHub token (pass --github-token or set GITHUB_TOKEN): the PR comment and the check run were skipped; the job summary and the annotations carry the result".into(),
-        ]);
+        ], false);
     };
     let client = match Client::new(
         token,
@@ -240,20 +256,22 @@ pub async fn publish(
         settings.retry,
     ) {
         Ok(c) => c,
-        Err(e) => return Published::summary_only(vec![format!("judge-ci: {e}")]),
+        Err(e) => return Published::summary_only(vec![format!("judge-ci: {e}")], false),
     };
     let mut log = Vec::new();
+    let mut complete = true;
     let (pr, sha) = resolve(
         &client,
         ctx,
         report.subject.head_sha.clone(),
         settings.comment != CommentMode::Off,
         &mut log,
+        &mut complete,
     )
     .await;
     let repo = &ctx.repository;
     let marker = Marker::of(report);
-    let mut out = Published::summary_only(Vec::new());
+    let mut out = Published::summary_only(Vec::new(), true);
 
     if settings.check_run {
         match &sha {
@@ -279,13 +297,17 @@ pub async fn publish(
                             p.url, p.batches
                         ));
                         if let Some(why) = &p.incomplete {
+                            complete = false;
                             log.push(format!("judge-ci: {why}"));
                         }
                         out.annotations_posted = p.incomplete.is_none();
                         out.check_run_url = Some(p.url);
                         out.mode = Mode::Api;
                     }
-                    Err(e) => log.push(explain(ctx, Surface::CheckRun, &e)),
+                    Err(e) => {
+                        complete = false;
+                        log.push(explain(ctx, Surface::CheckRun, &e))
+                    }
                 }
             }
             None => log.push(
@@ -332,7 +354,10 @@ pub async fn publish(
                         out.comment_url = o.url().map(str::to_string);
                         out.mode = Mode::Api;
                     }
-                    Err(e) => log.push(explain(ctx, Surface::Comment, &e)),
+                    Err(e) => {
+                        complete = false;
+                        log.push(explain(ctx, Surface::Comment, &e))
+                    }
                 }
             }
             None if ctx.event == "push" || ctx.event == "merge_group" => {}
@@ -343,5 +368,6 @@ pub async fn publish(
         }
     }
     out.log = log;
+    out.complete = complete;
     out
 }

@@ -38,6 +38,8 @@ pub const EXIT_REJECTED: i32 = 1;
 pub const EXIT_BAD_INPUT: i32 = 2;
 /// Exit code: judged, but the instrument failed.
 pub const EXIT_INSTRUMENT: i32 = 3;
+/// Exit code: judged, but with `--require-publish` the result did not fully reach GitHub.
+pub const EXIT_PUBLISH: i32 = 4;
 
 /// What the run prints on standard output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,6 +137,9 @@ pub struct RunResult {
     /// Where the report JSON was written: the output folder, a spill file when the folder
     /// could not take it, or nowhere (see the warnings printed).
     pub report_path: Option<PathBuf>,
+    /// The process exit code: the verdict's (`report.outcome.exit_code`), or
+    /// [`EXIT_PUBLISH`] when `--require-publish` is set and publishing fell short.
+    pub exit_code: i32,
 }
 
 fn diags_error(d: &Diagnostics, color: bool) -> RunError {
@@ -749,6 +754,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         .remove(Surface::Json.file_name())
         .unwrap_or_default();
     let mut commands = Vec::new();
+    let mut exit_code = report.outcome.exit_code;
     if let Some(ctx) = &github {
         // In Actions: the job summary, the step outputs and the event go to disk before any
         // network call; then the API; annotations become workflow commands unless the check
@@ -769,7 +775,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         } else {
             let full = markdown::render_with(&report, template.as_deref())
                 .map_err(|e| RunError::Instrument(e.to_string()))?;
-            publish::after(
+            let published = publish::after(
                 ctx,
                 &report,
                 &full,
@@ -777,8 +783,9 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
                 opts.publish.token.as_deref(),
                 opts.verbosity,
             )
-            .await?
-            .annotations_posted
+            .await?;
+            exit_code = publish::publish_exit(&opts.publish, &published, exit_code);
+            published.annotations_posted
         };
         if !annotations_posted {
             commands = gh_outputs::workflow_commands(&report::checkrun::annotations(&report));
@@ -803,6 +810,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         report,
         stdout,
         report_path: saved.report_json,
+        exit_code,
     })
 }
 

@@ -30,6 +30,9 @@ pub struct PublishOptions {
     pub check_run: Option<bool>,
     /// `--api-timeout`.
     pub timeout: Duration,
+    /// `--require-publish`: a publication that did not fully reach GitHub ends the run with
+    /// exit 4 instead of the verdict's code.
+    pub require: bool,
 }
 
 impl PublishOptions {
@@ -97,7 +100,7 @@ pub async fn after(
     let published = gh::publish(ctx, token, report, markdown, settings).await;
     for line in &published.log {
         // Failures always show; progress lines respect --quiet.
-        if verbosity != Verbosity::Quiet || published.mode == gh::Mode::SummaryOnly {
+        if verbosity != Verbosity::Quiet || !published.complete {
             eprintln!("{line}");
         }
     }
@@ -191,5 +194,19 @@ pub async fn stored(
             println!("{c}");
         }
     }
-    Ok(0)
+    Ok(publish_exit(opts, &published, super::EXIT_PASS))
+}
+
+/// The exit code after publishing: `code`, or [`super::EXIT_PUBLISH`] when
+/// `--require-publish` is set and publishing did not fully succeed.
+pub fn publish_exit(opts: &PublishOptions, published: &gh::Published, code: i32) -> i32 {
+    if opts.require && !published.complete {
+        eprintln!(
+            "judge-ci: publishing did not fully succeed and --require-publish is set: exit {}",
+            super::EXIT_PUBLISH
+        );
+        super::EXIT_PUBLISH
+    } else {
+        code
+    }
 }
