@@ -408,6 +408,13 @@ fn the_output_contract_repairs_once_and_never_blames_the_subject() {
             "",
         ),
         (
+            "an answer over 8 MiB",
+            vec![Reply::Text("x".repeat(9 << 20))],
+            3,
+            1,
+            "the answer is over 8 MiB",
+        ),
+        (
             "401: the key was refused",
             vec![Reply::Status(401, vec![])],
             3,

@@ -104,7 +104,7 @@ fn a_hostile_workspace_is_judged_within_bounds() {
         &[
             (
                 "judge-ci.yml",
-                "name: hostile\nreference: {path: ../reference}\njury:\n  tiers:\n    - name: structure\n      policy: REJECT_ON_ANY_FAIL\n      voting: {strategy: majority}\n      checks:\n        - {type: file-comparison}\n        - {type: import-diff}\n        - {type: pom-diff}\n        - {type: ast-diff}\n    - name: build\n      checks:\n        - {type: command, name: fork, run: \"(sleep 4800 &) ; echo started\"}\n        - {type: command, name: noisy, run: \"head -c 1073741824 /dev/zero | tr '\\\\0' x\"}\n",
+                "name: hostile\nreference: {path: ../reference}\njury:\n  tiers:\n    - name: structure\n      policy: REJECT_ON_ANY_FAIL\n      voting: {strategy: majority}\n      checks:\n        - {type: file-comparison}\n        - {type: import-diff, forbid: [javax.servlet.*]}\n        - {type: pom-diff}\n        - {type: ast-diff}\n    - name: build\n      checks:\n        - {type: command, name: fork, run: \"(sleep 4800 &) ; echo started\"}\n        - {type: command, name: noisy, run: \"head -c 1073741824 /dev/zero | tr '\\\\0' x\"}\n",
             ),
             ("pom.xml", pom),
             ("src/A.java", "import javax.servlet.Filter;\nclass A {}\n"),
@@ -126,6 +126,10 @@ fn a_hostile_workspace_is_judged_within_bounds() {
         let f = std::fs::File::create(side.join("big.bin")).unwrap();
         f.set_len(2 << 30).unwrap();
     }
+    // A 2 GB Java source only the workspace has: scanned for forbidden imports, never read
+    // whole.
+    let f = std::fs::File::create(ws.join("src/Huge.java")).unwrap();
+    f.set_len(2 << 30).unwrap();
     let many = ws.join("many");
     std::fs::create_dir_all(&many).unwrap();
     for i in 0..100_000 {
@@ -172,6 +176,10 @@ fn a_hostile_workspace_is_judged_within_bounds() {
     assert!(
         text.contains("nesting-too-deep"),
         "the deep nesting is a finding, not a crash"
+    );
+    assert!(
+        text.contains("over the 16 MiB read"),
+        "the 2 GB source is a finding"
     );
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(!md.contains("root:x:0:0"));

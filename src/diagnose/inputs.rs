@@ -6,7 +6,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::config::diagnostics::DiagnosticsSettings;
-use crate::judges::paths::{Resolved, resolve};
+use crate::judges::paths::{MAX_INPUT_BYTES, Resolved, read_limited, read_text_limited, resolve};
 
 /// What the rules may consult besides the verdict.
 #[derive(Clone, Debug, Default)]
@@ -40,10 +40,11 @@ pub fn read_knowledge(dir: &Path) -> Result<Vec<(String, String)>, String> {
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file())
     {
-        if e.metadata().map(|m| m.len()).unwrap_or(u64::MAX) > 1 << 20 {
-            continue;
-        }
-        if let Ok(text) = std::fs::read_to_string(e.path()) {
+        // Text files up to the limit; binary and oversized ones are not knowledge.
+        if let Some(text) = read_limited(e.path(), MAX_INPUT_BYTES)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+        {
             let name = e
                 .path()
                 .strip_prefix(dir)
@@ -85,7 +86,7 @@ impl Inputs {
         };
         let mut read = |what: &str, p: &crate::config::checks::WorkspacePath| -> Option<String> {
             match resolve(workspace, p.as_path()) {
-                Resolved::Inside(path) => match std::fs::read_to_string(&path) {
+                Resolved::Inside(path) => match read_text_limited(&path, MAX_INPUT_BYTES) {
                     Ok(t) => Some(t),
                     Err(e) => {
                         i.problems

@@ -88,13 +88,15 @@ fn read_report(root: &Path, report: &WorkspacePath) -> Read {
         Resolved::Missing(_) => Read::Fault(format!(
             "coverage report not found: {shown} (did the build run JaCoCo?)"
         )),
-        Resolved::Inside(p) => match std::fs::read_to_string(&p) {
-            Err(e) => Read::Fault(format!("cannot read {shown}: {e}")),
-            Ok(xml) => match parse_jacoco(&xml) {
-                Ok(c) => Read::Ok(c),
-                Err(e) => Read::Fault(format!("Failed to parse {shown}: {e}")),
-            },
-        },
+        Resolved::Inside(p) => {
+            match super::paths::read_text_limited(&p, super::paths::MAX_REPORT_BYTES) {
+                Err(e) => Read::Fault(format!("cannot read {shown}: {e}")),
+                Ok(xml) => match parse_jacoco(&xml) {
+                    Ok(c) => Read::Ok(c),
+                    Err(e) => Read::Fault(format!("Failed to parse {shown}: {e}")),
+                },
+            }
+        }
     }
 }
 

@@ -69,15 +69,15 @@ pub fn file_content(
         Ok(f) => f,
         Err(ended) => return *ended,
     };
-    let content = match std::fs::read(&file) {
-        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+    let content = match super::paths::read_text_limited(&file, super::paths::MAX_CONTENT_BYTES) {
+        Ok(text) => text,
         Err(e) => {
             return build(
                 Judgment::builder(Status::Error)
                     .reason_code(crate::judgment::ReasonCode::JudgeReported)
                     .reasoning(format!("{shown} exists but cannot be read: {e}"))
                     .check(Check::passed("file_exists", "")?)
-                    .check(Check::failed("file_readable", e.to_string())?),
+                    .check(Check::failed("file_readable", e)?),
             );
         }
     };

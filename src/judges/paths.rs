@@ -1,6 +1,103 @@
-//! Confining configured paths to the workspace, symlinks included.
+//! Confining configured paths to the workspace, symlinks included, and reading what the
+//! subject wrote without letting its size decide judge-ci's memory.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
+
+/// The largest file `file-content` reads.
+pub const MAX_CONTENT_BYTES: u64 = 64 << 20;
+/// The largest report a build wrote that is read (JaCoCo XML, one Surefire file).
+pub const MAX_REPORT_BYTES: u64 = 256 << 20;
+/// The largest input of the analysis read (plan, journal, analysis JSON, knowledge file).
+pub const MAX_INPUT_BYTES: u64 = 1 << 20;
+
+/// `read_limited`, as text (invalid UTF-8 replaced).
+pub fn read_text_limited(p: &Path, limit: u64) -> Result<String, String> {
+    read_limited(p, limit).map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
+/// Reads at most `limit` bytes of `p`; a longer file is an error saying so (read through a
+/// bounded reader, so a file that grows while read cannot get past the limit either).
+pub fn read_limited(p: &Path, limit: u64) -> Result<Vec<u8>, String> {
+    let f = std::fs::File::open(p).map_err(|e| e.to_string())?;
+    let too_large = |size: String| format!("{size}, over the {} read", size_words(limit));
+    // The size first, so a huge file costs nothing; the bounded read below catches growth.
+    if let Ok(m) = f.metadata()
+        && m.len() > limit
+    {
+        return Err(too_large(format!("{} bytes", m.len())));
+    }
+    let mut bytes = Vec::new();
+    f.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > limit {
+        let size = std::fs::metadata(p).map_or_else(
+            |_| format!("over {limit} bytes"),
+            |m| format!("{} bytes", m.len()),
+        );
+        return Err(too_large(size));
+    }
+    Ok(bytes)
+}
+
+/// `16 MiB`, `512 KiB`, `100 bytes`.
+fn size_words(n: u64) -> String {
+    match n {
+        n if n >= 1 << 20 && n % (1 << 20) == 0 => format!("{} MiB", n >> 20),
+        n if n >= 1 << 10 && n % (1 << 10) == 0 => format!("{} KiB", n >> 10),
+        n => format!("{n} bytes"),
+    }
+}
+
+/// Whether two files hold the same bytes, read in chunks (never whole): an error reading
+/// either counts as different.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
+        return false;
+    };
+    if ma.len() != mb.len() {
+        return false;
+    }
+    let (Ok(fa), Ok(fb)) = (std::fs::File::open(a), std::fs::File::open(b)) else {
+        return false;
+    };
+    let (mut ra, mut rb) = (
+        std::io::BufReader::with_capacity(1 << 16, fa),
+        std::io::BufReader::with_capacity(1 << 16, fb),
+    );
+    let (mut xa, mut xb) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
+    loop {
+        let na = match read_full(&mut ra, &mut xa) {
+            Ok(n) => n,
+            Err(_) => return false,
+        };
+        let nb = match read_full(&mut rb, &mut xb) {
+            Ok(n) => n,
+            Err(_) => return false,
+        };
+        if na != nb || xa[..na] != xb[..nb] {
+            return false;
+        }
+        if na == 0 {
+            return true;
+        }
+    }
+}
+
+/// Fills `buf` as far as the reader allows; the count is short only at the end.
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
 
 /// Where a workspace-relative path leads.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,6 +156,24 @@ pub fn resolve(workspace: &Path, rel: &Path) -> Resolved {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_are_bounded_and_comparisons_stream() {
+        let d = tempfile::tempdir().unwrap();
+        let (a, b, c) = (d.path().join("a"), d.path().join("b"), d.path().join("c"));
+        std::fs::write(&a, vec![7u8; 200_000]).unwrap();
+        std::fs::write(&b, vec![7u8; 200_000]).unwrap();
+        let mut other = vec![7u8; 200_000];
+        other[150_000] = 8;
+        std::fs::write(&c, other).unwrap();
+        assert_eq!(read_limited(&a, 200_000).unwrap().len(), 200_000);
+        let e = read_limited(&a, 128 * 1024).unwrap_err();
+        assert_eq!(e, "200000 bytes, over the 128 KiB read");
+        assert!(read_limited(&d.path().join("none"), 10).is_err());
+        assert!(same_file(&a, &b));
+        assert!(!same_file(&a, &c), "a difference past the first chunk");
+        assert!(!same_file(&a, &d.path().join("none")));
+    }
 
     #[test]
     fn symlinks_out_of_the_workspace_are_caught() {

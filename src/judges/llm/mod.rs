@@ -500,7 +500,17 @@ pub async fn judge(
                             )));
                         }
                     };
-                    let text = std::fs::read_to_string(&path).unwrap_or_default();
+                    let text =
+                        match super::paths::read_text_limited(&path, super::paths::MAX_INPUT_BYTES)
+                        {
+                            Ok(t) => t,
+                            Err(e) => {
+                                return instrument(format!(
+                                    "{name}: the plan {} cannot be read: {e}",
+                                    p.as_path().display()
+                                ));
+                            }
+                        };
                     let lines = verify_lines(&text);
                     if lines.is_empty() {
                         return build(Judgment::builder(Status::Abstain).reasoning(format!(

@@ -120,7 +120,7 @@ pub fn change(workspace: &Path, reference: Option<&Path>, budget: usize) -> Chan
             (None, Some(_)) => "added",
             (Some(_), None) => "removed",
             (Some(x), Some(y)) => {
-                if std::fs::read(x).ok() == std::fs::read(y).ok() {
+                if crate::judges::paths::same_file(x, y) {
                     continue;
                 }
                 "modified"

@@ -290,8 +290,14 @@ pub async fn send(
         };
         let status = resp.status().as_u16();
         let wait = retry_wait(resp.headers());
-        let text = match resp.text().await {
-            Ok(t) => t,
+        let text = match body_limited(resp, MAX_ANSWER_BYTES).await {
+            Ok(Some(t)) => t,
+            Ok(None) => {
+                return Err(LlmError::Shape {
+                    api: api_name(model.provider),
+                    why: format!("the answer is over {} MiB", MAX_ANSWER_BYTES >> 20),
+                });
+            }
             // The answer stopped part-way (a stall, a cut connection): ask again.
             Err(e) => {
                 if !last {
@@ -314,10 +320,7 @@ pub async fn send(
                 }
                 Err(e) => {
                     return Err(LlmError::Shape {
-                        api: match model.provider {
-                            Provider::Anthropic => "Anthropic Messages",
-                            Provider::OpenAi => "OpenAI chat-completions",
-                        },
+                        api: api_name(model.provider),
                         why: format!("not JSON: {e}"),
                     });
                 }
@@ -337,6 +340,32 @@ pub async fn send(
             message: message_of(&text),
         });
     }
+}
+
+/// The largest answer read: a model's reply is a few KiB; more is a broken or hostile endpoint.
+const MAX_ANSWER_BYTES: usize = 8 << 20;
+
+/// The API's name, for messages.
+fn api_name(p: Provider) -> &'static str {
+    match p {
+        Provider::Anthropic => "Anthropic Messages",
+        Provider::OpenAi => "OpenAI chat-completions",
+    }
+}
+
+/// The body as text, read chunk by chunk; `None` once it passes `limit` bytes.
+async fn body_limited(
+    mut resp: reqwest::Response,
+    limit: usize,
+) -> Result<Option<String>, reqwest::Error> {
+    let mut bytes = Vec::new();
+    while let Some(chunk) = resp.chunk().await? {
+        if bytes.len() + chunk.len() > limit {
+            return Ok(None);
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
 /// Why a request or its answer failed in transit: the timeout in words, else the error chain.

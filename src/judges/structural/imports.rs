@@ -115,17 +115,39 @@ pub fn import_diff(
             .map(Pattern::literal)
             .collect();
         let ws_files: Vec<&String> = listing.both.iter().chain(&listing.only_workspace).collect();
-        let hits: Vec<(String, Vec<Import>)> = ws_files
+        // A file too large to read cannot be cleared of a forbidden import: a finding.
+        let scanned: Vec<Result<(String, Vec<Import>), Finding>> = ws_files
             .par_iter()
             .filter_map(|rel| {
-                let bytes = std::fs::read(workspace.join(rel)).ok()?;
+                let bytes = match super::read_bounded(&workspace.join(rel)) {
+                    Ok(b) => b,
+                    Err(why) => {
+                        return Some(Err(Finding::new(rel.as_str(), "file-unreadable")
+                            .actual(format!("workspace: {why}"))));
+                    }
+                };
                 let text = String::from_utf8_lossy(&bytes);
                 if !needles.iter().any(|n| text.contains(n)) {
                     return None;
                 }
-                Some(((*rel).clone(), imports_of(&bytes)))
+                Some(Ok(((*rel).clone(), imports_of(&bytes))))
             })
             .collect();
+        let mut hits: Vec<(String, Vec<Import>)> = Vec::new();
+        for s in scanned {
+            match s {
+                Ok(hit) => hits.push(hit),
+                // compare_files already reported an unreadable file present on both sides.
+                Err(f)
+                    if !findings
+                        .iter()
+                        .any(|g| g.path == f.path && g.kind == f.kind) =>
+                {
+                    findings.push(f)
+                }
+                Err(_) => {}
+            }
+        }
         for (rel, imports) in &hits {
             for i in imports
                 .iter()

@@ -269,16 +269,9 @@ pub enum Pair {
     Unreadable(String),
 }
 
-fn read_bounded(p: &Path) -> Result<Vec<u8>, String> {
-    let meta = std::fs::metadata(p).map_err(|e| e.to_string())?;
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(format!(
-            "{} bytes, over the {} MiB compared",
-            meta.len(),
-            MAX_FILE_BYTES / (1024 * 1024)
-        ));
-    }
-    std::fs::read(p).map_err(|e| e.to_string())
+/// A file of either tree, up to [`MAX_FILE_BYTES`].
+pub fn read_bounded(p: &Path) -> Result<Vec<u8>, String> {
+    crate::judges::paths::read_limited(p, MAX_FILE_BYTES)
 }
 
 /// Reads a file from both trees.

@@ -283,7 +283,7 @@ fn load(root: &Path, rel: &str, bytes: &[u8]) -> Result<Pom, String> {
         if !canon.starts_with(&root_canon) {
             return None;
         }
-        let text = std::fs::read_to_string(&canon).ok()?;
+        let text = String::from_utf8(super::read_bounded(&canon).ok()?).ok()?;
         let mut parent = Pom::parse(&text).ok()?;
         parent.resolve(None);
         Some(parent)

@@ -32,8 +32,11 @@ pub fn read_reports(dir: &Path) -> Result<BTreeMap<String, TestOutcome>, String>
         if !(name.starts_with("TEST-") && name.ends_with(".xml")) {
             continue;
         }
-        let text = std::fs::read_to_string(e.path())
-            .map_err(|err| format!("cannot read {name}: {err}"))?;
+        let text = crate::judges::paths::read_text_limited(
+            &e.path(),
+            crate::judges::paths::MAX_REPORT_BYTES,
+        )
+        .map_err(|err| format!("cannot read {name}: {err}"))?;
         let doc = roxmltree::Document::parse(&text)
             .map_err(|err| format!("{name} is not a Surefire report: {err}"))?;
         for tc in doc.descendants().filter(|n| n.has_tag_name("testcase")) {
