@@ -626,7 +626,8 @@ fn the_boot3_migration_fixtures_semantic_tier_runs_end_to_end() {
     assert_eq!(report["tiers"][0]["status"], "pass", "{err}");
     assert_eq!(
         report["tiers"][1]["status"], "fail",
-        "file-comparison finds Vet.java: {err}"
+        "file-comparison finds Vet.java: {err}\n{:#}\n{:#}",
+        report["tiers"], report["verdict"]
     );
     assert_eq!(report["tiers"][2]["ran"], true, "{err}");
     let judge = &report["tiers"][2]["judges"][0];
@@ -672,7 +673,11 @@ fn the_boot3_migration_fixtures_semantic_tier_runs_end_to_end() {
     let second: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
     assert_eq!(llm.seen().len(), 2, "no request on the second run");
-    assert_eq!(second["llm"]["requests"], 0);
+    assert_eq!(
+        second["llm"]["requests"], 0,
+        "{:#}\n{:#}",
+        second["interpretation"], second["tiers"]
+    );
     assert_eq!(second["llm"]["cacheHits"], 2);
     assert!(ws.join(".judge-ci/cache").is_dir());
     eprintln!(

@@ -291,6 +291,27 @@ impl Judge for ConfiguredJudge {
     fn implementation(&self) -> crate::judgment::Implementation {
         crate::judgment::Implementation::Named(format!("judge-ci:{}", self.spec.type_name))
     }
+
+    fn phase(&self) -> crate::judgment::Phase {
+        use crate::judgment::Phase;
+        match self.spec.kind {
+            CheckKind::Command { .. }
+            | CheckKind::MavenBuild { .. }
+            | CheckKind::GradleBuild { .. }
+            | CheckKind::External { .. } => Phase::Build,
+            CheckKind::FileExists { .. }
+            | CheckKind::FileContent { .. }
+            | CheckKind::ClassVersion { .. }
+            | CheckKind::CoveragePreservation { .. }
+            | CheckKind::CoverageImprovement { .. }
+            | CheckKind::ImportDiff { .. }
+            | CheckKind::AstDiff { .. }
+            | CheckKind::PomDiff { .. }
+            | CheckKind::FileComparison { .. }
+            | CheckKind::TestInvariance { .. }
+            | CheckKind::Semantic { .. } => Phase::Inspect,
+        }
+    }
 }
 
 fn cmdline(c: &CommandLine) -> Value {

@@ -119,6 +119,19 @@ pub enum Implementation {
     Anonymous(String),
 }
 
+/// When a judge runs among its jury's judges. Only scheduling: results keep configuration
+/// order and the verdict is the same either way, but a check that reads build output (class
+/// files, coverage, test reports) must not race the build that writes it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Phase {
+    /// Changes the workspace (a build, a command): runs first, one at a time, in
+    /// configuration order.
+    Build,
+    /// Only reads: runs after every build judge of the jury, concurrently.
+    #[default]
+    Inspect,
+}
+
 /// What every judge does: answer one question about a subject. Object safe and async, so
 /// juries hold `Arc<dyn Judge>` and run judges concurrently.
 ///
@@ -146,6 +159,11 @@ pub trait Judge: Send + Sync {
     /// How the implementation is identified in descriptions.
     fn implementation(&self) -> Implementation {
         Implementation::Named(std::any::type_name::<Self>().to_string())
+    }
+
+    /// When the judge runs among its jury's (see [`Phase`]).
+    fn phase(&self) -> Phase {
+        Phase::Inspect
     }
 }
 
@@ -195,6 +213,10 @@ impl Judge for NamedJudge {
 
     fn implementation(&self) -> Implementation {
         self.delegate.implementation()
+    }
+
+    fn phase(&self) -> Phase {
+        self.delegate.phase()
     }
 }
 

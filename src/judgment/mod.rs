@@ -19,7 +19,7 @@ pub use error::BuildError;
 pub use fault::Fault;
 pub use gap::GapCategory;
 pub use judge::{
-    Implementation, Judge, JudgeMetadata, JudgeType, NamedJudge, not_applicable_capability,
+    Implementation, Judge, JudgeMetadata, JudgeType, NamedJudge, Phase, not_applicable_capability,
 };
 pub use judgment::{AGGREGATION_KEY, ELAPSED_KEY, Judgment, JudgmentBuilder};
 pub(crate) use judgment::{origin_counts_json, read_origin_counts};

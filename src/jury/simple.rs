@@ -7,7 +7,9 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use tokio::task::JoinSet;
 
-use crate::judgment::{BuildError, Fault, Judge, Judgment, JudgmentContext, ReasonCode, Status};
+use crate::judgment::{
+    BuildError, Fault, Judge, Judgment, JudgmentContext, Phase, ReasonCode, Status,
+};
 
 use super::strategies::{NotApplicablePolicy, VotingStrategy, Weights};
 use super::verdict::{KeySource, Seat, Verdict, VerdictParts};
@@ -94,7 +96,9 @@ impl SimpleJury {
             .collect()
     }
 
-    /// Runs every readable seat's judge; results stay in configured order.
+    /// Runs every readable seat's judge; results stay in configured order. In parallel,
+    /// the build-phase judges go first, one at a time, then the rest together (see
+    /// [`Phase`]); sequentially, configuration order is the order.
     async fn run_judges(
         &self,
         ctx: &Arc<JudgmentContext>,
@@ -102,35 +106,54 @@ impl SimpleJury {
     ) -> Vec<Option<Result<Judgment, Fault>>> {
         let mut results: Vec<Option<Result<Judgment, Fault>>> =
             (0..self.seats.len()).map(|_| None).collect();
-        let runnable = keys
+        let runnable: Vec<usize> = keys
             .iter()
             .enumerate()
-            .filter(|(_, k)| k.unreadable.is_none());
+            .filter(|(_, k)| k.unreadable.is_none())
+            .map(|(i, _)| i)
+            .collect();
         if self.parallel && tokio::runtime::Handle::try_current().is_ok() {
-            let mut set = JoinSet::new();
-            let mut ids = std::collections::HashMap::new();
-            for (i, _) in runnable {
-                let judge = Arc::clone(&self.seats[i].judge);
-                let ctx = Arc::clone(ctx);
-                let handle = set.spawn(async move { (i, judge.judge(&ctx).await) });
-                ids.insert(handle.id(), i);
+            let (builds, inspections): (Vec<usize>, Vec<usize>) = runnable
+                .into_iter()
+                .partition(|&i| self.seats[i].judge.phase() == Phase::Build);
+            for i in builds {
+                self.run_together(ctx, &[i], &mut results).await;
             }
-            while let Some(done) = set.join_next_with_id().await {
-                match done {
-                    Ok((_, (i, r))) => results[i] = Some(r),
-                    Err(e) => {
-                        if let Some(&i) = ids.get(&e.id()) {
-                            results[i] = Some(Err(join_fault(e)));
-                        }
-                    }
-                }
-            }
+            self.run_together(ctx, &inspections, &mut results).await;
         } else {
-            for (i, _) in runnable {
+            for i in runnable {
                 results[i] = Some(self.seats[i].judge.judge(ctx).await);
             }
         }
         results
+    }
+
+    /// Runs the judges of `seats` concurrently, each in a task of its own (a panic becomes
+    /// that seat's fault), into `results`.
+    async fn run_together(
+        &self,
+        ctx: &Arc<JudgmentContext>,
+        seats: &[usize],
+        results: &mut [Option<Result<Judgment, Fault>>],
+    ) {
+        let mut set = JoinSet::new();
+        let mut ids = std::collections::HashMap::new();
+        for &i in seats {
+            let judge = Arc::clone(&self.seats[i].judge);
+            let ctx = Arc::clone(ctx);
+            let handle = set.spawn(async move { (i, judge.judge(&ctx).await) });
+            ids.insert(handle.id(), i);
+        }
+        while let Some(done) = set.join_next_with_id().await {
+            match done {
+                Ok((_, (i, r))) => results[i] = Some(r),
+                Err(e) => {
+                    if let Some(&i) = ids.get(&e.id()) {
+                        results[i] = Some(Err(join_fault(e)));
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -156,6 +156,82 @@ async fn sequential_juries_keep_order_too() {
     assert_eq!(st, [Status::Pass, Status::Fail, Status::Pass]);
 }
 
+/// A build that takes `wait`, then records that it finished; or an inspection that passes
+/// only when every build before it has finished.
+struct Staged {
+    name: &'static str,
+    build: Option<Duration>,
+    builds_done: Arc<std::sync::atomic::AtomicUsize>,
+    builds: usize,
+}
+
+#[async_trait]
+impl Judge for Staged {
+    fn metadata(&self) -> Result<Option<JudgeMetadata>, Fault> {
+        Ok(Some(
+            JudgeMetadata::named(self.name).map_err(|e| Fault::threw("x", e.message()))?,
+        ))
+    }
+    async fn judge(&self, _: &JudgmentContext) -> Result<Judgment, Fault> {
+        use std::sync::atomic::Ordering;
+        match self.build {
+            Some(wait) => {
+                tokio::time::sleep(wait).await;
+                self.builds_done.fetch_add(1, Ordering::SeqCst);
+                Ok(Judgment::pass("built"))
+            }
+            None if self.builds_done.load(Ordering::SeqCst) == self.builds => {
+                Ok(Judgment::pass("read the build's output"))
+            }
+            None => Ok(Judgment::fail("raced the build")),
+        }
+    }
+    fn phase(&self) -> crate::judgment::Phase {
+        match self.build {
+            Some(_) => crate::judgment::Phase::Build,
+            None => crate::judgment::Phase::Inspect,
+        }
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn builds_run_first_one_at_a_time_then_the_inspections_together() {
+    let done = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let staged = |name, build| Staged {
+        name,
+        build,
+        builds_done: Arc::clone(&done),
+        builds: 2,
+    };
+    // Configured with an inspection first: it still waits for both builds.
+    let jury = SimpleJury::builder()
+        .strategy(strategy(StrategyKind::Consensus))
+        .judge(Arc::new(staged("class-version", None)))
+        .judge(Arc::new(staged("build", Some(Duration::from_millis(200)))))
+        .judge(Arc::new(staged("tests", Some(Duration::from_millis(100)))))
+        .judge(Arc::new(staged("coverage", None)))
+        .build()
+        .unwrap();
+    let start = tokio::time::Instant::now();
+    let v = vote(&jury, ctx()).await.unwrap();
+    assert_eq!(
+        start.elapsed(),
+        Duration::from_millis(300),
+        "the builds one after the other, the inspections together after them"
+    );
+    let reasons: Vec<&str> = v.individual().iter().map(|j| j.reasoning()).collect();
+    assert_eq!(
+        reasons,
+        [
+            "read the build's output",
+            "built",
+            "built",
+            "read the build's output"
+        ],
+        "configured order kept"
+    );
+}
+
 #[tokio::test]
 async fn a_panicking_judge_is_a_judge_failure_not_a_crash() {
     let jury = SimpleJury::builder()
