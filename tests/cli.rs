@@ -94,6 +94,36 @@ fn last_tier_must_be_final_and_tier_names_unique() {
 }
 
 #[test]
+fn a_reject_tier_whose_vote_can_outvote_a_fail_is_warned_about() {
+    // The trap of jury-semantics §12.1: 2 PASS and 1 FAIL under majority stop with PASS.
+    let ws = tempfile::tempdir().unwrap();
+    let config = "name: x\njury:\n  tiers:\n    - name: gate\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - {type: file-exists, path: a, name: a}\n        - {type: file-exists, path: b, name: b}\n        - {type: file-exists, path: c, name: c}\n    - name: last\n      checks:\n        - {type: file-exists, path: a}\n";
+    write_tree(ws.path(), &[("judge-ci.yml", config), ("a", ""), ("b", "")]);
+    let o = judge_ci(ws.path(), &["--dry-run", "--format", "json"]);
+    let err = stderr(&o);
+    assert!(
+        err.contains("judge-ci.yml:5:15")
+            && err.contains("its majority vote decides what it stops with")
+            && err.contains("voting: {strategy: all-must-pass}"),
+        "{err}"
+    );
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        report["interpretation"]["reading"], "ACCEPTED",
+        "what the warning is about: c is missing, and the subject is accepted"
+    );
+    // With all-must-pass, the same tier rejects, and nothing is said.
+    let strict = config.replace(
+        "      policy: REJECT_ON_ANY_FAIL\n",
+        "      policy: REJECT_ON_ANY_FAIL\n      voting: {strategy: all-must-pass}\n",
+    );
+    write_tree(ws.path(), &[("judge-ci.yml", &strict)]);
+    let o = judge_ci(ws.path(), &["--dry-run", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+}
+
+#[test]
 fn nan_and_negative_weights() {
     refused(
         &with_marker("          weight: .nan\n"),

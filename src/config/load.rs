@@ -857,6 +857,15 @@ fn tiers(r: &mut Reader, items: &[Node], what: &str) -> Option<Vec<TierSpec>> {
             }
         };
         let parallel = parallel_key(r, m, &w);
+        if let (Some(TierPolicy::RejectOnAnyFail), Some(v), Some(c), Some(nm)) =
+            (policy, &voting, &checks, &name)
+        {
+            let at = m
+                .get_node("voting")
+                .or_else(|| m.get_node("policy"))
+                .unwrap_or(item);
+            lenient_reject_tier(r, at, nm, v.kind, c.len());
+        }
         match (name, policy, voting, checks, parallel) {
             (Some(name), Some(policy), Some(voting), Some(checks), Some(parallel)) => {
                 out.push(TierSpec {
@@ -872,6 +881,33 @@ fn tiers(r: &mut Reader, items: &[Node], what: &str) -> Option<Vec<TierSpec>> {
         }
     }
     ok.then_some(out)
+}
+
+/// Warns about jury-semantics §12 trap 1 where it bites gates: a REJECT_ON_ANY_FAIL tier
+/// stops on a FAIL, but the root is the tier's aggregate, so a vote that can outvote a FAIL
+/// (2 PASS, 1 FAIL under majority) stops the cascade with PASS and accepts the subject.
+fn lenient_reject_tier(r: &mut Reader, at: &Node, tier: &str, kind: StrategyKind, checks: usize) {
+    let name = match kind {
+        StrategyKind::Majority => "majority",
+        StrategyKind::Average => "average",
+        StrategyKind::Median => "median",
+        StrategyKind::WeightedAverage => "weighted-average",
+        StrategyKind::Consensus | StrategyKind::AllMustPass | StrategyKind::Conjunctive => {
+            return;
+        }
+    };
+    if checks < 2 {
+        return;
+    }
+    let d = Diagnostic::warning(
+        r.loc(at),
+        format!(
+            "tier '{tier}' stops on any FAIL, but its {name} vote decides what it stops with: \
+             a FAIL outvoted by PASSes stops the cascade with PASS and accepts the subject"
+        ),
+    )
+    .help("to reject on any FAIL, set `voting: {strategy: all-must-pass}` on this tier");
+    r.diags.push(d);
 }
 
 fn checks_of(
