@@ -7,10 +7,13 @@
 # crashes per target; crashing inputs stay in fuzz/artifacts/<target>/ (copy them to
 # tests/corpus/<target>/, which tests/corpus.rs replays).
 #   fuzz/run-all.sh [SECONDS] [TARGET...]
+# MAX_LEN (default 65536) bounds the inputs: the deep-nesting seeds make every execution
+# parse tens of KiB, so a small MAX_LEN trades depth for executions.
 set -uo pipefail
 secs=${1:-600}
 shift || true
 jobs=${JOBS:-2}
+max_len=${MAX_LEN:-65536}
 cd "$(dirname "$0")"
 export RUSTC_BOOTSTRAP=1
 all=(config judgment_json stored_report xml java markdown)
@@ -29,7 +32,7 @@ run() {
   local before
   before=$(find "artifacts/$t" -type f | wc -l)
   "$bin_dir/$t" "corpus/$t" -artifact_prefix="artifacts/$t/" -max_total_time="$secs" \
-    -rss_limit_mb=2048 -max_len=65536 >"logs/$t.log" 2>&1
+    -rss_limit_mb=2048 -max_len="$max_len" >"logs/$t.log" 2>&1
   local rc=$?
   local execs
   # libFuzzer ends with "Done N runs in S second(s)"; a crash ends earlier, at "#N".

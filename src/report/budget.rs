@@ -66,17 +66,21 @@ pub fn truncate(md: &str, budget: usize, whole_report: &str) -> String {
     let reserve = note(md.len()).len() + 12 * "</details>\n".len();
     let limit = budget.saturating_sub(reserve);
     let mut cut = 0;
-    for (start, end, _) in blocks(root, md) {
+    // `<details>` left open, counted in HTML blocks only (as `validate` does): the same text
+    // inside a code block or escaped in a paragraph opens nothing.
+    let mut open = 0usize;
+    for (start, end, html) in blocks(root, md) {
         if end > limit {
             break;
         }
         cut = end.max(start);
+        if html {
+            let block = &md[start..end];
+            open = (open + block.matches("<details").count())
+                .saturating_sub(block.matches("</details>").count());
+        }
     }
     let kept = &md[..cut];
-    let open = kept
-        .matches("<details")
-        .count()
-        .saturating_sub(kept.matches("</details>").count());
     let mut out = kept.trim_end().to_string();
     out.push('\n');
     for _ in 0..open.min(12) {
@@ -377,6 +381,19 @@ mod tests {
         );
         validate(&cut).unwrap();
         assert_eq!(truncate("short", 100, "x"), "short");
+    }
+
+    #[test]
+    fn details_inside_code_are_not_closed_by_a_cut() {
+        // Found by fuzzing (tests/corpus/markdown/crash-ffae…): `<details>` quoted in a code
+        // block was counted as open, and the cut appended a stray `</details>`.
+        let mut md = String::from("```text\n<details><summary>x</summary>\n```\n\n");
+        for i in 0..500 {
+            md.push_str(&format!("Paragraph {i} with some words in it.\n\n"));
+        }
+        let cut = truncate(&md, 2000, "the report artifact");
+        assert!(!cut.contains("</details>"), "{cut}");
+        validate(&cut).unwrap();
     }
 
     #[test]
