@@ -45,19 +45,19 @@ fn judge(
         common::chmod_x(&root.path().join("workspace/mvnw"));
     }
     let out = root.path().join("out");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_judge-ci"));
-    cmd.args([
-        "--dry-run",
-        "-q",
-        "--task",
-        root.path().join("task.yaml").to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ])
-    .current_dir(root.path().join("workspace"))
-    .env("NO_COLOR", "1")
-    .env_remove("GITHUB_ACTIONS")
-    .env_remove("ANTHROPIC_API_KEY");
+    let task = root.path().join("task.yaml");
+    let mut cmd = common::command(
+        &root.path().join("workspace"),
+        &[
+            "--dry-run",
+            "-q",
+            "--task",
+            task.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    cmd.env_remove("ANTHROPIC_API_KEY");
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -112,20 +112,20 @@ fn a_tiny_real_model_meets_the_output_contract_or_is_an_instrument_error() {
     );
     let out = root.path().join("out");
     let began = Instant::now();
-    let o = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
-        .args([
+    let task = root.path().join("task.yaml");
+    let o = common::command(
+        &root.path().join("workspace"),
+        &[
             "--dry-run",
             "-q",
             "--task",
-            root.path().join("task.yaml").to_str().unwrap(),
+            task.to_str().unwrap(),
             "--out",
             out.to_str().unwrap(),
-        ])
-        .current_dir(root.path().join("workspace"))
-        .env("NO_COLOR", "1")
-        .env_remove("GITHUB_ACTIONS")
-        .output()
-        .unwrap();
+        ],
+    )
+    .output()
+    .unwrap();
     let took = began.elapsed();
     drop(server);
     let report: Value =

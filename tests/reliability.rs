@@ -16,11 +16,7 @@ use serde_json::Value;
 /// Runs judge-ci and returns its exit code, the peak RSS (KiB) of every child this test process
 /// has waited for so far (judge-ci and, through it, its own children), and standard error.
 fn run_measured(ws: &Path, args: &[&str]) -> (Option<i32>, u64, String) {
-    let child = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
-        .args(args)
-        .current_dir(ws)
-        .env("NO_COLOR", "1")
-        .env_remove("GITHUB_ACTIONS")
+    let child = common::command(ws, args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -54,13 +50,12 @@ fn sigterm_stops_the_run_kills_its_children_and_says_cancelled() {
         )],
     );
     let out = ws.path().join("out");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
-        .args(["--dry-run", "-q", "--out", out.to_str().unwrap()])
-        .current_dir(ws.path())
-        .env("NO_COLOR", "1")
-        .env_remove("GITHUB_ACTIONS")
-        .spawn()
-        .unwrap();
+    let mut child = common::command(
+        ws.path(),
+        &["--dry-run", "-q", "--out", out.to_str().unwrap()],
+    )
+    .spawn()
+    .unwrap();
     let start = Instant::now();
     while !pgrep("sleep 4712") {
         assert!(
@@ -232,13 +227,13 @@ fn sigterm_stops_a_suite_without_starting_more_tasks() {
             ],
         );
     }
-    let child = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
-        .args(["suite", "bench", "--jobs", "1", "--out", "out", "-q"])
-        .current_dir(root.path())
-        .env_remove("GITHUB_ACTIONS")
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = common::command(
+        root.path(),
+        &["suite", "bench", "--jobs", "1", "--out", "out", "-q"],
+    )
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
     let start = Instant::now();
     while !pgrep("sleep 4721") {
         assert!(

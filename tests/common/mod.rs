@@ -4,15 +4,20 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// Runs the real `judge-ci` binary in `dir` with `args`.
-pub fn judge_ci(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_judge-ci"))
-        .args(args)
+/// The real `judge-ci` binary with `args` in `dir`, as outside GitHub Actions and without
+/// colour; callers add environment and spawn it.
+pub fn command(dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_judge-ci"));
+    c.args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
-        .env_remove("GITHUB_ACTIONS")
-        .output()
-        .expect("judge-ci runs")
+        .env_remove("GITHUB_ACTIONS");
+    c
+}
+
+/// Runs the real `judge-ci` binary in `dir` with `args`.
+pub fn judge_ci(dir: &Path, args: &[&str]) -> Output {
+    command(dir, args).output().expect("judge-ci runs")
 }
 
 /// Standard error as text.
