@@ -195,7 +195,11 @@ pub fn parse_with(source: &[u8], bodies: bool) -> JavaFile {
         };
     };
     let root = tree.root_node();
-    let src = Src(source, bodies, std::cell::Cell::new(None));
+    let src = Src {
+        bytes: source,
+        bodies,
+        too_deep: std::cell::Cell::new(None),
+    };
     let mut file = JavaFile::default();
     let mut cursor = root.walk();
     for child in root.named_children(&mut cursor) {
@@ -232,16 +236,23 @@ pub fn parse_with(source: &[u8], bodies: bool) -> JavaFile {
     if root.has_error() {
         collect_errors(root, &mut file.error_lines);
     }
-    file.too_deep = src.2.get();
+    file.too_deep = src.too_deep.get();
     file
 }
 
-/// The source, whether bodies are hashed, and the first line nested too deep.
-struct Src<'a>(&'a [u8], bool, std::cell::Cell<Option<u32>>);
+/// The source being modelled.
+struct Src<'a> {
+    /// Its bytes.
+    bytes: &'a [u8],
+    /// Whether method bodies are hashed.
+    bodies: bool,
+    /// The line of the first type nested deeper than [`MAX_NESTING`], once met.
+    too_deep: std::cell::Cell<Option<u32>>,
+}
 
 impl Src<'_> {
     fn raw(&self, n: Node) -> String {
-        String::from_utf8_lossy(self.0.get(n.byte_range()).unwrap_or_default()).into_owned()
+        String::from_utf8_lossy(self.bytes.get(n.byte_range()).unwrap_or_default()).into_owned()
     }
 
     /// A dotted name with all whitespace removed (`p . q` → `p.q`).
@@ -444,8 +455,8 @@ fn members(body: Node, src: &Src, t: &mut TypeDecl, depth: usize) {
                 t.constructors.push(method(m, src, true))
             }
             _ if depth >= MAX_NESTING => {
-                if src.2.get().is_none() && type_decl_kind(m).is_some() {
-                    src.2.set(Some(name_line(m)));
+                if src.too_deep.get().is_none() && type_decl_kind(m).is_some() {
+                    src.too_deep.set(Some(name_line(m)));
                 }
             }
             _ => {
@@ -519,7 +530,7 @@ fn method(m: Node, src: &Src, constructor: bool) -> Method {
         modifiers: mods,
         annotations: anns,
         throws,
-        body_hash: if src.1 {
+        body_hash: if src.bodies {
             m.child_by_field_name("body").map(|b| body_hash(b, src))
         } else {
             None
@@ -537,7 +548,7 @@ fn body_hash(body: Node, src: &Src) -> String {
             continue;
         }
         if n.child_count() == 0 {
-            h.update(src.0.get(n.byte_range()).unwrap_or_default());
+            h.update(src.bytes.get(n.byte_range()).unwrap_or_default());
             h.update([0u8]);
         } else {
             // Children reversed so tokens are hashed in source order.
