@@ -11,7 +11,12 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::processes;
 use serde_json::Value;
+
+/// How long the kernel may take to reap the processes a judge killed; a survivor sleeps for
+/// an hour or more, so waiting longer never hides one.
+const GRACE: Duration = Duration::from_secs(5);
 
 /// Runs judge-ci and returns its exit code, the peak RSS (KiB) of every child this test process
 /// has waited for so far (judge-ci and, through it, its own children), and standard error.
@@ -32,13 +37,6 @@ fn run_measured(ws: &Path, args: &[&str]) -> (Option<i32>, u64, String) {
     )
 }
 
-fn pgrep(pattern: &str) -> bool {
-    Command::new("pgrep")
-        .args(["-f", pattern])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 #[test]
 fn sigterm_stops_the_run_kills_its_children_and_says_cancelled() {
     let ws = tempfile::tempdir().unwrap();
@@ -56,14 +54,11 @@ fn sigterm_stops_the_run_kills_its_children_and_says_cancelled() {
     )
     .spawn()
     .unwrap();
-    let start = Instant::now();
-    while !pgrep("sleep 4712") {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "the slow judge never started"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    processes::wait_until_running(
+        "sleep 4712",
+        Duration::from_secs(20),
+        "the slow judge never started",
+    );
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(child.id() as i32),
         nix::sys::signal::Signal::SIGTERM,
@@ -71,11 +66,9 @@ fn sigterm_stops_the_run_kills_its_children_and_says_cancelled() {
     .unwrap();
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(143), "128 + SIGTERM");
-    std::thread::sleep(Duration::from_millis(300));
-    assert!(
-        !pgrep("sleep 4711") && !pgrep("sleep 4712"),
-        "no child survives the cancel"
-    );
+    for sleeper in ["sleep 4711", "sleep 4712"] {
+        processes::assert_none_survive(sleeper, GRACE, "a child survived the cancel");
+    }
     let cancelled: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("cancelled.json")).unwrap())
             .unwrap();
@@ -194,10 +187,10 @@ fn a_hostile_workspace_is_judged_within_bounds() {
         peak_kib / 1024
     );
     assert_eq!(code, Some(0), "{err}");
-    std::thread::sleep(Duration::from_millis(200));
-    assert!(
-        !pgrep("sleep 4800"),
-        "the forked background process did not survive the judge"
+    processes::assert_none_survive(
+        "sleep 4800",
+        GRACE,
+        "the forked background process survived the judge",
     );
     assert!(
         peak_kib < 512 * 1024,
@@ -234,14 +227,11 @@ fn sigterm_stops_a_suite_without_starting_more_tasks() {
     .stderr(Stdio::piped())
     .spawn()
     .unwrap();
-    let start = Instant::now();
-    while !pgrep("sleep 4721") {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "the first task never started"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    processes::wait_until_running(
+        "sleep 4721",
+        Duration::from_secs(20),
+        "the first task never started",
+    );
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(child.id() as i32),
         nix::sys::signal::Signal::SIGTERM,
@@ -257,8 +247,7 @@ fn sigterm_stops_a_suite_without_starting_more_tasks() {
             || err.contains("cancelled by SIGTERM after 1 of 3 task(s)"),
         "{err}"
     );
-    std::thread::sleep(Duration::from_millis(300));
-    assert!(!pgrep("sleep 4721"), "no task's process survives");
+    processes::assert_none_survive("sleep 4721", GRACE, "a task's process survived");
     assert!(!root.path().join("out/suite.json").exists());
 }
 

@@ -314,11 +314,14 @@ fn cascade_and_meta_construction_refusals() {
         .err()
         .unwrap();
     assert!(e.message().contains("Duplicate cascade tier name"));
+    let e = CascadedJury::builder()
+        .tier(" t", leaf(), TierPolicy::FinalTier)
+        .build()
+        .err()
+        .unwrap();
     assert!(
-        CascadedJury::builder()
-            .tier(" t", leaf(), TierPolicy::FinalTier)
-            .build()
-            .is_err()
+        e.message().contains("leading or trailing whitespace"),
+        "{e}"
     );
 
     let capable = SimpleJury::builder()
@@ -342,7 +345,10 @@ fn cascade_and_meta_construction_refusals() {
     .err()
     .unwrap();
     assert!(e.message().contains("refuses exclusions"), "{e}");
-    assert!(MetaJury::new(strategy(StrategyKind::Consensus), vec![]).is_err());
+    let e = MetaJury::new(strategy(StrategyKind::Consensus), vec![])
+        .err()
+        .unwrap();
+    assert!(e.message().contains("at least one member jury"), "{e}");
 }
 
 /// A cascade nested `depth` times around a one-judge jury.
@@ -445,9 +451,11 @@ async fn verdict_json_round_trips_byte_for_byte() {
 async fn broken_stored_verdicts_are_refused() {
     let v = serde_json::to_value(three_tier_verdict().await).unwrap();
     type Mutation = Box<dyn Fn(&mut Value)>;
-    let mutations: Vec<(&str, Mutation)> = vec![
+    // (what is broken, the reason the refusal must give, the mutation)
+    let mutations: Vec<(&str, &str, Mutation)> = vec![
         (
             "extra seat",
+            "exactly one seat per individual judgment",
             Box::new(|v| {
                 v["seats"]
                     .as_array_mut()
@@ -457,22 +465,27 @@ async fn broken_stored_verdicts_are_refused() {
         ),
         (
             "undecided but not machinery",
+            "machinery reason code",
             Box::new(|v| v["decision"] = json!({"kind":"undecided"})),
         ),
         (
             "tier that does not exist",
+            "no direct cascade_tier attempt has that name",
             Box::new(|v| v["decision"]["tier"] = json!("nope")),
         ),
         (
             "unknown decision kind",
+            "unknown variant `maybe`",
             Box::new(|v| v["decision"]["kind"] = json!("maybe")),
         ),
         (
             "root differs from tier",
+            "root aggregate must equal the tier's",
             Box::new(|v| v["aggregated"]["reasoning"] = json!("edited")),
         ),
         (
             "duplicate attempt",
+            "duplicate sibling attempt name 'build'",
             Box::new(|v| {
                 let a = v["compositeAttempts"][0].clone();
                 v["compositeAttempts"].as_array_mut().unwrap().push(a);
@@ -480,20 +493,25 @@ async fn broken_stored_verdicts_are_refused() {
         ),
         (
             "used with a reason",
+            "a used attempt has no disposition reason",
             Box::new(|v| v["compositeAttempts"][0]["dispositionReason"] = json!("child_undecided")),
         ),
         (
             "lower-case key source",
+            "unknown variant `declared`",
             Box::new(|v| v["seats"][0]["keySource"] = json!("declared")),
         ),
     ];
-    for (what, m) in mutations {
+    for (what, reason, m) in mutations {
         let mut broken = v.clone();
         m(&mut broken);
-        assert!(
-            serde_json::from_value::<Verdict>(broken).is_err(),
-            "{what} was accepted"
-        );
+        match serde_json::from_value::<Verdict>(broken) {
+            Ok(_) => panic!("{what} was accepted"),
+            Err(e) => assert!(
+                e.to_string().contains(reason),
+                "{what} was refused for another reason: {e}"
+            ),
+        }
     }
 }
 

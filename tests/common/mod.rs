@@ -125,6 +125,7 @@ pub fn assert_report_schema(report: &serde_json::Value) {
 pub mod fake_github;
 pub mod fake_llm;
 pub mod loopback;
+pub mod processes;
 pub mod small_disk;
 
 /// Copies `from` (a file or folder) to `to`, as `cp -r` does.
