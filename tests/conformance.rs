@@ -531,7 +531,13 @@ fn setup_jury(setup: &Value, w: &World) -> Result<Arc<dyn Jury>, Result<BuildErr
             true,
         ),
         Some("fromJudges") => {
-            let strat = top_strategy(setup, w)?;
+            // A setup about the judges alone leaves the strategy to a valid default.
+            let strat = if setup.get("strategy").is_some() {
+                top_strategy(setup, w)?
+            } else {
+                let s = json!({"name": "consensus"});
+                spy_if_top(strategy(&s, w)?, w, true)
+            };
             let mut judges: Vec<Arc<dyn Judge>> = Vec::new();
             for (i, s) in setup
                 .get("judges")
@@ -571,7 +577,9 @@ fn setup_jury(setup: &Value, w: &World) -> Result<Arc<dyn Jury>, Result<BuildErr
 }
 
 /// The short prose setups ("cascade(name: POLICY = jury, …)", "meta(strategy ep/nap; name=jury, …)",
-/// `<var>` for a variant value, `throws`, `passing`, `failing`) turned into structured setups.
+/// `<var>` for a variant value — including `<variant N>` (the N-th variant's jury, from 1) and
+/// `<previous meta>` (the closest earlier variant whose jury is a meta-jury) — `throws`,
+/// `passing`, `failing`) turned into structured setups.
 mod prose {
     use serde_json::{Map, Value, json};
 
@@ -632,8 +640,13 @@ mod prose {
             let head = self.next()?;
             match head.as_str() {
                 "<" => {
-                    let var = self.next()?;
+                    // `<name>` or a multi-word `<variant 1>` / `<previous meta>`.
+                    let mut words = vec![self.next()?];
+                    while self.peek() != Some(">") {
+                        words.push(self.next()?);
+                    }
                     self.expect(">")?;
+                    let var = words.join(" ");
                     self.vars
                         .get(&var)
                         .cloned()
@@ -752,6 +765,15 @@ fn check_error(e: &BuildError, exp: &Value, what: &str) -> Res<()> {
             if !e.message().contains(&m) {
                 return Err(format!("{what}: message {:?} lacks {m:?}", e.message()));
             }
+        }
+    }
+    if let Some(any) = exp.get("messageContainsOneOf") {
+        let options = list_of_str(any);
+        if !options.iter().any(|m| e.message().contains(m.as_str())) {
+            return Err(format!(
+                "{what}: message {:?} contains none of {options:?}",
+                e.message()
+            ));
         }
     }
     Ok(())
@@ -1273,6 +1295,7 @@ fn variations(setup: &Value) -> Res<Vec<Value>> {
             "notApplicablePolicy" => "/strategy/notApplicablePolicy",
             "tiePolicy" => "/strategy/tiePolicy",
             "metaErrorPolicy" => "/jury/strategy/errorPolicy",
+            "returnedCode" => "/jury/strategy/behavior/returns/reasonCode",
             "metaNotApplicablePolicy" => "/jury/strategy/notApplicablePolicy",
             other => return Err(format!("unknown alsoHoldsFor key {other:?}")),
         };
@@ -1595,6 +1618,75 @@ fn run_builder_variants(variants: &[Value], exp: &Map<String, Value>) -> Res<()>
     finish(exp, ["variantErrors".to_string()].into(), &[])
 }
 
+/// Whether a variant's jury (structured or prose) is a meta-jury.
+fn is_meta(j: &Value) -> bool {
+    match j {
+        Value::String(prose) => prose.trim_start().starts_with("meta("),
+        other => str_of(other, "type") == Some("meta"),
+    }
+}
+
+/// The expectations for variant `i` of `n`: a per-jury fact given as a list of `n` values (one
+/// per variant, e.g. `aggregateMayBeNotApplicable: [true, false, …]`) becomes that variant's value.
+fn pick_variant(exp: &Map<String, Value>, i: usize, n: usize) -> Res<Map<String, Value>> {
+    let mut out = exp.clone();
+    for key in ["aggregateMayBeNotApplicable", "builds"] {
+        if let Some(Value::Array(list)) = exp.get(key) {
+            if list.len() != n {
+                return Err(format!(
+                    "{key} lists {} values for {n} variants",
+                    list.len()
+                ));
+            }
+            out.insert(key.into(), list[i].clone());
+        }
+    }
+    Ok(out)
+}
+
+/// Meta-jury builder variants: `{members: null | [] | [jury…]}`, `{strategy: null | {…}}`; what a
+/// variant leaves out is valid (one passing member, consensus). `null` is "never set", the only
+/// way a Rust caller can omit a value; every variant must be refused with `constructionError`.
+fn run_meta_builder_variants(variants: &[Value], exp: &Map<String, Value>) -> Res<()> {
+    let ce = exp
+        .get("constructionError")
+        .ok_or("meta-jury variants need constructionError")?;
+    for v in variants {
+        let w = World::default();
+        let vars = Map::new();
+        let mut b = MetaJury::builder();
+        match v.get("strategy") {
+            Some(Value::Null) => {}
+            Some(s) => {
+                b = b.strategy(strategy(s, &w).map_err(|e| format!("variant {v}: {e:?}"))?);
+            }
+            None => {
+                b = b.strategy(Arc::new(
+                    StrategySpec::defaults(StrategyKind::Consensus)
+                        .build()
+                        .map_err(|e| e.to_string())?,
+                ));
+            }
+        }
+        let members = match v.get("members") {
+            Some(Value::Null) => Vec::new(),
+            Some(Value::Array(list)) => list.clone(),
+            Some(other) => return Err(format!("bad variant members {other}")),
+            None => vec![json!({"name": "member", "jury": "passing"})],
+        };
+        for m in &members {
+            let name = str_of(m, "name").ok_or("member needs a name")?;
+            let j = jury_fn(m.get("jury").ok_or("member needs a jury")?, &w, &vars)?;
+            b = b.member(NamedJury::new(name, j));
+        }
+        match b.build() {
+            Ok(_) => return Err(format!("variant {v} should have been refused")),
+            Err(err) => check_error(&err, ce, &format!("variant {v}"))?,
+        }
+    }
+    finish(exp, ["constructionError".to_string()].into(), &[])
+}
+
 async fn run_case(case: &Value) -> Res<()> {
     let setup = case.get("setup").ok_or("case has no setup")?;
     let exp = case
@@ -1605,6 +1697,9 @@ async fn run_case(case: &Value) -> Res<()> {
         let structural = variants
             .iter()
             .all(|v| v.get("jury").is_some() || v.get("memberJury").is_some());
+        if variants.iter().any(|v| v.get("members").is_some()) {
+            return run_meta_builder_variants(variants, exp);
+        }
         if !structural {
             return run_builder_variants(variants, exp);
         }
@@ -1618,12 +1713,30 @@ async fn run_case(case: &Value) -> Res<()> {
             for (k, x) in v.as_object().ok_or("variant must be an object")? {
                 s.insert(k.clone(), x.clone());
             }
+            // Prose may name other variants' juries: `<variant N>` and `<previous meta>`.
+            for (n, other) in variants.iter().enumerate() {
+                if let Some(j) = other.get("jury") {
+                    s.insert(format!("variant {}", n + 1), j.clone());
+                }
+            }
+            if let Some(j) = variants[..i]
+                .iter()
+                .rev()
+                .filter_map(|o| o.get("jury"))
+                .find(|j| is_meta(j))
+            {
+                s.insert("previous meta".into(), j.clone());
+            }
+            let per_variant;
             let e = match results {
                 Some(r) => r
                     .get(i)
                     .and_then(Value::as_object)
                     .ok_or(format!("no variantResults[{i}]"))?,
-                None => exp,
+                None => {
+                    per_variant = pick_variant(exp, i, variants.len())?;
+                    &per_variant
+                }
             };
             Box::pin(run_jury_case(&Value::Object(s), e))
                 .await
@@ -1632,7 +1745,12 @@ async fn run_case(case: &Value) -> Res<()> {
         return Ok(());
     }
     if setup.get("jury").is_some() || setup.get("factory").is_some() {
-        return run_jury_case(setup, exp).await;
+        for (i, s) in variations(setup)?.iter().enumerate() {
+            run_jury_case(s, exp)
+                .await
+                .map_err(|m| format!("alternative {i}: {m}"))?;
+        }
+        return Ok(());
     }
     if setup.get("judgments").is_some() && setup.get("strategy").is_some() {
         return run_strategy_case(setup, exp);

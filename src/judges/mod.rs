@@ -486,22 +486,20 @@ pub fn build_jury(
             })?))
         }
         JurySpec::Members { voting, members } => {
-            let mut named = Vec::new();
+            let strategy = voting
+                .build()
+                .map_err(|error| JuryBuildError { loc: None, error })?;
+            let mut b = MetaJury::builder().strategy(Arc::new(strategy));
             for m in members {
-                named.push(NamedJury::new(
+                b = b.member(NamedJury::new(
                     m.name.clone(),
                     build_jury(&m.jury, &m.name, services)?,
                 ));
             }
-            let strategy = voting
-                .build()
-                .map_err(|error| JuryBuildError { loc: None, error })?;
-            Ok(Arc::new(MetaJury::new(Arc::new(strategy), named).map_err(
-                |error| JuryBuildError {
-                    loc: members.first().and_then(|m| m.loc.clone()),
-                    error,
-                },
-            )?))
+            Ok(Arc::new(b.build().map_err(|error| JuryBuildError {
+                loc: members.first().and_then(|m| m.loc.clone()),
+                error,
+            })?))
         }
     }
 }

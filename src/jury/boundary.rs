@@ -38,7 +38,7 @@ pub(crate) fn contain(
                 return Ok(j);
             }
             (Status::Error, code) => format!(
-                "returned ERROR with reason code {}, which a strategy may not produce",
+                "returned ERROR with reason code {}, which names a cause outside the reduction (a strategy may only produce errors_propagated or not_applicable_refused)",
                 code.map_or("(none)".to_string(), |c| c.token().to_string())
             ),
             _ => return Ok(j),

@@ -34,9 +34,7 @@ impl MetaJury {
         members: Vec<NamedJury>,
     ) -> Result<Self, BuildError> {
         if members.is_empty() {
-            return Err(BuildError::argument(
-                "A meta-jury needs at least one member jury",
-            ));
+            return Err(BuildError::argument("At least one named jury is required"));
         }
         for (i, m) in members.iter().enumerate() {
             validate_stage_name("meta-jury member", &m.name)
@@ -68,9 +66,50 @@ impl MetaJury {
         })
     }
 
+    /// A builder that collects the strategy and the members one by one, refusing at
+    /// [`MetaJuryBuilder::build`] whatever is missing (as the library's builder does).
+    pub fn builder() -> MetaJuryBuilder {
+        MetaJuryBuilder::default()
+    }
+
     /// Member names, in order.
     pub fn member_names(&self) -> Vec<&str> {
         self.members.iter().map(|m| m.name.as_str()).collect()
+    }
+}
+
+/// Collects a meta-jury's strategy and members; [`MetaJuryBuilder::build`] refuses a missing
+/// strategy or an empty member list with the library's messages, then applies
+/// [`MetaJury::new`]'s rules.
+#[derive(Default)]
+pub struct MetaJuryBuilder {
+    strategy: Option<Arc<dyn VotingStrategy>>,
+    members: Vec<NamedJury>,
+}
+
+impl MetaJuryBuilder {
+    /// Sets the strategy that reduces the members' aggregates (required).
+    pub fn strategy(mut self, strategy: Arc<dyn VotingStrategy>) -> Self {
+        self.strategy = Some(strategy);
+        self
+    }
+
+    /// Adds a named member jury (at least one is required).
+    pub fn member(mut self, member: NamedJury) -> Self {
+        self.members.push(member);
+        self
+    }
+
+    /// Builds the meta-jury: "At least one named jury is required" without members, "Meta
+    /// voting strategy is required" without a strategy, else [`MetaJury::new`].
+    pub fn build(self) -> Result<MetaJury, BuildError> {
+        if self.members.is_empty() {
+            return Err(BuildError::argument("At least one named jury is required"));
+        }
+        let strategy = self
+            .strategy
+            .ok_or_else(|| BuildError::argument("Meta voting strategy is required"))?;
+        MetaJury::new(strategy, self.members)
     }
 }
 

@@ -25,7 +25,7 @@ use crate::judgment::{BuildError, Fault, Judge, JudgmentContext, ReasonCode, Sta
 
 pub use cascade::{CascadedJury, CascadedJuryBuilder};
 pub use factories::{NamedJury, all_of, combine, from_judges};
-pub use meta::MetaJury;
+pub use meta::{MetaJury, MetaJuryBuilder};
 pub use names::validate_stage_name;
 pub use scope::VoteScope;
 pub use simple::{SimpleJury, SimpleJuryBuilder};
