@@ -57,6 +57,72 @@ fn wrong_types_are_refused_with_position() {
 }
 
 #[test]
+fn scalars_where_lists_of_strings_belong_are_refused() {
+    // `goals: 7` used to become the goal "7"; every list-of-strings key now refuses a scalar.
+    let cases: &[(&str, &str)] = &[
+        ("type: maven-build\n      goals: 7", "judge-ci.yml:5:14"),
+        ("type: maven-build\n      args: -q", "judge-ci.yml:5:13"),
+        ("type: gradle-build\n      tasks: true", "judge-ci.yml:5:14"),
+        (
+            "type: import-diff\n      forbid: javax.*",
+            "judge-ci.yml:5:15",
+        ),
+        (
+            "type: ast-diff\n      include: \"**/*.java\"",
+            "judge-ci.yml:5:16",
+        ),
+        ("type: ast-diff\n      aspects: types", "judge-ci.yml:5:16"),
+        (
+            "type: file-comparison\n      exclude: 3.5",
+            "judge-ci.yml:5:16",
+        ),
+        (
+            "type: semantic-diff\n      criteria: it compiles",
+            "judge-ci.yml:5:17",
+        ),
+    ];
+    for (check, at) in cases {
+        let err = refused(
+            &format!("name: x\njury:\n  checks:\n    - {check}\n"),
+            &[
+                at,
+                "must be a list of strings, found the scalar",
+                "write a YAML list",
+            ],
+        );
+        assert_eq!(
+            err.matches("must be a list").count(),
+            1,
+            "reported once:\n{err}"
+        );
+    }
+    // Lists stay accepted, a task file's `setup`/`post` refuse a scalar too.
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(
+        dir.path(),
+        &[
+            (
+                "judge-ci.yml",
+                "name: x\njury:\n  checks:\n    - type: maven-build\n      goals: [clean, \"7\"]\n",
+            ),
+            (
+                "task.yaml",
+                "schema: bench.task.v1\nid: t\ninstruction: do it\nsetup: ./mvnw -q compile\npost:\n  - ok\n",
+            ),
+        ],
+    );
+    let o = judge_ci(dir.path(), &["validate"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = judge_ci(dir.path(), &["validate", "--task", "task.yaml"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("task.yaml:4:8") && err.contains("setup must be a list of strings"),
+        "{err}"
+    );
+}
+
+#[test]
 fn unknown_type_lists_the_known_ones() {
     refused(
         "name: x\njury:\n  checks:\n    - type: fiel-exists\n      path: a\n",

@@ -17,9 +17,7 @@ fn kind_schema(k: &Key) -> Value {
         Kind::Number => json!({"type": "number"}),
         Kind::Integer => json!({"type": "integer"}),
         Kind::Duration => json!({"type": "string", "pattern": "^P"}),
-        Kind::StrList => {
-            json!({"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]})
-        }
+        Kind::StrList => json!({"type": "array", "items": {"type": "string"}}),
         Kind::CommandLine => {
             json!({"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}]})
         }

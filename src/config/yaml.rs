@@ -30,7 +30,8 @@ pub enum Kind {
     Integer,
     /// An ISO-8601 duration such as `PT5M`.
     Duration,
-    /// A list of strings (a single string is accepted as a one-element list).
+    /// A list of strings; a lone scalar (`goals: 7`, `include: src/**`) is an error, never a
+    /// list of one.
     StrList,
     /// A string run with `sh -c`, or a list of arguments.
     CommandLine,
@@ -323,7 +324,8 @@ impl Reader {
         None
     }
 
-    /// A list of strings; a single string counts as a list of one.
+    /// A list of strings. A scalar in its place is refused at its position (a plain `7` would
+    /// otherwise become the string "7" and a glob meant as one of several would pass quietly).
     pub fn string_list(&mut self, n: &Node, what: &str) -> Option<Vec<String>> {
         match n {
             Node::Sequence(items) => {
@@ -333,7 +335,20 @@ impl Reader {
                 }
                 Some(out)
             }
-            Node::Scalar(_) => self.string(n, what).map(|s| vec![s]),
+            Node::Scalar(s) if !is_null(n) => {
+                // `goals: 7` or `include: src/**` is almost always a slip (a number read as
+                // the goal "7", a glob meant as one of several); the list form is required.
+                let shown = s.as_str();
+                let d = Diagnostic::error(
+                    self.loc(n),
+                    format!("{what} must be a list of strings, found the scalar '{shown}'"),
+                )
+                .help(format!(
+                    "write a YAML list: [{shown}] (or one `- item` per line); items are strings"
+                ));
+                self.diags.push(d);
+                None
+            }
             other => {
                 let w = kind_word(other);
                 self.error(n, format!("{what} must be a list of strings, found {w}"));
