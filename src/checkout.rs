@@ -90,7 +90,12 @@ pub struct Checkout {
     pub commit: Option<String>,
     /// What was asked for, for reports.
     pub label: String,
+    /// The repository holding `commit`, for revisions (git-aware file selection reads the
+    /// commit's tree from it).
+    pub git_dir: Option<PathBuf>,
     _temp: Option<tempfile::TempDir>,
+    /// A fetched remote's bare repository, kept while the checkout lives.
+    _git_temp: Option<tempfile::TempDir>,
 }
 
 /// Token variables read for fetching private repositories.
@@ -285,7 +290,9 @@ pub fn materialize(
                 path,
                 commit: None,
                 label: p.display().to_string(),
+                git_dir: None,
                 _temp: None,
+                _git_temp: None,
             })
         }
         Source::Rev(rev) => {
@@ -300,7 +307,9 @@ pub fn materialize(
                 path,
                 commit: Some(id.to_string()),
                 label: rev.clone(),
+                git_dir: Some(repo.path().to_path_buf()),
                 _temp: temp,
+                _git_temp: None,
             })
         }
         Source::Remote { url, rev } => {
@@ -321,12 +330,13 @@ pub fn materialize(
             let id = resolve_rev(&repo, "FETCH_HEAD")?;
             let (path, temp) = temp_dir(keep, "judge-ci-rev-")?;
             write_tree(&git_dir, id, &path)?;
-            drop(git_temp);
             Ok(Checkout {
                 path,
                 commit: Some(id.to_string()),
                 label: format!("{url}#{rev}"),
+                git_dir: Some(git_dir),
                 _temp: temp,
+                _git_temp: git_temp,
             })
         }
     }

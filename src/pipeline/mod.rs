@@ -580,6 +580,9 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     let workspace = head.path.clone();
     let reference_checkout = resolve_reference(opts, &bench, &repo_dir)?;
     let reference = reference_checkout.as_ref().map(|c| c.path.clone());
+    // What git knows of both trees, read before any subject code runs.
+    let _git_sides =
+        crate::judges::structural::select::register(&head, reference_checkout.as_ref());
     let github =
         match github::context::from_env(&|k| std::env::var(k).ok().filter(|_| opts.actions)) {
             Ok(c) => c,

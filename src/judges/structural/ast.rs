@@ -314,7 +314,13 @@ pub fn ast_diff(
             aspects,
         )
     });
-    verdict("ast-diff", findings, matched, total, Vec::new())
+    verdict(
+        "ast-diff",
+        findings,
+        matched,
+        total,
+        vec![listing.git_metadata()],
+    )
 }
 
 #[cfg(test)]

@@ -170,7 +170,10 @@ pub fn file_comparison(workspace: &Path, reference: &Path, files: &FileSet) -> O
         findings,
         matched,
         total,
-        vec![("extraWorkspaceFiles", listing.only_workspace.len().into())],
+        vec![
+            ("extraWorkspaceFiles", listing.only_workspace.len().into()),
+            listing.git_metadata(),
+        ],
     )
 }
 

@@ -184,7 +184,10 @@ pub fn import_diff(
         findings,
         matched,
         total,
-        vec![("onlyInWorkspace", json!(listing.only_workspace.len()))],
+        vec![
+            ("onlyInWorkspace", json!(listing.only_workspace.len())),
+            listing.git_metadata(),
+        ],
     )
 }
 

@@ -9,6 +9,7 @@ mod ast;
 mod files;
 mod imports;
 mod pom;
+pub mod select;
 mod surefire;
 
 pub use ast::ast_diff;
@@ -23,7 +24,6 @@ use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex};
-use std::time::SystemTime;
 
 use crate::config::checks::FileSet;
 use crate::judgment::{Check, Judgment, JudgmentContext, Status};
@@ -130,6 +130,8 @@ pub struct Listing {
     pub only_workspace: Vec<String>,
     /// Of `both`, the byte-identical ones (never read again, never parsed).
     identical: HashSet<String>,
+    /// Of `identical`, the ones git vouched for (never read at all).
+    by_git: HashSet<String>,
 }
 
 impl Listing {
@@ -141,18 +143,31 @@ impl Listing {
             read_pair(workspace, reference, rel)
         }
     }
+
+    /// Judgment metadata saying how many identical files were known from git without being
+    /// read (`identicalByGit`).
+    pub fn git_metadata(&self) -> (&'static str, Value) {
+        ("identicalByGit", Value::from(self.by_git.len() as u64))
+    }
 }
 
-/// Size and modification time: what decides whether a remembered comparison still holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Stamp {
-    len: u64,
-    modified: Option<SystemTime>,
+/// Stat data (size, times, inode, owner): what decides whether a remembered comparison, or
+/// a git index entry, still holds.
+type Stamp = select::Stat;
+
+/// What is remembered of one file's comparison: both stamps, whether the two are identical,
+/// and whether git said so (without reading them).
+#[derive(Clone, Copy, Debug)]
+struct Compared {
+    workspace: Stamp,
+    reference: Stamp,
+    same: bool,
+    by_git: bool,
 }
 
 /// Remembered byte comparisons of one (workspace, reference) pair of trees, shared by every
 /// structural judge of a run so that each file is read once, not once per judge.
-type Index = HashMap<String, (Stamp, Stamp, bool)>;
+type Index = HashMap<String, Compared>;
 
 type Indexes = HashMap<(PathBuf, PathBuf), Arc<Mutex<Index>>>;
 
@@ -194,21 +209,40 @@ fn walk(
             let meta = entry
                 .metadata()
                 .map_err(|e| format!("cannot read {rel}: {e}"))?;
-            out.insert(
-                rel,
-                Stamp {
-                    len: meta.len(),
-                    modified: meta.modified().ok(),
-                },
-            );
+            out.insert(rel, Stamp::of(&meta));
         }
     }
     Ok(out)
 }
 
+/// Forgets the remembered comparisons of a pair of trees (tests compare both ways of listing).
+#[cfg(test)]
+fn forget(workspace: &Path, reference: &Path) {
+    INDEXES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(&(workspace.to_path_buf(), reference.to_path_buf()));
+}
+
 /// Lists both trees through a file set and finds the identical files of both (in parallel,
-/// remembering the answer for the run's other structural judges).
+/// remembering the answer for the run's other structural judges). Where git vouches for both
+/// sides' content ids ([`select`]), a file is decided by its ids without being read.
 pub fn list(workspace: &Path, reference: &Path, set: &FileSet) -> Result<Listing, String> {
+    list_in(
+        workspace,
+        reference,
+        set,
+        select::sides(workspace, reference),
+    )
+}
+
+/// [`list`] with what git knows of the two sides given (`None`: read and compare).
+fn list_in(
+    workspace: &Path,
+    reference: &Path,
+    set: &FileSet,
+    git: Option<(select::Side, select::Side)>,
+) -> Result<Listing, String> {
     let include = globs(&set.include)?;
     let exclude = globs(&set.exclude)?;
     let (ws, rf) = rayon::join(
@@ -221,28 +255,46 @@ pub fn list(workspace: &Path, reference: &Path, set: &FileSet) -> Result<Listing
     let mut index = index.lock().unwrap_or_else(|e| e.into_inner());
     let stale: Vec<&String> = both
         .iter()
-        .filter(
-            |rel| !matches!(index.get(*rel), Some((w, r, _)) if *w == ws[*rel] && *r == rf[*rel]),
-        )
-        .collect();
-    let fresh: Vec<(String, bool)> = stale
-        .par_iter()
-        .map(|rel| {
-            // Different sizes differ without reading.
-            let same = ws[*rel].len == rf[*rel].len
-                && matches!(read_pair(workspace, reference, rel), Pair::Same);
-            ((*rel).clone(), same)
+        .filter(|rel| {
+            !matches!(index.get(*rel), Some(c) if c.workspace == ws[*rel] && c.reference == rf[*rel])
         })
         .collect();
-    for (rel, same) in fresh {
-        let (w, r) = (ws[&rel], rf[&rel]);
-        index.insert(rel, (w, r, same));
-    }
-    let identical = both
-        .iter()
-        .filter(|rel| index.get(*rel).is_some_and(|e| e.2))
-        .cloned()
+    let fresh: Vec<(String, Compared)> = stale
+        .par_iter()
+        .map(|rel| {
+            let (w, r) = (ws[*rel], rf[*rel]);
+            let ids = git
+                .as_ref()
+                .and_then(|(gw, gr)| Some((gw.id(rel, &w)?, gr.id(rel, &r)?)));
+            let (same, by_git) = match ids {
+                // Known to differ without reading.
+                Some((a, b)) if a != b => (false, false),
+                // Known identical; a file too large to read stays a finding, as it is read.
+                Some(_) if w.len <= MAX_FILE_BYTES && w.len == r.len => (true, true),
+                // Different sizes differ without reading.
+                _ => (
+                    w.len == r.len && matches!(read_pair(workspace, reference, rel), Pair::Same),
+                    false,
+                ),
+            };
+            let c = Compared {
+                workspace: w,
+                reference: r,
+                same,
+                by_git,
+            };
+            ((*rel).clone(), c)
+        })
         .collect();
+    index.extend(fresh);
+    let of = |keep: fn(&Compared) -> bool| -> HashSet<String> {
+        both.iter()
+            .filter(|rel| index.get(*rel).is_some_and(keep))
+            .cloned()
+            .collect()
+    };
+    let identical = of(|c| c.same);
+    let by_git = of(|c| c.same && c.by_git);
     Ok(Listing {
         only_reference: rf
             .keys()
@@ -256,6 +308,7 @@ pub fn list(workspace: &Path, reference: &Path, set: &FileSet) -> Result<Listing
             .collect(),
         both,
         identical,
+        by_git,
     })
 }
 

@@ -497,7 +497,13 @@ pub fn pom_diff(
             .map(|rel| Finding::new(rel.as_str(), "file-missing").expected(rel.as_str())),
     );
     let total = listing.both.len() + listing.only_reference.len();
-    verdict("pom-diff", findings, matched, total, Vec::new())
+    verdict(
+        "pom-diff",
+        findings,
+        matched,
+        total,
+        vec![listing.git_metadata()],
+    )
 }
 
 #[cfg(test)]
