@@ -396,7 +396,7 @@ pub enum PomAspect {
     Parent,
     /// Dependencies: version and scope per groupId:artifactId.
     Dependencies,
-    /// Build plugins and their versions.
+    /// Build plugins, their versions and configuration (pluginManagement applied).
     Plugins,
     /// `<properties>`.
     Properties,

@@ -2,10 +2,16 @@
 //! judges compare — package, imports, types with their members and annotations — each with
 //! its line. Files that do not parse cleanly still yield what the tree has, plus a note of
 //! where the errors are; no input makes it panic.
+//!
+//! The source is read as javac reads it: unicode escapes are translated first
+//! ([`super::escapes`]) and every line in the model is a line of the original file. A test
+//! (`tests/javac_differential.rs`) checks the model against javac's own parser on a corpus.
 
 use sha2::{Digest, Sha256};
 use std::cell::RefCell;
 use tree_sitter::{Node, Parser, Tree};
+
+use super::escapes::{self, Decoded};
 
 /// One import.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -157,7 +163,14 @@ pub struct JavaFile {
     /// The line of the first type nested deeper than [`MAX_NESTING`]: it and what it holds
     /// are not modelled (a hostile file must not exhaust the stack).
     pub too_deep: Option<u32>,
+    /// Unicode escapes outside string, char and text-block literals (and not harmlessly
+    /// inside a comment), with their original line and the character they spell: honest code
+    /// almost never has one, and they can hide code from a reader of the raw text.
+    pub unicode_escapes: Vec<(u32, char)>,
 }
+
+/// A UTF-8 byte-order mark.
+const BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// How deep types may nest in the model; real code stays far below.
 pub const MAX_NESTING: usize = 64;
@@ -174,6 +187,12 @@ pub fn parse(source: &[u8]) -> JavaFile {
 /// Parses Java source; `bodies: false` skips hashing method bodies (a walk over every token
 /// of every body), for comparisons that do not look at bodies.
 pub fn parse_with(source: &[u8], bodies: bool) -> JavaFile {
+    parse_decoded(&escapes::decode(source), bodies)
+}
+
+/// Parses source whose unicode escapes are already translated.
+fn parse_decoded(decoded: &Decoded, bodies: bool) -> JavaFile {
+    let source = decoded.text.as_slice();
     let tree: Option<Tree> = PARSER.with(|p| {
         let mut slot = p.borrow_mut();
         if slot.is_none() {
@@ -197,10 +216,18 @@ pub fn parse_with(source: &[u8], bodies: bool) -> JavaFile {
     let root = tree.root_node();
     let src = Src {
         bytes: source,
+        decoded,
         bodies,
         too_deep: std::cell::Cell::new(None),
     };
-    let mut file = JavaFile::default();
+    let mut file = JavaFile {
+        unicode_escapes: decoded.suspicious(),
+        ..JavaFile::default()
+    };
+    // javac reads a byte-order mark as an illegal character (tree-sitter skips it).
+    if source.starts_with(BOM) {
+        file.error_lines.push(1);
+    }
     let mut cursor = root.walk();
     for child in root.named_children(&mut cursor) {
         match child.kind() {
@@ -223,7 +250,7 @@ pub fn parse_with(source: &[u8], bodies: bool) -> JavaFile {
                 file.imports.push(Import {
                     path,
                     is_static,
-                    line: line(child),
+                    line: src.line(child),
                 });
             }
             _ => {
@@ -234,7 +261,8 @@ pub fn parse_with(source: &[u8], bodies: bool) -> JavaFile {
         }
     }
     if root.has_error() {
-        collect_errors(root, &mut file.error_lines);
+        collect_errors(root, &src, &mut file.error_lines);
+        file.error_lines.dedup();
     }
     file.too_deep = src.too_deep.get();
     file
@@ -242,8 +270,10 @@ pub fn parse_with(source: &[u8], bodies: bool) -> JavaFile {
 
 /// The source being modelled.
 struct Src<'a> {
-    /// Its bytes.
+    /// Its bytes, escapes translated.
     bytes: &'a [u8],
+    /// The map back to original lines.
+    decoded: &'a Decoded,
     /// Whether method bodies are hashed.
     bodies: bool,
     /// The line of the first type nested deeper than [`MAX_NESTING`], once met.
@@ -260,31 +290,52 @@ impl Src<'_> {
         self.raw(n).chars().filter(|c| !c.is_whitespace()).collect()
     }
 
-    /// The node's text with runs of whitespace collapsed to one space.
+    /// The node's text with comments dropped and runs of whitespace collapsed to one space
+    /// (javac's tree has no comments: `List</* x */String>` is `List<String>`).
     fn text(&self, n: Node) -> String {
-        self.raw(n).split_whitespace().collect::<Vec<_>>().join(" ")
+        let range = n.byte_range();
+        let Some(bytes) = self.bytes.get(range.clone()) else {
+            return String::new();
+        };
+        let mut bytes = bytes.to_vec();
+        if bytes.windows(2).any(|w| w == b"/*" || w == b"//") {
+            let mut stack = vec![n];
+            while let Some(x) = stack.pop() {
+                if matches!(x.kind(), "line_comment" | "block_comment") {
+                    let (a, b) = (x.start_byte() - range.start, x.end_byte() - range.start);
+                    bytes[a..b].iter_mut().for_each(|c| *c = b' ');
+                } else {
+                    stack.extend((0..x.child_count()).filter_map(|i| x.child(i)));
+                }
+            }
+        }
+        String::from_utf8_lossy(&bytes)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
     }
-}
 
-fn line(n: Node) -> u32 {
-    u32::try_from(n.start_position().row + 1).unwrap_or(u32::MAX)
-}
+    /// The original line where `n` starts.
+    fn line(&self, n: Node) -> u32 {
+        self.decoded.line(n.start_byte())
+    }
 
-/// The line of a declaration's name (annotations above it belong to the declaration node).
-fn name_line(n: Node) -> u32 {
-    n.child_by_field_name("name").map_or_else(|| line(n), line)
+    /// The line of a declaration's name (annotations above it belong to the declaration node).
+    fn name_line(&self, n: Node) -> u32 {
+        self.line(n.child_by_field_name("name").unwrap_or(n))
+    }
 }
 
 fn named<'t>(n: Node<'t>) -> impl Iterator<Item = Node<'t>> {
     (0..n.named_child_count()).filter_map(move |i| n.named_child(i as u32))
 }
 
-fn collect_errors(n: Node, out: &mut Vec<u32>) {
+fn collect_errors(n: Node, src: &Src, out: &mut Vec<u32>) {
     // Iterative to stay safe on deeply nested (hostile) input.
     let mut stack = vec![n];
     while let Some(n) = stack.pop() {
         if n.is_error() || n.is_missing() {
-            let l = line(n);
+            let l = src.line(n);
             if !out.contains(&l) {
                 out.push(l);
             }
@@ -375,7 +426,7 @@ fn type_decl(n: Node, src: &Src, depth: usize) -> Option<TypeDecl> {
         methods: Vec::new(),
         constructors: Vec::new(),
         nested: Vec::new(),
-        line: name_line(n),
+        line: src.name_line(n),
     };
     for f in ["superclass", "interfaces"] {
         if let Some(s) = n.child_by_field_name(f) {
@@ -385,33 +436,55 @@ fn type_decl(n: Node, src: &Src, depth: usize) -> Option<TypeDecl> {
     if let Some(ext) = named(n).find(|c| c.kind() == "extends_interfaces") {
         t.supertypes.extend(type_list(ext, src));
     }
+    let mut record_params = Vec::new();
     if kind == TypeKind::Record
         && let Some(ps) = n.child_by_field_name("parameters")
     {
-        for p in named(ps).filter(|p| p.kind() == "formal_parameter") {
+        for p in named(ps) {
             let (m, a) = modifiers(modifiers_child(p), src);
+            let (name, ty) = match p.kind() {
+                "formal_parameter" => (
+                    p.child_by_field_name("name"),
+                    p.child_by_field_name("type").map(|x| {
+                        let dims = p
+                            .child_by_field_name("dimensions")
+                            .map(|d| src.text(d))
+                            .unwrap_or_default();
+                        format!("{}{dims}", src.text(x))
+                    }),
+                ),
+                // `int... xs`: the component (and its field) is an array.
+                "spread_parameter" => (
+                    named(p)
+                        .find(|c| c.kind() == "variable_declarator")
+                        .and_then(|d| d.child_by_field_name("name")),
+                    spread_type(p).map(|x| format!("{}[]", src.text(x))),
+                ),
+                _ => continue,
+            };
+            let ty = ty.unwrap_or_default();
+            record_params.push(match ty.strip_suffix("[]") {
+                Some(elem) if p.kind() == "spread_parameter" => format!("{elem}..."),
+                _ => ty.clone(),
+            });
             t.fields.push(Field {
-                name: p
-                    .child_by_field_name("name")
-                    .map(|x| src.text(x))
-                    .unwrap_or_default(),
-                ty: p
-                    .child_by_field_name("type")
-                    .map(|x| src.text(x))
-                    .unwrap_or_default(),
+                name: name.map(|x| src.text(x)).unwrap_or_default(),
+                ty,
                 modifiers: m,
                 annotations: a,
-                line: line(p),
+                line: src.line(p),
             });
         }
     }
     if let Some(body) = n.child_by_field_name("body") {
-        members(body, src, &mut t, depth);
+        members(body, src, &mut t, depth, &record_params);
     }
     Some(t)
 }
 
-fn members(body: Node, src: &Src, t: &mut TypeDecl, depth: usize) {
+/// Reads the members of a type body into `t`; `record_params` are a record's component types
+/// as parameters (`int...` for a varargs one).
+fn members(body: Node, src: &Src, t: &mut TypeDecl, depth: usize, record_params: &[String]) {
     for m in named(body) {
         match m.kind() {
             "field_declaration" | "constant_declaration" => {
@@ -422,15 +495,20 @@ fn members(body: Node, src: &Src, t: &mut TypeDecl, depth: usize) {
                     .unwrap_or_default();
                 let mut c = m.walk();
                 for d in m.children_by_field_name("declarator", &mut c) {
+                    // `int a, b[];`: b is an int[].
+                    let dims = d
+                        .child_by_field_name("dimensions")
+                        .map(|x| src.text(x))
+                        .unwrap_or_default();
                     t.fields.push(Field {
                         name: d
                             .child_by_field_name("name")
                             .map(|x| src.text(x))
                             .unwrap_or_default(),
-                        ty: ty.clone(),
+                        ty: format!("{ty}{dims}"),
                         modifiers: mods.clone(),
                         annotations: anns.clone(),
-                        line: line(d),
+                        line: src.line(d),
                     });
                 }
             }
@@ -444,19 +522,24 @@ fn members(body: Node, src: &Src, t: &mut TypeDecl, depth: usize) {
                     ty: t.name.clone(),
                     modifiers: mods,
                     annotations: anns,
-                    line: line(m),
+                    line: src.line(m),
                 });
             }
-            "enum_body_declarations" => members(m, src, t, depth),
+            "enum_body_declarations" => members(m, src, t, depth, record_params),
             "method_declaration" | "annotation_type_element_declaration" => {
                 t.methods.push(method(m, src, false))
             }
-            "constructor_declaration" | "compact_constructor_declaration" => {
-                t.constructors.push(method(m, src, true))
+            "constructor_declaration" => t.constructors.push(method(m, src, true)),
+            // A compact constructor is the canonical one: its parameters are the components
+            // (as javac's parser gives them; a varargs component stays varargs).
+            "compact_constructor_declaration" => {
+                let mut c = method(m, src, true);
+                c.params = record_params.to_vec();
+                t.constructors.push(c)
             }
             _ if depth >= MAX_NESTING => {
                 if src.too_deep.get().is_none() && type_decl_kind(m).is_some() {
-                    src.too_deep.set(Some(name_line(m)));
+                    src.too_deep.set(Some(src.name_line(m)));
                 }
             }
             _ => {
@@ -490,17 +573,7 @@ fn method(m: Node, src: &Src, constructor: bool) -> Method {
                             .unwrap_or_default();
                         Some(format!("{ty}{dims}"))
                     }
-                    "spread_parameter" => named(p)
-                        .find(|c| {
-                            !matches!(
-                                c.kind(),
-                                "modifiers"
-                                    | "variable_declarator"
-                                    | "annotation"
-                                    | "marker_annotation"
-                            )
-                        })
-                        .map(|ty| format!("{}...", src.text(ty))),
+                    "spread_parameter" => spread_type(p).map(|ty| format!("{}...", src.text(ty))),
                     _ => None,
                 })
                 .collect()
@@ -535,8 +608,18 @@ fn method(m: Node, src: &Src, constructor: bool) -> Method {
         } else {
             None
         },
-        line: name_line(m),
+        line: src.name_line(m),
     }
+}
+
+/// The element type of a `T... xs` parameter.
+fn spread_type(p: Node) -> Option<Node> {
+    named(p).find(|c| {
+        !matches!(
+            c.kind(),
+            "modifiers" | "variable_declarator" | "annotation" | "marker_annotation"
+        )
+    })
 }
 
 /// Hashes the leaf tokens of a body, comments and layout ignored.
@@ -558,26 +641,64 @@ fn body_hash(body: Node, src: &Src) -> String {
     hex::encode(&h.finalize()[..8])
 }
 
+/// A file's header as the compiler reads it: package, imports and the suspicious unicode
+/// escapes of the whole file (see [`JavaFile::unicode_escapes`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Header {
+    /// The package, if declared.
+    pub package: Option<String>,
+    /// Imports in order.
+    pub imports: Vec<Import>,
+    /// Unicode escapes outside literals, with their original lines.
+    pub unicode_escapes: Vec<(u32, char)>,
+}
+
+/// The header of a file: [`scan_header`]'s fast path when it can read it, the full parse when
+/// it declines. Escapes are translated once for both.
+pub fn header(source: &[u8]) -> Header {
+    let decoded = escapes::decode(source);
+    let (package, imports) = match scan_decoded(&decoded) {
+        Some(h) => h,
+        None => {
+            let f = parse_decoded(&decoded, false);
+            (f.package, f.imports)
+        }
+    };
+    Header {
+        package,
+        imports,
+        unicode_escapes: decoded.suspicious(),
+    }
+}
+
 /// Reads only the header of a file — package and imports — without parsing the rest.
 /// Import comparison needs nothing more, and skipping the bodies makes it cost about as much
-/// as reading the bytes (tree-sitter parses the whole file). Returns `None` for anything the
-/// scanner does not expect (annotations on a package, stray tokens); callers then use
-/// [`parse`]. Tests check it against [`parse`].
+/// as reading the bytes (tree-sitter parses the whole file). Unicode escapes are translated
+/// first and empty declarations (`;`) among the imports are skipped, as javac 17 does.
+/// Returns `None` for anything the scanner does not expect (annotations on a package, stray
+/// tokens); callers then use [`parse`]. Tests check it against [`parse`] and javac.
 pub fn scan_header(src: &[u8]) -> Option<(Option<String>, Vec<Import>)> {
+    scan_decoded(&escapes::decode(src))
+}
+
+fn scan_decoded(decoded: &Decoded) -> Option<(Option<String>, Vec<Import>)> {
+    if decoded.text.starts_with(BOM) {
+        return None;
+    }
     let mut lx = Lexer {
-        s: src,
+        s: &decoded.text,
         i: 0,
-        line: 1,
     };
     let mut package = None;
     let mut imports = Vec::new();
+    let mut first = true;
     loop {
-        let (tok, line) = match lx.word()? {
+        let (tok, at) = match lx.word()? {
             Some(t) => t,
             None => return Some((package, imports)),
         };
         match tok.as_str() {
-            "package" if package.is_none() && imports.is_empty() => {
+            "package" if first => {
                 let (name, end) = lx.name()?;
                 if end != b';' {
                     return None;
@@ -585,10 +706,10 @@ pub fn scan_header(src: &[u8]) -> Option<(Option<String>, Vec<Import>)> {
                 package = Some(name);
             }
             "import" => {
-                let save = (lx.i, lx.line);
+                let save = lx.i;
                 let is_static = matches!(lx.word()?, Some((ref w, _)) if w == "static");
                 if !is_static {
-                    (lx.i, lx.line) = save;
+                    lx.i = save;
                 }
                 let (name, end) = lx.name()?;
                 if end != b';' {
@@ -597,19 +718,23 @@ pub fn scan_header(src: &[u8]) -> Option<(Option<String>, Vec<Import>)> {
                 imports.push(Import {
                     path: name,
                     is_static,
-                    line,
+                    line: decoded.line(at),
                 });
             }
+            // An empty declaration: javac 17 reads on, imports included.
+            ";" if !first => {}
+            // An annotated package or a module declaration: the full parse reads those.
+            "@" | "open" | "module" if first => return None,
             // The first token of anything else ends the header.
             _ => return Some((package, imports)),
         }
+        first = false;
     }
 }
 
 struct Lexer<'a> {
     s: &'a [u8],
     i: usize,
-    line: u32,
 }
 
 impl Lexer<'_> {
@@ -617,21 +742,15 @@ impl Lexer<'_> {
     fn skip(&mut self) -> Option<()> {
         while self.i < self.s.len() {
             match self.s[self.i] {
-                b'\n' => {
-                    self.line += 1;
-                    self.i += 1;
-                }
-                b' ' | b'\t' | b'\r' | 0x0c => self.i += 1,
+                b' ' | b'\t' | b'\r' | b'\n' | 0x0c => self.i += 1,
                 b'/' if self.s.get(self.i + 1) == Some(&b'/') => {
-                    while self.i < self.s.len() && self.s[self.i] != b'\n' {
+                    while self.i < self.s.len() && !matches!(self.s[self.i], b'\n' | b'\r') {
                         self.i += 1;
                     }
                 }
                 b'/' if self.s.get(self.i + 1) == Some(&b'*') => {
                     let end = self.s[self.i + 2..].windows(2).position(|w| w == b"*/")?;
-                    let body = &self.s[self.i..self.i + 2 + end + 2];
-                    self.line += body.iter().filter(|b| **b == b'\n').count() as u32;
-                    self.i += body.len();
+                    self.i += 2 + end + 2;
                 }
                 _ => return Some(()),
             }
@@ -643,28 +762,24 @@ impl Lexer<'_> {
         b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
     }
 
-    /// The next identifier-like word with its line; `Some(None)` at the end of input; a
+    /// The next identifier-like word with its offset; `Some(None)` at the end of input; a
     /// non-word token yields it as a one-character word.
-    fn word(&mut self) -> Option<Option<(String, u32)>> {
+    fn word(&mut self) -> Option<Option<(String, usize)>> {
         self.skip()?;
         if self.i >= self.s.len() {
             return Some(None);
         }
         let start = self.i;
-        let line = self.line;
         if !Self::is_ident(self.s[self.i]) {
             self.i += 1;
-            return Some(Some((
-                String::from_utf8_lossy(&self.s[start..self.i]).into_owned(),
-                line,
-            )));
-        }
-        while self.i < self.s.len() && Self::is_ident(self.s[self.i]) {
-            self.i += 1;
+        } else {
+            while self.i < self.s.len() && Self::is_ident(self.s[self.i]) {
+                self.i += 1;
+            }
         }
         Some(Some((
             String::from_utf8_lossy(&self.s[start..self.i]).into_owned(),
-            line,
+            start,
         )))
     }
 

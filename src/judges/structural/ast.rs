@@ -251,6 +251,35 @@ fn type_diff(
     *out = sink.out;
 }
 
+/// `unicode-escape` findings: one per workspace line holding an escape outside a literal,
+/// unless the reference file has the same escapes (then the workspace did not add them).
+pub(super) fn escape_findings(
+    rel: &str,
+    expected: &[(u32, char)],
+    actual: &[(u32, char)],
+) -> Vec<Finding> {
+    let chars = |v: &[(u32, char)]| v.iter().map(|(_, c)| *c).collect::<Vec<char>>();
+    if actual.is_empty() || chars(expected) == chars(actual) {
+        return Vec::new();
+    }
+    let mut lines: Vec<u32> = actual.iter().map(|(l, _)| *l).collect();
+    lines.dedup();
+    lines
+        .into_iter()
+        .map(|l| {
+            let spelled: Vec<String> = actual
+                .iter()
+                .filter(|(x, _)| *x == l)
+                .map(|(_, c)| format!("\\u{:04x} ({})", u32::from(*c), c.escape_debug()))
+                .collect();
+            Finding::new(rel, "unicode-escape").at(l).actual(format!(
+                "unicode escape outside a literal, read by javac as code: {}",
+                spelled.join(", ")
+            ))
+        })
+        .collect()
+}
+
 /// Compares two parsed files.
 pub fn diff_files(
     rel: &str,
@@ -276,6 +305,11 @@ pub fn diff_files(
                 .actual(format!("{} {path}", a.kind.word())),
         );
     }
+    out.extend(escape_findings(
+        rel,
+        &expected.unicode_escapes,
+        &actual.unicode_escapes,
+    ));
     if let Some(l) = actual.too_deep
         && expected.too_deep.is_none()
     {

@@ -6,6 +6,7 @@ use regex::Regex;
 use serde_json::json;
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::Mutex;
 
 use crate::config::checks::FileSet;
 use crate::lang::java::{self, Import};
@@ -49,16 +50,9 @@ impl Pattern {
     }
 }
 
-/// A file's imports: from the header scanner, or the full parse when it declines.
-fn imports_of(bytes: &[u8]) -> Vec<Import> {
-    match java::scan_header(bytes) {
-        Some((_, imports)) => imports,
-        None => java::parse(bytes).imports,
-    }
-}
-
 fn compare(rel: &str, w: &[u8], r: &[u8]) -> Vec<Finding> {
-    let (ws, rf) = (imports_of(w), imports_of(r));
+    let (wh, rh) = (java::header(w), java::header(r));
+    let (ws, rf) = (&wh.imports, &rh.imports);
     let wkeys: BTreeSet<String> = ws.iter().map(Import::key).collect();
     let rkeys: BTreeSet<String> = rf.iter().map(Import::key).collect();
     let mut findings = Vec::new();
@@ -72,6 +66,11 @@ fn compare(rel: &str, w: &[u8], r: &[u8]) -> Vec<Finding> {
                 .actual(format!("import {};", i.key())),
         );
     }
+    findings.extend(super::ast::escape_findings(
+        rel,
+        &rh.unicode_escapes,
+        &wh.unicode_escapes,
+    ));
     findings
 }
 
@@ -106,8 +105,9 @@ pub fn import_diff(
             .map(|rel| Finding::new(rel.as_str(), "file-unexpected").actual(rel.as_str())),
     );
 
-    // Forbidden and required imports are rules on the whole workspace; a file is parsed only
-    // if its bytes contain the literal part of some pattern.
+    // Forbidden and required imports are rules on the whole workspace, read as javac reads
+    // them (escapes translated); a file is parsed only if its bytes contain the literal part
+    // of some pattern or a unicode escape (which could spell one).
     if !forbid.is_empty() || !require.is_empty() {
         let needles: Vec<&str> = forbid
             .iter()
@@ -115,6 +115,7 @@ pub fn import_diff(
             .map(Pattern::literal)
             .collect();
         let ws_files: Vec<&String> = listing.both.iter().chain(&listing.only_workspace).collect();
+        let escapes: Mutex<Vec<Finding>> = Mutex::new(Vec::new());
         // A file too large to read cannot be cleared of a forbidden import: a finding.
         let scanned: Vec<Result<(String, Vec<Import>), Finding>> = ws_files
             .par_iter()
@@ -127,12 +128,21 @@ pub fn import_diff(
                     }
                 };
                 let text = String::from_utf8_lossy(&bytes);
-                if !needles.iter().any(|n| text.contains(n)) {
+                if !text.contains("\\u") && !needles.iter().any(|n| text.contains(n)) {
                     return None;
                 }
-                Some(Ok(((*rel).clone(), imports_of(&bytes))))
+                let h = java::header(&bytes);
+                // A new file has no reference to excuse its escapes.
+                if listing.only_workspace.contains(*rel) {
+                    escapes
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .extend(super::ast::escape_findings(rel, &[], &h.unicode_escapes));
+                }
+                Some(Ok(((*rel).clone(), h.imports)))
             })
             .collect();
+        findings.extend(escapes.into_inner().unwrap_or_else(|e| e.into_inner()));
         let mut hits: Vec<(String, Vec<Import>)> = Vec::new();
         for s in scanned {
             match s {

@@ -6,6 +6,7 @@
 //! file's model lives only while its pair is compared.
 
 mod ast;
+mod effective_pom;
 mod files;
 mod imports;
 mod pom;

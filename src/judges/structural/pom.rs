@@ -1,7 +1,10 @@
-//! `pom-diff`: the effective coordinates of each POM against the reference's — parent,
-//! dependencies (version and scope, `${…}` properties and dependencyManagement resolved within
-//! the file and its parent when the parent is in the tree), plugins, properties, Java release.
-//! DTDs are never read, so no entity can expand.
+//! `pom-diff`: the effective model of each POM against the reference's, read as Maven builds
+//! it — parent (the chain of parents in the tree, whatever their file names), dependencies
+//! (version and scope, `${…}` properties and dependencyManagement resolved), plugins with their
+//! versions and configuration (`pluginManagement` applied, default lifecycle plugins
+//! included), properties, Java release — with the profiles Maven would activate merged in and
+//! the settings of `.mvn/` applied ([`effective_pom`](super::effective_pom)). XML character
+//! references are decoded by the XML parser; DTDs are never read, so no entity can expand.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -9,14 +12,15 @@ use std::path::Path;
 use crate::config::checks::{FileSet, PomAspect};
 
 use super::super::{Outcome, instrument};
-use super::{Finding, Pair, list, verdict};
+use super::effective_pom::{self, BuildContext, MvnConfig, own_text};
+use super::{Finding, list, verdict};
 
 /// A value with the line it was declared on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct At<T> {
     /// The value.
     pub value: T,
-    /// Its line in the POM.
+    /// Its line in the POM (0 when it comes from a parent POM).
     pub line: u32,
 }
 
@@ -29,6 +33,16 @@ pub struct Dependency {
     pub scope: String,
 }
 
+/// One build plugin.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Plugin {
+    /// Its version, if declared (or managed).
+    pub version: Option<String>,
+    /// Its configuration and executions, flattened
+    /// ([`flatten_configuration`](effective_pom::flatten_configuration)).
+    pub configuration: BTreeMap<String, String>,
+}
+
 /// What pom-diff compares of one POM.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Pom {
@@ -38,16 +52,26 @@ pub struct Pom {
     pub parent_path: Option<String>,
     /// This project's version (or the parent's).
     pub version: Option<String>,
-    /// `<properties>`.
+    /// `<packaging>` (`jar` when absent).
+    pub packaging: String,
+    /// `<properties>`, active profiles' included.
     pub properties: BTreeMap<String, At<String>>,
     /// Dependencies by `groupId:artifactId`.
     pub dependencies: BTreeMap<String, At<Dependency>>,
     /// dependencyManagement versions by `groupId:artifactId`.
     pub managed: BTreeMap<String, String>,
-    /// Build plugins by `groupId:artifactId` with their versions.
-    pub plugins: BTreeMap<String, At<Option<String>>>,
-    /// The Java release (`maven.compiler.release`, then `source`, then the compiler plugin).
+    /// Build plugins by `groupId:artifactId` (after [`Pom::resolve`]: with management applied
+    /// and the packaging's default plugins that are managed).
+    pub plugins: BTreeMap<String, At<Plugin>>,
+    /// `pluginManagement` by `groupId:artifactId`.
+    pub managed_plugins: BTreeMap<String, At<Plugin>>,
+    /// The Java release (compiler plugin `release` or `source`, then `maven.compiler.release`,
+    /// `maven.compiler.source`, `java.version`); set by [`Pom::resolve`].
     pub java: Option<At<String>>,
+    /// Ids of the profiles merged into this model.
+    pub profiles: Vec<String>,
+    /// Properties `.mvn/` sets for every build (they override the POM's).
+    pub user_properties: BTreeMap<String, String>,
 }
 
 fn child<'a, 'i>(n: roxmltree::Node<'a, 'i>, name: &str) -> Option<roxmltree::Node<'a, 'i>> {
@@ -55,38 +79,78 @@ fn child<'a, 'i>(n: roxmltree::Node<'a, 'i>, name: &str) -> Option<roxmltree::No
         .find(|c| c.is_element() && c.tag_name().name() == name)
 }
 
+fn children<'a, 'i>(
+    n: Option<roxmltree::Node<'a, 'i>>,
+    name: &'static str,
+) -> impl Iterator<Item = roxmltree::Node<'a, 'i>> {
+    n.into_iter().flat_map(move |n| {
+        n.children()
+            .filter(move |c| c.is_element() && c.tag_name().name() == name)
+    })
+}
+
 /// `<dependencies>` of `n`, keyed `groupId:artifactId[:classifier]`.
 fn deps_of<'a, 'i>(n: roxmltree::Node<'a, 'i>) -> Vec<(String, roxmltree::Node<'a, 'i>)> {
-    child(n, "dependencies")
-        .map(|ds| {
-            ds.children()
-                .filter(|c| c.is_element() && c.tag_name().name() == "dependency")
-                .map(|d| {
-                    let mut key = format!(
-                        "{}:{}",
-                        text(d, "groupId").unwrap_or_default(),
-                        text(d, "artifactId").unwrap_or_default()
-                    );
-                    if let Some(c) = text(d, "classifier") {
-                        key.push_str(&format!(":{c}"));
-                    }
-                    (key, d)
-                })
-                .collect()
+    children(child(n, "dependencies"), "dependency")
+        .map(|d| {
+            let mut key = format!(
+                "{}:{}",
+                text(d, "groupId").unwrap_or_default(),
+                text(d, "artifactId").unwrap_or_default()
+            );
+            if let Some(c) = text(d, "classifier") {
+                key.push_str(&format!(":{c}"));
+            }
+            (key, d)
         })
-        .unwrap_or_default()
+        .collect()
 }
 
 fn text(n: roxmltree::Node, name: &str) -> Option<String> {
-    child(n, name)
-        .and_then(|c| c.text())
-        .map(|t| t.trim().to_string())
-        .filter(|t| !t.is_empty())
+    child(n, name).map(own_text).filter(|t| !t.is_empty())
+}
+
+fn plugin_key(p: roxmltree::Node) -> String {
+    format!(
+        "{}:{}",
+        text(p, "groupId").unwrap_or_else(|| "org.apache.maven.plugins".into()),
+        text(p, "artifactId").unwrap_or_default()
+    )
+}
+
+/// The plugins Maven binds to the default lifecycle of a packaging: configuration managed
+/// for them applies even when `<plugins>` does not name them.
+fn lifecycle_plugins(packaging: &str) -> &'static [&'static str] {
+    match packaging {
+        "pom" => &["maven-install-plugin", "maven-deploy-plugin"],
+        "war" => &[
+            "maven-resources-plugin",
+            "maven-compiler-plugin",
+            "maven-surefire-plugin",
+            "maven-war-plugin",
+            "maven-install-plugin",
+            "maven-deploy-plugin",
+        ],
+        _ => &[
+            "maven-resources-plugin",
+            "maven-compiler-plugin",
+            "maven-surefire-plugin",
+            "maven-jar-plugin",
+            "maven-install-plugin",
+            "maven-deploy-plugin",
+        ],
+    }
 }
 
 impl Pom {
-    /// Parses a POM. A DTD (and with it any entity) is refused.
+    /// Parses a POM on its own (no `.mvn/`, no folder). A DTD (and with it any entity) is
+    /// refused.
     pub fn parse(xml: &str) -> Result<Pom, String> {
+        Pom::parse_in(xml, &BuildContext::default())
+    }
+
+    /// Parses a POM as Maven reads it in `ctx`: the profiles it would activate merged in.
+    pub fn parse_in(xml: &str, ctx: &BuildContext) -> Result<Pom, String> {
         let doc = roxmltree::Document::parse_with_options(
             xml,
             roxmltree::ParsingOptions {
@@ -103,7 +167,11 @@ impl Pom {
             ));
         }
         let line = |n: roxmltree::Node| doc.text_pos_at(n.range().start).row;
-        let mut pom = Pom::default();
+        let mut pom = Pom {
+            packaging: text(root, "packaging").unwrap_or_else(|| "jar".into()),
+            user_properties: ctx.config.properties.clone(),
+            ..Pom::default()
+        };
         if let Some(p) = child(root, "parent") {
             let gav = format!(
                 "{}:{}:{}",
@@ -119,83 +187,95 @@ impl Pom {
         }
         pom.version = text(root, "version")
             .or_else(|| child(root, "parent").and_then(|p| text(p, "version")));
-        if let Some(props) = child(root, "properties") {
-            for p in props.children().filter(|c| c.is_element()) {
-                let v = p.text().unwrap_or("").trim().to_string();
+        // The project, then the profiles Maven activates, in document order (a profile's
+        // values override the project's).
+        let profiles: Vec<roxmltree::Node> = children(child(root, "profiles"), "profile").collect();
+        let states: Vec<effective_pom::Activation> = profiles
+            .iter()
+            .map(|p| effective_pom::activation(*p, ctx))
+            .collect();
+        let mut sections = vec![root];
+        for i in effective_pom::merged(&states) {
+            pom.profiles
+                .push(text(profiles[i], "id").unwrap_or_else(|| format!("#{i}")));
+            sections.push(profiles[i]);
+        }
+        for s in sections {
+            for p in child(s, "properties")
+                .into_iter()
+                .flat_map(|ps| ps.children().filter(|c| c.is_element()))
+            {
                 pom.properties.insert(
                     p.tag_name().name().to_string(),
                     At {
-                        value: v,
+                        value: own_text(p),
                         line: line(p),
                     },
                 );
             }
-        }
-        for (k, d) in deps_of(root) {
-            let dep = Dependency {
-                version: text(d, "version"),
-                scope: text(d, "scope").unwrap_or_else(|| "compile".into()),
-            };
-            pom.dependencies.insert(
-                k,
-                At {
-                    value: dep,
-                    line: line(d),
-                },
-            );
-        }
-        if let Some(dm) = child(root, "dependencyManagement") {
-            for (k, d) in deps_of(dm) {
-                if let Some(v) = text(d, "version") {
-                    pom.managed.insert(k, v);
-                }
-            }
-        }
-        if let Some(build) = child(root, "build") {
-            let plugin_nodes = child(build, "plugins").into_iter().flat_map(|ps| {
-                ps.children()
-                    .filter(|c| c.is_element() && c.tag_name().name() == "plugin")
-                    .collect::<Vec<_>>()
-            });
-            for p in plugin_nodes {
-                let key = format!(
-                    "{}:{}",
-                    text(p, "groupId").unwrap_or_else(|| "org.apache.maven.plugins".into()),
-                    text(p, "artifactId").unwrap_or_default()
-                );
-                if key.ends_with(":maven-compiler-plugin")
-                    && let Some(cfg) = child(p, "configuration")
-                    && let Some(r) = text(cfg, "release").or_else(|| text(cfg, "source"))
-                {
-                    pom.java.get_or_insert(At {
-                        value: r,
-                        line: line(p),
-                    });
-                }
-                pom.plugins.insert(
-                    key,
+            for (k, d) in deps_of(s) {
+                let dep = Dependency {
+                    version: text(d, "version"),
+                    scope: text(d, "scope").unwrap_or_else(|| "compile".into()),
+                };
+                pom.dependencies.insert(
+                    k,
                     At {
-                        value: text(p, "version"),
-                        line: line(p),
+                        value: dep,
+                        line: line(d),
                     },
                 );
             }
-        }
-        for k in [
-            "maven.compiler.release",
-            "maven.compiler.source",
-            "java.version",
-        ] {
-            if let Some(v) = pom.properties.get(k) {
-                pom.java = Some(v.clone());
-                break;
+            if let Some(dm) = child(s, "dependencyManagement") {
+                for (k, d) in deps_of(dm) {
+                    if let Some(v) = text(d, "version") {
+                        pom.managed.insert(k, v);
+                    }
+                }
+            }
+            let build = child(s, "build");
+            for (into, list) in [
+                (&mut pom.plugins, build.and_then(|b| child(b, "plugins"))),
+                (
+                    &mut pom.managed_plugins,
+                    build
+                        .and_then(|b| child(b, "pluginManagement"))
+                        .and_then(|m| child(m, "plugins")),
+                ),
+            ] {
+                for p in children(list, "plugin") {
+                    let own = Plugin {
+                        version: text(p, "version"),
+                        configuration: effective_pom::flatten_configuration(p),
+                    };
+                    let key = plugin_key(p);
+                    // A profile's plugin merges into the project's declaration.
+                    let merged = match into.get(&key) {
+                        Some(base) => Plugin {
+                            version: own.version.or_else(|| base.value.version.clone()),
+                            configuration: effective_pom::overlay(
+                                &base.value.configuration,
+                                &own.configuration,
+                            ),
+                        },
+                        None => own,
+                    };
+                    into.insert(
+                        key,
+                        At {
+                            value: merged,
+                            line: line(p),
+                        },
+                    );
+                }
             }
         }
         Ok(pom)
     }
 
-    /// Fills in what the parent provides (properties, managed versions) and resolves
-    /// `${…}` in versions and the Java release.
+    /// Inherits from the parent (properties, managed versions and plugins, dependencies and
+    /// plugins), applies plugin management, and resolves `${…}` (`.mvn/` properties first,
+    /// then the POM's, then the parent's).
     pub fn resolve(&mut self, parent: Option<&Pom>) {
         let mut props: BTreeMap<String, String> = BTreeMap::new();
         if let Some(p) = parent {
@@ -204,8 +284,56 @@ impl Pom {
                     .iter()
                     .map(|(k, v)| (k.clone(), v.value.clone())),
             );
+            // Inherited properties are part of this model (and of its children's).
+            for (k, v) in &p.properties {
+                self.properties.entry(k.clone()).or_insert_with(|| At {
+                    value: v.value.clone(),
+                    line: 0,
+                });
+            }
             for (k, v) in &p.managed {
                 self.managed.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+            for (k, d) in &p.dependencies {
+                self.dependencies.entry(k.clone()).or_insert_with(|| At {
+                    value: d.value.clone(),
+                    line: 0,
+                });
+            }
+            for (into, from) in [
+                (&mut self.managed_plugins, &p.managed_plugins),
+                (&mut self.plugins, &p.plugins),
+            ] {
+                for (k, pl) in from {
+                    match into.get_mut(k) {
+                        Some(own) => {
+                            own.value.configuration = effective_pom::overlay(
+                                &pl.value.configuration,
+                                &own.value.configuration,
+                            );
+                            if own.value.version.is_none() {
+                                own.value.version = pl.value.version.clone();
+                            }
+                        }
+                        None => {
+                            into.insert(
+                                k.clone(),
+                                At {
+                                    value: pl.value.clone(),
+                                    line: 0,
+                                },
+                            );
+                        }
+                    }
+                }
+            }
+            if self.java.is_none()
+                && let Some(j) = &p.java
+            {
+                self.java = Some(At {
+                    value: j.value.clone(),
+                    line: 0,
+                });
             }
         }
         props.extend(
@@ -222,9 +350,32 @@ impl Pom {
                 p.value.rsplit(':').next().unwrap_or("").to_string(),
             );
         }
+        props.extend(self.user_properties.clone());
         let subst = |s: &str| expand(s, &props);
+        // Plugin management: versions and configuration under each declared plugin, and the
+        // packaging's lifecycle plugins that are managed but not declared.
+        for (k, m) in &self.managed_plugins {
+            match self.plugins.get_mut(k) {
+                Some(own) => {
+                    own.value.configuration =
+                        effective_pom::overlay(&m.value.configuration, &own.value.configuration);
+                    if own.value.version.is_none() {
+                        own.value.version = m.value.version.clone();
+                    }
+                }
+                None if k.starts_with("org.apache.maven.plugins:")
+                    && lifecycle_plugins(&self.packaging)
+                        .iter()
+                        .any(|a| k.ends_with(&format!(":{a}"))) =>
+                {
+                    self.plugins.insert(k.clone(), m.clone());
+                }
+                None => {}
+            }
+        }
         for d in self.dependencies.values_mut() {
             d.value.version = d.value.version.as_deref().map(subst);
+            d.value.scope = subst(&d.value.scope);
         }
         for v in self.managed.values_mut() {
             *v = subst(v);
@@ -235,19 +386,39 @@ impl Pom {
             }
         }
         for p in self.plugins.values_mut() {
-            p.value = p.value.as_deref().map(subst);
+            p.value.version = p.value.version.as_deref().map(subst);
+            for v in p.value.configuration.values_mut() {
+                *v = subst(v);
+            }
         }
-        if let Some(j) = &mut self.java {
-            j.value = subst(&j.value);
-        }
-        if self.java.is_none()
-            && let Some(p) = parent
-            && let Some(j) = &p.java
-        {
-            self.java = Some(At {
-                value: expand(&j.value, &props),
-                line: 0,
+        // The Java release: the compiler plugin's own setting wins over the properties it
+        // defaults to.
+        let compiler = self
+            .plugins
+            .get("org.apache.maven.plugins:maven-compiler-plugin")
+            .and_then(|p| {
+                let c = &p.value.configuration;
+                c.get("release").or_else(|| c.get("source")).map(|v| At {
+                    value: v.clone(),
+                    line: p.line,
+                })
             });
+        let from_props = [
+            "maven.compiler.release",
+            "maven.compiler.source",
+            "java.version",
+        ]
+        .iter()
+        .find_map(|k| {
+            props.get(*k).map(|v| At {
+                value: subst(v),
+                line: self.properties.get(*k).map_or(0, |p| p.line),
+            })
+        });
+        if let Some(j) = compiler.or(from_props) {
+            self.java = Some(j);
+        } else if let Some(j) = &mut self.java {
+            j.value = subst(&j.value);
         }
     }
 }
@@ -271,25 +442,54 @@ fn expand(s: &str, props: &BTreeMap<String, String>) -> String {
     out
 }
 
-/// Reads and resolves `rel` in `root`, with its parent when the parent POM is in the tree.
-fn load(root: &Path, rel: &str, bytes: &[u8]) -> Result<Pom, String> {
-    let mut pom = Pom::parse(&String::from_utf8_lossy(bytes))?;
-    let parent = pom.parent_path.as_ref().and_then(|pp| {
-        let dir = Path::new(rel).parent().unwrap_or(Path::new(""));
-        let p = root.join(dir).join(pp);
+/// Most parents followed up a chain (a cycle stops there).
+const MAX_PARENTS: usize = 10;
+
+/// Reads and resolves `rel` in `root` as Maven builds it: `.mvn/` of the tree, active
+/// profiles, and the chain of parents found in the tree (by `relativePath`, any file name).
+fn load(root: &Path, rel: &str, bytes: &[u8], config: &MvnConfig) -> Result<Pom, String> {
+    let ctx = |rel: &Path| BuildContext {
+        config: config.clone(),
+        dir: rel.parent().map(|d| root.join(d)),
+    };
+    let pom = Pom::parse_in(&String::from_utf8_lossy(bytes), &ctx(Path::new(rel)))?;
+    // The chain of parents, child first.
+    let root_canon = root.canonicalize().map_err(|e| e.to_string())?;
+    let mut chain = vec![pom];
+    let mut at = root.join(rel);
+    while chain.len() <= MAX_PARENTS {
+        let Some(pp) = chain.last().and_then(|p| p.parent_path.clone()) else {
+            break;
+        };
+        let p = at.parent().unwrap_or(root).join(&pp);
         let p = if p.is_dir() { p.join("pom.xml") } else { p };
-        let canon = p.canonicalize().ok()?;
-        let root_canon = root.canonicalize().ok()?;
+        let Ok(canon) = p.canonicalize() else { break };
         if !canon.starts_with(&root_canon) {
-            return None;
+            break;
         }
-        let text = String::from_utf8(super::read_bounded(&canon).ok()?).ok()?;
-        let mut parent = Pom::parse(&text).ok()?;
-        parent.resolve(None);
-        Some(parent)
-    });
-    pom.resolve(parent.as_ref());
-    Ok(pom)
+        let Ok(bytes) = super::read_bounded(&canon) else {
+            break;
+        };
+        let Ok(rel_parent) = canon.strip_prefix(&root_canon) else {
+            break;
+        };
+        let Ok(parent) = Pom::parse_in(&String::from_utf8_lossy(&bytes), &ctx(rel_parent)) else {
+            break;
+        };
+        chain.push(parent);
+        at = canon;
+    }
+    let mut resolved: Option<Pom> = None;
+    while let Some(mut p) = chain.pop() {
+        p.resolve(resolved.as_ref());
+        resolved = Some(p);
+    }
+    resolved.ok_or_else(|| "no POM".to_string())
+}
+
+/// `f` at `line`, unless the value came from a parent POM (line 0).
+fn at(f: Finding, line: u32) -> Finding {
+    if line > 0 { f.at(line) } else { f }
 }
 
 /// Compares two resolved POMs.
@@ -331,16 +531,14 @@ pub fn diff_poms(
                 Some(w) => {
                     if !ignore_versions && w.value.version != d.value.version {
                         out.push(
-                            Finding::new(rel, "dependency-version-changed")
-                                .at(w.line)
+                            at(Finding::new(rel, "dependency-version-changed"), w.line)
                                 .expected(show(&d.value))
                                 .actual(show(&w.value)),
                         );
                     }
                     if w.value.scope != d.value.scope {
                         out.push(
-                            Finding::new(rel, "dependency-scope-changed")
-                                .at(w.line)
+                            at(Finding::new(rel, "dependency-scope-changed"), w.line)
                                 .expected(show(&d.value))
                                 .actual(show(&w.value)),
                         );
@@ -354,29 +552,43 @@ pub fn diff_poms(
             .filter(|(k, _)| !e.dependencies.contains_key(*k))
         {
             out.push(
-                Finding::new(rel, "dependency-unexpected")
-                    .at(w.line)
-                    .actual(format!(
-                        "{k}:{} ({})",
-                        w.value.version.as_deref().unwrap_or("?"),
-                        w.value.scope
-                    )),
+                at(Finding::new(rel, "dependency-unexpected"), w.line).actual(format!(
+                    "{k}:{} ({})",
+                    w.value.version.as_deref().unwrap_or("?"),
+                    w.value.scope
+                )),
             );
         }
     }
     if has(PomAspect::Plugins) {
         let show =
-            |k: &str, v: &Option<String>| format!("{k}:{}", v.as_deref().unwrap_or("(default)"));
+            |k: &str, v: &Plugin| format!("{k}:{}", v.version.as_deref().unwrap_or("(default)"));
         for (k, p) in &e.plugins {
             match a.plugins.get(k) {
                 None => out.push(Finding::new(rel, "plugin-missing").expected(show(k, &p.value))),
-                Some(w) if !ignore_versions && w.value != p.value => out.push(
-                    Finding::new(rel, "plugin-version-changed")
-                        .at(w.line)
-                        .expected(show(k, &p.value))
-                        .actual(show(k, &w.value)),
-                ),
-                Some(_) => {}
+                Some(w) => {
+                    if !ignore_versions && w.value.version != p.value.version {
+                        out.push(
+                            at(Finding::new(rel, "plugin-version-changed"), w.line)
+                                .expected(show(k, &p.value))
+                                .actual(show(k, &w.value)),
+                        );
+                    }
+                    let (ec, ac) = (&p.value.configuration, &w.value.configuration);
+                    let keys: std::collections::BTreeSet<&String> =
+                        ec.keys().chain(ac.keys()).collect();
+                    for key in keys.into_iter().filter(|x| ec.get(*x) != ac.get(*x)) {
+                        let side = |v: Option<&String>| match v {
+                            Some(v) => format!("{k} {key} = {v}"),
+                            None => format!("{k} {key} (unset)"),
+                        };
+                        out.push(
+                            at(Finding::new(rel, "plugin-configuration-changed"), w.line)
+                                .expected(side(ec.get(key)))
+                                .actual(side(ac.get(key))),
+                        );
+                    }
+                }
             }
         }
         for (k, w) in a
@@ -384,11 +596,7 @@ pub fn diff_poms(
             .iter()
             .filter(|(k, _)| !e.plugins.contains_key(*k))
         {
-            out.push(
-                Finding::new(rel, "plugin-unexpected")
-                    .at(w.line)
-                    .actual(show(k, &w.value)),
-            );
+            out.push(at(Finding::new(rel, "plugin-unexpected"), w.line).actual(show(k, &w.value)));
         }
     }
     if has(PomAspect::Properties) {
@@ -399,8 +607,7 @@ pub fn diff_poms(
                 ),
                 Some(w) if w.value != p.value && !(ignore_versions && k.ends_with("version")) => {
                     out.push(
-                        Finding::new(rel, "property-changed")
-                            .at(w.line)
+                        at(Finding::new(rel, "property-changed"), w.line)
                             .expected(format!("{k} = {}", p.value))
                             .actual(format!("{k} = {}", w.value)),
                     )
@@ -414,8 +621,7 @@ pub fn diff_poms(
             .filter(|(k, _)| !e.properties.contains_key(*k))
         {
             out.push(
-                Finding::new(rel, "property-unexpected")
-                    .at(w.line)
+                at(Finding::new(rel, "property-unexpected"), w.line)
                     .actual(format!("{k} = {}", w.value)),
             );
         }
@@ -464,20 +670,29 @@ pub fn pom_diff(
     }
     let mut findings = Vec::new();
     let mut matched = 0;
+    // Identical bytes are no proof of an identical build: a parent elsewhere in the tree or
+    // `.mvn/` may differ, so every pair is read and resolved (POMs are few and small).
+    let (ws_config, rf_config) = (MvnConfig::read(workspace), MvnConfig::read(reference));
     for rel in &listing.both {
-        match listing.pair(workspace, reference, rel) {
-            Pair::Same => matched += 1,
-            Pair::Unreadable(why) => {
-                findings.push(Finding::new(rel.as_str(), "file-unreadable").actual(why))
-            }
-            Pair::Differ(w, r) => {
-                let expected = match load(reference, rel, &r) {
+        let pair = (
+            super::read_bounded(&workspace.join(rel)),
+            super::read_bounded(&reference.join(rel)),
+        );
+        match pair {
+            (Err(why), _) => findings.push(
+                Finding::new(rel.as_str(), "file-unreadable").actual(format!("workspace: {why}")),
+            ),
+            (_, Err(why)) => findings.push(
+                Finding::new(rel.as_str(), "file-unreadable").actual(format!("reference: {why}")),
+            ),
+            (Ok(w), Ok(r)) => {
+                let expected = match load(reference, rel, &r, &rf_config) {
                     Ok(p) => p,
                     Err(e) => {
                         return instrument(format!("the reference's {rel} cannot be read: {e}"));
                     }
                 };
-                match load(workspace, rel, &w) {
+                match load(workspace, rel, &w, &ws_config) {
                     Ok(actual) => {
                         let f = diff_poms(rel, &expected, &actual, aspects, ignore_versions);
                         if f.is_empty() {
@@ -544,8 +759,10 @@ mod tests {
 
     #[test]
     fn differences_and_hostile_poms() {
-        let r = Pom::parse(r#"<project><properties><maven.compiler.release>17</maven.compiler.release></properties><dependencies><dependency><groupId>jakarta.servlet</groupId><artifactId>jakarta.servlet-api</artifactId><version>5.0.0</version><scope>provided</scope></dependency></dependencies></project>"#).unwrap();
-        let w = Pom::parse("<project>\n<properties><maven.compiler.release>11</maven.compiler.release></properties>\n<dependencies>\n<dependency><groupId>javax.servlet</groupId><artifactId>javax.servlet-api</artifactId><version>4.0.1</version></dependency>\n</dependencies></project>").unwrap();
+        let mut r = Pom::parse(r#"<project><properties><maven.compiler.release>17</maven.compiler.release></properties><dependencies><dependency><groupId>jakarta.servlet</groupId><artifactId>jakarta.servlet-api</artifactId><version>5.0.0</version><scope>provided</scope></dependency></dependencies></project>"#).unwrap();
+        let mut w = Pom::parse("<project>\n<properties><maven.compiler.release>11</maven.compiler.release></properties>\n<dependencies>\n<dependency><groupId>javax.servlet</groupId><artifactId>javax.servlet-api</artifactId><version>4.0.1</version></dependency>\n</dependencies></project>").unwrap();
+        r.resolve(None);
+        w.resolve(None);
         let all = [
             PomAspect::Parent,
             PomAspect::Dependencies,
@@ -575,5 +792,126 @@ mod tests {
         let mut cyclic = Pom::parse("<project><properties><a>${b}</a><b>${a}</b></properties><dependencies><dependency><groupId>x</groupId><artifactId>y</artifactId><version>${a}</version></dependency></dependencies></project>").unwrap();
         cyclic.resolve(None);
         assert!(cyclic.dependencies["x:y"].value.version.is_some());
+    }
+
+    /// The effective POM of the issue-17 attack, checked by hand against what
+    /// `mvn -o test` builds (tests/compiler_view.rs proves Maven puts the javax jar on the
+    /// class path): the default profile's dependency, spelled with character references, is in.
+    #[test]
+    fn default_profiles_and_character_references_are_read_as_maven_does() {
+        let xml = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/attacks/unicode-escape/pom.xml"
+        ))
+        .unwrap();
+        let mut pom = Pom::parse(&xml).unwrap();
+        pom.resolve(None);
+        assert_eq!(pom.profiles, ["compat"]);
+        let dep = &pom.dependencies["javax.servlet:javax.servlet-api"];
+        assert_eq!(dep.value.version.as_deref(), Some("4.0.1"));
+        assert_eq!(dep.value.scope, "provided");
+        assert_eq!(dep.line, 36);
+        // `-P !compat` in .mvn/maven.config switches it off, as for Maven.
+        let ctx = BuildContext {
+            config: MvnConfig::parse("-P !compat", ""),
+            dir: None,
+        };
+        let off = Pom::parse_in(&xml, &ctx).unwrap();
+        assert!(off.profiles.is_empty());
+        assert!(
+            !off.dependencies
+                .contains_key("javax.servlet:javax.servlet-api")
+        );
+        // A comment inside a value does not cut it short.
+        let split = Pom::parse("<project><dependencies><dependency><groupId>jav<!-- x -->ax.servlet</groupId><artifactId>a</artifactId></dependency></dependencies></project>").unwrap();
+        assert!(
+            split.dependencies.contains_key("javax.servlet:a"),
+            "{:?}",
+            split.dependencies
+        );
+    }
+
+    /// Hand-written expectations of `mvn help:effective-pom` (the help plugin is not packaged
+    /// for offline use): parent chain under any file name, pluginManagement applied to
+    /// declared and lifecycle plugins, `.mvn/maven.config` properties overriding the POM's.
+    #[test]
+    fn parents_plugin_management_and_mvn_config_make_the_effective_model() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("build")).unwrap();
+        std::fs::create_dir_all(root.join("app")).unwrap();
+        std::fs::write(
+            root.join("build/base.xml"),
+            r#"<project><groupId>g</groupId><artifactId>base</artifactId><version>1</version>
+<properties><servlet.version>5.0.0</servlet.version><skip.it>false</skip.it></properties>
+<dependencies><dependency><groupId>javax.servlet</groupId><artifactId>javax.servlet-api</artifactId><version>4.0.1</version></dependency></dependencies>
+<build><pluginManagement><plugins>
+  <plugin><artifactId>maven-surefire-plugin</artifactId><version>3.0.0</version><configuration><skipTests>${skip.it}</skipTests></configuration></plugin>
+  <plugin><artifactId>maven-compiler-plugin</artifactId><version>3.11.0</version><configuration><release>11</release><compilerArgs><arg>-Xlint</arg></compilerArgs></configuration></plugin>
+  <plugin><groupId>x</groupId><artifactId>unused-plugin</artifactId><version>9</version></plugin>
+</plugins></pluginManagement></build></project>"#,
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("pom.xml"),
+            r#"<project><parent><groupId>g</groupId><artifactId>base</artifactId><version>1</version><relativePath>build/base.xml</relativePath></parent>
+<artifactId>top</artifactId>
+<build><plugins><plugin><artifactId>maven-compiler-plugin</artifactId><configuration><release>17</release></configuration></plugin></plugins></build></project>"#,
+        )
+        .unwrap();
+        let app = r#"<project><parent><groupId>g</groupId><artifactId>top</artifactId><version>1</version></parent>
+<artifactId>app</artifactId>
+<dependencies><dependency><groupId>jakarta.servlet</groupId><artifactId>jakarta.servlet-api</artifactId><version>${servlet.version}</version></dependency></dependencies></project>"#;
+        std::fs::write(root.join("app/pom.xml"), app).unwrap();
+        std::fs::create_dir_all(root.join(".mvn")).unwrap();
+        std::fs::write(root.join(".mvn/maven.config"), "-Dskip.it=true\n").unwrap();
+
+        let pom = load(root, "app/pom.xml", app.as_bytes(), &MvnConfig::read(root)).unwrap();
+        // Inherited from the grandparent, whose file is not called pom.xml.
+        let javax = &pom.dependencies["javax.servlet:javax.servlet-api"];
+        assert_eq!(
+            (javax.value.version.as_deref(), javax.line),
+            (Some("4.0.1"), 0)
+        );
+        assert_eq!(
+            pom.dependencies["jakarta.servlet:jakarta.servlet-api"]
+                .value
+                .version
+                .as_deref(),
+            Some("5.0.0")
+        );
+        // surefire is not declared, but jar packaging runs it with the managed configuration,
+        // where .mvn/maven.config's -Dskip.it=true wins over the POM's property.
+        let surefire = &pom.plugins["org.apache.maven.plugins:maven-surefire-plugin"].value;
+        assert_eq!(surefire.version.as_deref(), Some("3.0.0"));
+        assert_eq!(surefire.configuration["skipTests"], "true");
+        // The compiler: the parent's release overrides the managed one, the managed
+        // compilerArgs stay, the version comes from management.
+        let compiler = &pom.plugins["org.apache.maven.plugins:maven-compiler-plugin"].value;
+        assert_eq!(compiler.version.as_deref(), Some("3.11.0"));
+        assert_eq!(compiler.configuration["release"], "17");
+        assert_eq!(compiler.configuration["compilerArgs/arg"], "-Xlint");
+        assert_eq!(pom.java.as_ref().map(|j| j.value.as_str()), Some("17"));
+        assert!(!pom.plugins.contains_key("x:unused-plugin"));
+
+        // What pom-diff then says when only the workspace's .mvn/ skips the tests.
+        let reference = load(root, "app/pom.xml", app.as_bytes(), &MvnConfig::default()).unwrap();
+        let f = diff_poms(
+            "app/pom.xml",
+            &reference,
+            &pom,
+            &[PomAspect::Plugins],
+            false,
+        );
+        let shown: Vec<String> = f
+            .iter()
+            .map(|x| format!("{} {:?} {:?}", x.kind, x.expected, x.actual))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                r#"plugin-configuration-changed Some("org.apache.maven.plugins:maven-surefire-plugin skipTests = false") Some("org.apache.maven.plugins:maven-surefire-plugin skipTests = true")"#
+            ]
+        );
     }
 }

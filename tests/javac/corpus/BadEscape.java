@@ -1,0 +1,5 @@
+package bad;
+
+class BadEscape {
+    int x = \u00g1;
+}

@@ -1,0 +1,5 @@
+﻿package bom;
+
+import java.util.List;
+
+public class Bom { List<String> a; }

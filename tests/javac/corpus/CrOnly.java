@@ -1,0 +1,1 @@
+package cr;import java.util.List;public class CrOnly {    List<String> a;    void m(        int x) {}}
