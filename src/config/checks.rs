@@ -75,6 +75,11 @@ const LLM_KEYS: &[Key] = &[
     ),
     key("max-output-tokens", Kind::Integer, "output token limit"),
     key("temperature", Kind::Number, "sampling temperature"),
+    key(
+        "injection",
+        Kind::Enum(&["abstain", "fail", "report"]),
+        "what text in the PR addressed to the grader does to the judgment: abstain (default), fail or report",
+    ),
 ];
 
 macro_rules! keys {

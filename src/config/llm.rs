@@ -57,6 +57,43 @@ pub struct Price {
     pub output: f64,
 }
 
+/// What a prompt-injection finding does to the semantic judgment whose material held it
+/// (`injection:`; trust.md point 9).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Injection {
+    /// The model's PASS (or NOT_APPLICABLE) becomes ABSTAIN; a FAIL or ERROR stands.
+    #[default]
+    Abstain,
+    /// The judgment is FAIL whatever the model answered (an ERROR stands).
+    Fail,
+    /// The finding is reported; the model's answer stands.
+    Report,
+}
+
+impl Injection {
+    /// The config tokens, in documentation order.
+    pub const TOKENS: &'static [&'static str] = &["abstain", "fail", "report"];
+
+    /// The config token.
+    pub fn token(self) -> &'static str {
+        match self {
+            Injection::Abstain => "abstain",
+            Injection::Fail => "fail",
+            Injection::Report => "report",
+        }
+    }
+
+    /// Parses a config token.
+    pub fn parse(s: &str) -> Option<Injection> {
+        match s {
+            "abstain" => Some(Injection::Abstain),
+            "fail" => Some(Injection::Fail),
+            "report" => Some(Injection::Report),
+            _ => None,
+        }
+    }
+}
+
 /// Model settings; `None` leaves the value to the next level.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LlmSettings {
@@ -78,6 +115,8 @@ pub struct LlmSettings {
     pub concurrency: Option<usize>,
     /// `prices`: per model name.
     pub prices: BTreeMap<String, Price>,
+    /// `injection`: what a prompt-injection finding does (abstain when unset).
+    pub injection: Option<Injection>,
 }
 
 impl LlmSettings {
@@ -98,6 +137,7 @@ impl LlmSettings {
             cache: self.cache.clone().or_else(|| fallback.cache.clone()),
             concurrency: self.concurrency.or(fallback.concurrency),
             prices,
+            injection: self.injection.or(fallback.injection),
         }
     }
 }
@@ -182,6 +222,12 @@ pub fn read(r: &mut Reader, m: &MarkedMappingNode, what: &str) -> Option<LlmSett
     if let Some(n) = m.get_node("provider") {
         match r.token(n, &format!("{what}.provider"), &["anthropic", "openai"]) {
             Some(t) => s.provider = Provider::parse(&t),
+            None => ok = false,
+        }
+    }
+    if let Some(n) = m.get_node("injection") {
+        match r.token(n, &format!("{what}.injection"), Injection::TOKENS) {
+            Some(t) => s.injection = Injection::parse(&t),
             None => ok = false,
         }
     }

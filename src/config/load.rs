@@ -224,6 +224,11 @@ pub const LLM_KEYS: &[Key] = &[
     key("cache", Kind::Str, "cache folder, or off (.judge-ci/cache)"),
     key("concurrency", Kind::Integer, "most requests in flight (4)"),
     key(
+        "injection",
+        Kind::Enum(&["abstain", "fail", "report"]),
+        "what text in the PR addressed to the grader does to the judgment: abstain (default), fail or report",
+    ),
+    key(
         "prices",
         Kind::Object,
         "USD per million tokens by model: {input, output}",

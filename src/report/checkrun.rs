@@ -110,6 +110,17 @@ pub fn annotations(r: &Report) -> Vec<Value> {
                     f["message"].as_str().unwrap_or("").to_string(),
                 );
             }
+            for f in fs.iter().filter(|f| f["kind"] == "prompt-injection") {
+                push(
+                    0,
+                    f["path"].as_str().unwrap_or(""),
+                    f["line"].as_u64().unwrap_or(1),
+                    None,
+                    "failure",
+                    format!("{name}: prompt injection"),
+                    f["message"].as_str().unwrap_or("").to_string(),
+                );
+            }
         }
     }
     for (section, level, rank) in [

@@ -419,8 +419,27 @@ fn why_view(r: &Report, name: &str, j: &Judgment) -> WhyView {
             )
         })
         .collect();
-    let structural = !findings.is_empty() && compiler.is_empty();
-    let lines = if !compiler.is_empty() {
+    // Text in the PR addressed to the grader, where it is.
+    let injected: Vec<String> = findings
+        .iter()
+        .filter(|f| f["kind"] == "prompt-injection")
+        .take(10)
+        .map(|f| {
+            format!(
+                "{}{}: prompt injection: {}",
+                f["path"].as_str().unwrap_or("?"),
+                f["line"]
+                    .as_u64()
+                    .map(|l| format!(":{l}"))
+                    .unwrap_or_default(),
+                f["message"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    let structural = !findings.is_empty() && compiler.is_empty() && injected.is_empty();
+    let lines = if !injected.is_empty() {
+        injected.join("\n")
+    } else if !compiler.is_empty() {
         compiler.join("\n")
     } else if structural {
         String::new()

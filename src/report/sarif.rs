@@ -44,6 +44,20 @@ pub fn sarif(r: &Report) -> Value {
                     ));
                 }
             }
+            // Text in the PR addressed to the grader (a file name has no line: line 1).
+            for f in fs.iter().filter(|f| f["kind"] == "prompt-injection") {
+                let path = f["path"].as_str().unwrap_or("");
+                if !path.is_empty() {
+                    results.push(result(
+                        "prompt-injection",
+                        "error",
+                        format!("{name}: {}", f["message"].as_str().unwrap_or("")),
+                        path,
+                        f["line"].as_u64(),
+                        None,
+                    ));
+                }
+            }
         }
     }
     for d in r

@@ -22,18 +22,27 @@ impl Cache {
         Cache { dir }
     }
 
-    /// The key of `ask` to `model` with a template whose hash is `template`.
+    /// The key of `ask` to `model` with a template whose hash is `template`; the request's
+    /// random boundary nonce is replaced by a fixed word first, so the key names the question,
+    /// not the draw.
     pub fn key(model: &Model, template: &str, ask: &Ask) -> String {
+        let fixed = |t: &str| {
+            if ask.nonce.is_empty() {
+                t.to_string()
+            } else {
+                t.replace(&ask.nonce, "NONCE")
+            }
+        };
         let material = json!({
-            "v": 1,
+            "v": 2,
             "provider": model.provider.token(),
             "model": model.model,
             "baseUrl": model.base_url,
             "maxTokens": model.max_tokens,
             "temperature": model.temperature,
             "template": template,
-            "system": ask.system,
-            "user": ask.user,
+            "system": fixed(&ask.system),
+            "user": fixed(&ask.user),
             "schema": ask.schema,
         });
         hex::encode(Sha256::digest(material.to_string().as_bytes()))

@@ -9,6 +9,7 @@
 
 pub mod answer;
 pub mod cache;
+pub mod injection;
 pub mod prompt;
 pub mod provider;
 
@@ -20,7 +21,8 @@ use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
 use crate::config::llm::{
-    CacheSetting, CriteriaSource, LlmOutput, LlmSettings, Price, Provider, Question, RosterKind,
+    CacheSetting, CriteriaSource, Injection, LlmOutput, LlmSettings, Price, Provider, Question,
+    RosterKind,
 };
 use crate::judgment::{Check, Judgment, JudgmentBuilder, JudgmentContext, ReasonCode, Status};
 
@@ -226,6 +228,7 @@ impl Session<'_> {
                 ask.user
             ),
             schema: ask.schema.clone(),
+            nonce: ask.nonce.clone(),
         };
         let second = self.send(&repair).await?;
         match answer::extract_json(&second.text).and_then(|v| read(&v)) {
@@ -295,12 +298,19 @@ fn question_template(q: &Question) -> &'static str {
 
 /// The `VERIFY:` lines of a plan.
 pub fn verify_lines(plan: &str) -> Vec<String> {
+    verify_lines_at(plan).into_iter().map(|(_, l)| l).collect()
+}
+
+/// The `VERIFY:` lines of a plan with their 1-based line numbers.
+pub fn verify_lines_at(plan: &str) -> Vec<(u64, String)> {
     plan.lines()
-        .filter_map(|l| {
+        .enumerate()
+        .filter_map(|(i, l)| {
             let t = l.trim().trim_start_matches(['-', '*', ' ']);
-            t.strip_prefix("VERIFY:").map(|c| c.trim().to_string())
+            t.strip_prefix("VERIFY:")
+                .map(|c| (i as u64 + 1, c.trim().to_string()))
         })
-        .filter(|c| !c.is_empty())
+        .filter(|(_, c)| !c.is_empty())
         .collect()
 }
 
@@ -371,21 +381,144 @@ pub async fn judge(
         Ok(ch) => ch,
         Err(e) => return instrument(format!("{name}: cannot read the change: {e}")),
     };
+    let found = std::sync::Mutex::new(change.injections.clone());
+    let out = ask_question(
+        &session,
+        ctx,
+        question,
+        &change,
+        template_text,
+        name,
+        &found,
+    )
+    .await;
+    let found = found.into_inner().unwrap_or_default();
+    guard(out, &found, settings.injection.unwrap_or_default())
+}
+
+/// What a prompt-injection finding does to `out` under `policy`: the judgment does not pass
+/// on the model's word (ABSTAIN or FAIL), or, with `report`, keeps the model's answer; every
+/// finding goes into its `findings` and its reasoning names where.
+fn guard(out: Outcome, found: &[injection::Hit], policy: Injection) -> Outcome {
+    let j = match out {
+        Ok(j) if !found.is_empty() => j,
+        other => return other,
+    };
+    let said = j.status();
+    let status = match (policy, said) {
+        (_, Status::Error) => Status::Error,
+        (Injection::Report, s) => s,
+        (Injection::Fail, _) => Status::Fail,
+        (Injection::Abstain, Status::Pass | Status::NotApplicable) => Status::Abstain,
+        (Injection::Abstain, s @ (Status::Fail | Status::Abstain)) => s,
+    };
+    let mut places: Vec<String> = found.iter().take(5).map(injection::Hit::place).collect();
+    if found.len() > 5 {
+        places.push(format!("{} more", found.len() - 5));
+    }
+    let word = |s: Status| match s {
+        Status::Pass => "PASS",
+        Status::Fail => "FAIL",
+        Status::Abstain => "ABSTAIN",
+        Status::NotApplicable => "NOT_APPLICABLE",
+        Status::Error => "ERROR",
+    };
+    let effect = if status == said {
+        format!("injection: {}; the {} stands", policy.token(), word(said))
+    } else {
+        format!(
+            "injection: {}, so the model's {} does not count and the judgment is {}",
+            policy.token(),
+            word(said),
+            word(status)
+        )
+    };
+    let mut b = Judgment::builder(status)
+        .reasoning(format!(
+            "prompt injection: the change's material holds text addressed to the grader at {} ({effect}). {}",
+            places.join(", "),
+            j.reasoning()
+        ))
+        .checks(j.checks().to_vec());
+    if status == said {
+        if let Some(score) = j.score() {
+            b = b.score(score);
+        }
+        if let Some(code) = j.reason_code() {
+            b = b.reason_code(code);
+        }
+    }
+    let mut findings: Vec<Value> = j
+        .metadata()
+        .get("findings")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    findings.extend(found.iter().map(injection::Hit::to_json));
+    for (k, v) in j.metadata() {
+        if k != "findings" {
+            b = b.metadata(k.clone(), v.clone());
+        }
+    }
+    b = b.metadata("findings", Value::Array(findings)).metadata(
+        "injection",
+        json!({"policy": policy.token(), "modelStatus": word(said).to_ascii_lowercase()}),
+    );
+    build(b)
+}
+
+/// Asks `question` about `change` through `session`; criteria read from the workspace (a
+/// plan's `VERIFY:` lines) are scanned into `found` and shown inside the boundary.
+async fn ask_question(
+    session: &Session<'_>,
+    ctx: &JudgmentContext,
+    question: &Question,
+    change: &prompt::Change,
+    template_text: &str,
+    name: &str,
+    found: &std::sync::Mutex<Vec<injection::Hit>>,
+) -> Outcome {
     let mut vars = prompt::Vars {
         goal: &ctx.goal,
         name,
-        change: &change,
+        change,
         output: "",
         criterion: "",
         items: Vec::new(),
         conditional: Vec::new(),
         kind: "",
+        untrusted_begin: String::new(),
+        untrusted_end: String::new(),
     };
-    let ask_for = |vars: &prompt::Vars<'_>, schema: Value| -> Result<Ask, String> {
+    // Criteria from a plan in the workspace are the author's text, like the diff.
+    let mut untrusted_criteria = false;
+    // Each request gets its own boundary; the template must show the author's material
+    // (the diff, untrusted criteria) only inside it.
+    let ask_for = |vars: &prompt::Vars<'_>,
+                   untrusted_criterion: bool,
+                   schema: Value|
+     -> Result<Ask, String> {
+        let mut material: Vec<&str> = vec![&change.diff, vars.criterion, vars.goal];
+        material.extend(change.changed.iter().map(|c| c.path.as_str()));
+        let b = injection::Boundary::fresh(&material)?;
+        let wrapped = b.wrap(vars.criterion);
+        let mut v = vars.clone();
+        v.untrusted_begin = b.begin.clone();
+        v.untrusted_end = b.end.clone();
+        let mut pieces = vec![change.diff.as_str()];
+        if untrusted_criterion {
+            v.criterion = &wrapped;
+            pieces.push(vars.criterion);
+        }
+        let user = prompt::render(template_text, &v)?;
+        if !b.encloses(&user, &pieces) {
+            return Err("the prompt template shows the change's material (the diff, or criteria read from the workspace) outside the untrusted-data boundary: put {{ diff }} between {{ untrusted_begin }} and {{ untrusted_end }}, or {% include \"_material.j2\" %}".into());
+        }
         Ok(Ask {
-            system: prompt::SYSTEM.to_string(),
-            user: prompt::render(template_text, vars)?,
+            system: format!("{}\n\n{}", prompt::SYSTEM.trim_end(), b.instructions()),
+            user,
             schema,
+            nonce: b.nonce.clone(),
         })
     };
 
@@ -397,7 +530,7 @@ pub async fn judge(
                 LlmOutput::Criteria => ("criteria", answer::criteria_schema()),
             };
             vars.output = shape;
-            let ask = match ask_for(&vars, schema) {
+            let ask = match ask_for(&vars, false, schema) {
                 Ok(a) => a,
                 Err(e) => return instrument(format!("{name}: {e}")),
             };
@@ -451,7 +584,7 @@ pub async fn judge(
             }
         }
         Question::TestQuality => {
-            let ask = match ask_for(&vars, answer::rubric_schema()) {
+            let ask = match ask_for(&vars, false, answer::rubric_schema()) {
                 Ok(a) => a,
                 Err(e) => return instrument(format!("{name}: {e}")),
             };
@@ -511,13 +644,30 @@ pub async fn judge(
                                 ));
                             }
                         };
-                    let lines = verify_lines(&text);
+                    let numbered = verify_lines_at(&text);
+                    let lines: Vec<String> = numbered.iter().map(|(_, l)| l.clone()).collect();
                     if lines.is_empty() {
                         return build(Judgment::builder(Status::Abstain).reasoning(format!(
                             "the plan {} has no VERIFY: lines, so there are no criteria to verify",
                             p.as_path().display()
                         )));
                     }
+                    // The asked criteria are material from the workspace: scanned, and shown
+                    // inside the boundary.
+                    let asked: Vec<(u64, &str)> = numbered
+                        .iter()
+                        .take(*max)
+                        .map(|(n, l)| (*n, l.as_str()))
+                        .collect();
+                    let plan = p.as_path().to_string_lossy().replace('\\', "/");
+                    if let Ok(mut f) = found.lock() {
+                        for hit in injection::scan_lines(&plan, &asked) {
+                            if !f.contains(&hit) {
+                                f.push(hit);
+                            }
+                        }
+                    }
+                    untrusted_criteria = true;
                     lines
                 }
                 CriteriaSource::Goal => sentences(&ctx.goal),
@@ -531,7 +681,7 @@ pub async fn judge(
             let mut asks = Vec::new();
             for c in &asked {
                 vars.criterion = c;
-                match ask_for(&vars, answer::check_schema()) {
+                match ask_for(&vars, untrusted_criteria, answer::check_schema()) {
                     Ok(a) => asks.push(a),
                     Err(e) => return instrument(format!("{name}: {e}")),
                 }
@@ -574,7 +724,7 @@ pub async fn judge(
             )
         }
         Question::Correctness => {
-            let ask = match ask_for(&vars, answer::yes_no_schema()) {
+            let ask = match ask_for(&vars, false, answer::yes_no_schema()) {
                 Ok(a) => a,
                 Err(e) => return instrument(format!("{name}: {e}")),
             };
@@ -607,7 +757,7 @@ pub async fn judge(
                 .filter(|i| i.applies_when.is_some())
                 .map(|i| i.id.clone())
                 .collect();
-            let ask = match ask_for(&vars, answer::roster_schema(items)) {
+            let ask = match ask_for(&vars, false, answer::roster_schema(items)) {
                 Ok(a) => a,
                 Err(e) => return instrument(format!("{name}: {e}")),
             };

@@ -53,6 +53,10 @@ pub struct Change {
     pub truncated: bool,
     /// How many.
     pub omitted: usize,
+    /// Lines of the shown material (added diff lines, changed file names) addressed to a
+    /// grader; never shown to a template.
+    #[serde(skip)]
+    pub injections: Vec<super::injection::Hit>,
 }
 
 /// Folders never compared.
@@ -129,26 +133,41 @@ pub fn change(workspace: &Path, reference: Option<&Path>, budget: usize) -> Chan
         };
         let old = a.map_or(Some(String::new()), |x| text_of(x));
         let new = b.map_or(Some(String::new()), |y| text_of(y));
-        let (status, piece) = match (old, new) {
+        let (status, piece, added) = match (old, new) {
             (Some(o), Some(n)) => {
-                let d = similar::TextDiff::from_lines(&o, &n)
+                let td = similar::TextDiff::from_lines(&o, &n);
+                let d = td
                     .unified_diff()
                     .context_radius(3)
                     .header(&format!("a/{p}"), &format!("b/{p}"))
                     .to_string();
-                (status, d)
+                // The workspace's side of the diff: the lines the pull request wrote.
+                let added: Vec<(u64, String)> = td
+                    .iter_all_changes()
+                    .filter(|c| c.tag() == similar::ChangeTag::Insert)
+                    .filter_map(|c| Some((c.new_index()? as u64 + 1, c.value().to_string())))
+                    .collect();
+                (status, d, added)
             }
-            _ => ("binary", String::new()),
+            _ => ("binary", String::new(), Vec::new()),
         };
         out.changed.push(Changed {
             path: p.clone(),
             status,
         });
+        if status != "removed"
+            && let Some(hit) = super::injection::scan_path(p)
+        {
+            out.injections.push(hit);
+        }
         if piece.is_empty() {
             continue;
         }
         if out.diff.len() + piece.len() <= budget {
             out.diff.push_str(&piece);
+            let lines: Vec<(u64, &str)> = added.iter().map(|(n, t)| (*n, t.as_str())).collect();
+            out.injections
+                .extend(super::injection::scan_lines(p, &lines));
         } else {
             out.truncated = true;
             out.omitted += 1;
@@ -177,6 +196,10 @@ pub struct Vars<'a> {
     pub conditional: Vec<String>,
     /// ears or rfc2119.
     pub kind: &'a str,
+    /// The line that opens the untrusted material of this request (random per request).
+    pub untrusted_begin: String,
+    /// The line that closes it.
+    pub untrusted_end: String,
 }
 
 /// Renders `template` (a built-in or a user's) with `vars`; a missing variable is an error.
@@ -240,6 +263,8 @@ mod tests {
             items: Vec::new(),
             conditional: Vec::new(),
             kind: "",
+            untrusted_begin: "<u>".into(),
+            untrusted_end: "</u>".into(),
         };
         let text = render(builtin("llm"), &vars).unwrap();
         assert!(text.contains("Move to jakarta") && text.contains("\"verdict\""));

@@ -52,6 +52,9 @@ pub struct Ask {
     pub user: String,
     /// The answer's JSON Schema.
     pub schema: Value,
+    /// The random boundary nonce in `system` and `user` (left out of the cache key, so an
+    /// unchanged question still hits the cache); empty when there is none.
+    pub nonce: String,
 }
 
 /// A model's answer and what it cost.
@@ -400,6 +403,7 @@ mod tests {
             system: "s".into(),
             user: "u".into(),
             schema: json!({"type": "object"}),
+            nonce: String::new(),
         };
         let a = body(&model(Provider::Anthropic), &ask);
         assert_eq!(a["tool_choice"]["name"], "answer");
