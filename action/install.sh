@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
 # Installs the judge-ci binary for this runner: from the tool cache when present, else from the
-# action's GitHub release (checksum verified), else built with `cargo install --locked` from the
-# action's own source. Prints the binary's path as the step output `bin`.
+# action's GitHub release, else built with `cargo install --locked` from the action's own source.
+# Prints the binary's path as the step output `bin`.
+#
+# Verification: action/checksums.txt, committed in this repository at the action's ref (the
+# release workflow writes it into the release commit it tags), lists the SHA-256 of every release
+# asset and of the binary inside it. A downloaded archive and the binary extracted from it must
+# match it, and so must a binary found in the tool cache (one that does not is never run; a
+# verified copy replaces it). Nothing downloaded from the release itself (such as a .sha256 file)
+# is trusted: whoever can replace an asset can replace that too. A ref without a committed
+# checksum for this version and platform (a branch, not a release tag) builds from its own source.
 #
 # Environment: GITHUB_ACTION_PATH (the action's checkout), RUNNER_OS, RUNNER_ARCH,
 # RUNNER_TOOL_CACHE, GITHUB_SERVER_URL, GITHUB_OUTPUT; JUDGE_CI_VERSION (default: the version in
@@ -12,9 +20,10 @@ set -euo pipefail
 fail() { echo "::error title=judge-ci install::$*" >&2; exit 1; }
 
 action_path="${GITHUB_ACTION_PATH:?GITHUB_ACTION_PATH is not set; run this as part of the judge-ci action}"
+source_version="$(sed -n 's/^version = "\(.*\)"$/\1/p' "$action_path/Cargo.toml" | head -n 1)"
 version="${JUDGE_CI_VERSION:-}"
 if [[ -z "$version" ]]; then
-  version="$(sed -n 's/^version = "\(.*\)"$/\1/p' "$action_path/Cargo.toml" | head -n 1)"
+  version="$source_version"
 fi
 version="${version#v}"
 [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.-]+)?$ ]] || fail "version '$version' is not a release version such as 0.1.0"
@@ -30,7 +39,36 @@ esac
 exe=judge-ci
 [[ "${RUNNER_OS:-}" == Windows ]] && exe=judge-ci.exe
 
-cache_root="${RUNNER_TOOL_CACHE:-${RUNNER_TEMP:-/tmp}}/judge-ci/$version/${target:-source}"
+sha256() {
+  if command -v sha256sum >/dev/null; then sha256sum "$1" | cut -d' ' -f1
+  else shasum -a 256 "$1" | cut -d' ' -f1; fi
+}
+
+# The SHA-256 committed for a file name in action/checksums.txt (sha256sum's format), or nothing.
+checksums="$action_path/action/checksums.txt"
+committed() {
+  [[ -f "$checksums" ]] || return 0
+  awk -v name="$1" '$1 !~ /^#/ && NF == 2 && ($2 == name || $2 == "*" name) { print tolower($1); exit }' "$checksums"
+}
+
+ext=tar.gz
+[[ "$target" == *windows* ]] && ext=zip
+asset="judge-ci-$version-$target.$ext"
+want_asset=""
+want_bin=""
+if [[ -n "$target" ]]; then
+  want_asset="$(committed "$asset")"
+  want_bin="$(committed "judge-ci-$version-$target/$exe")"
+fi
+
+tool_root="${RUNNER_TOOL_CACHE:-${RUNNER_TEMP:-/tmp}}/judge-ci/$version"
+# Verified release binaries and binaries built from source are kept apart.
+source_root="$tool_root/source-${target:-unknown}"
+if [[ -n "$want_bin" ]]; then
+  cache_root="$tool_root/$target"
+else
+  cache_root="$source_root"
+fi
 bin="$cache_root/bin/$exe"
 
 emit() {
@@ -43,14 +81,18 @@ emit() {
 }
 
 if [[ -x "$bin" ]]; then
-  echo "judge-ci $version found in the tool cache"
-  emit
+  if [[ -z "$want_bin" ]]; then
+    echo "judge-ci $version found in the tool cache (built from this action's source; no release checksum is committed at this ref)"
+    emit
+  fi
+  got="$(sha256 "$bin")"
+  if [[ "$got" == "$want_bin" ]]; then
+    echo "judge-ci $version found in the tool cache (sha256 $got matches action/checksums.txt)"
+    emit
+  fi
+  echo "::warning title=judge-ci install::$bin in the tool cache has sha256 $got, not the $want_bin committed in action/checksums.txt; not running it, installing a verified copy instead"
+  rm -f "$bin"
 fi
-
-sha256() {
-  if command -v sha256sum >/dev/null; then sha256sum "$1" | cut -d' ' -f1
-  else shasum -a 256 "$1" | cut -d' ' -f1; fi
-}
 
 if [[ -n "$target" ]]; then
   repo="${JUDGE_CI_ACTION_REPOSITORY:-}"
@@ -58,18 +100,17 @@ if [[ -n "$target" ]]; then
   if [[ -z "$base" && -n "$repo" ]]; then
     base="${GITHUB_SERVER_URL:-https://github.com}/$repo/releases/download"
   fi
-  if [[ -n "$base" ]]; then
-    ext=tar.gz
-    [[ "$target" == *windows* ]] && ext=zip
-    asset="judge-ci-$version-$target.$ext"
+  if [[ -z "$want_asset" || -z "$want_bin" ]]; then
+    if [[ -n "${JUDGE_CI_VERSION:-}" && "$version" != "$source_version" ]]; then
+      fail "action/checksums.txt at this action's ref holds no SHA-256 for $asset, so version $version cannot be verified; use the action at that version's tag (uses: <owner>/judge-ci@v$version) instead of the version input"
+    fi
+    echo "No SHA-256 for $asset is committed in action/checksums.txt at this ref (not a release commit); building from the action's source instead"
+  elif [[ -n "$base" ]]; then
     work="$(mktemp -d)"
     trap 'rm -rf "$work"' EXIT
-    if curl -fsSL --retry 3 -o "$work/$asset" "$base/v$version/$asset" \
-      && curl -fsSL --retry 3 -o "$work/$asset.sha256" "$base/v$version/$asset.sha256"; then
-      want="$(cut -d' ' -f1 < "$work/$asset.sha256" | tr -d '[:space:]')"
+    if curl -fsSL --retry 3 -o "$work/$asset" "$base/v$version/$asset"; then
       got="$(sha256 "$work/$asset")"
-      [[ "$want" == "$got" ]] || fail "checksum mismatch for $asset: expected $want, got $got; not installing"
-      mkdir -p "$cache_root/bin"
+      [[ "$got" == "$want_asset" ]] || fail "checksum mismatch for $asset: action/checksums.txt says $want_asset, the download is $got; not installing"
       if [[ "$ext" == zip ]]; then
         unzip -o -q "$work/$asset" -d "$work/x"
       else
@@ -77,8 +118,12 @@ if [[ -n "$target" ]]; then
       fi
       found="$(find "$work/x" -type f -name "$exe" | head -n 1)"
       [[ -n "$found" ]] || fail "$asset holds no $exe"
+      got_bin="$(sha256 "$found")"
+      [[ "$got_bin" == "$want_bin" ]] || fail "checksum mismatch for $exe in $asset: action/checksums.txt says $want_bin, the file is $got_bin; not installing"
+      mkdir -p "$cache_root/bin"
       install -m 0755 "$found" "$bin"
-      echo "judge-ci $version downloaded from $base (sha256 $got)"
+      [[ "$(sha256 "$bin")" == "$want_bin" ]] || fail "$bin changed while it was installed; not running it"
+      echo "judge-ci $version downloaded from $base (sha256 $got, binary $got_bin, both as committed in action/checksums.txt)"
       emit
     fi
     echo "No release asset $asset at $base/v$version; building from the action's source instead"
@@ -87,6 +132,8 @@ else
   echo "No prebuilt judge-ci for ${RUNNER_OS:-?}/${RUNNER_ARCH:-?}; building from the action's source"
 fi
 
+cache_root="$source_root"
+bin="$cache_root/bin/$exe"
 command -v cargo >/dev/null || fail "cargo is not installed and no release asset fits this runner; add a Rust toolchain step (e.g. dtolnay/rust-toolchain) before judge-ci"
 cargo install --locked --path "$action_path" --root "$cache_root" --bin judge-ci
 emit

@@ -1,8 +1,11 @@
 //! The composite action, run as the runner would run it: each step of `action.yml` with bash,
 //! its `${{ … }}` expressions filled from inputs (defaults from `action.yml`) and step outputs,
 //! in a simulated runner (`GITHUB_*`, `RUNNER_*`, temp files for outputs and the summary),
-//! against the loopback GitHub. The release download is a `file://` mirror holding this
-//! build's binary with its checksum; the cargo fallback is observed through a stand-in `cargo`.
+//! against the loopback GitHub. The action runs from a copy of its files (action.yml, action/,
+//! Cargo.toml), as a checkout of its ref would hold them; the release download is a `file://`
+//! mirror holding this build's binary, whose SHA-256 the test commits to the copy's
+//! action/checksums.txt as the release workflow does; the cargo fallback is observed through a
+//! stand-in `cargo`.
 
 mod common;
 
@@ -87,13 +90,24 @@ fn fill(text: &str, values: &HashMap<String, String>) -> String {
 struct Runner {
     tmp: tempfile::TempDir,
     gh: FakeGitHub,
+    /// The action's checkout (`GITHUB_ACTION_PATH`).
+    action: PathBuf,
 }
 
 impl Runner {
     fn new() -> Runner {
+        let tmp = tempfile::tempdir().unwrap();
+        let action = tmp.path().join("action-checkout");
+        let root = common::repo_root();
+        std::fs::create_dir_all(&action).unwrap();
+        common::copy_tree(&root.join("action"), &action.join("action"));
+        for f in ["action.yml", "Cargo.toml"] {
+            std::fs::copy(root.join(f), action.join(f)).unwrap();
+        }
         Runner {
-            tmp: tempfile::tempdir().unwrap(),
+            tmp,
             gh: FakeGitHub::start(Layout::DOTCOM),
+            action,
         }
     }
 
@@ -118,7 +132,7 @@ impl Runner {
             .env_remove("GITHUB_TOKEN")
             .env("NO_COLOR", "1")
             .env("GITHUB_ACTIONS", "true")
-            .env("GITHUB_ACTION_PATH", common::repo_root())
+            .env("GITHUB_ACTION_PATH", &self.action)
             .env("GITHUB_EVENT_NAME", "pull_request")
             .env(
                 "GITHUB_EVENT_PATH",
@@ -152,38 +166,55 @@ impl Runner {
     }
 }
 
-/// Publishes this build's binary as release `v{version}` for x86_64 Linux under `dir`.
-fn release(dir: &Path, version: &str) -> PathBuf {
-    let asset = format!("judge-ci-{version}-x86_64-unknown-linux-musl.tar.gz");
-    let at = dir.join(format!("v{version}"));
-    let stage = dir.join("stage/judge-ci");
-    std::fs::create_dir_all(&at).unwrap();
-    std::fs::create_dir_all(&stage).unwrap();
-    std::fs::copy(env!("CARGO_BIN_EXE_judge-ci"), stage.join("judge-ci")).unwrap();
-    let st = Command::new("tar")
-        .arg("-czf")
-        .arg(at.join(&asset))
-        .arg("-C")
-        .arg(dir.join("stage"))
-        .arg("judge-ci")
-        .status()
-        .unwrap();
-    assert!(st.success());
-    let sum = Command::new("sha256sum")
-        .arg(at.join(&asset))
-        .output()
-        .unwrap();
-    let hash = String::from_utf8_lossy(&sum.stdout)
+fn sha256(p: &Path) -> String {
+    let sum = Command::new("sha256sum").arg(p).output().unwrap();
+    assert!(sum.status.success());
+    String::from_utf8_lossy(&sum.stdout)
         .split_whitespace()
         .next()
         .unwrap()
-        .to_string();
-    std::fs::write(
-        at.join(format!("{asset}.sha256")),
-        format!("{hash}  {asset}\n"),
-    )
-    .unwrap();
-    at.join(asset)
+        .to_string()
+}
+
+/// Packs `binary` as the x86_64 Linux release asset of `version` under `dir`.
+fn pack(dir: &Path, version: &str, binary: &Path) -> PathBuf {
+    let name = format!("judge-ci-{version}-x86_64-unknown-linux-musl");
+    let at = dir.join(format!("v{version}"));
+    let stage = dir.join("stage").join(&name);
+    let _ = std::fs::remove_dir_all(dir.join("stage"));
+    std::fs::create_dir_all(&at).unwrap();
+    std::fs::create_dir_all(&stage).unwrap();
+    std::fs::copy(binary, stage.join("judge-ci")).unwrap();
+    let asset = at.join(format!("{name}.tar.gz"));
+    let st = Command::new("tar")
+        .arg("-czf")
+        .arg(&asset)
+        .arg("-C")
+        .arg(dir.join("stage"))
+        .arg(&name)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    asset
+}
+
+/// Publishes this build's binary as release `v{version}` for x86_64 Linux under `dir`, and
+/// commits the SHA-256 of the archive and of the binary to the action's checksums.txt, as the
+/// release workflow does at the tag. Returns the asset.
+fn release(r: &Runner, dir: &Path, version: &str) -> PathBuf {
+    let bin = Path::new(env!("CARGO_BIN_EXE_judge-ci"));
+    let asset = pack(dir, version, bin);
+    let name = asset.file_name().unwrap().to_string_lossy().into_owned();
+    let stem = name.trim_end_matches(".tar.gz");
+    let list = r.action.join("action/checksums.txt");
+    let mut text = std::fs::read_to_string(&list).unwrap();
+    text.push_str(&format!(
+        "{}  {name}\n{}  {stem}/judge-ci\n",
+        sha256(&asset),
+        sha256(bin)
+    ));
+    std::fs::write(&list, text).unwrap();
+    asset
 }
 
 fn version() -> String {
@@ -214,7 +245,7 @@ fn the_composite_action_installs_from_a_verified_release_judges_and_publishes() 
     assert_eq!(steps.len(), 2);
     let r = Runner::new();
     let mirror = r.path("releases");
-    release(&mirror, &version());
+    release(&r, &mirror, &version());
     let mirror_env = [(
         "JUDGE_CI_RELEASE_URL",
         format!("file://{}", mirror.display()),
@@ -255,26 +286,55 @@ fn the_composite_action_installs_from_a_verified_release_judges_and_publishes() 
     assert_eq!(judge_out["publish-mode"], "api");
     assert!(ws.join("judge-ci-out/report.json").is_file());
 
-    // A second job finds the binary in the tool cache without downloading.
+    // A second job finds the binary in the tool cache without downloading, and checks it
+    // against the committed list first.
     std::fs::remove_dir_all(&mirror).unwrap();
     let (code, log, again) = r.step(&steps[0], &values, &ws, &mirror_env);
     assert_eq!(code, Some(0), "{log}");
-    assert!(log.contains("found in the tool cache"), "{log}");
+    assert!(
+        log.contains("found in the tool cache") && log.contains("matches action/checksums.txt"),
+        "{log}"
+    );
     assert_eq!(again["bin"], bin);
 }
 
+/// A stand-in for a tampered judge-ci: any run of it leaves `marker` behind.
+fn tampered(dir: &Path, marker: &Path) -> PathBuf {
+    let p = dir.join("evil-judge-ci");
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(
+        &p,
+        format!(
+            "#!/bin/sh\ntouch {}\necho judge-ci 0.0.0\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    common::chmod_x(&p);
+    p
+}
+
 #[test]
-fn a_bad_checksum_is_refused_and_a_missing_asset_builds_with_cargo() {
+fn a_tampered_release_asset_is_refused_even_with_a_matching_sha256_beside_it() {
+    // Whoever can replace a release asset can replace a checksum file in the same release:
+    // the action checks the committed action/checksums.txt instead, and refuses the swap.
     let (defaults, _, steps) = action();
     let values = base_values(&defaults);
     let cwd = tempfile::tempdir().unwrap();
-
     let r = Runner::new();
     let mirror = r.path("releases");
-    let asset = release(&mirror, &version());
+    let asset = release(&r, &mirror, &version());
+    let marker = r.path("tampered-binary-ran");
+    let evil = tampered(&r.path("evil"), &marker);
+    let swapped = pack(&mirror, &version(), &evil);
+    assert_eq!(swapped, asset);
     std::fs::write(
         PathBuf::from(format!("{}.sha256", asset.display())),
-        "0000000000000000000000000000000000000000000000000000000000000000  x\n",
+        format!(
+            "{}  {}\n",
+            sha256(&asset),
+            asset.file_name().unwrap().to_string_lossy()
+        ),
     )
     .unwrap();
     let (code, log, out) = r.step(
@@ -287,12 +347,105 @@ fn a_bad_checksum_is_refused_and_a_missing_asset_builds_with_cargo() {
         )],
     );
     assert_eq!(code, Some(1), "{log}");
-    assert!(log.contains("checksum mismatch"), "{log}");
+    assert!(
+        log.contains("checksum mismatch") && log.contains("action/checksums.txt says"),
+        "{log}"
+    );
     assert!(!out.contains_key("bin"));
+    assert!(!marker.exists(), "the tampered binary never runs");
+    assert!(
+        walkdir::WalkDir::new(r.path("toolcache"))
+            .into_iter()
+            .filter_map(Result::ok)
+            .all(|e| e.file_name() != "judge-ci"),
+        "nothing is installed"
+    );
+}
 
-    // No asset for this version: `cargo install --locked --path <action>` (a stand-in cargo
-    // records its arguments and installs this build's binary where --root says).
+#[test]
+fn a_tampered_binary_in_the_tool_cache_is_never_run_and_is_replaced_by_a_verified_copy() {
+    let (defaults, _, steps) = action();
+    let values = base_values(&defaults);
+    let cwd = tempfile::tempdir().unwrap();
     let r = Runner::new();
+    let mirror = r.path("releases");
+    release(&r, &mirror, &version());
+    let mirror_env = [(
+        "JUDGE_CI_RELEASE_URL",
+        format!("file://{}", mirror.display()),
+    )];
+    let (code, log, out) = r.step(&steps[0], &values, cwd.path(), &mirror_env);
+    assert_eq!(code, Some(0), "{log}");
+    let bin = PathBuf::from(&out["bin"]);
+    let good = sha256(&bin);
+
+    // An earlier job (or anything else that could write the tool cache) swapped the binary.
+    let marker = r.path("tampered-binary-ran");
+    let evil = tampered(&r.path("evil"), &marker);
+    std::fs::copy(&evil, &bin).unwrap();
+    let (code, log, out) = r.step(&steps[0], &values, cwd.path(), &mirror_env);
+    assert_eq!(code, Some(0), "{log}");
+    assert!(
+        log.contains("not running it, installing a verified copy"),
+        "{log}"
+    );
+    assert!(log.contains("downloaded from file://"), "{log}");
+    assert_eq!(PathBuf::from(&out["bin"]), bin);
+    assert_eq!(sha256(&bin), good, "the verified binary is back");
+    assert!(!marker.exists(), "the tampered binary never ran");
+
+    // Swapped again, and no release to download and no cargo: the step fails rather than
+    // run it.
+    std::fs::copy(&evil, &bin).unwrap();
+    std::fs::remove_dir_all(&mirror).unwrap();
+    let (code, log, out) = r.step(
+        &steps[0],
+        &values,
+        cwd.path(),
+        &[mirror_env[0].clone(), ("PATH", "/usr/bin:/bin".to_string())],
+    );
+    assert_ne!(code, Some(0), "{log}");
+    assert!(!out.contains_key("bin"), "{log}");
+    assert!(!marker.exists(), "the tampered binary never ran: {log}");
+}
+
+#[test]
+fn a_version_without_a_committed_checksum_is_not_downloaded_and_a_missing_asset_builds_with_cargo()
+{
+    let (defaults, _, steps) = action();
+    let mut values = base_values(&defaults);
+    let cwd = tempfile::tempdir().unwrap();
+
+    // A version other than the action's own, with no committed checksum at this ref: refused
+    // before anything is downloaded, even though the release holds an asset and a .sha256.
+    let r = Runner::new();
+    let mirror = r.path("releases");
+    let asset = pack(&mirror, "9.9.9", Path::new(env!("CARGO_BIN_EXE_judge-ci")));
+    std::fs::write(
+        PathBuf::from(format!("{}.sha256", asset.display())),
+        format!("{}  x\n", sha256(&asset)),
+    )
+    .unwrap();
+    values.insert("inputs.version".into(), "9.9.9".into());
+    let (code, log, out) = r.step(
+        &steps[0],
+        &values,
+        cwd.path(),
+        &[(
+            "JUDGE_CI_RELEASE_URL",
+            format!("file://{}", mirror.display()),
+        )],
+    );
+    assert_eq!(code, Some(1), "{log}");
+    assert!(log.contains("cannot be verified"), "{log}");
+    assert!(!out.contains_key("bin"));
+    values.insert("inputs.version".into(), String::new());
+
+    // A committed checksum but no asset for this version: `cargo install --locked --path
+    // <action>` (a stand-in cargo records its arguments and installs this build's binary where
+    // --root says).
+    let r = Runner::new();
+    release(&r, &r.path("elsewhere"), &version());
     let fake_bin = r.path("fakebin");
     std::fs::create_dir_all(&fake_bin).unwrap();
     let record = r.path("cargo-args.txt");
@@ -322,7 +475,7 @@ fn a_bad_checksum_is_refused_and_a_missing_asset_builds_with_cargo() {
     assert!(
         args.starts_with(&format!(
             "install --locked --path {} --root ",
-            common::repo_root().display()
+            r.action.display()
         )),
         "{args}"
     );
