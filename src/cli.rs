@@ -135,6 +135,11 @@ pub struct RunArgs {
     /// Keep the temporary folders revisions were written to.
     #[arg(long)]
     pub keep_checkouts: bool,
+    /// Where parsed models are cached between runs, or `off` (default: beside the LLM reply
+    /// cache, `$XDG_CACHE_HOME/judge-ci/models`, `$RUNNER_TEMP/judge-ci/models` in Actions;
+    /// never inside the workspace). The variable JUDGE_CI_MODEL_CACHE sets it too.
+    #[arg(long, value_name = "DIR|off")]
+    pub model_cache: Option<String>,
     /// Judge and print; post nothing anywhere.
     #[arg(long)]
     pub dry_run: bool,

@@ -473,6 +473,7 @@ fn run(args: cli::RunArgs) -> anyhow::Result<i32> {
         reference: args.reference,
         head: args.head,
         keep_checkouts: args.keep_checkouts,
+        model_cache: args.model_cache.clone(),
         dry_run: args.dry_run,
         out: args.out,
         format: match args.format {

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, SystemTime};
 
-const CONFIG: &str = "name: git-selection\njury:\n  tiers:\n    - name: structural\n      voting: {strategy: all-must-pass, errors: treat-as-fail}\n      checks:\n        - {type: import-diff, forbid: [javax.servlet.*], require: [jakarta.servlet.*]}\n        - type: ast-diff\n        - type: pom-diff\n        - {type: file-comparison, include: ['**/*'], exclude: ['judge-ci-out/**']}\n";
+const CONFIG: &str = "name: git-selection\njury:\n  tiers:\n    - name: structural\n      voting: {strategy: all-must-pass, errors: treat-as-fail}\n      checks:\n        - {type: import-diff, forbid: [javax.servlet.*], require: [jakarta.servlet.*]}\n        - type: ast-diff\n        - type: pom-diff\n        - {type: file-comparison, include: ['**/*'], exclude: ['judge-ci-out/**', '.cache/**']}\n";
 
 fn git(dir: &Path, args: &[&str]) {
     let o = Command::new("git")
@@ -247,4 +247,126 @@ fn a_generated_repository_is_judged_the_same_from_git_and_from_folders() {
     let files = r["diffs"]["files"].to_string();
     assert!(!files.contains("p0/C0.java"), "{files}");
     assert!(files.contains("p1/C1.java"), "{files}");
+}
+
+/// The structural tier with the model cache in `cache` (a folder or `off`), XDG_CACHE_HOME
+/// pointed at `xdg`.
+fn judged_with_cache(
+    ws: &Path,
+    reference: &Path,
+    config: &Path,
+    cache: Option<&Path>,
+    xdg: &Path,
+) -> (i32, Value, String) {
+    let out = tempfile::tempdir().unwrap();
+    let mut args = vec![
+        "--dry-run".to_string(),
+        "-q".into(),
+        "--config".into(),
+        config.display().to_string(),
+        "--reference".into(),
+        reference.display().to_string(),
+        "--format".into(),
+        "json".into(),
+        "--out".into(),
+        out.path().display().to_string(),
+    ];
+    if let Some(c) = cache {
+        args.extend(["--model-cache".into(), c.display().to_string()]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = common::command(ws, &args)
+        .env("XDG_CACHE_HOME", xdg)
+        .env_remove("JUDGE_CI_MODEL_CACHE")
+        .output()
+        .unwrap();
+    let code = o.status.code().unwrap_or(-1);
+    let r = if matches!(code, 0 | 1) {
+        report(out.path())
+    } else {
+        Value::Null
+    };
+    (code, r, stderr(&o))
+}
+
+fn entry_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .collect()
+}
+
+#[test]
+fn the_model_cache_gives_the_same_judgment_warm_corrupt_and_never_from_the_workspace() {
+    use judge_ci::lang::cache::{Kind, Store};
+    let root = tempfile::tempdir().unwrap();
+    let ws = common::copy_example(root.path());
+    let _ = std::fs::remove_dir_all(ws.join("judge-ci-out"));
+    let reference = root.path().join("reference");
+    let config = root.path().join("judge-ci.yml");
+    std::fs::write(&config, CONFIG).unwrap();
+    let cache = root.path().join("models");
+    let xdg = root.path().join("xdg");
+    let (code, uncached, _) =
+        judged_with_cache(&ws, &reference, &config, Some(Path::new("off")), &xdg);
+    assert_eq!(code, 1);
+    assert!(!xdg.exists(), "off writes nothing");
+    let (_, cold, _) = judged_with_cache(&ws, &reference, &config, Some(&cache), &xdg);
+    let written = entry_files(&cache);
+    assert!(!written.is_empty());
+    let (_, warm, _) = judged_with_cache(&ws, &reference, &config, Some(&cache), &xdg);
+    assert_eq!(judged_view(&cold), judged_view(&uncached));
+    assert_eq!(judged_view(&warm), judged_view(&uncached));
+    // Every entry corrupted: ignored, the models parsed again, the entries replaced.
+    let sound: Vec<Vec<u8>> = written.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    for p in &written {
+        std::fs::write(p, b"not a model").unwrap();
+    }
+    let (_, after, _) = judged_with_cache(&ws, &reference, &config, Some(&cache), &xdg);
+    assert_eq!(judged_view(&after), judged_view(&uncached));
+    let again: Vec<Vec<u8>> = written.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    assert_eq!(again, sound, "corrupt entries are replaced by sound ones");
+    // The default folder is XDG_CACHE_HOME's.
+    let (_, _, _) = judged_with_cache(&ws, &reference, &config, None, &xdg);
+    assert!(!entry_files(&xdg.join("judge-ci/models")).is_empty());
+
+    // A pull request plants, under a cache folder of its own, the model of the migrated
+    // HealthFilter.java as the model of its unmigrated one.
+    let rel = "src/main/java/com/example/greeting/HealthFilter.java";
+    let theirs = std::fs::read(ws.join(rel)).unwrap();
+    let migrated_bytes = std::fs::read(reference.join(rel)).unwrap();
+    let migrated = judge_ci::lang::java::parse(&migrated_bytes);
+    let migrated_header = judge_ci::lang::java::header(&migrated_bytes);
+    let plant = |dir: &Path| {
+        let store = Store::new(dir.to_path_buf(), u64::MAX);
+        store.insert(Kind::JavaWithBodies, &theirs, &migrated);
+        store.insert(Kind::JavaSignatures, &theirs, &migrated);
+        store.insert(Kind::Header, &theirs, &migrated_header);
+    };
+    plant(&ws.join(".cache/judge-ci/models"));
+    // Named on the command line: refused.
+    let (code, _, err) = judged_with_cache(
+        &ws,
+        &reference,
+        &config,
+        Some(&ws.join(".cache/judge-ci/models")),
+        &xdg,
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--model-cache") && err.contains("inside the workspace"),
+        "{err}"
+    );
+    // Reached through XDG_CACHE_HOME: not used, the findings stand.
+    let (code, r, _) = judged_with_cache(&ws, &reference, &config, None, &ws.join(".cache"));
+    assert_eq!(code, 1);
+    assert_eq!(judged_view(&r), judged_view(&uncached));
+    // Control: the same entries in a folder judge-ci is told to use are believed (the cache
+    // trusts its own folder, which is why it never lives where the pull request writes).
+    let outside = root.path().join("planted");
+    plant(&outside);
+    let (_, fooled, _) = judged_with_cache(&ws, &reference, &config, Some(&outside), &xdg);
+    assert_ne!(judged_view(&fooled), judged_view(&uncached));
 }

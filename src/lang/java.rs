@@ -14,7 +14,9 @@ use tree_sitter::{Node, Parser, Tree};
 use super::escapes::{self, Decoded};
 
 /// One import.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct Import {
     /// The dotted name, with `.*` for wildcards.
     pub path: String,
@@ -36,7 +38,7 @@ impl Import {
 }
 
 /// The kind of a type declaration.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum TypeKind {
     /// `class`.
     Class,
@@ -64,7 +66,7 @@ impl TypeKind {
 }
 
 /// An annotation with its arguments as written (whitespace collapsed).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct Annotation {
     /// The name as written (`Override`, `jakarta.persistence.Entity`).
     pub name: String,
@@ -80,7 +82,7 @@ impl Annotation {
 }
 
 /// A field.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Field {
     /// Its name.
     pub name: String,
@@ -95,7 +97,7 @@ pub struct Field {
 }
 
 /// A method or constructor.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Method {
     /// Its name.
     pub name: String,
@@ -123,7 +125,7 @@ impl Method {
 }
 
 /// A type declaration.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TypeDecl {
     /// class, interface, …
     pub kind: TypeKind,
@@ -150,7 +152,7 @@ pub struct TypeDecl {
 }
 
 /// What a file holds.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct JavaFile {
     /// The package, if declared.
     pub package: Option<String>,
@@ -643,7 +645,7 @@ fn body_hash(body: Node, src: &Src) -> String {
 
 /// A file's header as the compiler reads it: package, imports and the suspicious unicode
 /// escapes of the whole file (see [`JavaFile::unicode_escapes`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Header {
     /// The package, if declared.
     pub package: Option<String>,

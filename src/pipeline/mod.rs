@@ -76,6 +76,8 @@ pub struct RunOptions {
     pub head: Option<String>,
     /// `--keep-checkouts`.
     pub keep_checkouts: bool,
+    /// `--model-cache`: a folder, `off`, or `None` for the default.
+    pub model_cache: Option<String>,
     /// `--dry-run`: print instead of posting.
     pub dry_run: bool,
     /// `--out`.
@@ -580,6 +582,10 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     let workspace = head.path.clone();
     let reference_checkout = resolve_reference(opts, &bench, &repo_dir)?;
     let reference = reference_checkout.as_ref().map(|c| c.path.clone());
+    crate::lang::cache::configure(opts.model_cache.as_deref(), &workspace, &|k| {
+        std::env::var(k).ok()
+    })
+    .map_err(|e| one(e, None))?;
     // What git knows of both trees, read before any subject code runs.
     let _git_sides =
         crate::judges::structural::select::register(&head, reference_checkout.as_ref());
@@ -636,6 +642,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     let verdict = verdict
         .map_err(|f| RunError::Instrument(format!("the jury could not produce a verdict: {f}")))?;
     let jury_ms = judging.elapsed().as_millis() as u64;
+    crate::lang::cache::finish();
 
     let render_start = Instant::now();
     let reading = interpret::interpret_verdict(&verdict);

@@ -365,6 +365,7 @@ async fn judge_task(t: &TaskEntry, out: &Path) -> TaskResult {
         reference: t.reference.clone(),
         head,
         keep_checkouts: false,
+        model_cache: None,
         dry_run: true,
         out: dir.clone(),
         format: Format::Json,

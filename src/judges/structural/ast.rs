@@ -343,8 +343,8 @@ pub fn ast_diff(
     let (findings, matched, total) = compare_files(&listing, workspace, reference, |rel, w, r| {
         diff_files(
             rel,
-            &java::parse_with(&r, bodies),
-            &java::parse_with(&w, bodies),
+            &crate::lang::cache::java(&r, bodies),
+            &crate::lang::cache::java(&w, bodies),
             aspects,
         )
     });

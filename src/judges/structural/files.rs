@@ -120,7 +120,10 @@ fn compare(rel: &str, w: &[u8], r: &[u8]) -> Vec<Finding> {
             AstAspect::Fields,
             AstAspect::Bodies,
         ];
-        let (expected, actual) = (java::parse(r), java::parse(w));
+        let (expected, actual) = (
+            crate::lang::cache::java(r, true),
+            crate::lang::cache::java(w, true),
+        );
         let imports = |f: &java::JavaFile| {
             f.imports
                 .iter()

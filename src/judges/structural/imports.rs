@@ -50,8 +50,15 @@ impl Pattern {
     }
 }
 
+/// A file's header (package, imports, unicode escapes), cached between runs by content.
+fn header_of(bytes: &[u8]) -> java::Header {
+    crate::lang::cache::cached(crate::lang::cache::Kind::Header, bytes, || {
+        java::header(bytes)
+    })
+}
+
 fn compare(rel: &str, w: &[u8], r: &[u8]) -> Vec<Finding> {
-    let (wh, rh) = (java::header(w), java::header(r));
+    let (wh, rh) = (header_of(w), header_of(r));
     let (ws, rf) = (&wh.imports, &rh.imports);
     let wkeys: BTreeSet<String> = ws.iter().map(Import::key).collect();
     let rkeys: BTreeSet<String> = rf.iter().map(Import::key).collect();
@@ -131,7 +138,7 @@ pub fn import_diff(
                 if !text.contains("\\u") && !needles.iter().any(|n| text.contains(n)) {
                     return None;
                 }
-                let h = java::header(&bytes);
+                let h = header_of(&bytes);
                 // A new file has no reference to excuse its escapes.
                 if listing.only_workspace.contains(*rel) {
                     escapes
