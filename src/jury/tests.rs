@@ -348,7 +348,25 @@ fn cascade_and_meta_construction_refusals() {
     let e = MetaJury::new(strategy(StrategyKind::Consensus), vec![])
         .err()
         .unwrap();
-    assert!(e.message().contains("at least one member jury"), "{e}");
+    assert!(
+        e.message().contains("At least one named jury is required"),
+        "{e}"
+    );
+    let e = MetaJury::builder()
+        .member(NamedJury::new(
+            "m",
+            Arc::new(simple(
+                vec![fixed("a", Judgment::pass(""))],
+                StrategyKind::Majority,
+            )),
+        ))
+        .build()
+        .err()
+        .unwrap();
+    assert!(
+        e.message().contains("Meta voting strategy is required"),
+        "{e}"
+    );
 }
 
 /// A cascade nested `depth` times around a one-judge jury.
