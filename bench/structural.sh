@@ -6,6 +6,7 @@
 #   (a) 100 files differ, cold model cache
 #   (b) every file differs, cold model cache  — next to the time tree-sitter alone needs
 #   (c) every file differs, warm re-run (the cache (b) wrote)
+#   (b0) every file differs without the model cache (what writing it costs)
 #   (a') and (b') the same pairs as two plain folders (no git), for comparison
 #   (d) JDK 25 against JDK 17 sources, cold then warm (when both src.zip are on the machine)
 # Prints files, MB, wall and CPU seconds and peak RSS per run, then the ratios the goals are
@@ -67,11 +68,13 @@ measure a  "(a) git: 10,000 files, 100 differ (cold)" "$work/repo100" ref "$work
 measure b  "(b) git: 10,000 files, all differ (cold)" "$work/repoall" ref "$work/cache-b"
 echo "  $("$floor" "$work/wsall" "$work/ref")"
 measure c  "(c) git: 10,000 files, all differ (warm)" "$work/repoall" ref "$work/cache-b"
+measure b0 "(b0) git: all differ, model cache off" "$work/repoall" ref off
 measure a2 "(a') folders: 100 differ (cold)" "$work/ws100" "$work/ref" "$work/cache-a2"
 measure b2 "(b') folders: all differ (cold)" "$work/wsall" "$work/ref" "$work/cache-b2"
 measure c2 "(c') folders: all differ (warm)" "$work/wsall" "$work/ref" "$work/cache-b2"
 ratio "(a) 100 differ / (b) all differ, cold" a b "<= 2%"
 ratio "(c) warm re-run / (b) cold" c b "<= 15%"
+ratio "(b) cold, writing the cache / (b0) no cache" b b0 "the cost of writing it"
 ratio "(a') folders 100 differ / (b') all differ" a2 b2 "none; git-less path"
 ratio "(c') folders warm / (b') cold" c2 b2 "none; git-less path"
 
