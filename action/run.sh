@@ -13,6 +13,7 @@ args=(run --out "${INPUT_OUT:-judge-ci-out}" --workspace "${INPUT_WORKSPACE:-.}"
 [[ "${INPUT_DELETE_ON_PASS:-false}" == true ]] && args+=(--delete-on-pass)
 [[ -n "${INPUT_CHECK_RUN:-}" ]] && args+=(--check-run "$INPUT_CHECK_RUN")
 [[ -n "${INPUT_FAIL_ON:-}" ]] && args+=(--fail-on "$INPUT_FAIL_ON")
+[[ -n "${INPUT_CONFIG_FROM:-}" ]] && args+=(--config-from "$INPUT_CONFIG_FROM")
 [[ "${INPUT_REQUIRE_PUBLISH:-false}" == true ]] && args+=(--require-publish)
 if [[ -n "${INPUT_ARGS:-}" ]]; then
   read -r -a extra <<< "$INPUT_ARGS"

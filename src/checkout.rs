@@ -140,7 +140,7 @@ fn git(dir: &Path, args: &[&str]) -> Result<(), String> {
 }
 
 /// Resolves `rev` in `repo`, fetching it from `origin` when a shallow clone lacks it.
-fn resolve_rev(repo: &Repository, rev: &str) -> Result<Oid, CheckoutError> {
+pub(crate) fn resolve_rev(repo: &Repository, rev: &str) -> Result<Oid, CheckoutError> {
     let peel = |r: &Repository, spec: &str| {
         r.revparse_single(spec)
             .and_then(|o| o.peel_to_commit())

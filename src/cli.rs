@@ -89,6 +89,9 @@ pub enum FailOnArg {
     NotPass,
     /// Never fail the step.
     Never,
+    /// As fail, and also when any judge or tier could not run (ERROR), with exit 3: a
+    /// pull request can make a tier ERROR on purpose (the default inside GitHub Actions).
+    Error,
 }
 
 /// How the result is published to GitHub (in Actions, without --dry-run).
@@ -149,9 +152,15 @@ pub struct RunArgs {
     /// What to print on standard output.
     #[arg(long, value_enum, default_value_t = OutputFormat::Markdown)]
     pub format: OutputFormat,
-    /// Which readings fail the step (default: the config's report.fail-on, else fail).
+    /// Which readings fail the step (default: the config's report.fail-on, else error inside
+    /// GitHub Actions and fail outside).
     #[arg(long, value_enum, value_name = "WHEN")]
     pub fail_on: Option<FailOnArg>,
+    /// Where the config and every file it names are read from: auto (the base commit in a
+    /// pull-request run, the working tree elsewhere), head (the working tree: the pull
+    /// request's own files), base, or a revision.
+    #[arg(long, value_name = "auto|head|base|REV", default_value = "auto")]
+    pub config_from: String,
     /// Publishing to GitHub.
     #[command(flatten)]
     pub publish: PublishArgs,
@@ -232,6 +241,16 @@ pub enum Command {
         /// The folder a run wrote (report.json; event.json when it ran in Actions).
         #[arg(long, value_name = "DIR")]
         from: PathBuf,
+        /// The trusted config (this workflow's checkout of the base branch; default:
+        /// judge-ci.yml, .github/judge-ci.yml or benchmark.yaml here): its name, not the
+        /// report's, names the check run and keys the sticky comment.
+        #[arg(long, value_name = "PATH")]
+        config: Option<PathBuf>,
+        /// Post the report as a verdict (success/failure). Without it the report counts as
+        /// computed in the pull request's own workflow: the check run is neutral and says "not
+        /// verified". Wrong for forks, whose workflow is the pull request's own file.
+        #[arg(long)]
+        trust_report: bool,
         /// Most check-run annotations.
         #[arg(long, default_value_t = 50)]
         annotations: usize,

@@ -70,6 +70,8 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<i32> {
         Some(cli::Command::Run(args)) => run(args),
         Some(cli::Command::Publish {
             from,
+            config,
+            trust_report,
             annotations,
             publish,
             output,
@@ -78,6 +80,10 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<i32> {
             let runtime = runtime()?;
             match runtime.block_on(pipeline::publish::stored(
                 &from,
+                pipeline::publish::Trust {
+                    config: config.as_deref(),
+                    trust_report,
+                },
                 annotations,
                 &opts,
                 verbosity(&output),
@@ -486,7 +492,12 @@ fn run(args: cli::RunArgs) -> anyhow::Result<i32> {
             cli::FailOnArg::Fail => FailOn::Fail,
             cli::FailOnArg::NotPass => FailOn::NotPass,
             cli::FailOnArg::Never => FailOn::Never,
+            cli::FailOnArg::Error => FailOn::Error,
         }),
+        config_from: match pipeline::inputs::ConfigFrom::parse(&args.config_from) {
+            Ok(c) => c,
+            Err(e) => return bad_input(&e),
+        },
         publish: publish_options(&args.publish)?,
         actions: true,
     };

@@ -266,7 +266,15 @@ fn the_composite_action_installs_from_a_verified_release_judges_and_publishes() 
     values.insert("steps.install.outputs.bin".into(), bin.clone());
 
     values.insert("inputs.comment-mode".into(), "update".into());
-    let (code, log, judge_out) = r.step(&steps[1], &values, &ws, &[]);
+    // A checkout whose base commit holds the config: the action reads it from there.
+    let base = common::commit_all(&ws, "base");
+    let event = common::pull_request_event(r.tmp.path(), &base, &base);
+    let (code, log, judge_out) = r.step(
+        &steps[1],
+        &values,
+        &ws,
+        &[("GITHUB_EVENT_PATH", event.display().to_string())],
+    );
     assert_eq!(code, Some(1), "rejected, as the example is: {log}");
     assert!(!log.contains("SENTINEL"), "{log}");
     assert_eq!(r.gh.comments().len(), 1, "{log}");

@@ -14,7 +14,13 @@ fn a_pull_request_run_leaves_summary_outputs_and_annotations() {
     let summary = runner.path().join("summary.md");
     let outputs = runner.path().join("output.txt");
     std::fs::write(&summary, "earlier step\n").unwrap();
-    let event = common::repo_root().join("tests/fixtures/github/events/pull_request.opened.json");
+    // The workspace is a checkout whose base commit holds the config (read from there).
+    let base = common::commit_all(&ws, "base");
+    let event = common::pull_request_event(
+        runner.path(),
+        &base,
+        "ec26c3e57ca3a959ca5aad62de7213c562f8c821",
+    );
     let o = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
         .args([
             "--dry-run",

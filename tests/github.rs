@@ -191,6 +191,12 @@ impl Runner {
                 bin,
             ),
         };
+        // These tests are about publishing, not about where the config comes from (that is
+        // tests/trust.rs): the workspace is not a git repository, so the pull request's own
+        // config is read, explicitly.
+        if args.first() != Some(&"publish") {
+            cmd.args(["--config-from", "head"]);
+        }
         cmd.args(args)
             .current_dir(dir)
             .env("NO_COLOR", "1")
@@ -726,7 +732,14 @@ fn publish_from_a_stored_report_in_a_workflow_run() {
         v["workflow_run"]["pull_requests"] = json!([]);
         v["workflow_run"]["head_repository"]["full_name"] = "someone/Hello-World".into();
     });
+    // The trusted job's checkout of the base branch holds the config (its name keys the
+    // check run and the comment).
     let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        p.ws().join("judge-ci.yml"),
+        elsewhere.path().join("judge-ci.yml"),
+    )
+    .unwrap();
     let run = trusted.run(
         elsewhere.path(),
         &gh2,

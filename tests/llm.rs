@@ -614,6 +614,7 @@ fn the_boot3_migration_fixtures_semantic_tier_runs_end_to_end() {
             .current_dir(&ws)
             .env("NO_COLOR", "1")
             .env_remove("GITHUB_ACTIONS")
+            .env("XDG_CACHE_HOME", root.join("xdg-cache"))
             .env("JUDGE_CI_LLM_BASE_URL", llm.anthropic_url())
             .env("ANTHROPIC_API_KEY", KEY)
             .output()
@@ -667,7 +668,8 @@ fn the_boot3_migration_fixtures_semantic_tier_runs_end_to_end() {
     );
     let first = report["llm"].clone();
 
-    // The same run again: every answer comes from the cache (.judge-ci/cache in the workspace).
+    // The same run again: every answer comes from the cache ($XDG_CACHE_HOME/judge-ci/llm,
+    // outside the workspace, where the pull request cannot write).
     let again = run();
     assert_eq!(again.status.code(), Some(0));
     let second: Value =
@@ -679,7 +681,8 @@ fn the_boot3_migration_fixtures_semantic_tier_runs_end_to_end() {
         second["interpretation"], second["tiers"]
     );
     assert_eq!(second["llm"]["cacheHits"], 2);
-    assert!(ws.join(".judge-ci/cache").is_dir());
+    assert!(root.join("xdg-cache/judge-ci/llm").is_dir());
+    assert!(!ws.join(".judge-ci").exists());
     eprintln!(
         "boot3-migration semantic tier: first run {first}, second run {}",
         second["llm"]

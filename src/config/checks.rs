@@ -547,6 +547,12 @@ pub enum CheckKind {
         /// Surefire report folder.
         reports: WorkspacePath,
     },
+    /// `protected-paths`: not configurable; added to the first tier by the run when the pull
+    /// request changes a protected path and `protected-action` is `fail`.
+    ProtectedPaths {
+        /// Each change: "path (modified; protected by .github/**)".
+        changes: Vec<String>,
+    },
     /// A semantic check: a question for a model.
     Semantic {
         /// What it asks.
@@ -1020,7 +1026,7 @@ fn semantic(
             let p = r.non_blank(n, &format!("{what}.prompt"))?;
             let dir = r.file.parent().map(Path::to_path_buf).unwrap_or_default();
             let full = dir.join(&p);
-            match std::fs::read_to_string(&full) {
+            match r.source.read_to_string(&full) {
                 Ok(text) => Some((full, text)),
                 Err(e) => {
                     r.error_help(
@@ -1054,7 +1060,7 @@ fn roster(
             let p = r.non_blank(n, &format!("{what}.criteria-file"))?;
             let dir = r.file.parent().map(Path::to_path_buf).unwrap_or_default();
             let full = dir.join(&p);
-            let text = match std::fs::read_to_string(&full) {
+            let text = match r.source.read_to_string(&full) {
                 Ok(t) => t,
                 Err(e) => {
                     r.error(
@@ -1064,7 +1070,9 @@ fn roster(
                     return None;
                 }
             };
-            match marked_yaml::parse_yaml(0, &text) {
+            // The file is the list itself (`- {id: R1, text: …}`).
+            let opts = marked_yaml::LoaderOptions::default().toplevel_sequence();
+            match marked_yaml::parse_yaml_with_options(0, &text, opts) {
                 Ok(doc) => super::yaml::to_json(&doc),
                 Err(e) => {
                     r.error(n, format!("{what}.criteria-file {}: {e}", full.display()));

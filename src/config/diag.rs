@@ -158,6 +158,9 @@ fn byte_range(src: &str, line: usize, column: usize, len: usize) -> std::ops::Ra
 pub struct Diagnostics {
     /// The diagnostics, in the order they were found.
     pub items: Vec<Diagnostic>,
+    /// Texts of files not read from disk (a config read from a commit's tree), for snippets:
+    /// the disk holds another version of them.
+    pub texts: Vec<(PathBuf, String)>,
 }
 
 impl Diagnostics {
@@ -192,6 +195,9 @@ impl Diagnostics {
                 let p: &Path = l.file.as_ref();
                 if let Some((_, s)) = cache.iter().find(|(q, _)| q == p) {
                     return s.clone();
+                }
+                if let Some((_, s)) = self.texts.iter().find(|(q, _)| q == p) {
+                    return Some(s.clone());
                 }
                 let s = std::fs::read_to_string(p).ok();
                 cache.push((p.to_path_buf(), s.clone()));

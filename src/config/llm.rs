@@ -4,7 +4,7 @@
 //! judges are built.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use marked_yaml::types::MarkedMappingNode;
 
@@ -290,7 +290,17 @@ pub fn read(r: &mut Reader, m: &MarkedMappingNode, what: &str) -> Option<LlmSett
     if let Some(n) = m.get_node("cache") {
         match r.non_blank(n, &format!("{what}.cache")) {
             Some(v) if v == "off" => s.cache = Some(CacheSetting::Off),
-            Some(v) => s.cache = Some(CacheSetting::Folder(PathBuf::from(v))),
+            Some(v) => match cache_folder_problem(Path::new(&v)) {
+                None => s.cache = Some(CacheSetting::Folder(PathBuf::from(v))),
+                Some(why) => {
+                    r.error_help(
+                        n,
+                        format!("{what}.cache: {why}"),
+                        "a pull request can commit forged replies there; leave `cache` out (the default lives outside the workspace: $XDG_CACHE_HOME/judge-ci/llm, $RUNNER_TEMP/judge-ci/llm in Actions), give an absolute folder outside the repository, or write off",
+                    );
+                    ok = false;
+                }
+            },
             None => ok = false,
         }
     }
@@ -342,4 +352,34 @@ pub fn read(r: &mut Reader, m: &MarkedMappingNode, what: &str) -> Option<LlmSett
         }
     }
     ok.then_some(s)
+}
+
+/// Why a configured cache folder is refused: a relative folder lies in the working folder
+/// (the workspace, in CI), and so does an absolute one below it or below the repository the
+/// working folder is in; the subject could commit replies there (`spec/trust.md` point 6).
+pub fn cache_folder_problem(p: &Path) -> Option<String> {
+    if !p.is_absolute() {
+        return Some(format!(
+            "'{}' is relative, so it lies inside the working folder (the workspace)",
+            p.display()
+        ));
+    }
+    let cwd = std::env::current_dir().ok()?;
+    let top = git2::Repository::discover(&cwd)
+        .ok()
+        .and_then(|r| r.workdir().map(Path::to_path_buf))
+        .unwrap_or(cwd);
+    let canonical = |q: &Path| q.canonicalize().unwrap_or_else(|_| q.to_path_buf());
+    // The folder may not exist yet: compare its nearest existing ancestor.
+    let mut probe = p.to_path_buf();
+    while !probe.exists() && probe.pop() {}
+    let probe = canonical(&probe);
+    let top = canonical(&top);
+    probe.starts_with(&top).then(|| {
+        format!(
+            "'{}' is inside {}, the repository (or working folder) being judged",
+            p.display(),
+            top.display()
+        )
+    })
 }

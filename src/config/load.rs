@@ -18,6 +18,7 @@ use super::checks::{self, CheckKind};
 use super::diag::{Diagnostic, Diagnostics};
 use super::llm::LlmSettings;
 use super::model::*;
+use super::source::ConfigSource;
 use super::yaml::{Key, Kind, Reader, is_null, key, parse, to_json};
 
 /// Top-level keys of a benchmark file.
@@ -53,6 +54,21 @@ pub const BENCHMARK_KEYS: &[Key] = &[
     ),
     key("llm", Kind::Object, "defaults for semantic judges"),
     key("report", Kind::Object, "how results are reported"),
+    key(
+        "protected",
+        Kind::StrList,
+        "globs of paths a pull request may not change unnoticed (.github/**, build wrappers); the config and the files it names always are",
+    ),
+    key(
+        "protected-action",
+        Kind::Enum(&["report", "fail"]),
+        "what a change to a protected path does: report (a finding) or fail (a FAIL judgment protected-paths in the first tier)",
+    ),
+    key(
+        "restore",
+        Kind::StrList,
+        "globs of files copied from the reference into the workspace before any judge runs (test files)",
+    ),
 ];
 
 /// Keys of `jury:`.
@@ -188,8 +204,8 @@ pub const REPORT_KEYS: &[Key] = &[
     key("annotations", Kind::Integer, "most annotations (50)"),
     key(
         "fail-on",
-        Kind::Enum(&["fail", "not-pass", "never"]),
-        "which readings fail the step (fail)",
+        Kind::Enum(&["fail", "not-pass", "never", "error"]),
+        "which readings fail the step (error in GitHub Actions, else fail)",
     ),
     key("template", Kind::Str, "markdown template file"),
 ];
@@ -264,18 +280,31 @@ pub const DISCOVERED: &[&str] = &["judge-ci.yml", ".github/judge-ci.yml", "bench
 
 /// The first discoverable config file in `dir`.
 pub fn discover(dir: &Path) -> Option<PathBuf> {
-    DISCOVERED.iter().map(|f| dir.join(f)).find(|p| p.is_file())
+    discover_in(dir, &ConfigSource::WorkTree)
 }
 
-fn read_file(path: &Path) -> Result<(Arc<PathBuf>, String, Vec<u8>), Diagnostics> {
+/// The first discoverable config file in `dir`, as `source` sees it (a trusted commit's
+/// tree holds the config the pull request is judged by, whatever the working tree holds).
+pub fn discover_in(dir: &Path, source: &ConfigSource) -> Option<PathBuf> {
+    DISCOVERED
+        .iter()
+        .map(|f| dir.join(f))
+        .find(|p| source.is_file(p))
+}
+
+fn read_file(
+    path: &Path,
+    source: &ConfigSource,
+) -> Result<(Arc<PathBuf>, String, Vec<u8>), Diagnostics> {
     let file = Arc::new(path.to_path_buf());
     let fail = |msg: String| {
         let mut d = Diagnostics::default();
         d.push(Diagnostic::error(None, msg));
         d
     };
-    let bytes =
-        std::fs::read(path).map_err(|e| fail(format!("cannot read {}: {e}", path.display())))?;
+    let bytes = source
+        .read(path)
+        .map_err(|e| fail(format!("cannot read {}: {e}", path.display())))?;
     let text = String::from_utf8(bytes.clone())
         .map_err(|_| fail(format!("{} is not UTF-8 text", path.display())))?;
     Ok((file, text, bytes))
@@ -291,10 +320,24 @@ fn parse_root(r: &mut Reader, text: &str) -> Option<Node> {
     }
 }
 
-/// Loads and validates a benchmark file. On success also returns its warnings.
+/// Loads and validates a benchmark file from the working tree. On success also returns its
+/// warnings.
 pub fn load_benchmark(path: &Path) -> Result<(Benchmark, Diagnostics), Diagnostics> {
-    let (file, text, bytes) = read_file(path)?;
+    load_benchmark_from(path, Arc::new(ConfigSource::WorkTree))
+}
+
+/// Loads and validates a benchmark file, reading it and every file it names through
+/// `source`. On success also returns its warnings.
+pub fn load_benchmark_from(
+    path: &Path,
+    source: Arc<ConfigSource>,
+) -> Result<(Benchmark, Diagnostics), Diagnostics> {
+    let (file, text, bytes) = read_file(path, &source)?;
     let mut r = Reader::new(Arc::clone(&file));
+    r.source = Arc::clone(&source);
+    if source.tree().is_some() {
+        r.diags.texts.push((path.to_path_buf(), text.clone()));
+    }
     let Some(root) = parse_root(&mut r, &text) else {
         return Err(r.diags);
     };
@@ -381,6 +424,26 @@ fn read_benchmark(r: &mut Reader, root: &Node, path: &Path, bytes: &[u8]) -> Opt
         Some(n) => super::diagnostics::read(r, n),
         None => Some(super::diagnostics::DiagnosticsSettings::default()),
     };
+    let protected = match m.get_node("protected") {
+        Some(n) => globs(r, n, "protected").map(Some),
+        None => Some(None),
+    };
+    let protected_action = match m.get_node("protected-action") {
+        Some(n) => match r
+            .token(n, "protected-action", &["report", "fail"])
+            .as_deref()
+        {
+            Some("fail") => Some(ProtectedAction::Fail),
+            Some(_) => Some(ProtectedAction::Report),
+            None => None,
+        },
+        None => Some(ProtectedAction::Report),
+    };
+    let restore = match m.get_node("restore") {
+        Some(n) => globs(r, n, "restore"),
+        None => Some(Vec::new()),
+    };
+
     Some(Benchmark {
         path: path.to_path_buf(),
         sha256: hex::encode(Sha256::digest(bytes)),
@@ -395,7 +458,40 @@ fn read_benchmark(r: &mut Reader, root: &Node, path: &Path, bytes: &[u8]) -> Opt
         report: report?,
         llm: llm?,
         diagnostics: diagnostics?,
+        protected: protected?,
+        protected_action: protected_action?,
+        restore: restore?,
+        source: Arc::clone(&r.source),
     })
+}
+
+/// A list of globs (`protected:`, `restore:`), each relative to the repository root and
+/// checked to compile.
+fn globs(r: &mut Reader, n: &Node, what: &str) -> Option<Vec<String>> {
+    let list = r.string_list(n, what)?;
+    let mut ok = true;
+    for g in &list {
+        let bad = if g.trim().is_empty() {
+            Some("an empty glob".to_string())
+        } else if g.starts_with('/') || g.split('/').any(|c| c == "..") {
+            Some(format!(
+                "'{g}' leaves the repository (no leading '/', no '..')"
+            ))
+        } else {
+            globset::Glob::new(g)
+                .err()
+                .map(|e| format!("'{g}' is not a valid glob: {e}"))
+        };
+        if let Some(why) = bad {
+            r.error_help(
+                n,
+                format!("{what}: {why}"),
+                "write globs relative to the repository root, e.g. .github/** or src/test/**",
+            );
+            ok = false;
+        }
+    }
+    ok.then_some(list)
 }
 
 fn metadata(r: &mut Reader, n: Option<&Node>, what: &str) -> Option<Map<String, Value>> {
@@ -494,12 +590,13 @@ fn report(r: &mut Reader, n: &Node, dir: &Path) -> Option<ReportSettings> {
     }
     if let Some(x) = m.get_node("fail-on") {
         match r
-            .token(x, "report.fail-on", &["fail", "not-pass", "never"])
+            .token(x, "report.fail-on", &["fail", "not-pass", "never", "error"])
             .as_deref()
         {
-            Some("not-pass") => s.fail_on = FailOn::NotPass,
-            Some("never") => s.fail_on = FailOn::Never,
-            Some(_) => s.fail_on = FailOn::Fail,
+            Some("not-pass") => s.fail_on = Some(FailOn::NotPass),
+            Some("never") => s.fail_on = Some(FailOn::Never),
+            Some("error") => s.fail_on = Some(FailOn::Error),
+            Some(_) => s.fail_on = Some(FailOn::Fail),
             None => ok = false,
         }
     }
@@ -507,7 +604,7 @@ fn report(r: &mut Reader, n: &Node, dir: &Path) -> Option<ReportSettings> {
         match r.non_blank(x, "report.template") {
             Some(t) => {
                 let p = dir.join(t);
-                if !p.is_file() {
+                if !r.source.is_file(&p) {
                     r.error(x, format!("report.template: no file at {}", p.display()));
                     ok = false;
                 }
@@ -1047,10 +1144,22 @@ fn check(
     ))
 }
 
-/// Loads and validates a task file.
+/// Loads and validates a task file from the working tree.
 pub fn load_task(path: &Path) -> Result<(Task, Diagnostics), Diagnostics> {
-    let (file, text, _) = read_file(path)?;
+    load_task_from(path, &ConfigSource::WorkTree)
+}
+
+/// Loads and validates a task file read through `source` (its instruction is the goal the
+/// semantic judges grade against, so in a pull request it is the base's).
+pub fn load_task_from(
+    path: &Path,
+    source: &ConfigSource,
+) -> Result<(Task, Diagnostics), Diagnostics> {
+    let (file, text, _) = read_file(path, source)?;
     let mut r = Reader::new(Arc::clone(&file));
+    if source.tree().is_some() {
+        r.diags.texts.push((path.to_path_buf(), text.clone()));
+    }
     let Some(root) = parse_root(&mut r, &text) else {
         return Err(r.diags);
     };

@@ -11,10 +11,15 @@ pub mod llm;
 mod load;
 mod model;
 pub mod schema;
+pub mod source;
 mod yaml;
 
 pub use diag::{Diagnostic, Diagnostics, Loc, Severity};
 pub use duration::parse_duration;
 pub use llm::LlmSettings;
-pub use load::{DISCOVERED, discover, load_benchmark, load_task};
+pub use load::{
+    DISCOVERED, discover, discover_in, load_benchmark, load_benchmark_from, load_task,
+    load_task_from,
+};
 pub use model::*;
+pub use source::ConfigSource;

@@ -40,6 +40,52 @@ pub struct Benchmark {
     pub llm: LlmSettings,
     /// `diagnostics`: the gap analysis's inputs and user rules.
     pub diagnostics: super::diagnostics::DiagnosticsSettings,
+    /// `protected`: globs of paths whose change by the pull request is a finding; `None`
+    /// means the defaults ([`DEFAULT_PROTECTED`]). The config and the files it names are
+    /// protected whatever this says.
+    pub protected: Option<Vec<String>>,
+    /// `protected-action`.
+    pub protected_action: ProtectedAction,
+    /// `restore`: globs of files copied from the reference into the workspace before judging.
+    pub restore: Vec<String>,
+    /// Where the config and the files it names were read from; later reads of config-side
+    /// files (the report template, knowledge folders) go through it too.
+    pub source: std::sync::Arc<super::source::ConfigSource>,
+}
+
+/// The paths protected when the config does not list its own: the workflows, and the build
+/// wrappers and settings a build runs with (a pull request could switch its tests off there).
+pub const DEFAULT_PROTECTED: &[&str] = &[
+    ".github/**",
+    "mvnw",
+    "mvnw.cmd",
+    ".mvn/**",
+    "gradlew",
+    "gradlew.bat",
+    "gradle/wrapper/**",
+    "gradle.properties",
+    "settings.gradle",
+    "settings.gradle.kts",
+];
+
+/// What a change to a protected path does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ProtectedAction {
+    /// A finding in the report only (the default).
+    #[default]
+    Report,
+    /// Also a FAIL judgment `protected-paths` in the first tier.
+    Fail,
+}
+
+impl ProtectedAction {
+    /// The config token.
+    pub fn token(self) -> &'static str {
+        match self {
+            ProtectedAction::Report => "report",
+            ProtectedAction::Fail => "fail",
+        }
+    }
 }
 
 /// Where the reference comes from.
@@ -138,6 +184,8 @@ pub enum FailOn {
     NotPass,
     /// Never fail the step; the report still says what happened.
     Never,
+    /// As `Fail`, and any ERROR (a judge or tier that could not run) fails too, with exit 3.
+    Error,
 }
 
 /// How the sticky comment is maintained.
@@ -167,7 +215,7 @@ pub struct ReportSettings {
     /// Most annotations.
     pub annotations: usize,
     /// When the exit code fails.
-    pub fail_on: FailOn,
+    pub fail_on: Option<FailOn>,
     /// Markdown template override, resolved against the config file's folder.
     pub template: Option<PathBuf>,
 }
@@ -180,7 +228,7 @@ impl Default for ReportSettings {
             delete_on_pass: false,
             check_run: true,
             annotations: 50,
-            fail_on: FailOn::Fail,
+            fail_on: None,
             template: None,
         }
     }

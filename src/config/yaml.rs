@@ -15,6 +15,9 @@ pub struct Reader {
     pub file: Arc<PathBuf>,
     /// Everything found so far.
     pub diags: Diagnostics,
+    /// Where the files the config names are read from (the working tree, or a trusted
+    /// commit's tree).
+    pub source: Arc<super::source::ConfigSource>,
 }
 
 /// What a key holds, used for validation, suggestions and the JSON Schema.
@@ -163,6 +166,7 @@ impl Reader {
         Reader {
             file,
             diags: Diagnostics::default(),
+            source: Arc::default(),
         }
     }
 

@@ -5,8 +5,9 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::config::ConfigSource;
 use crate::config::diagnostics::DiagnosticsSettings;
-use crate::judges::paths::{MAX_INPUT_BYTES, Resolved, read_limited, read_text_limited, resolve};
+use crate::judges::paths::{MAX_INPUT_BYTES, Resolved, read_text_limited, resolve};
 
 /// What the rules may consult besides the verdict.
 #[derive(Clone, Debug, Default)]
@@ -27,35 +28,29 @@ pub struct Inputs {
 
 /// Reads every file of a knowledge folder (text files up to 1 MiB, recursively).
 pub fn read_knowledge(dir: &Path) -> Result<Vec<(String, String)>, String> {
-    if !dir.is_dir() {
+    read_knowledge_from(dir, &ConfigSource::WorkTree)
+}
+
+/// Reads every file of a knowledge folder through `source` (the working tree, or a trusted
+/// commit's tree): text files up to 1 MiB, recursively.
+pub fn read_knowledge_from(
+    dir: &Path,
+    source: &ConfigSource,
+) -> Result<Vec<(String, String)>, String> {
+    if !source.is_dir(dir) {
         return Err(format!(
             "the knowledge folder {} does not exist",
             dir.display()
         ));
     }
-    let mut out = Vec::new();
-    for e in walkdir::WalkDir::new(dir)
-        .follow_links(false)
+    let files = source
+        .files_under(dir, MAX_INPUT_BYTES)
+        .map_err(|e| format!("the knowledge folder {} cannot be read: {e}", dir.display()))?;
+    // Text files up to the limit; binary and oversized ones are not knowledge.
+    Ok(files
         .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-    {
-        // Text files up to the limit; binary and oversized ones are not knowledge.
-        if let Some(text) = read_limited(e.path(), MAX_INPUT_BYTES)
-            .ok()
-            .and_then(|b| String::from_utf8(b).ok())
-        {
-            let name = e
-                .path()
-                .strip_prefix(dir)
-                .unwrap_or(e.path())
-                .display()
-                .to_string();
-            out.push((name, text));
-        }
-    }
-    out.sort();
-    Ok(out)
+        .filter_map(|(name, bytes)| String::from_utf8(bytes).ok().map(|t| (name, t)))
+        .collect())
 }
 
 /// Reads a journal: one JSON object per line; blank lines skipped, bad lines reported.
@@ -77,9 +72,14 @@ pub fn read_journal(text: &str) -> (Vec<Value>, Option<String>) {
 }
 
 impl Inputs {
-    /// The inputs `settings` names, read from the workspace (plan, analysis, journal) and the
-    /// config's folder (knowledge).
-    pub fn load(settings: &DiagnosticsSettings, workspace: &Path, instruction: &str) -> Inputs {
+    /// The inputs `settings` names, read from the workspace (plan, analysis, journal: what
+    /// the agent left) and, through `source`, the config's folder (knowledge).
+    pub fn load(
+        settings: &DiagnosticsSettings,
+        workspace: &Path,
+        instruction: &str,
+        source: &ConfigSource,
+    ) -> Inputs {
         let mut i = Inputs {
             instruction: instruction.to_string(),
             ..Inputs::default()
@@ -124,7 +124,7 @@ impl Inputs {
             i.problems.extend(note);
         }
         if let Some(dir) = &settings.knowledge {
-            match read_knowledge(dir) {
+            match read_knowledge_from(dir, source) {
                 Ok(k) => i.knowledge = Some(k),
                 Err(e) => i.problems.push(e),
             }

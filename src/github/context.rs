@@ -40,6 +40,13 @@ pub struct Context {
     /// A PR number from an untrusted source (a saved event), used only once GitHub confirms
     /// that its head is `head_sha`.
     pub proposed_pull_request: Option<u64>,
+    /// The repository's default branch (`repository.default_branch` of the payload): the
+    /// trusted config's home when the event carries no base commit (a fork's `workflow_run`,
+    /// `issue_comment`).
+    pub default_branch: Option<String>,
+    /// True when the event is about a pull request, whose head is untrusted: `pull_request`,
+    /// `pull_request_target`, `merge_group`, `workflow_run` of a PR, `issue_comment` on a PR.
+    pub pr_context: bool,
 }
 
 /// Why the context could not be read.
@@ -108,6 +115,7 @@ pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<Context>,
         run_url,
         run_attempt,
         actor: env("GITHUB_ACTOR"),
+        default_branch: s(&payload, "/repository/default_branch"),
         ..Context::default()
     };
     match event.as_str() {
@@ -120,6 +128,7 @@ pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<Context>,
             c.head_repository = s(&payload, "/pull_request/head/repo/full_name");
             c.head_owner = s(&payload, "/pull_request/head/repo/owner/login");
             c.fork = c.head_repository.as_deref() != Some(repository.as_str());
+            c.pr_context = true;
         }
         "workflow_run" => {
             c.head_sha = s(&payload, "/workflow_run/head_sha");
@@ -130,21 +139,30 @@ pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<Context>,
             c.head_repository = s(&payload, "/workflow_run/head_repository/full_name");
             c.head_owner = s(&payload, "/workflow_run/head_repository/owner/login");
             c.fork = c.head_repository.as_ref().is_some_and(|h| *h != repository);
+            c.base_sha = s(&payload, "/workflow_run/pull_requests/0/base/sha");
+            // A fork's PR is not listed in `pull_requests`; the triggering event still says.
+            c.pr_context = c.pull_request.is_some()
+                || s(&payload, "/workflow_run/event")
+                    .is_some_and(|e| e.starts_with("pull_request") || e == "merge_group");
         }
         "merge_group" => {
             c.head_sha = s(&payload, "/merge_group/head_sha");
             c.base_sha = s(&payload, "/merge_group/base_sha");
+            c.pr_context = true;
         }
         "check_suite" => {
             c.head_sha = s(&payload, "/check_suite/head_sha");
             c.pull_request = payload
                 .pointer("/check_suite/pull_requests/0/number")
                 .and_then(Value::as_u64);
+            c.base_sha = s(&payload, "/check_suite/pull_requests/0/base/sha");
+            c.pr_context = c.pull_request.is_some();
         }
         "issue_comment" => {
             // A comment on a PR: its head commit is not in the payload (the client looks it up).
             if payload.pointer("/issue/pull_request").is_some() {
                 c.pull_request = payload.pointer("/issue/number").and_then(Value::as_u64);
+                c.pr_context = true;
             }
         }
         _ => {

@@ -59,6 +59,9 @@ pub fn outputs(r: &Report, report_path: Option<&Path>) -> Vec<(&'static str, Str
                 .unwrap_or_default(),
         ),
         ("failed-tier", failed_tier),
+        // Tiers that could not run, whatever the reading: an accepted run with errors > 0
+        // is not a clean pass (spec/trust.md point 7).
+        ("errors", r.outcome.errored_tiers.len().to_string()),
         (
             "gap-categories",
             r.diagnostics

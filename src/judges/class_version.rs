@@ -54,7 +54,12 @@ fn major_version(p: &Path) -> Result<u16, String> {
 
 /// ABSTAIN without a target or without classes; ERROR if the folder cannot be walked; PASS iff
 /// every class file has the target version.
-pub fn class_version(ctx: &JudgmentContext, target: Option<u16>, dir: &WorkspacePath) -> Outcome {
+pub fn class_version(
+    ctx: &JudgmentContext,
+    since: Option<std::time::SystemTime>,
+    target: Option<u16>,
+    dir: &WorkspacePath,
+) -> Outcome {
     let Some(target) = target_of(target, ctx) else {
         return build(Judgment::builder(Status::Abstain).reasoning(
             "no target class version: set `target` or `java` on the check, or metadata targetClassVersion",
@@ -75,6 +80,19 @@ pub fn class_version(ctx: &JudgmentContext, target: Option<u16>, dir: &Workspace
         return instrument(format!("cannot walk {shown}: {e}"));
     }
     files.sort();
+    // Class files are evidence too: the pull request's own (tracked, or older than this
+    // run's build) are refused.
+    let fresh = super::evidence::Freshness::new(&ctx.workspace, since);
+    if let Some(why) = files.iter().find_map(|f| {
+        let rel = f
+            .strip_prefix(&ctx.workspace)
+            .unwrap_or(f)
+            .display()
+            .to_string();
+        fresh.refuse(f, &rel)
+    }) {
+        return instrument(format!("refused as evidence: {why}"));
+    }
     if files.is_empty() {
         return build(
             Judgment::builder(Status::Abstain).reasoning(format!("{shown} holds no class files")),

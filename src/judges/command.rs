@@ -235,11 +235,17 @@ pub async fn build_tool_run(
                 .check(Check::passed("build", "exit code 0")?),
         );
     }
-    if maven_build && let Some(why) = maven::environment_failure(&log) {
+    let env_failure = if maven_build {
+        maven::environment_failure(&log)
+    } else {
+        None
+    }
+    .or_else(|| maven::disk_full(&[workspace, &std::env::temp_dir()]));
+    if let Some(why) = env_failure {
         return build(
             with_evidence(Status::Error)
                 .reason_code(ReasonCode::JudgeReported)
-                .reasoning(format!("`{display}` could not run: {why}"))
+                .reasoning(format!("the build could not run: {why} (`{display}`)"))
                 .check(Check::failed("build", format!("exit code {code}: {why}"))?),
         );
     }

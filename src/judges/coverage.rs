@@ -1,5 +1,8 @@
 //! JaCoCo XML reading and the two coverage judges (jury-semantics §3.2).
 
+use std::time::SystemTime;
+
+use super::evidence::Freshness;
 use serde_json::Value;
 use std::path::Path;
 
@@ -81,7 +84,9 @@ enum Read {
     Fault(String),
 }
 
-fn read_report(root: &Path, report: &WorkspacePath) -> Read {
+/// Reads a JaCoCo report; `fresh` (the workspace's, not the reference's) refuses one the
+/// subject could have supplied.
+fn read_report(root: &Path, report: &WorkspacePath, fresh: Option<&Freshness>) -> Read {
     let shown = report.as_path().display();
     match resolve(root, report.as_path()) {
         Resolved::Escapes(why) => Read::Fault(format!("path escapes the workspace: {why}")),
@@ -89,6 +94,9 @@ fn read_report(root: &Path, report: &WorkspacePath) -> Read {
             "coverage report not found: {shown} (did the build run JaCoCo?)"
         )),
         Resolved::Inside(p) => {
+            if let Some(why) = fresh.and_then(|f| f.refuse(&p, &shown.to_string())) {
+                return Read::Fault(format!("refused as evidence: {why}"));
+            }
             match super::paths::read_text_limited(&p, super::paths::MAX_REPORT_BYTES) {
                 Err(e) => Read::Fault(format!("cannot read {shown}: {e}")),
                 Ok(xml) => match parse_jacoco(&xml) {
@@ -113,7 +121,7 @@ fn baseline(
             let Some(r) = ctx.metadata.get("expectedDir").and_then(Value::as_str) else {
                 return Ok(None);
             };
-            match read_report(Path::new(r), report) {
+            match read_report(Path::new(r), report, None) {
                 Read::Ok(c) => Ok(Some(c.line.percent())),
                 Read::Fault(e) => Err(format!("reference baseline: {e}")),
             }
@@ -129,6 +137,7 @@ fn baseline(
 
 fn inputs(
     ctx: &JudgmentContext,
+    since: Option<SystemTime>,
     configured: Option<&Baseline>,
     report: &WorkspacePath,
 ) -> Result<(f64, Coverage), Box<Outcome>> {
@@ -141,7 +150,8 @@ fn inputs(
         }
         Err(e) => return Err(Box::new(instrument(e))),
     };
-    match read_report(&ctx.workspace, report) {
+    let fresh = Freshness::new(&ctx.workspace, since);
+    match read_report(&ctx.workspace, report, Some(&fresh)) {
         Read::Ok(c) => Ok((base, c)),
         Read::Fault(e) => Err(Box::new(instrument(e))),
     }
@@ -150,11 +160,12 @@ fn inputs(
 /// PASS iff line coverage dropped by at most `max_drop` points.
 pub fn preservation(
     ctx: &JudgmentContext,
+    since: Option<SystemTime>,
     max_drop: f64,
     report: &WorkspacePath,
     configured: Option<&Baseline>,
 ) -> Outcome {
-    let (base, cov) = match inputs(ctx, configured, report) {
+    let (base, cov) = match inputs(ctx, since, configured, report) {
         Ok(x) => x,
         Err(j) => return *j,
     };
@@ -177,12 +188,13 @@ pub fn preservation(
 /// Score = improvement / `max_improvement` (clamped); PASS iff improved and the minimum met.
 pub fn improvement(
     ctx: &JudgmentContext,
+    since: Option<SystemTime>,
     max_improvement: f64,
     minimum: f64,
     report: &WorkspacePath,
     configured: Option<&Baseline>,
 ) -> Outcome {
-    let (base, cov) = match inputs(ctx, configured, report) {
+    let (base, cov) = match inputs(ctx, since, configured, report) {
         Ok(x) => x,
         Err(j) => return *j,
     };

@@ -130,9 +130,22 @@ pub fn test_summary(log: &str) -> Option<String> {
     Some(s)
 }
 
-/// A reason when the log shows the build could not run at all (dependency or plugin
-/// resolution, an offline repository): the environment's failure, not the subject's.
+/// A reason when Maven's own closing error says the build could not run at all (dependency or
+/// plugin resolution, an offline repository): the environment's failure, not the subject's.
+///
+/// The log holds what the subject's code printed too (tests, plugins), so only Maven's last
+/// structured error line is read: the last `[ERROR] Failed to execute goal`, `[ERROR] Plugin`
+/// or `[FATAL]` line, which Maven prints after anything the build ran. Text anywhere else (a
+/// test echoing "Could not resolve dependencies") decides nothing, and neither does text
+/// naming a full disk or `OutOfMemoryError`: judge-ci observes the disk itself
+/// ([`disk_full`]), and a build that runs out of memory is the subject's failure
+/// (`spec/trust.md` point 12).
 pub fn environment_failure(log: &str) -> Option<String> {
+    let closing = log.lines().map(strip_ansi).rfind(|l| {
+        l.starts_with("[ERROR] Failed to execute goal")
+            || l.starts_with("[ERROR] Plugin ")
+            || l.starts_with("[FATAL]")
+    })?;
     const PATTERNS: &[(&str, &str)] = &[
         (
             "Could not resolve dependencies",
@@ -155,21 +168,45 @@ pub fn environment_failure(log: &str) -> Option<String> {
             "a plugin could not be resolved",
         ),
         ("Unknown host", "the network is unavailable"),
-        ("No space left on device", "the disk is full"),
-        ("OutOfMemoryError", "the build ran out of memory"),
     ];
     PATTERNS
         .iter()
-        .find(|(needle, _)| log.contains(needle))
-        .map(|(needle, why)| {
-            let line = log
-                .lines()
-                .find(|l| l.contains(needle))
-                .unwrap_or(needle)
-                .trim();
-            let line: String = line.chars().take(300).collect();
+        .find(|(needle, _)| closing.contains(needle))
+        .map(|(_, why)| {
+            let line: String = closing.trim().chars().take(300).collect();
             format!("{why} ({line})")
         })
+}
+
+/// A line without the leading ANSI colour sequences Maven may still print (`ESC[0m`).
+fn strip_ansi(line: &str) -> &str {
+    let mut l = line;
+    while let Some(rest) = l.strip_prefix("\u{1b}[") {
+        match rest.find(|c: char| c.is_ascii_alphabetic()) {
+            Some(i) => l = &rest[i + 1..],
+            None => break,
+        }
+    }
+    l
+}
+
+/// The least free space on the file systems a build writes to before judge-ci calls the disk
+/// full, as judge-ci measures it (not as a log says).
+const DISK_FULL_BYTES: u64 = 1 << 20;
+
+/// A reason when judge-ci itself sees a full disk under `dirs` (the workspace, the temporary
+/// folder): fewer than 1 MiB free for unprivileged writers.
+pub fn disk_full(dirs: &[&Path]) -> Option<String> {
+    dirs.iter().find_map(|d| {
+        let s = nix::sys::statvfs::statvfs(*d).ok()?;
+        let free = (s.blocks_available() as u64).saturating_mul(s.fragment_size() as u64);
+        (free < DISK_FULL_BYTES).then(|| {
+            format!(
+                "the disk is full: judge-ci measured {free} bytes free on the file system of {}",
+                d.display()
+            )
+        })
+    })
 }
 
 #[cfg(test)]
@@ -210,5 +247,14 @@ mod tests {
         );
         assert!(env.unwrap().contains("offline"));
         assert!(environment_failure("[ERROR] BUILD FAILURE").is_none());
+        // What the subject prints is not Maven's closing error: a test that echoes a
+        // resolution failure, a full disk or an out-of-memory error still fails the build.
+        let forged = "Could not resolve dependencies\nNo space left on device\njava.lang.OutOfMemoryError: Java heap space\n[ERROR] Failed to execute goal on project t: Could not resolve dependencies (forged by a test)\n[ERROR] Failed to execute goal org.apache.maven.plugins:maven-surefire-plugin:3.2.5:test (default-test) on project t: There are test failures.\n";
+        assert!(environment_failure(forged).is_none());
+        assert!(environment_failure("[ERROR] No space left on device\n").is_none());
+        assert!(
+            environment_failure("\u{1b}[0m[ERROR] Failed to execute goal on project t: Could not resolve dependencies for project t:t:jar:1: Cannot access central").is_some(),
+            "Maven's own line, even behind a colour reset"
+        );
     }
 }

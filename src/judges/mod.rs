@@ -5,6 +5,7 @@
 mod class_version;
 mod command;
 pub mod coverage;
+pub mod evidence;
 mod fs;
 pub mod llm;
 pub mod maven;
@@ -91,6 +92,8 @@ pub struct Services {
     pub progress: Arc<dyn Progress>,
     /// The semantic checks' model runtime.
     pub llm: Arc<llm::Runtime>,
+    /// When this run's first build started: evidence older than that is refused.
+    pub evidence: Arc<evidence::EvidenceClock>,
 }
 
 /// A judge built from one configured check.
@@ -113,6 +116,28 @@ impl ConfiguredJudge {
     async fn evaluate(&self, ctx: &JudgmentContext) -> Outcome {
         let ws = ctx.workspace.clone();
         let timeout = self.spec.timeout;
+        let clock = Arc::clone(&self.services.evidence);
+        let build = matches!(
+            self.spec.kind,
+            CheckKind::MavenBuild { .. } | CheckKind::GradleBuild { .. }
+        );
+        if build
+            || matches!(
+                self.spec.kind,
+                CheckKind::Command { .. } | CheckKind::External { .. }
+            )
+        {
+            clock.build_starts();
+        }
+        // The run's first build starts from clean output folders: what the pull request
+        // committed under target/ or build/ is gone before anything reads it.
+        if build && clock.clean_once() {
+            let maven = matches!(self.spec.kind, CheckKind::MavenBuild { .. });
+            if let Err(e) = evidence::clean_outputs(&ws, maven) {
+                return instrument(e);
+            }
+        }
+        let since = clock.since();
         let blocking = |f: Box<dyn FnOnce() -> Outcome + Send>| off_thread(timeout, f);
         match self.spec.kind.clone() {
             CheckKind::FileExists { path } => {
@@ -135,7 +160,14 @@ impl ConfiguredJudge {
                 dir,
             } => command::command(&ws, &run, expect_exit, &env, dir.as_ref(), timeout).await,
             CheckKind::MavenBuild { goals, args } => {
-                command::build_tool_run(&ws, true, &goals, &args, timeout).await
+                // Pinned first, then the (trusted) config's own arguments: the subject's
+                // .mvn/maven.config cannot switch the tests off.
+                let mut pinned: Vec<String> = evidence::MAVEN_PINNED
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect();
+                pinned.extend(args);
+                command::build_tool_run(&ws, true, &goals, &pinned, timeout).await
             }
             CheckKind::GradleBuild { tasks, args } => {
                 command::build_tool_run(&ws, false, &tasks, &args, timeout).await
@@ -143,7 +175,7 @@ impl ConfiguredJudge {
             CheckKind::ClassVersion { target, dir } => {
                 let c = ctx.clone();
                 blocking(Box::new(move || {
-                    class_version::class_version(&c, target, &dir)
+                    class_version::class_version(&c, since, target, &dir)
                 }))
                 .await
             }
@@ -154,7 +186,7 @@ impl ConfiguredJudge {
             } => {
                 let c = ctx.clone();
                 blocking(Box::new(move || {
-                    coverage::preservation(&c, max_drop, &report, baseline.as_ref())
+                    coverage::preservation(&c, since, max_drop, &report, baseline.as_ref())
                 }))
                 .await
             }
@@ -168,6 +200,7 @@ impl ConfiguredJudge {
                 blocking(Box::new(move || {
                     coverage::improvement(
                         &c,
+                        since,
                         max_improvement,
                         minimum_line_coverage,
                         &report,
@@ -212,10 +245,11 @@ impl ConfiguredJudge {
                 let c = ctx.clone();
                 blocking(Box::new(move || {
                     let reference = structural::reference(&c).ok();
-                    structural::test_invariance(&c.workspace, reference.as_deref(), &reports)
+                    structural::test_invariance(&c.workspace, since, reference.as_deref(), &reports)
                 }))
                 .await
             }
+            CheckKind::ProtectedPaths { changes } => protected_paths(&changes),
             CheckKind::Semantic {
                 question,
                 llm: own,
@@ -309,6 +343,7 @@ impl Judge for ConfiguredJudge {
             | CheckKind::PomDiff { .. }
             | CheckKind::FileComparison { .. }
             | CheckKind::TestInvariance { .. }
+            | CheckKind::ProtectedPaths { .. }
             | CheckKind::Semantic { .. } => Phase::Inspect,
         }
     }
@@ -398,6 +433,7 @@ fn configuration(spec: &CheckSpec) -> Map<String, Value> {
             json!({"include": files.include, "exclude": files.exclude})
         }
         CheckKind::TestInvariance { reports } => json!({"reports": p(reports)}),
+        CheckKind::ProtectedPaths { changes } => json!({"changes": changes}),
         CheckKind::Semantic {
             question,
             llm: own,
@@ -418,6 +454,23 @@ fn configuration(spec: &CheckSpec) -> Map<String, Value> {
         m.extend(e);
     }
     m
+}
+
+/// `protected-paths`: FAIL, one failed check per protected path the pull request changes
+/// (the run adds this judge only when there is at least one).
+fn protected_paths(changes: &[String]) -> Outcome {
+    let mut b = Judgment::builder(Status::Fail).reasoning(format!(
+        "the pull request changes {} protected path(s): {}",
+        changes.len(),
+        changes.join("; ")
+    ));
+    for c in changes {
+        b = b.check(crate::judgment::Check::failed(
+            "protected_path_unchanged",
+            c.clone(),
+        )?);
+    }
+    build(b)
 }
 
 /// A refusal while building a jury, with the place in the config it concerns.

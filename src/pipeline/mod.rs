@@ -2,7 +2,9 @@
 //! report, written to disk before anything is printed.
 
 pub mod diagnose;
+pub mod inputs;
 pub mod progress;
+pub mod protect;
 pub mod publish;
 pub mod save;
 
@@ -16,8 +18,8 @@ use thiserror::Error;
 use crate::checkout::{self, Checkout, CheckoutError, Source};
 use crate::config::checks::{CheckKind, WorkspacePath};
 use crate::config::{
-    Benchmark, CheckSpec, Diagnostic, Diagnostics, FailOn, JurySpec, ReferenceSpec, Task, discover,
-    load_benchmark, load_task,
+    Benchmark, CheckSpec, ConfigSource, Diagnostic, Diagnostics, FailOn, JurySpec, ReferenceSpec,
+    Task, discover_in, load_benchmark_from, load_task_from,
 };
 use crate::github::{self, outputs as gh_outputs};
 use crate::judges::process::{self, Exit, ProcessSpec};
@@ -90,6 +92,8 @@ pub struct RunOptions {
     pub color: bool,
     /// `--fail-on`, over the config's.
     pub fail_on: Option<FailOn>,
+    /// `--config-from`: where the config and the files it names are read from.
+    pub config_from: inputs::ConfigFrom,
     /// Publishing to GitHub.
     pub publish: publish::PublishOptions,
     /// Whether this is a single run (true) or a task of a suite (false): a suite ignores the
@@ -156,10 +160,23 @@ fn one(msg: String, help: Option<&str>) -> RunError {
     RunError::Input(d.render(None, false).trim_end().to_string())
 }
 
-/// Loads the config (discovered when not given) and the task, printing warnings.
+/// Loads the config (discovered when not given) and the task from the working tree,
+/// printing warnings.
 pub fn load(
     config: Option<&Path>,
     task: Option<&Path>,
+    verbosity: Verbosity,
+    color: bool,
+) -> Result<(Benchmark, Option<Task>), RunError> {
+    load_from(config, task, Arc::default(), verbosity, color)
+}
+
+/// Loads the config (discovered when not given) and the task through `source` (the working
+/// tree, or a trusted commit's tree), printing warnings.
+pub fn load_from(
+    config: Option<&Path>,
+    task: Option<&Path>,
+    source: Arc<ConfigSource>,
     verbosity: Verbosity,
     color: bool,
 ) -> Result<(Benchmark, Option<Task>), RunError> {
@@ -168,19 +185,28 @@ pub fn load(
         None => {
             let cwd = std::env::current_dir()
                 .map_err(|e| one(format!("cannot read the working folder: {e}"), None))?;
-            discover(&cwd).ok_or_else(|| {
+            discover_in(&cwd, &source).ok_or_else(|| {
+                let place = match source.tree() {
+                    Some(t) => format!("{} ({}) of the repository at {}", t.label(), &t.commit()[..7], cwd.display()),
+                    None => cwd.display().to_string(),
+                };
                 one(
-                    format!("no configuration found in {}", cwd.display()),
-                    Some("looked for judge-ci.yml, .github/judge-ci.yml and benchmark.yaml; pass --config PATH"),
+                    format!("no configuration found in {place}"),
+                    Some(if source.tree().is_some() {
+                        "the config is read from the trusted base, so it must exist there; pass --config PATH, or --config-from head to use the pull request's own"
+                    } else {
+                        "looked for judge-ci.yml, .github/judge-ci.yml and benchmark.yaml; pass --config PATH"
+                    }),
                 )
             })?
         }
     };
-    let (bench, warnings) = load_benchmark(&path).map_err(|d| diags_error(&d, color))?;
+    let (bench, warnings) =
+        load_benchmark_from(&path, Arc::clone(&source)).map_err(|d| diags_error(&d, color))?;
     let mut all_warnings = warnings;
     let task = match task {
         Some(t) => {
-            let (task, w) = load_task(t).map_err(|d| diags_error(&d, color))?;
+            let (task, w) = load_task_from(t, &source).map_err(|d| diags_error(&d, color))?;
             all_warnings.items.extend(w.items);
             Some(task)
         }
@@ -257,10 +283,14 @@ fn resolve_reference(
     opts: &RunOptions,
     bench: &Benchmark,
     repo_dir: &Path,
+    trusted_reference: Option<&tempfile::TempDir>,
 ) -> Result<Option<Checkout>, RunError> {
     let source = match (&opts.reference, &bench.reference) {
         (Some(arg), _) => Source::parse(arg),
-        (None, Some(ReferenceSpec::Path(p))) => Source::Folder(p.clone()),
+        (None, Some(ReferenceSpec::Path(p))) => match trusted_reference {
+            Some(t) => Source::Folder(t.path().to_path_buf()),
+            None => Source::Folder(p.clone()),
+        },
         (
             None,
             Some(ReferenceSpec::Rev {
@@ -515,6 +545,144 @@ pub fn collect_diffs(spec: &JurySpec, verdict: &Verdict) -> Diffs {
     diffs
 }
 
+/// Protected paths and `restore:` before any judge runs: the changes the pull request makes to
+/// protected paths (against the trusted tree the config came from; none without one), a FAIL
+/// judgment `protected-paths` added to the first tier under `protected-action: fail`, then
+/// the restored files.
+fn guard(
+    bench: &mut Benchmark,
+    source: &ConfigSource,
+    workspace: &Path,
+    reference: Option<&Path>,
+) -> Result<Option<report::TrustInfo>, RunError> {
+    let changes = match source.tree() {
+        Some(t) => {
+            let files: Vec<report::ConfigFileInfo> = config_files(t);
+            protect::protected_changes(t, workspace, bench.protected.as_deref(), &files)
+                .map_err(|e| RunError::Instrument(format!("protected paths: {e}")))?
+        }
+        None => Vec::new(),
+    };
+    if bench.protected_action == crate::config::ProtectedAction::Fail && !changes.is_empty() {
+        let spec = CheckSpec {
+            type_name: "protected-paths".into(),
+            name: "protected-paths".into(),
+            weight: 1.0,
+            timeout: std::time::Duration::from_secs(10),
+            description: Some("the pull request leaves protected paths unchanged".into()),
+            not_applicable_when: None,
+            kind: CheckKind::ProtectedPaths {
+                changes: changes
+                    .iter()
+                    .map(|c| format!("{} ({}; protected by {})", c.path, c.change, c.pattern))
+                    .collect(),
+            },
+            loc: None,
+        };
+        match first_checks(&mut bench.jury) {
+            Some(checks) => checks.push(spec),
+            None => {
+                return Err(RunError::Instrument(
+                    "protected paths: the jury has no first tier to add protected-paths to".into(),
+                ));
+            }
+        }
+    }
+    // The build runs with the base's wrappers and settings, not the pull request's.
+    let base_build_files = match source.tree() {
+        Some(t) => protect::pin_build_files(t, workspace)
+            .map_err(|e| RunError::Instrument(format!("build files: {e}")))?,
+        None => Vec::new(),
+    };
+    let restored = if bench.restore.is_empty() {
+        Vec::new()
+    } else {
+        let Some(r) = reference else {
+            return Err(one(
+                "restore: copies files from the reference, but there is none".into(),
+                Some(
+                    "name a reference (the config's `reference:` or --reference), or remove `restore:`",
+                ),
+            ));
+        };
+        protect::restore(r, workspace, &bench.restore)
+            .map_err(|e| RunError::Instrument(e.to_string()))?
+    };
+    let any = source.tree().is_some() || !restored.is_empty();
+    Ok(any.then(|| report::TrustInfo {
+        protected_changes: changes,
+        protected_action: bench.protected_action.token().into(),
+        restored,
+        base_build_files,
+    }))
+}
+
+/// The checks of the first tier (or the flat jury, or the first member's); `None` only for
+/// an empty cascade or meta-jury, which the loader refuses.
+fn first_checks(spec: &mut JurySpec) -> Option<&mut Vec<CheckSpec>> {
+    match spec {
+        JurySpec::Checks { checks, .. } => Some(checks),
+        JurySpec::Tiers(tiers) => tiers.first_mut().map(|t| &mut t.checks),
+        JurySpec::Members { members, .. } => {
+            members.first_mut().and_then(|m| first_checks(&mut m.jury))
+        }
+    }
+}
+
+/// The config-side files read from a tree, for the report.
+fn config_files(t: &crate::config::source::GitTree) -> Vec<report::ConfigFileInfo> {
+    t.files()
+        .into_iter()
+        .map(|f| report::ConfigFileInfo {
+            changed: f.changed(),
+            path: f.path,
+            sha256: f.sha256,
+            head_sha256: f.head_sha256,
+        })
+        .collect()
+}
+
+/// The gate for a reading under the config's `fail-on`, with the tiers that could not run:
+/// under `fail-on: error` an accepted (or not applicable) reading with any of them exits 3,
+/// since a pull request can make a tier ERROR on purpose (`spec/trust.md` point 12).
+pub fn gate_with_errors(
+    reading: Option<Reading>,
+    fail_on: FailOn,
+    decided_by: Option<&str>,
+    errored: Vec<report::ErroredTier>,
+) -> Outcome {
+    let mut o = gate(reading, fail_on, decided_by);
+    let passing = matches!(reading, Some(Reading::Accepted | Reading::NotApplicable));
+    if passing && !errored.is_empty() {
+        let names: Vec<String> = errored.iter().map(|t| format!("'{}'", t.tier)).collect();
+        let what = format!(
+            "{} {} could not run",
+            if names.len() == 1 { "tier" } else { "tiers" },
+            names.join(", ")
+        );
+        if fail_on == FailOn::Error {
+            o.exit_code = EXIT_INSTRUMENT;
+            o.gate = Gate::Fail;
+            o.reason = format!(
+                "{} But {what}, and fail-on is error, so the gate fails.",
+                o.reason
+            );
+        } else {
+            o.reason = format!(
+                "{} But {what}; fail-on is {}, so the gate ignores it (fail-on: error would fail it).",
+                o.reason,
+                match fail_on {
+                    FailOn::NotPass => "not-pass",
+                    FailOn::Never => "never",
+                    FailOn::Fail | FailOn::Error => "fail",
+                }
+            );
+        }
+    }
+    o.errored_tiers = errored;
+    o
+}
+
 /// The gate for a reading under the config's `fail-on`.
 pub fn gate(reading: Option<Reading>, fail_on: FailOn, decided_by: Option<&str>) -> Outcome {
     let at = decided_by
@@ -546,6 +714,7 @@ pub fn gate(reading: Option<Reading>, fail_on: FailOn, decided_by: Option<&str>)
         },
         exit_code: code,
         reason,
+        errored_tiers: Vec::new(),
     }
 }
 
@@ -553,15 +722,40 @@ pub fn gate(reading: Option<Reading>, fail_on: FailOn, decided_by: Option<&str>)
 /// what to print.
 pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     let total = Instant::now();
-    let (bench, task) = load(
+    let repo_dir = std::env::current_dir()
+        .map_err(|e| one(format!("cannot read the working folder: {e}"), None))?;
+    let github =
+        match github::context::from_env(&|k| std::env::var(k).ok().filter(|_| opts.actions)) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("judge-ci: warning: {e}; the report will not name the pull request");
+                None
+            }
+        };
+    let config_source = inputs::config_source(&opts.config_from, github.as_ref(), &repo_dir)
+        .map_err(|e| {
+            one(
+                e.to_string(),
+                Some("fetch the base commit (actions/checkout with fetch-depth: 0, or a token that may fetch it), or pass --config-from head|REV"),
+            )
+        })?;
+    if let Some(t) = config_source.tree()
+        && opts.verbosity != Verbosity::Quiet
+    {
+        eprintln!(
+            "judge-ci: the config and the files it names are read from {} ({})",
+            t.label(),
+            &t.commit()[..12]
+        );
+    }
+    let (mut bench, task) = load_from(
         opts.config.as_deref(),
         opts.task.as_deref(),
+        Arc::clone(&config_source),
         opts.verbosity,
         opts.color,
     )?;
     let checkout = Instant::now();
-    let repo_dir = std::env::current_dir()
-        .map_err(|e| one(format!("cannot read the working folder: {e}"), None))?;
     let head = match &opts.head {
         Some(h) => checkout::materialize(&Source::parse(h), &repo_dir, opts.keep_checkouts)
             .map_err(|e| checkout_error("head", e))?,
@@ -580,7 +774,18 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         }
     };
     let workspace = head.path.clone();
-    let reference_checkout = resolve_reference(opts, &bench, &repo_dir)?;
+    // A reference folder inside the repository is the base's too, written out of its tree.
+    let trusted_reference = match (&opts.reference, &bench.reference) {
+        (None, Some(ReferenceSpec::Path(p))) => bench.source.materialize_dir(p).map_err(|e| {
+            one(
+                format!("reference.path {}: {e}", p.display()),
+                Some("the reference folder is read from the trusted base; it must exist there"),
+            )
+        })?,
+        _ => None,
+    };
+    let reference_checkout =
+        resolve_reference(opts, &bench, &repo_dir, trusted_reference.as_ref())?;
     let reference = reference_checkout.as_ref().map(|c| c.path.clone());
     crate::lang::cache::configure(opts.model_cache.as_deref(), &workspace, &|k| {
         std::env::var(k).ok()
@@ -589,15 +794,22 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     // What git knows of both trees, read before any subject code runs.
     let _git_sides =
         crate::judges::structural::select::register(&head, reference_checkout.as_ref());
-    let github =
-        match github::context::from_env(&|k| std::env::var(k).ok().filter(|_| opts.actions)) {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("judge-ci: warning: {e}; the report will not name the pull request");
-                None
-            }
-        };
     preflight(&bench.jury, &workspace, opts.color)?;
+    // Every config-side file is read before judging, so the protected-path check sees them
+    // all: the template now, the knowledge folder once more at the end (cheap).
+    let template = match &bench.report.template {
+        Some(p) => Some(bench.source.read_to_string(p).map_err(|e| {
+            one(
+                format!("cannot read the report template {}: {e}", p.display()),
+                None,
+            )
+        })?),
+        None => None,
+    };
+    if let Some(k) = &bench.diagnostics.knowledge {
+        let _ = crate::diagnose::inputs::read_knowledge_from(k, &bench.source);
+    }
+    let trust = guard(&mut bench, &config_source, &workspace, reference.as_deref())?;
     let checkout_ms = checkout.elapsed().as_millis() as u64;
 
     let (progress, actions) = progress_for(opts.verbosity);
@@ -646,10 +858,22 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
 
     let render_start = Instant::now();
     let reading = interpret::interpret_verdict(&verdict);
-    let outcome = gate(
+    let tiers = tier_views(&bench.jury, &verdict);
+    // Inside GitHub Actions the gate is stricter than the reading unless the (trusted)
+    // config or the command line says otherwise: any ERROR fails it.
+    let fail_on = opts
+        .fail_on
+        .or(bench.report.fail_on)
+        .unwrap_or(if github.is_some() {
+            FailOn::Error
+        } else {
+            FailOn::Fail
+        });
+    let outcome = gate_with_errors(
         reading.reading,
-        opts.fail_on.unwrap_or(bench.report.fail_on),
+        fail_on,
         reading.decided_by.as_deref(),
+        report::notices::errored_tiers(&tiers, &verdict),
     );
     let mut report = Report {
         schema: REPORT_SCHEMA.into(),
@@ -679,16 +903,19 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
             name: bench.name.clone(),
             version: Some(bench.version.clone()),
             description,
+            source: None,
         },
         task: task.as_ref().map(|t| TaskInfo {
             id: t.id.clone(),
             path: t.path.display().to_string(),
             commands,
         }),
-        tiers: tier_views(&bench.jury, &verdict),
+        tiers,
         diffs: collect_diffs(&bench.jury, &verdict),
         llm: None,
         diagnostics: None,
+        trust,
+        provenance: None,
         verdict,
         interpretation: InterpretationInfo {
             reading: reading.reading,
@@ -704,15 +931,6 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         },
         outcome,
     };
-    let template = match &bench.report.template {
-        Some(p) => Some(std::fs::read_to_string(p).map_err(|e| {
-            one(
-                format!("cannot read the report template {}: {e}", p.display()),
-                None,
-            )
-        })?),
-        None => None,
-    };
     // A template that does not render is a bad input, found before anything is written.
     markdown::render_with(&report, template.as_deref()).map_err(|e| {
         one(
@@ -725,7 +943,14 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         &bench.diagnostics,
         &workspace,
         task.as_ref().map_or("", |t| t.instruction.as_str()),
+        &bench.source,
     );
+    // Every config-side file has been read by now (the knowledge folder last).
+    report.config.source = config_source.tree().map(|t| report::ConfigSourceInfo {
+        from: t.label().to_string(),
+        commit: t.commit(),
+        files: config_files(t),
+    });
     report.diagnostics = Some(crate::diagnose::analyze(
         &report.verdict,
         &report.seats(),
@@ -910,6 +1135,7 @@ fn jury_of(
     let services = crate::judges::Services {
         progress,
         llm: Arc::new(crate::judges::llm::Runtime::new(bench.llm.clone())),
+        evidence: Arc::default(),
     };
     let jury = build_jury(&bench.jury, &bench.name, &services).map_err(|e| {
         let mut d = Diagnostics::default();

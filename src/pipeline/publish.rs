@@ -123,18 +123,65 @@ pub async fn after(
     Ok(published)
 }
 
+/// What `publish --from` trusts besides its own event.
+#[derive(Clone, Copy, Debug)]
+pub struct Trust<'a> {
+    /// `--config`: the trusted config (else discovered in the working folder).
+    pub config: Option<&'a Path>,
+    /// `--trust-report`: the report's job is trusted (not a fork's own workflow).
+    pub trust_report: bool,
+}
+
+/// The URL of the run that computed the report, from this workflow's own event: a
+/// `workflow_run` names the run it follows; otherwise this run. Never the report's.
+fn trusted_run_url(ctx: &Context) -> Option<String> {
+    let from_event = std::env::var("GITHUB_EVENT_PATH")
+        .ok()
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .and_then(|v| {
+            v.pointer("/workflow_run/html_url")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        });
+    match ctx.event.as_str() {
+        "workflow_run" => from_event.or_else(|| ctx.run_url.clone()),
+        _ => ctx.run_url.clone(),
+    }
+}
+
 /// `judge-ci publish --from DIR`: posts a stored report for the trusted workflow this runs in.
 /// The head commit comes from this workflow's own event (a `workflow_run` names the commit
 /// it ran on); the saved event of the untrusted run only proposes a PR number, which is used
-/// when GitHub confirms that PR's head is that commit.
+/// when GitHub confirms that PR's head is that commit. The report decides nothing but its
+/// own verdict text (`spec/trust.md` points 10 and 16): the config name (so the check-run
+/// name and the sticky key) comes from the trusted config, the run URL from this workflow's
+/// event, and unless `--trust-report` the verdict is posted as advisory (neutral, "not
+/// verified").
 pub async fn stored(
     dir: &Path,
+    trust: Trust<'_>,
     annotations: usize,
     opts: &PublishOptions,
     verbosity: Verbosity,
 ) -> Result<i32, RunError> {
     let path = dir.join("report.json");
-    let report = super::read_report(
+    let config_path = match trust.config {
+        Some(p) => p.to_path_buf(),
+        None => {
+            let cwd = std::env::current_dir()
+                .map_err(|e| RunError::Input(format!("cannot read the working folder: {e}")))?;
+            crate::config::discover(&cwd).ok_or_else(|| {
+                RunError::Input(format!(
+                    "publish --from needs the trusted config, whose name names the check run and keys the sticky comment: none found in {} (judge-ci.yml, .github/judge-ci.yml, benchmark.yaml); check out the base branch, or pass --config PATH",
+                    cwd.display()
+                ))
+            })?
+        }
+    };
+    let (bench, _) = crate::config::load_benchmark(&config_path)
+        .map_err(|d| RunError::Input(d.render(false).trim_end().to_string()))?;
+    let mut report = super::read_report(
         &path,
         "; pass the folder a judge-ci run wrote (--out, default judge-ci-out)",
     )?;
@@ -158,6 +205,20 @@ pub async fn stored(
     if ctx.head_sha.is_none() {
         ctx.head_sha = report.subject.head_sha.clone();
     }
+    // What the report may not decide: its name, its run, its trust.
+    report.config.name = bench.name.clone();
+    report.subject.run_url = trusted_run_url(&ctx);
+    report.provenance = Some(if trust.trust_report {
+        report::Provenance {
+            verified: true,
+            note: "Computed in a job this repository trusts (--trust-report).".into(),
+        }
+    } else {
+        report::Provenance {
+            verified: false,
+            note: report::UNVERIFIED_NOTE.into(),
+        }
+    });
     if ctx.pull_request.is_none() {
         // The saved event (untrusted) may name the PR; resolve() checks it against the head.
         let saved = std::fs::read_to_string(dir.join(EVENT_FILE))
@@ -171,7 +232,7 @@ pub async fn stored(
     }
     let settings = opts.settings(&ReportSettings {
         annotations,
-        ..ReportSettings::default()
+        ..bench.report.clone()
     });
     let md = markdown::render(&report);
     let summary = report::render(&report, Surface::Summary, None, annotations)

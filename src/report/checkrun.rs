@@ -20,9 +20,17 @@ const MESSAGE_BYTES: usize = 60_000;
 /// The conclusion for a report: accepted → success, rejected → failure, not assessed →
 /// failure (neutral when `fail-on: never` let the gate pass), not applicable → neutral,
 /// undecided → neutral unless the gate failed.
+///
+/// A report computed in the pull request's own workflow and published unverified is always
+/// neutral (advisory); an accepted reading whose gate failed (an ERROR under `fail-on: error`)
+/// is a failure.
 pub fn conclusion(r: &Report) -> &'static str {
+    if r.provenance.as_ref().is_some_and(|p| !p.verified) {
+        return "neutral";
+    }
     match (r.interpretation.reading, r.outcome.gate) {
-        (Some(Reading::Accepted), _) => "success",
+        (Some(Reading::Accepted), Gate::Pass) => "success",
+        (Some(Reading::Accepted), Gate::Fail) => "failure",
         (Some(Reading::NotApplicable), _) => "neutral",
         (_, Gate::Fail) => "failure",
         (_, Gate::Pass) => "neutral",
@@ -68,6 +76,17 @@ pub fn title(r: &Report) -> String {
     let t = match tier {
         Some(t) => format!("{word} at tier {t}: {counts}"),
         None => format!("{word}: {counts}"),
+    };
+    // An accepting reading that hides an ERROR says so first (spec/trust.md point 7).
+    let t = match super::notices::title_prefix(r) {
+        Some(p) => format!("{p} · {t}"),
+        None => t,
+    };
+    // An unverified report says so before anything else (spec/trust.md point 10).
+    let t = if r.provenance.as_ref().is_some_and(|p| !p.verified) {
+        format!("Not verified (computed in the pull request's own workflow) · {t}")
+    } else {
+        t
     };
     cut_chars(&t, TITLE_CHARS)
 }

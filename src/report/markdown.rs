@@ -87,6 +87,10 @@ pub fn seconds(ms: u64) -> String {
 pub struct View {
     /// The hidden sticky-comment marker.
     pub marker: String,
+    /// Sentences the report opens with (a tier that could not run under an accepting
+    /// reading, the judge's own files changed by the PR, protected paths, restored files);
+    /// unescaped: templates pass them through `inline`.
+    pub notices: Vec<String>,
     /// `{icon, word}` of the reading.
     pub reading: ReadingView,
     /// "rejected at tier `x`" (already formatted markdown).
@@ -619,6 +623,7 @@ pub fn view(r: &Report) -> View {
         .collect();
     View {
         marker: marker(&r.config.name),
+        notices: super::notices::notices(r),
         reading: ReadingView { icon, word },
         place,
         config: ConfigView {
@@ -654,10 +659,34 @@ pub fn view(r: &Report) -> View {
         diffs,
         judgments,
         tool_version: r.tool.version.clone(),
-        run_url: r.subject.run_url.clone(),
+        run_url: r.subject.run_url.as_deref().and_then(safe_link),
         llm: r.llm.as_ref().map(llm_phrase),
         gaps: r.diagnostics.as_ref().and_then(gaps_view),
     }
+}
+
+/// A URL fit for a markdown link destination: http(s) only, and every character that could
+/// end the destination, open markup or ping someone percent-encoded; anything else is dropped.
+pub fn safe_link(s: &str) -> Option<String> {
+    let u = url::Url::parse(s).ok()?;
+    if !matches!(u.scheme(), "https" | "http") || u.host_str().is_none() {
+        return None;
+    }
+    let mut out = String::new();
+    for c in u.as_str().chars() {
+        match c {
+            '(' | ')' | '<' | '>' | '[' | ']' | '@' | '\\' | '`' | '*' | '_' | '"' | '\'' | ' '
+            | '!' => out.push_str(&format!("%{:02X}", c as u32)),
+            c if c.is_ascii_graphic() => out.push(c),
+            c => {
+                let mut b = [0u8; 4];
+                for byte in c.encode_utf8(&mut b).bytes() {
+                    out.push_str(&format!("%{byte:02X}"));
+                }
+            }
+        }
+    }
+    Some(out)
 }
 
 /// A template that cannot be rendered, with minijinja's explanation (file and line).

@@ -6,6 +6,7 @@ pub mod escape;
 pub mod junit;
 pub mod markdown;
 mod model;
+pub mod notices;
 pub mod sarif;
 
 pub use model::*;

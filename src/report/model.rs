@@ -41,6 +41,12 @@ pub struct Report {
     /// The gap analysis of every failure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diagnostics: Option<crate::diagnose::Diagnostics>,
+    /// Protected paths the pull request changes and files restored from the reference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trust: Option<TrustInfo>,
+    /// Where the verdict was computed, when another job computed it (`publish --from`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Provenance>,
     /// Phase timings.
     pub timings: Timings,
     /// The gate: pass or fail, the exit code and why.
@@ -103,6 +109,88 @@ pub struct ConfigInfo {
     pub version: Option<String>,
     /// The jury description (descriptionVersion 2).
     pub description: Value,
+    /// Where the config and the files it names were read from, when that was a commit's
+    /// tree (a pull request's base) rather than the working tree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<ConfigSourceInfo>,
+}
+
+/// The trusted tree a config was read from, and every file read from it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfigSourceInfo {
+    /// How the commit was chosen ("the base commit of pull request #7").
+    pub from: String,
+    /// The commit.
+    pub commit: String,
+    /// Every config-side file, with the digest of the version used and of the working tree's.
+    pub files: Vec<ConfigFileInfo>,
+}
+
+impl ConfigSourceInfo {
+    /// The files whose working-tree version (the pull request's) was not the one used.
+    pub fn changed(&self) -> impl Iterator<Item = &ConfigFileInfo> {
+        self.files.iter().filter(|f| f.changed)
+    }
+}
+
+/// One config-side file read from a trusted tree.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfigFileInfo {
+    /// Path relative to the repository root.
+    pub path: String,
+    /// SHA-256 of the version used (absent: the file is only in the working tree).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    /// SHA-256 of the working tree's version (absent: not in the working tree).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head_sha256: Option<String>,
+    /// The working tree's version differs from the one used.
+    pub changed: bool,
+}
+
+/// Who computed a published verdict (`spec/trust.md` point 10).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Provenance {
+    /// False when the report came from a job the pull request controls (a fork's own
+    /// `pull_request` workflow) and `--trust-report` was not given: the verdict is advisory.
+    pub verified: bool,
+    /// What the reader is told.
+    pub note: String,
+}
+
+/// What an unverified report's readers are told.
+pub const UNVERIFIED_NOTE: &str = "Computed in the pull request's own workflow, not verified: the pull request controls that job and could have written this report, so it is advisory and decides nothing.";
+
+/// Protections against the subject's own edits (`protected:`, `restore:`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TrustInfo {
+    /// Protected files the pull request changes, with the glob that protects each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub protected_changes: Vec<ProtectedChange>,
+    /// `fail` or `report`.
+    pub protected_action: String,
+    /// Files copied from the reference into the workspace before any judge ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub restored: Vec<String>,
+    /// Build wrappers and settings made the trusted tree's before any build ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub base_build_files: Vec<String>,
+}
+
+/// A protected file the pull request changes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProtectedChange {
+    /// Path relative to the repository root.
+    pub path: String,
+    /// The glob (or built-in rule) that protects it.
+    pub pattern: String,
+    /// added, modified or deleted.
+    pub change: String,
 }
 
 /// The task and its commands.
@@ -366,5 +454,21 @@ pub struct Outcome {
     /// The process exit code.
     pub exit_code: i32,
     /// Why, in one sentence.
+    pub reason: String,
+    /// Tiers that could not run (a judge or the tier ended ERROR), whatever the reading:
+    /// an accepted verdict with any of them is not a clean pass (`spec/trust.md` point 7).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errored_tiers: Vec<ErroredTier>,
+}
+
+/// A tier that could not run, or in which a judge could not run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ErroredTier {
+    /// The tier (or member, or `checks`).
+    pub tier: String,
+    /// The judges that ended ERROR.
+    pub judges: Vec<String>,
+    /// Why, from the first errored judge's reasoning (or the tier's).
     pub reason: String,
 }

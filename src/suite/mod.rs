@@ -372,6 +372,7 @@ async fn judge_task(t: &TaskEntry, out: &Path) -> TaskResult {
         verbosity: Verbosity::Quiet,
         color: false,
         fail_on: None,
+        config_from: crate::pipeline::inputs::ConfigFrom::Head,
         publish: Default::default(),
         actions: false,
     };

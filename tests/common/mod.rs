@@ -167,3 +167,59 @@ pub fn read_outputs(p: &Path) -> std::collections::HashMap<String, String> {
     }
     out
 }
+
+/// Runs `git ARGS` in `dir` (a throwaway identity, no signing), asserting success; returns
+/// standard output, trimmed.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let o = Command::new("git")
+        .args([
+            "-c",
+            "user.name=judge-ci test",
+            "-c",
+            "user.email=test@judge-ci.invalid",
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "protocol.file.allow=always",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs");
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
+}
+
+/// Commits everything in `dir` (initialising a repository first if needed); returns the
+/// commit.
+pub fn commit_all(dir: &Path, message: &str) -> String {
+    if !dir.join(".git").exists() {
+        git(dir, &["init", "-q"]);
+    }
+    git(dir, &["add", "-A", "-f", "."]);
+    git(dir, &["commit", "-q", "--allow-empty", "-m", message]);
+    git(dir, &["rev-parse", "HEAD"])
+}
+
+/// A `pull_request` payload (the real webhook fixture) whose base and head are `base` and
+/// `head`, written into `dir`.
+pub fn pull_request_event(dir: &Path, base: &str, head: &str) -> PathBuf {
+    let mut v: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            repo_root().join("tests/fixtures/github/events/pull_request.opened.json"),
+        )
+        .expect("fixture"),
+    )
+    .expect("fixture JSON");
+    v["pull_request"]["base"]["sha"] = base.into();
+    v["pull_request"]["head"]["sha"] = head.into();
+    let p = dir.join("pull_request.json");
+    std::fs::write(&p, v.to_string()).expect("write event");
+    p
+}

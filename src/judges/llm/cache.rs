@@ -2,18 +2,46 @@
 //! base URL, limits, template hash, the rendered question and its schema), so an unchanged
 //! re-run asks nothing. Only replies that met the output contract are kept. Files are written
 //! through a temporary file and a rename, so concurrent judges never read half a reply.
+//!
+//! A cached reply decides a verdict, so the cache must not be the subject's to write
+//! (`spec/trust.md` point 6): it lives outside the workspace by default, and every entry names
+//! what it answers (provider, model, template hash, question hash). An entry is used only when
+//! all of them match the question asked; a corrupt or mismatching one is ignored, and the fresh
+//! answer replaces it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::provider::{Ask, Model, Reply};
 
+/// The entry format; entries of another version are ignored and replaced.
+const ENTRY_VERSION: u64 = 3;
+
 /// A cache folder, or none.
 #[derive(Clone, Debug)]
 pub struct Cache {
     dir: Option<PathBuf>,
+}
+
+/// What an entry must say it answers to be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CacheKey {
+    /// The file name's digest (over everything below and the model's limits).
+    pub digest: String,
+    /// Provider token.
+    pub provider: String,
+    /// Model name.
+    pub model: String,
+    /// SHA-256 of the prompt template.
+    pub template: String,
+    /// SHA-256 of the question: system text, user text and answer schema.
+    pub question: String,
+}
+
+fn sha(s: &str) -> String {
+    hex::encode(Sha256::digest(s.as_bytes()))
 }
 
 impl Cache {
@@ -22,10 +50,15 @@ impl Cache {
         Cache { dir }
     }
 
+    /// The folder, when caching.
+    pub fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
     /// The key of `ask` to `model` with a template whose hash is `template`; the request's
     /// random boundary nonce is replaced by a fixed word first, so the key names the question,
     /// not the draw.
-    pub fn key(model: &Model, template: &str, ask: &Ask) -> String {
+    pub fn key(model: &Model, template: &str, ask: &Ask) -> CacheKey {
         let fixed = |t: &str| {
             if ask.nonce.is_empty() {
                 t.to_string()
@@ -33,44 +66,77 @@ impl Cache {
                 t.replace(&ask.nonce, "NONCE")
             }
         };
+        let question = sha(&json!({
+            "system": fixed(&ask.system),
+            "user": fixed(&ask.user),
+            "schema": ask.schema,
+        })
+        .to_string());
         let material = json!({
-            "v": 2,
+            "v": ENTRY_VERSION,
             "provider": model.provider.token(),
             "model": model.model,
             "baseUrl": model.base_url,
             "maxTokens": model.max_tokens,
             "temperature": model.temperature,
             "template": template,
-            "system": fixed(&ask.system),
-            "user": fixed(&ask.user),
-            "schema": ask.schema,
+            "question": question,
         });
-        hex::encode(Sha256::digest(material.to_string().as_bytes()))
+        CacheKey {
+            digest: sha(&material.to_string()),
+            provider: model.provider.token().to_string(),
+            model: model.model.clone(),
+            template: template.to_string(),
+            question,
+        }
     }
 
-    fn path(&self, key: &str) -> Option<PathBuf> {
+    fn path(&self, key: &CacheKey) -> Option<PathBuf> {
         let dir = self.dir.as_ref()?;
-        Some(dir.join(&key[..2]).join(format!("{key}.json")))
+        Some(
+            dir.join(&key.digest[..2])
+                .join(format!("{}.json", key.digest)),
+        )
     }
 
-    /// The stored reply for `key`.
-    pub fn get(&self, key: &str) -> Option<Reply> {
+    /// The stored reply for `key`, when an entry exists, parses, and names exactly this
+    /// provider, model, template and question; anything else is a miss.
+    pub fn get(&self, key: &CacheKey) -> Option<Reply> {
         let text = std::fs::read_to_string(self.path(key)?).ok()?;
         let v: Value = serde_json::from_str(&text).ok()?;
+        let field = |k: &str| v.get(k).and_then(Value::as_str);
+        let matches = v.get("v").and_then(Value::as_u64) == Some(ENTRY_VERSION)
+            && field("provider") == Some(key.provider.as_str())
+            && field("model") == Some(key.model.as_str())
+            && field("templateSha256") == Some(key.template.as_str())
+            && field("questionSha256") == Some(key.question.as_str());
+        if !matches {
+            return None;
+        }
         Some(Reply {
-            text: v.get("text")?.as_str()?.to_string(),
+            text: field("text")?.to_string(),
             input_tokens: v.get("inputTokens")?.as_u64()?,
             output_tokens: v.get("outputTokens")?.as_u64()?,
         })
     }
 
-    /// Keeps `reply` under `key`; a cache that cannot be written is skipped, not fatal.
-    pub fn put(&self, key: &str, reply: &Reply) -> Result<(), String> {
+    /// Keeps `reply` under `key` (replacing whatever was there); a cache that cannot be
+    /// written is skipped, not fatal.
+    pub fn put(&self, key: &CacheKey, reply: &Reply) -> Result<(), String> {
         let Some(path) = self.path(key) else {
             return Ok(());
         };
         let dir = path.parent().unwrap_or(&path).to_path_buf();
-        let v = json!({"text": reply.text, "inputTokens": reply.input_tokens, "outputTokens": reply.output_tokens});
+        let v = json!({
+            "v": ENTRY_VERSION,
+            "provider": key.provider,
+            "model": key.model,
+            "templateSha256": key.template,
+            "questionSha256": key.question,
+            "text": reply.text,
+            "inputTokens": reply.input_tokens,
+            "outputTokens": reply.output_tokens,
+        });
         let write = || -> std::io::Result<()> {
             std::fs::create_dir_all(&dir)?;
             let mut tmp = tempfile::NamedTempFile::new_in(&dir)?;
@@ -79,5 +145,107 @@ impl Cache {
             Ok(())
         };
         write().map_err(|e| format!("cannot write the LLM cache {}: {e}", path.display()))
+    }
+}
+
+/// The default cache folder: `$RUNNER_TEMP/judge-ci/llm` inside GitHub Actions (kept between
+/// runs with `actions/cache`), else `$XDG_CACHE_HOME/judge-ci/llm`, else
+/// `$HOME/.cache/judge-ci/llm`; `None` when none of them is set.
+pub fn default_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    let set = |k: &str| env(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if env("GITHUB_ACTIONS").as_deref() == Some("true")
+        && let Some(t) = set("RUNNER_TEMP")
+    {
+        return Some(t.join("judge-ci/llm"));
+    }
+    set("XDG_CACHE_HOME")
+        .or_else(|| set("HOME").map(|h| h.join(".cache")))
+        .filter(|p| p.is_absolute())
+        .map(|p| p.join("judge-ci/llm"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::llm::Provider;
+
+    fn model() -> Model {
+        Model {
+            provider: Provider::OpenAi,
+            model: "m".into(),
+            base_url: "http://127.0.0.1:1".into(),
+            key: None,
+            key_env: "K".into(),
+            max_tokens: 100,
+            temperature: 0.0,
+            timeout: std::time::Duration::from_secs(1),
+        }
+    }
+
+    fn ask(q: &str) -> Ask {
+        Ask {
+            system: "s".into(),
+            user: q.into(),
+            schema: json!({}),
+            nonce: String::new(),
+        }
+    }
+
+    #[test]
+    fn entries_are_checked_and_bad_ones_replaced() {
+        let d = tempfile::tempdir().unwrap();
+        let cache = Cache::new(Some(d.path().to_path_buf()));
+        let key = Cache::key(&model(), "t", &ask("q"));
+        let reply = Reply {
+            text: "{\"pass\": false}".into(),
+            input_tokens: 1,
+            output_tokens: 2,
+        };
+        assert!(cache.get(&key).is_none());
+        cache.put(&key, &reply).unwrap();
+        assert_eq!(cache.get(&key), Some(reply.clone()));
+        let path = cache.path(&key).unwrap();
+        // A forged entry under the right name but answering another question is not used.
+        let other = Cache::key(&model(), "t", &ask("another question"));
+        let mut forged: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        forged["questionSha256"] = json!(other.question);
+        forged["text"] = json!("{\"pass\": true}");
+        std::fs::write(&path, forged.to_string()).unwrap();
+        assert!(cache.get(&key).is_none());
+        // A corrupt entry is a miss, and the next answer replaces it.
+        std::fs::write(&path, "{not json").unwrap();
+        assert!(cache.get(&key).is_none());
+        cache.put(&key, &reply).unwrap();
+        assert_eq!(cache.get(&key), Some(reply));
+    }
+
+    #[test]
+    fn the_default_folder_is_outside_the_workspace() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        assert_eq!(
+            default_dir(&env(&[
+                ("GITHUB_ACTIONS", "true"),
+                ("RUNNER_TEMP", "/rt"),
+                ("XDG_CACHE_HOME", "/x")
+            ])),
+            Some(PathBuf::from("/rt/judge-ci/llm"))
+        );
+        assert_eq!(
+            default_dir(&env(&[("XDG_CACHE_HOME", "/x"), ("HOME", "/h")])),
+            Some(PathBuf::from("/x/judge-ci/llm"))
+        );
+        assert_eq!(
+            default_dir(&env(&[("HOME", "/h")])),
+            Some(PathBuf::from("/h/.cache/judge-ci/llm"))
+        );
+        assert_eq!(default_dir(&env(&[("XDG_CACHE_HOME", "rel")])), None);
     }
 }

@@ -13,7 +13,7 @@ pub mod injection;
 pub mod prompt;
 pub mod provider;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -32,9 +32,6 @@ use provider::{Ask, LlmError, Model, Reply};
 
 /// The metadata key holding a judgment's model usage.
 pub const USAGE_KEY: &str = "llm";
-
-/// Default cache folder, relative to the working folder.
-pub const DEFAULT_CACHE: &str = ".judge-ci/cache";
 
 /// Longest diff shown to a model, in characters.
 const DIFF_BUDGET: usize = 48_000;
@@ -353,11 +350,23 @@ pub async fn judge(
         Ok(m) => m,
         Err(why) => return instrument(format!("{name}: {why}")),
     };
-    let cache = Cache::new(match &settings.cache {
+    let dir = match &settings.cache {
         Some(CacheSetting::Off) => None,
         Some(CacheSetting::Folder(p)) => Some(p.clone()),
-        None => Some(PathBuf::from(DEFAULT_CACHE)),
-    });
+        None => cache::default_dir(&*rt.env),
+    };
+    // The load refused a configured folder inside the repository; this catches a default
+    // pointed there too (an XDG_CACHE_HOME inside the workspace): such a cache is not used.
+    let inside = |p: &Path| {
+        let mut probe = p.to_path_buf();
+        while !probe.exists() && probe.pop() {}
+        let ws = ctx
+            .workspace
+            .canonicalize()
+            .unwrap_or(ctx.workspace.clone());
+        probe.canonicalize().is_ok_and(|q| q.starts_with(&ws))
+    };
+    let cache = Cache::new(dir.filter(|d| !inside(d)));
     let template_text = prompt.map_or(prompt::builtin(question_template(question)), |p| {
         p.1.as_str()
     });

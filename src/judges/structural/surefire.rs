@@ -8,6 +8,7 @@ use crate::config::checks::WorkspacePath;
 use crate::judges::paths::{Resolved, resolve};
 use crate::judgment::{Judgment, Status};
 
+use super::super::evidence::Freshness;
 use super::super::{Outcome, build, instrument};
 use super::{Finding, verdict};
 
@@ -22,8 +23,12 @@ pub enum TestOutcome {
     Skipped,
 }
 
-/// Reads every `TEST-*.xml` in a folder: `Class#method` → outcome. DTDs are refused.
-pub fn read_reports(dir: &Path) -> Result<BTreeMap<String, TestOutcome>, String> {
+/// Reads every `TEST-*.xml` in a folder: `Class#method` → outcome. DTDs are refused, and so
+/// is a report `fresh` says the subject could have supplied.
+pub fn read_reports(
+    dir: &Path,
+    fresh: Option<&Freshness>,
+) -> Result<BTreeMap<String, TestOutcome>, String> {
     let mut out = BTreeMap::new();
     let entries =
         std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
@@ -31,6 +36,9 @@ pub fn read_reports(dir: &Path) -> Result<BTreeMap<String, TestOutcome>, String>
         let name = e.file_name().to_string_lossy().into_owned();
         if !(name.starts_with("TEST-") && name.ends_with(".xml")) {
             continue;
+        }
+        if let Some(why) = fresh.and_then(|f| f.refuse(&e.path(), &name)) {
+            return Err(format!("refused as evidence: {why}"));
         }
         let text = crate::judges::paths::read_text_limited(
             &e.path(),
@@ -69,6 +77,7 @@ pub fn read_reports(dir: &Path) -> Result<BTreeMap<String, TestOutcome>, String>
 /// Runs the judge. No workspace reports → ABSTAIN (the tests did not run).
 pub fn test_invariance(
     workspace: &Path,
+    since: Option<std::time::SystemTime>,
     reference: Option<&Path>,
     reports: &WorkspacePath,
 ) -> Outcome {
@@ -82,7 +91,8 @@ pub fn test_invariance(
             )));
         }
     };
-    let ws = match read_reports(&dir) {
+    let fresh = Freshness::new(workspace, since);
+    let ws = match read_reports(&dir, Some(&fresh)) {
         Ok(r) if !r.is_empty() => r,
         Ok(_) => {
             return build(Judgment::builder(Status::Abstain).reasoning(format!(
@@ -96,7 +106,7 @@ pub fn test_invariance(
         .map(|r| r.join(reports.as_path()))
         .filter(|p| p.is_dir())
     {
-        Some(d) => match read_reports(&d) {
+        Some(d) => match read_reports(&d, None) {
             Ok(r) => r,
             Err(e) => return instrument(format!("the reference's reports: {e}")),
         },
@@ -113,6 +123,24 @@ pub fn test_invariance(
     for k in rf.keys().filter(|k| !ws.contains_key(*k)) {
         findings.push(Finding::new(shown.clone(), "test-missing").expected(k.clone()));
     }
+    // A test the reference runs and the workspace skips is not passing: skipping is how a
+    // subject would hide a failure.
+    let ran_in_reference = |k: &String| {
+        matches!(
+            rf.get(k),
+            Some(TestOutcome::Passed | TestOutcome::Failed(_))
+        )
+    };
+    for (k, _) in ws
+        .iter()
+        .filter(|(k, o)| **o == TestOutcome::Skipped && ran_in_reference(k))
+    {
+        findings.push(
+            Finding::new(shown.clone(), "test-skipped")
+                .expected(format!("{k} runs"))
+                .actual(format!("{k} skipped")),
+        );
+    }
     let universe: Vec<&String> = if rf.is_empty() {
         ws.keys().collect()
     } else {
@@ -120,11 +148,10 @@ pub fn test_invariance(
     };
     let ok = universe
         .iter()
-        .filter(|k| {
-            matches!(
-                ws.get(**k),
-                Some(TestOutcome::Passed | TestOutcome::Skipped)
-            )
+        .filter(|k| match ws.get(**k) {
+            Some(TestOutcome::Passed) => true,
+            Some(TestOutcome::Skipped) => !ran_in_reference(k),
+            _ => false,
         })
         .count();
     verdict(

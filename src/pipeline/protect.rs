@@ -1,0 +1,326 @@
+//! The subject cannot weaken what it is judged by (`spec/trust.md` points 2 and 11):
+//! `protected:` paths (the workflows, the build wrappers and settings, the config and the files
+//! it names) that the pull request changes are findings of their own, and with
+//! `protected-action: fail` a FAIL judgment in the first tier; `restore:` files are copied
+//! from the reference into the workspace before any judge runs, as SWE-bench's harness
+//! restores test files.
+
+use std::path::{Component, Path};
+
+use git2::{ObjectType, Oid};
+use globset::{Glob, GlobSet, GlobSetBuilder};
+
+use crate::config::DEFAULT_PROTECTED;
+use crate::config::source::GitTree;
+use crate::report::{ConfigFileInfo, ProtectedChange};
+
+/// The pattern shown for the config's own files.
+pub const CONFIG_FILES: &str = "the config and the files it names";
+
+/// Why protection or restoring could not be done.
+#[derive(Debug, thiserror::Error)]
+pub enum ProtectError {
+    /// A glob did not compile (the loader checks them; kept for completeness).
+    #[error("glob '{0}': {1}")]
+    Glob(String, String),
+    /// Reading the trusted tree or the workspace failed.
+    #[error("{0}")]
+    Io(String),
+    /// The workspace holds a symbolic link where a restored file goes.
+    #[error(
+        "{0} passes through a symbolic link in the workspace; judge-ci writes restored and pinned files only through real folders"
+    )]
+    Symlink(String),
+}
+
+fn globset(globs: &[String]) -> Result<GlobSet, ProtectError> {
+    let mut b = GlobSetBuilder::new();
+    for g in globs {
+        b.add(Glob::new(g).map_err(|e| ProtectError::Glob(g.clone(), e.to_string()))?);
+    }
+    b.build()
+        .map_err(|e| ProtectError::Glob(globs.join(", "), e.to_string()))
+}
+
+/// `a/b/c` of a relative path.
+fn slash(rel: &Path) -> String {
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The git blob id of a working-tree entry (a link's target for symbolic links), with whether
+/// it is a link.
+fn blob_id(p: &Path) -> Option<(Oid, bool)> {
+    let m = std::fs::symlink_metadata(p).ok()?;
+    if m.file_type().is_symlink() {
+        let target = std::fs::read_link(p).ok()?;
+        let bytes = target.as_os_str().as_encoded_bytes().to_vec();
+        return Oid::hash_object(ObjectType::Blob, &bytes)
+            .ok()
+            .map(|o| (o, true));
+    }
+    if !m.is_file() {
+        return None;
+    }
+    let bytes = std::fs::read(p).ok()?;
+    Oid::hash_object(ObjectType::Blob, &bytes)
+        .ok()
+        .map(|o| (o, false))
+}
+
+/// Every protected file the subject at `subject` (the pull request's tree, laid out as the
+/// repository) changes against the trusted tree: the globs of `protected` (the defaults when
+/// `None`), and the config-side files whose working-tree version differs.
+pub fn protected_changes(
+    tree: &GitTree,
+    subject: &Path,
+    protected: Option<&[String]>,
+    config_files: &[ConfigFileInfo],
+) -> Result<Vec<ProtectedChange>, ProtectError> {
+    let globs: Vec<String> = match protected {
+        Some(g) => g.to_vec(),
+        None => DEFAULT_PROTECTED.iter().map(|s| s.to_string()).collect(),
+    };
+    let set = globset(&globs)?;
+    let pattern_of = |path: &str| {
+        set.matches(path)
+            .first()
+            .map(|&i| globs[i].clone())
+            .unwrap_or_default()
+    };
+    let mut out: Vec<ProtectedChange> = Vec::new();
+    let base = tree
+        .blobs(&|p| set.is_match(p))
+        .map_err(|e| ProtectError::Io(format!("cannot read {}: {e}", tree.label())))?;
+    let mut seen = std::collections::HashSet::new();
+    for (path, id, mode) in &base {
+        seen.insert(path.clone());
+        let change = match blob_id(&subject.join(path)) {
+            None => Some("deleted"),
+            Some((head, link)) if head != *id || link != (*mode == 0o120000) => Some("modified"),
+            Some(_) => None,
+        };
+        if let Some(c) = change {
+            out.push(ProtectedChange {
+                path: path.clone(),
+                pattern: pattern_of(path),
+                change: c.into(),
+            });
+        }
+    }
+    for e in walkdir::WalkDir::new(subject)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || e.file_name() != ".git")
+        .filter_map(Result::ok)
+        .filter(|e| !e.file_type().is_dir())
+    {
+        let Ok(rel) = e.path().strip_prefix(subject) else {
+            continue;
+        };
+        let rel = slash(rel);
+        if set.is_match(&rel) && !seen.contains(&rel) {
+            out.push(ProtectedChange {
+                pattern: pattern_of(&rel),
+                path: rel,
+                change: "added".into(),
+            });
+        }
+    }
+    for f in config_files.iter().filter(|f| f.changed) {
+        if out.iter().any(|c| c.path == f.path) {
+            continue;
+        }
+        out.push(ProtectedChange {
+            path: f.path.clone(),
+            pattern: CONFIG_FILES.into(),
+            change: match (&f.sha256, &f.head_sha256) {
+                (None, _) => "added",
+                (_, None) => "deleted",
+                _ => "modified",
+            }
+            .into(),
+        });
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+/// Writes `bytes` at `rel` inside `workspace`, creating real folders; a symbolic link the
+/// subject put where the file goes is replaced, one on the way to it (a linked folder) is
+/// refused, so nothing is written outside the workspace.
+fn write_inside(
+    workspace: &Path,
+    rel: &Path,
+    bytes: &[u8],
+    shown: &str,
+) -> Result<(), ProtectError> {
+    let io = |err: std::io::Error| ProtectError::Io(format!("{shown}: {err}"));
+    let mut dir = workspace.to_path_buf();
+    let parts: Vec<Component> = rel.components().collect();
+    let Some((name, parents)) = parts.split_last() else {
+        return Ok(());
+    };
+    for c in parents {
+        if !matches!(c, Component::Normal(_)) {
+            return Err(ProtectError::Io(format!(
+                "{shown}: not a plain relative path"
+            )));
+        }
+        dir.push(c);
+        match std::fs::symlink_metadata(&dir) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(ProtectError::Symlink(shown.to_string()));
+            }
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => std::fs::remove_file(&dir)
+                .and_then(|_| std::fs::create_dir(&dir))
+                .map_err(io)?,
+            Err(_) => std::fs::create_dir(&dir).map_err(io)?,
+        }
+    }
+    let target = dir.join(name);
+    if let Ok(m) = std::fs::symlink_metadata(&target) {
+        if m.is_dir() {
+            std::fs::remove_dir_all(&target).map_err(io)?;
+        } else {
+            std::fs::remove_file(&target).map_err(io)?;
+        }
+    }
+    std::fs::write(&target, bytes).map_err(io)
+}
+
+/// The build wrappers and their settings: a build runs with the trusted tree's copies.
+pub const BUILD_FILES: &[&str] = &[
+    "mvnw",
+    "mvnw.cmd",
+    ".mvn/**",
+    "gradlew",
+    "gradlew.bat",
+    "gradle/wrapper/**",
+];
+
+/// Makes the workspace's build wrappers and settings ([`BUILD_FILES`]) the trusted tree's:
+/// each is written from the tree (executable when the tree says so), and one the tree lacks
+/// is removed. Returns what changed ("path (from the base)" / "path (removed)").
+pub fn pin_build_files(tree: &GitTree, workspace: &Path) -> Result<Vec<String>, ProtectError> {
+    let globs: Vec<String> = BUILD_FILES.iter().map(|s| s.to_string()).collect();
+    let set = globset(&globs)?;
+    let base = tree
+        .blobs(&|p| set.is_match(p))
+        .map_err(|e| ProtectError::Io(format!("cannot read {}: {e}", tree.label())))?;
+    let mut changed = Vec::new();
+    let mut keep = std::collections::HashSet::new();
+    for (path, id, mode) in &base {
+        keep.insert(path.clone());
+        let here = workspace.join(path);
+        if blob_id(&here).is_some_and(|(h, link)| h == *id && !link) {
+            continue;
+        }
+        if *mode == 0o120000 {
+            // A link in the trusted tree is not followed into the workspace; it is left out.
+            continue;
+        }
+        let bytes = tree
+            .blob(*id)
+            .map_err(|e| ProtectError::Io(format!("{path}: {e}")))?;
+        write_inside(workspace, Path::new(path), &bytes, path)?;
+        if *mode == 0o100755 {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&here, std::fs::Permissions::from_mode(0o755))
+                .map_err(|e| ProtectError::Io(format!("{path}: {e}")))?;
+        }
+        changed.push(format!("{path} (the base's)"));
+    }
+    for e in walkdir::WalkDir::new(workspace)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || e.file_name() != ".git")
+        .filter_map(Result::ok)
+        .filter(|e| !e.file_type().is_dir())
+    {
+        let Ok(rel) = e.path().strip_prefix(workspace) else {
+            continue;
+        };
+        let rel = slash(rel);
+        if set.is_match(&rel) && !keep.contains(&rel) {
+            std::fs::remove_file(e.path())
+                .map_err(|err| ProtectError::Io(format!("{rel}: {err}")))?;
+            changed.push(format!("{rel} (removed: not in the base)"));
+        }
+    }
+    Ok(changed)
+}
+
+/// Copies every file of `reference` that `globs` match into `workspace` at the same path,
+/// replacing what is there; returns the paths restored. A symbolic link the subject put where
+/// a restored file goes is replaced; one on the way to it (a linked folder) is refused, so
+/// nothing is written outside the workspace.
+pub fn restore(
+    reference: &Path,
+    workspace: &Path,
+    globs: &[String],
+) -> Result<Vec<String>, ProtectError> {
+    if globs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let set = globset(globs)?;
+    let mut restored = Vec::new();
+    for e in walkdir::WalkDir::new(reference)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || e.file_name() != ".git")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+    {
+        let Ok(rel) = e.path().strip_prefix(reference) else {
+            continue;
+        };
+        let shown = slash(rel);
+        if !set.is_match(&shown) {
+            continue;
+        }
+        let bytes = std::fs::read(e.path())
+            .map_err(|err| ProtectError::Io(format!("restore {shown}: {err}")))?;
+        write_inside(workspace, rel, &bytes, &shown)?;
+        restored.push(shown);
+    }
+    Ok(restored)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn restore_copies_matching_files_and_never_follows_links_out() {
+        let reference = tempfile::tempdir().unwrap();
+        let ws = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        for (p, c) in [("src/test/T.java", "strict"), ("src/main/M.java", "main")] {
+            let f = reference.path().join(p);
+            std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+            std::fs::write(f, c).unwrap();
+        }
+        std::fs::create_dir_all(ws.path().join("src/test")).unwrap();
+        std::fs::write(ws.path().join("src/test/T.java"), "weakened").unwrap();
+        let got = restore(reference.path(), ws.path(), &["src/test/**".into()]).unwrap();
+        assert_eq!(got, vec!["src/test/T.java".to_string()]);
+        assert_eq!(
+            std::fs::read_to_string(ws.path().join("src/test/T.java")).unwrap(),
+            "strict"
+        );
+        assert!(!ws.path().join("src/main/M.java").exists());
+        // A linked folder on the way is refused; nothing lands outside.
+        std::fs::remove_dir_all(ws.path().join("src/test")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), ws.path().join("src/test")).unwrap();
+        assert!(matches!(
+            restore(reference.path(), ws.path(), &["src/test/**".into()]),
+            Err(ProtectError::Symlink(_))
+        ));
+        assert!(!outside.path().join("T.java").exists());
+    }
+}

@@ -1,0 +1,168 @@
+//! What a reader must see before the verdict's details, because it changes what the verdict is
+//! worth (`spec/trust.md` points 1, 2 and 7): a tier that could not run under an accepting
+//! reading, a pull request that changes the judge's own files, protected paths it touches,
+//! files restored from the reference. Plain sentences; every renderer escapes them.
+
+use crate::judgment::Status;
+use crate::jury::Verdict;
+use crate::jury::interpret::Reading;
+
+use super::{ErroredTier, Report, TierView};
+
+/// The longest reason kept for an errored tier.
+const REASON_CHARS: usize = 300;
+
+fn first_line(s: &str) -> String {
+    let line = s
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    if line.chars().count() > REASON_CHARS {
+        let cut: String = line.chars().take(REASON_CHARS).collect();
+        format!("{cut}…")
+    } else {
+        line.to_string()
+    }
+}
+
+/// Finds the judgment of `name` anywhere in the verdict.
+fn judgment<'v>(v: &'v Verdict, name: &str) -> Option<&'v crate::judgment::Judgment> {
+    if let Some(j) = v.individual_by_name().get(name) {
+        return Some(j);
+    }
+    v.composite_attempts()
+        .iter()
+        .filter_map(|a| a.verdict())
+        .find_map(|c| judgment(c, name))
+}
+
+/// Every tier that ran and in which a judge, or the tier itself, ended ERROR.
+pub fn errored_tiers(tiers: &[TierView], verdict: &Verdict) -> Vec<ErroredTier> {
+    tiers
+        .iter()
+        .filter(|t| t.ran)
+        .filter_map(|t| {
+            let judges: Vec<String> = t
+                .judges
+                .iter()
+                .filter(|j| j.status == Status::Error)
+                .map(|j| j.name.clone())
+                .collect();
+            let tier_error = matches!(t.status, None | Some(Status::Error));
+            if judges.is_empty() && !tier_error {
+                return None;
+            }
+            let reason = judges
+                .first()
+                .and_then(|n| judgment(verdict, n))
+                .map(|j| first_line(j.reasoning()))
+                .filter(|r| !r.is_empty())
+                .unwrap_or_else(|| match t.status {
+                    None => "the tier produced no verdict".to_string(),
+                    Some(_) => "the tier's aggregate is ERROR".to_string(),
+                });
+            Some(ErroredTier {
+                tier: t.name.clone(),
+                judges,
+                reason,
+            })
+        })
+        .collect()
+}
+
+/// The sentences a report opens with, most important first.
+pub fn notices(r: &Report) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(p) = r.provenance.as_ref().filter(|p| !p.verified) {
+        out.push(p.note.clone());
+    }
+    if matches!(
+        r.interpretation.reading,
+        Some(Reading::Accepted | Reading::NotApplicable)
+    ) {
+        let word = match r.interpretation.reading {
+            Some(Reading::NotApplicable) => "Not applicable",
+            _ => "Accepted",
+        };
+        for t in &r.outcome.errored_tiers {
+            let who = if t.judges.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", t.judges.join(", "))
+            };
+            out.push(format!(
+                "{word}, but tier '{}' could not run{who}: {}",
+                t.tier, t.reason
+            ));
+        }
+    }
+    if let Some(src) = &r.config.source {
+        let changed: Vec<&str> = src.changed().map(|f| f.path.as_str()).collect();
+        if !changed.is_empty() {
+            out.push(format!(
+                "This pull request changes the judge's own files ({}); they were read from {} ({}), and the pull request's versions were not used.",
+                changed.join(", "),
+                src.from,
+                src.commit.chars().take(12).collect::<String>()
+            ));
+        }
+    }
+    if let Some(t) = &r.trust {
+        if !t.protected_changes.is_empty() {
+            let list: Vec<String> = t
+                .protected_changes
+                .iter()
+                .map(|c| format!("{} ({})", c.path, c.change))
+                .collect();
+            out.push(format!(
+                "This pull request changes protected paths: {}{}",
+                list.join(", "),
+                if t.protected_action == "fail" {
+                    "; protected-action is fail, so the judgment protected-paths fails."
+                } else {
+                    "; protected-action is report, so this is reported only."
+                }
+            ));
+        }
+        if !t.base_build_files.is_empty() {
+            out.push(format!(
+                "The build ran with the base's wrappers and settings: {}.",
+                t.base_build_files.join(", ")
+            ));
+        }
+        if !t.restored.is_empty() {
+            out.push(format!(
+                "Restored from the reference before judging: {}.",
+                t.restored.join(", ")
+            ));
+        }
+    }
+    out
+}
+
+/// The check-run title's opening when an accepting reading hides an ERROR: "Accepted, but
+/// tier build could not run".
+pub fn title_prefix(r: &Report) -> Option<String> {
+    if !matches!(
+        r.interpretation.reading,
+        Some(Reading::Accepted | Reading::NotApplicable)
+    ) {
+        return None;
+    }
+    let names: Vec<&str> = r
+        .outcome
+        .errored_tiers
+        .iter()
+        .map(|t| t.tier.as_str())
+        .collect();
+    let (_, word) = super::markdown::reading_word(r.interpretation.reading);
+    match names.as_slice() {
+        [] => None,
+        [one] => Some(format!("{word}, but tier {one} could not run")),
+        many => Some(format!(
+            "{word}, but tiers {} could not run",
+            many.join(", ")
+        )),
+    }
+}
