@@ -804,6 +804,126 @@ fn publish_from_a_stored_report_in_a_workflow_run() {
 }
 
 #[test]
+fn a_hand_made_pass_report_from_a_forks_workflow_is_only_advisory() {
+    // The fork's own pull_request workflow (its file is the PR's) uploads a report saying
+    // ACCEPTED, with a run URL carrying markup and a ping, under another gate's config name.
+    let gh = FakeGitHub::start(Layout::DOTCOM);
+    gh.read_only(TOKEN);
+    let p = Project::new(0, "");
+    let untrusted = Runner::new();
+    let fork_head = "aaaabbbbccccddddeeeeffff0000111122223333";
+    let fork = edited_event(untrusted.dir.path(), "pull_request.opened.json", |v| {
+        v["pull_request"]["head"]["repo"]["full_name"] = "someone/Hello-World".into();
+        v["pull_request"]["head"]["sha"] = fork_head.into();
+    });
+    let artifact = untrusted.out_dir();
+    let run = untrusted.run(
+        &p.ws(),
+        &gh,
+        "pull_request",
+        &fork,
+        Some(TOKEN),
+        &["--out", &artifact],
+    );
+    assert_eq!(run.out.status.code(), Some(0), "{}", run.stderr);
+    let path = Path::new(&artifact).join("report.json");
+    let mut forged: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(forged["interpretation"]["reading"], "ACCEPTED");
+    forged["subject"]["runUrl"] =
+        "https://evil.example/x) <img src=https://evil.example/p.png> @octo-org/owners".into();
+    forged["config"]["name"] = "release-gate".into();
+    std::fs::write(&path, forged.to_string()).unwrap();
+
+    // The trusted workflow_run job: its checkout of the base branch holds the real config.
+    let trusted = Runner::new();
+    let wr = edited_event(trusted.dir.path(), "workflow_run.completed.json", |v| {
+        v["workflow_run"]["head_sha"] = fork_head.into();
+        v["workflow_run"]["pull_requests"] = json!([]);
+        v["workflow_run"]["head_repository"]["full_name"] = "someone/Hello-World".into();
+    });
+    let base_checkout = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        p.ws().join("judge-ci.yml"),
+        base_checkout.path().join("judge-ci.yml"),
+    )
+    .unwrap();
+    let publish = |gh: &FakeGitHub, extra: &[&str]| {
+        let mut args = vec!["publish", "--from", artifact.as_str()];
+        args.extend_from_slice(extra);
+        trusted.run(
+            base_checkout.path(),
+            gh,
+            "workflow_run",
+            &wr,
+            Some(TOKEN),
+            &args,
+        )
+    };
+    let gh2 = FakeGitHub::start(Layout::DOTCOM);
+    gh2.add_pull(2, fork_head, "someone:main");
+    let run = publish(&gh2, &[]);
+    assert_eq!(run.out.status.code(), Some(0), "{}", run.stderr);
+    let runs = gh2.check_runs();
+    assert_eq!(runs.len(), 1, "{}", run.stderr);
+    let create = &runs[0].create;
+    assert_eq!(
+        create["name"], "judge-ci / gh-test",
+        "the trusted config names the check run"
+    );
+    assert_eq!(create["conclusion"], "neutral", "advisory, never success");
+    let title = create["output"]["title"].as_str().unwrap();
+    assert!(title.starts_with("Not verified"), "{title}");
+    let c = ours(&gh2);
+    assert_eq!(c.len(), 1);
+    let body = &c[0].body;
+    assert!(body.contains("not verified"), "{body}");
+    assert!(
+        !body.contains("<img") && !body.contains("@octo-org/owners"),
+        "{body}"
+    );
+    assert!(
+        !body.contains("evil.example"),
+        "the run URL is the trusted event's: {body}"
+    );
+    assert!(
+        body.contains("https://github.com/octo-org/octo-repo/actions/runs/1589141559"),
+        "{body}"
+    );
+    assert!(
+        body.contains("key=") && !body.contains("release-gate"),
+        "the sticky key is the trusted config's: {body}"
+    );
+    assert!(gh2.violations().is_empty(), "{:#?}", gh2.violations());
+
+    // --trust-report is the workflow's explicit choice (wrong for forks): then it gates.
+    let gh3 = FakeGitHub::start(Layout::DOTCOM);
+    gh3.add_pull(2, fork_head, "someone:main");
+    let run = publish(&gh3, &["--trust-report"]);
+    assert_eq!(run.out.status.code(), Some(0), "{}", run.stderr);
+    assert_eq!(gh3.check_runs()[0].create["conclusion"], "success");
+    assert_eq!(gh3.check_runs()[0].create["name"], "judge-ci / gh-test");
+
+    // Without a trusted config there is nothing to name the check run by: refused.
+    let gh4 = FakeGitHub::start(Layout::DOTCOM);
+    let nowhere = tempfile::tempdir().unwrap();
+    let run = trusted.run(
+        nowhere.path(),
+        &gh4,
+        "workflow_run",
+        &wr,
+        Some(TOKEN),
+        &["publish", "--from", &artifact],
+    );
+    assert_eq!(run.out.status.code(), Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("needs the trusted config"),
+        "{}",
+        run.stderr
+    );
+    assert!(gh4.requests().is_empty());
+}
+
+#[test]
 fn malformed_answers_and_dropped_connections_neither_duplicate_nor_lose() {
     let gh = FakeGitHub::start(Layout::DOTCOM);
     gh.fail("POST", "/graphql", 1, Fault::Drop);
