@@ -72,6 +72,9 @@ measure b0 "(b0) git: all differ, model cache off" "$work/repoall" ref off
 measure a2 "(a') folders: 100 differ (cold)" "$work/ws100" "$work/ref" "$work/cache-a2"
 measure b2 "(b') folders: all differ (cold)" "$work/wsall" "$work/ref" "$work/cache-b2"
 measure c2 "(c') folders: all differ (warm)" "$work/wsall" "$work/ref" "$work/cache-b2"
+(cd "$work/repo100" && /usr/bin/time -f "%e" -o "$work/time" "$bin" checkout ref "$work/co" > /dev/null)
+wall[co]=$(tail -n 1 "$work/time")
+printf '  of (a): writing the reference revision into a folder (judge-ci checkout) takes %.2f s\n' "${wall[co]}"
 ratio "(a) 100 differ / (b) all differ, cold" a b "<= 2%"
 ratio "(c) warm re-run / (b) cold" c b "<= 15%"
 ratio "(b) cold, writing the cache / (b0) no cache" b b0 "the cost of writing it"

@@ -371,6 +371,40 @@ mod tests {
     }
 
     #[test]
+    fn every_java_file_of_the_repository_reads_back_as_parsed() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path().to_path_buf(), DEFAULT_MAX_BYTES);
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut n = 0;
+        for e in walkdir::WalkDir::new(root.join("tests"))
+            .into_iter()
+            .chain(walkdir::WalkDir::new(root.join("examples")))
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "java"))
+        {
+            let bytes = std::fs::read(e.path()).unwrap();
+            let key: [u8; 32] = Sha256::digest(&bytes).into();
+            for bodies in [true, false] {
+                let kind = if bodies {
+                    Kind::JavaWithBodies
+                } else {
+                    Kind::JavaSignatures
+                };
+                let parsed = super::super::java::parse_with(&bytes, bodies);
+                store.put(kind, &key, &parsed);
+                let back: super::super::java::JavaFile = store.get(kind, &key).unwrap();
+                assert_eq!(back, parsed, "{}", e.path().display());
+            }
+            let header = super::super::java::header(&bytes);
+            store.put(Kind::Header, &key, &header);
+            let back: super::super::java::Header = store.get(Kind::Header, &key).unwrap();
+            assert_eq!(back, header, "{}", e.path().display());
+            n += 1;
+        }
+        assert!(n >= 10, "only {n} Java files found");
+    }
+
+    #[test]
     fn corrupt_truncated_and_misplaced_entries_are_ignored_and_replaced() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::new(dir.path().to_path_buf(), DEFAULT_MAX_BYTES);
