@@ -5,8 +5,9 @@
 //! say the same. Corpora: the hostile files of `tests/javac/corpus/` (unicode escapes, `;;`,
 //! comments that end early, CRLF/CR/BOM, nested generics, Java 17 constructs) and the JDK 17
 //! sources of Debian's `openjdk-17-source` (`java.base/java/util` here; the whole JDK with
-//! `bench/javac-differential.sh`). Disagreements javac and judge-ci are known to have, with
-//! the reason, are listed in `tests/javac/disagreements.txt`.
+//! `bench/javac-differential.sh`), and on request the Java 21 constructs of
+//! `tests/javac/corpus21/` against a JDK 21+. Disagreements javac and judge-ci are known to
+//! have, with the reason, are listed in `tests/javac/disagreements.txt`.
 
 use judge_ci::lang::java::{self, JavaFile};
 use regex::Regex;
@@ -15,7 +16,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::LazyLock;
+use std::sync::{LazyLock, Mutex};
 
 const EXPORTS: [&str; 4] = [
     "--add-exports",
@@ -31,31 +32,59 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Compiles the helper once per test binary into the target folder.
-fn helper() -> PathBuf {
-    static DIR: LazyLock<PathBuf> = LazyLock::new(|| {
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("javac-model-dump");
-        std::fs::create_dir_all(&dir).unwrap();
-        let o = Command::new("javac")
-            .args(EXPORTS)
-            .arg("-d")
-            .arg(&dir)
-            .arg(repo().join("tests/javac/ModelDump.java"))
-            .output()
-            .expect("javac is required for the differential test (bash .ci/run installs it)");
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        dir
-    });
-    DIR.clone()
+/// The JDK whose javac is the reference: the one on the PATH, or one named by its home.
+#[derive(Clone, Copy)]
+struct Jdk {
+    /// Its home, or `None` for the tools on the PATH.
+    home: Option<&'static str>,
+    /// The `--release` the files are parsed for.
+    release: &'static str,
+}
+
+const JDK17: Jdk = Jdk {
+    home: None,
+    release: "17",
+};
+
+impl Jdk {
+    fn tool(&self, name: &str) -> PathBuf {
+        match self.home {
+            Some(h) => Path::new(h).join("bin").join(name),
+            None => PathBuf::from(name),
+        }
+    }
+}
+
+/// Compiles the helper with `jdk`, once per test binary, into the target folder.
+fn helper(jdk: Jdk) -> PathBuf {
+    static DONE: Mutex<BTreeMap<&'static str, PathBuf>> = Mutex::new(BTreeMap::new());
+    let mut done = DONE.lock().unwrap();
+    if let Some(dir) = done.get(jdk.release) {
+        return dir.clone();
+    }
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("javac-model-dump-{}", jdk.release));
+    std::fs::create_dir_all(&dir).unwrap();
+    let o = Command::new(jdk.tool("javac"))
+        .args(EXPORTS)
+        .arg("-d")
+        .arg(&dir)
+        .arg(repo().join("tests/javac/ModelDump.java"))
+        .output()
+        .expect("javac is required for the differential test (bash .ci/run installs it)");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    done.insert(jdk.release, dir.clone());
+    dir
 }
 
 /// javac's model of each file, in order.
-fn javac_models(files: &[PathBuf]) -> Vec<Value> {
-    let mut child = Command::new("java")
+fn javac_models(files: &[PathBuf], jdk: Jdk) -> Vec<Value> {
+    let mut child = Command::new(jdk.tool("java"))
         .args(EXPORTS)
         .arg("-cp")
-        .arg(helper())
+        .arg(helper(jdk))
         .arg("ModelDump")
+        .arg(jdk.release)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -213,8 +242,8 @@ struct Tally {
     disagreements: BTreeMap<String, Vec<String>>,
 }
 
-fn compare_corpus(root: &Path, files: &[PathBuf]) -> Tally {
-    let theirs = javac_models(files);
+fn compare_corpus(root: &Path, files: &[PathBuf], jdk: Jdk) -> Tally {
+    let theirs = javac_models(files, jdk);
     let mut t = Tally::default();
     for (file, theirs) in files.iter().zip(&theirs) {
         t.files += 1;
@@ -352,7 +381,7 @@ fn the_hostile_corpus_reads_as_javac_reads_it() {
     let root = repo().join("tests/javac/corpus");
     let files = java_files(&root);
     assert!(files.len() >= 10, "the corpus is in tests/javac/corpus");
-    let t = compare_corpus(&root, &files);
+    let t = compare_corpus(&root, &files, JDK17);
     report("hostile corpus", &t);
     check("corpus/", &t);
     // The corpus holds files javac rejects, and judge-ci flags them.
@@ -364,7 +393,7 @@ fn the_jdk_java_util_sources_read_as_javac_reads_them() {
     let dir = jdk_sources("java.base/java/util");
     let files = java_files(dir.path());
     assert!(files.len() > 300, "{} files", files.len());
-    let t = compare_corpus(dir.path(), &files);
+    let t = compare_corpus(dir.path(), &files, JDK17);
     report("JDK 17 java.base/java/util", &t);
     check("jdk/", &t);
 }
@@ -375,7 +404,7 @@ fn the_jdk_java_util_sources_read_as_javac_reads_them() {
 fn the_whole_jdk_reads_as_javac_reads_it() {
     let dir = jdk_sources("");
     let files = java_files(dir.path());
-    let t = compare_corpus(dir.path(), &files);
+    let t = compare_corpus(dir.path(), &files, JDK17);
     let allowed = allowed();
     let explained = t
         .disagreements
@@ -398,4 +427,23 @@ fn the_whole_jdk_reads_as_javac_reads_it() {
             d.iter().take(3).cloned().collect::<Vec<_>>().join(" | ")
         );
     }
+}
+
+/// Java 21 constructs (record patterns, pattern `switch` with guards and `case null`): Debian 12
+/// packages no JDK 21, so this runs on request with one named by `JUDGE_CI_JDK21_HOME`.
+#[test]
+#[ignore = "needs a JDK 21 or later (Debian 12 has none): JUDGE_CI_JDK21_HOME=/path/to/jdk cargo test --test javac_differential -- --ignored java21"]
+fn the_java21_corpus_reads_as_javac_21_reads_it() {
+    let home =
+        std::env::var("JUDGE_CI_JDK21_HOME").expect("JUDGE_CI_JDK21_HOME names a JDK 21 or later");
+    let jdk = Jdk {
+        home: Some(Box::leak(home.into_boxed_str())),
+        release: "21",
+    };
+    let root = repo().join("tests/javac/corpus21");
+    let files = java_files(&root);
+    let t = compare_corpus(&root, &files, jdk);
+    report("Java 21 corpus", &t);
+    check("corpus21/", &t);
+    assert_eq!(t.agreeing, files.len(), "{t:?}");
 }

@@ -4,7 +4,7 @@
 // modifiers, annotations, type parameters, supertypes, fields, methods and constructors, and
 // lines. Only the parser runs (no attribution), so the files need no classpath.
 //
-// Usage: java --add-exports ... ModelDump < list-of-paths   (one path per line)
+// Usage: java --add-exports ... ModelDump [RELEASE, default 17] < list-of-paths   (one per line)
 
 import com.sun.source.tree.*;
 import com.sun.source.util.JavacTask;
@@ -31,17 +31,18 @@ public class ModelDump {
         for (String path; (path = in.readLine()) != null; ) {
             if (!path.isEmpty()) paths.add(path);
         }
+        String release = args.length > 0 ? args[0] : "17";
         // One parser task per batch: a task per file costs more than the parse.
         for (int from = 0; from < paths.size(); from += 500) {
-            dump(javac, paths.subList(from, Math.min(paths.size(), from + 500)));
+            dump(javac, paths.subList(from, Math.min(paths.size(), from + 500)), release);
         }
     }
 
-    static void dump(JavaCompiler javac, List<String> paths) throws Exception {
+    static void dump(JavaCompiler javac, List<String> paths, String release) throws Exception {
         DiagnosticCollector<JavaFileObject> diags = new DiagnosticCollector<>();
         StandardJavaFileManager fm = javac.getStandardFileManager(diags, Locale.ROOT, StandardCharsets.UTF_8);
         Iterable<? extends JavaFileObject> units = fm.getJavaFileObjectsFromStrings(paths);
-        JavacTask task = (JavacTask) javac.getTask(null, fm, diags, List.of("-proc:none", "--release", "17"), null, units);
+        JavacTask task = (JavacTask) javac.getTask(null, fm, diags, List.of("-proc:none", "--release", release), null, units);
         List<CompilationUnitTree> parsed = new ArrayList<>();
         task.parse().forEach(parsed::add);
         Set<URI> rejected = new HashSet<>();
