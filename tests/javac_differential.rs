@@ -240,6 +240,8 @@ struct Tally {
     rejected_both: usize,
     /// Disagreements: file (relative to the corpus root) → what differs.
     disagreements: BTreeMap<String, Vec<String>>,
+    /// Every file compared, relative to the corpus root.
+    compared: std::collections::BTreeSet<String>,
 }
 
 fn compare_corpus(root: &Path, files: &[PathBuf], jdk: Jdk) -> Tally {
@@ -252,6 +254,7 @@ fn compare_corpus(root: &Path, files: &[PathBuf], jdk: Jdk) -> Tally {
             .unwrap_or(file)
             .to_string_lossy()
             .into_owned();
+        t.compared.insert(rel.clone());
         let bytes = std::fs::read(file).unwrap();
         let ours = java::parse(&bytes);
         // The header scanner must agree with the full parse on every file.
@@ -368,7 +371,10 @@ fn check(prefix: &str, t: &Tally) {
     );
     let stale: Vec<&String> = allowed
         .keys()
-        .filter(|k| k.starts_with(prefix) && !t.disagreements.contains_key(&k[prefix.len()..]))
+        .filter(|k| {
+            k.strip_prefix(prefix)
+                .is_some_and(|f| t.compared.contains(f) && !t.disagreements.contains_key(f))
+        })
         .collect();
     assert!(
         stale.is_empty(),
@@ -403,7 +409,16 @@ fn the_jdk_java_util_sources_read_as_javac_reads_them() {
 #[ignore = "the whole JDK 17 source (15,000 files) takes minutes: bench/javac-differential.sh runs it"]
 fn the_whole_jdk_reads_as_javac_reads_it() {
     let dir = jdk_sources("");
-    let files = java_files(dir.path());
+    let mut files = java_files(dir.path());
+    // JUDGE_CI_JDK_FILES names a file listing paths (relative to src.zip) to check only those.
+    if let Ok(list) = std::env::var("JUDGE_CI_JDK_FILES") {
+        let only: std::collections::BTreeSet<PathBuf> = std::fs::read_to_string(list)
+            .unwrap()
+            .lines()
+            .map(|l| dir.path().join(l.trim()))
+            .collect();
+        files.retain(|f| only.contains(f));
+    }
     let t = compare_corpus(dir.path(), &files, JDK17);
     let allowed = allowed();
     let explained = t

@@ -47,7 +47,31 @@ fn hex(b: u8) -> Option<u16> {
 /// Surrogate pairs spelled as two escapes become one character; a lone surrogate becomes
 /// U+FFFD (it cannot be UTF-8). A lone CR becomes LF (see the body).
 pub fn decode(src: &[u8]) -> Decoded {
-    let mut d = translate(src);
+    let full = translate(src, &[]);
+    // An escape inside a literal that is not a backslash and is not escaped by one (an odd run
+    // of backslashes before it) changes nothing javac lexes; it is left as written, which tree-sitter reads as the literal's own escape
+    // (a decoded NUL would end tree-sitter's input).
+    let regions = regions(&full.text);
+    let keep: Vec<usize> = full
+        .escapes
+        .iter()
+        .filter(|e| {
+            e.unit != u16::from(b'\\')
+                && inside(&regions, e.decoded)
+                && full.text[..e.decoded]
+                    .iter()
+                    .rev()
+                    .take_while(|b| **b == b'\\')
+                    .count()
+                    .is_multiple_of(2)
+        })
+        .map(|e| e.original)
+        .collect();
+    let mut d = if keep.is_empty() {
+        full
+    } else {
+        translate(src, &keep)
+    };
     // A lone CR ends a line for javac (and so a `//` comment); tree-sitter-java ends line
     // comments at LF only. Same length, so offsets are unchanged.
     for i in 0..d.text.len() {
@@ -58,7 +82,9 @@ pub fn decode(src: &[u8]) -> Decoded {
     d
 }
 
-fn translate(src: &[u8]) -> Decoded {
+/// Translates every eligible escape but those starting at the original offsets of `keep`
+/// (sorted), which are copied as written.
+fn translate(src: &[u8], keep: &[usize]) -> Decoded {
     let line_starts = line_starts(src);
     if !src.windows(2).any(|w| w == b"\\u") {
         return Decoded {
@@ -87,6 +113,13 @@ fn translate(src: &[u8]) -> Decoded {
                 && let [Some(a), Some(b2), Some(c), Some(e)] =
                     [hex(d[0]), hex(d[1]), hex(d[2]), hex(d[3])]
             {
+                if keep.binary_search(&i).is_ok() {
+                    text.extend_from_slice(&src[i..j + 4]);
+                    i = j + 4;
+                    raw_backslashes = 0;
+                    pending_high = None;
+                    continue;
+                }
                 let unit = (a << 12) | (b2 << 8) | (c << 4) | e;
                 let esc = Escape {
                     original: i,
@@ -196,14 +229,7 @@ impl Decoded {
         let regions = regions(&self.text);
         self.escapes
             .iter()
-            .filter(|e| {
-                let at = e.decoded;
-                // Regions are sorted and disjoint.
-                let k = regions.partition_point(|r| r.start <= at);
-                k.checked_sub(1)
-                    .map(|k| &regions[k])
-                    .is_none_or(|r| at >= r.end)
-            })
+            .filter(|e| !inside(&regions, e.decoded))
             .map(|e| {
                 (
                     self.original_line(e.original),
@@ -212,6 +238,14 @@ impl Decoded {
             })
             .collect()
     }
+}
+
+/// Whether decoded offset `at` lies in one of `regions` (sorted, disjoint).
+fn inside(regions: &[Region], at: usize) -> bool {
+    let k = regions.partition_point(|r| r.start <= at);
+    k.checked_sub(1)
+        .map(|k| &regions[k])
+        .is_some_and(|r| at < r.end)
 }
 
 fn char_width(text: &[u8], at: usize) -> usize {
@@ -310,6 +344,16 @@ mod tests {
         assert_eq!(text(r"\uD83D\uDE00!"), "\u{1F600}!");
         assert_eq!(text(r"\uD83Dx"), "\u{FFFD}x");
         assert_eq!(text("no escapes"), "no escapes");
+        // Inside literals escapes stay as written unless a backslash is involved.
+        assert_eq!(
+            text(r#"c = '\u0000'; s = "\u0041\u005c\u0022";"#),
+            r#"c = '\u0000'; s = "\u0041\"";"#
+        );
+        assert_eq!(
+            text(r#""\u0000\\\u0000""#),
+            r#""\u0000\\\u0000""#,
+            "IBM964.java"
+        );
     }
 
     #[test]

@@ -328,8 +328,12 @@ impl Src<'_> {
     }
 }
 
+/// Named children, comments left out (tree-sitter lists them among the named children
+/// wherever they appear: `implements A, /* x */ B`).
 fn named<'t>(n: Node<'t>) -> impl Iterator<Item = Node<'t>> {
-    (0..n.named_child_count()).filter_map(move |i| n.named_child(i as u32))
+    (0..n.named_child_count())
+        .filter_map(move |i| n.named_child(i as u32))
+        .filter(|c| !matches!(c.kind(), "line_comment" | "block_comment"))
 }
 
 fn collect_errors(n: Node, src: &Src, out: &mut Vec<u32>) {

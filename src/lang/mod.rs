@@ -9,4 +9,4 @@ pub mod java;
 /// unicode-escape translation included). Bump it with any change to those types or to what
 /// their parsers produce, so that entries written by an older judge-ci are never read as
 /// current ones.
-pub const MODEL_VERSION: u32 = 1;
+pub const MODEL_VERSION: u32 = 2;
