@@ -558,7 +558,9 @@ fn guard(
     let changes = match source.tree() {
         Some(t) => {
             let files: Vec<report::ConfigFileInfo> = config_files(t);
-            protect::protected_changes(t, workspace, bench.protected.as_deref(), &files)
+            // Protected globs are relative to the repository root.
+            let root = protect::layout(t, workspace).root;
+            protect::protected_changes(t, &root, bench.protected.as_deref(), &files)
                 .map_err(|e| RunError::Instrument(format!("protected paths: {e}")))?
         }
         None => Vec::new(),
@@ -590,7 +592,7 @@ fn guard(
     }
     // The build runs with the base's wrappers and settings, not the pull request's.
     let base_build_files = match source.tree() {
-        Some(t) => protect::pin_build_files(t, workspace)
+        Some(t) => protect::pin_build_files(t, workspace, &protect::layout(t, workspace).prefix)
             .map_err(|e| RunError::Instrument(format!("build files: {e}")))?,
         None => Vec::new(),
     };

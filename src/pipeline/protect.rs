@@ -202,15 +202,59 @@ pub const BUILD_FILES: &[&str] = &[
     "gradle/wrapper/**",
 ];
 
-/// Makes the workspace's build wrappers and settings ([`BUILD_FILES`]) the trusted tree's:
-/// each is written from the tree (executable when the tree says so), and one the tree lacks
-/// is removed. Returns what changed ("path (from the base)" / "path (removed)").
-pub fn pin_build_files(tree: &GitTree, workspace: &Path) -> Result<Vec<String>, ProtectError> {
+/// Where the subject lies against the trusted tree: the folder laid out as the repository
+/// (the working tree's root when the workspace is inside it, else the workspace itself, a
+/// materialised `--head`), and the workspace's path inside it (`""` at the root).
+pub struct Layout {
+    /// The subject's copy of the repository root.
+    pub root: std::path::PathBuf,
+    /// The workspace relative to that root, with `/`, without a trailing one.
+    pub prefix: String,
+}
+
+/// The [`Layout`] of `workspace` against `tree`.
+pub fn layout(tree: &GitTree, workspace: &Path) -> Layout {
+    let ws = workspace
+        .canonicalize()
+        .unwrap_or_else(|_| workspace.to_path_buf());
+    match ws.strip_prefix(tree.root()) {
+        Ok(rel) => Layout {
+            root: tree.root().to_path_buf(),
+            prefix: slash(rel),
+        },
+        Err(_) => Layout {
+            root: ws.clone(),
+            prefix: String::new(),
+        },
+    }
+}
+
+/// Makes the workspace's build wrappers and settings ([`BUILD_FILES`], relative to the
+/// workspace, where the build runs) the trusted tree's: each is written from the tree
+/// (executable when the tree says so), and one the tree lacks is removed. `prefix` is the
+/// workspace's place in the tree ([`layout`]). Returns what changed.
+pub fn pin_build_files(
+    tree: &GitTree,
+    workspace: &Path,
+    prefix: &str,
+) -> Result<Vec<String>, ProtectError> {
     let globs: Vec<String> = BUILD_FILES.iter().map(|s| s.to_string()).collect();
     let set = globset(&globs)?;
-    let base = tree
-        .blobs(&|p| set.is_match(p))
-        .map_err(|e| ProtectError::Io(format!("cannot read {}: {e}", tree.label())))?;
+    let under = |p: &str| -> Option<String> {
+        if prefix.is_empty() {
+            Some(p.to_string())
+        } else {
+            p.strip_prefix(prefix)
+                .and_then(|r| r.strip_prefix('/'))
+                .map(str::to_string)
+        }
+    };
+    let base: Vec<(String, Oid, i32)> = tree
+        .blobs(&|p| under(p).is_some_and(|r| set.is_match(&r)))
+        .map_err(|e| ProtectError::Io(format!("cannot read {}: {e}", tree.label())))?
+        .into_iter()
+        .filter_map(|(p, id, mode)| under(&p).map(|r| (r, id, mode)))
+        .collect();
     let mut changed = Vec::new();
     let mut keep = std::collections::HashSet::new();
     for (path, id, mode) in &base {
@@ -294,6 +338,73 @@ pub fn restore(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let ok = std::process::Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .current_dir(dir)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+
+    #[test]
+    fn a_workspace_in_a_subfolder_gets_its_own_build_files_from_the_base() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        git(root, &["init", "-q"]);
+        for (p, c) in [
+            (".mvn/jvm.config", "-Xmx1g\n"),
+            ("svc/.mvn/maven.config", "-T2\n"),
+            ("svc/mvnw", "#!/bin/sh\nexec mvn \"$@\"\n"),
+            (".github/workflows/ci.yml", "on: push\n"),
+        ] {
+            std::fs::create_dir_all(root.join(p).parent().unwrap()).unwrap();
+            std::fs::write(root.join(p), c).unwrap();
+        }
+        git(root, &["add", "."]);
+        git(root, &["commit", "-qm", "base"]);
+        let repo = git2::Repository::open(root).unwrap();
+        let id = repo.head().unwrap().peel_to_commit().unwrap().id();
+        let tree = GitTree::new(repo.path().to_path_buf(), root, id, "base".into());
+        // The pull request: a maven.config that skips tests, a rewritten wrapper, a workflow.
+        std::fs::write(root.join("svc/.mvn/extra.config"), "-DskipTests\n").unwrap();
+        std::fs::write(root.join("svc/mvnw"), "#!/bin/sh\nexit 0\n").unwrap();
+        std::fs::write(root.join(".github/workflows/ci.yml"), "on: never\n").unwrap();
+        let ws = root.join("svc");
+        let l = layout(&tree, &ws);
+        assert_eq!(l.prefix, "svc");
+        let changed = pin_build_files(&tree, &ws, &l.prefix).unwrap();
+        assert_eq!(changed.len(), 2, "{changed:?}");
+        assert!(!ws.join(".mvn/extra.config").exists());
+        assert_eq!(
+            std::fs::read_to_string(ws.join(".mvn/maven.config")).unwrap(),
+            "-T2\n"
+        );
+        assert!(
+            std::fs::read_to_string(ws.join("mvnw"))
+                .unwrap()
+                .contains("exec mvn")
+        );
+        assert!(
+            !ws.join(".mvn/jvm.config").exists(),
+            "the root's files stay at the root"
+        );
+        // Protection looks at the whole repository, whatever the workspace.
+        let found = protected_changes(&tree, &l.root, Some(&[".github/**".into()]), &[]).unwrap();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].path, ".github/workflows/ci.yml");
+        assert_eq!(found[0].change, "modified");
+    }
 
     #[test]
     fn restore_copies_matching_files_and_never_follows_links_out() {
