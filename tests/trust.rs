@@ -576,3 +576,82 @@ fn committed_reports_are_refused_even_without_a_build_in_the_run() {
         "{j:#}"
     );
 }
+
+#[test]
+fn a_forks_workflow_run_and_a_comment_on_a_pr_read_the_default_branchs_config() {
+    // The base repository's default branch holds the strict config; the checkout judged is
+    // the fork's head, which loosened it. Neither event names a base commit: a fork's
+    // workflow_run lists no pull request, and an issue_comment carries none.
+    let d = tempfile::tempdir().unwrap();
+    let upstream = d.path().join("upstream");
+    std::fs::create_dir_all(&upstream).unwrap();
+    write_tree(
+        &upstream,
+        &[
+            (
+                "judge-ci.yml",
+                "name: gate\njury:\n  checks:\n    - type: file-exists\n      path: REQUIRED.txt\n",
+            ),
+            ("README.md", "x\n"),
+        ],
+    );
+    commit_all(&upstream, "base");
+    git(&upstream, &["branch", "-M", "main"]);
+    let clone = d.path().join("clone");
+    git(
+        d.path(),
+        &[
+            "clone",
+            "-q",
+            upstream.to_str().unwrap(),
+            clone.to_str().unwrap(),
+        ],
+    );
+    write_tree(
+        &clone,
+        &[(
+            "judge-ci.yml",
+            "name: gate\njury:\n  checks:\n    - type: file-exists\n      path: README.md\n",
+        )],
+    );
+    commit_all(&clone, "loosen");
+    let runner = d.path().join("runner");
+    std::fs::create_dir_all(&runner).unwrap();
+    let fixture = |name: &str, edit: &dyn Fn(&mut Value)| {
+        let mut v: Value = serde_json::from_str(
+            &std::fs::read_to_string(
+                common::repo_root()
+                    .join("tests/fixtures/github/events")
+                    .join(name),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        edit(&mut v);
+        let p = runner.join(name);
+        std::fs::write(&p, v.to_string()).unwrap();
+        p
+    };
+    let wr = fixture("workflow_run.completed.json", &|v| {
+        v["workflow_run"]["event"] = "pull_request".into();
+        v["workflow_run"]["pull_requests"] = serde_json::json!([]);
+    });
+    let comment = fixture("issue_comment.created.json", &|v| {
+        v["issue"]["pull_request"] =
+            serde_json::json!({"url": "https://api.github.com/repos/x/y/pulls/1"});
+        v["repository"]["default_branch"] = "main".into();
+    });
+    for (event_name, event) in [("workflow_run", &wr), ("issue_comment", &comment)] {
+        let out = runner.join(format!("out-{event_name}"));
+        let mut cmd = common::command(&clone, &["--dry-run", "--out", out.to_str().unwrap()]);
+        in_actions(&mut cmd, &runner, event_name, event);
+        let o = cmd.output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{event_name}: {}", stderr(&o));
+        let r = report(&out);
+        assert_eq!(
+            r["config"]["source"]["from"], "the default branch (main)",
+            "{event_name}: {:#}",
+            r["config"]
+        );
+    }
+}
