@@ -5,7 +5,13 @@
 set -uo pipefail
 
 bin="${JUDGE_CI_BIN:-judge-ci}"
-args=(run --out "${INPUT_OUT:-judge-ci-out}" --workspace "${INPUT_WORKSPACE:-.}")
+# A split run's second job resumes the first job's output folder instead of running the jury.
+if [[ -n "${INPUT_RESUME_FROM:-}" ]]; then
+  args=(resume --from "$INPUT_RESUME_FROM")
+else
+  args=(run)
+fi
+args+=(--out "${INPUT_OUT:-judge-ci-out}" --workspace "${INPUT_WORKSPACE:-.}")
 [[ -n "${INPUT_CONFIG:-}" ]] && args+=(--config "$INPUT_CONFIG")
 [[ -n "${INPUT_TASK:-}" ]] && args+=(--task "$INPUT_TASK")
 [[ -n "${INPUT_REFERENCE:-}" ]] && args+=(--reference "$INPUT_REFERENCE")

@@ -161,6 +161,10 @@ pub struct RunArgs {
     /// request's own files), base, or a revision.
     #[arg(long, value_name = "auto|head|base|REV", default_value = "auto")]
     pub config_from: String,
+    /// The first job of a split run: semantic checks are not asked (they ABSTAIN as deferred),
+    /// so this job needs no model key; `judge-ci resume --from OUT` finishes the run.
+    #[arg(long)]
+    pub stop_before_semantic: bool,
     /// Publishing to GitHub.
     #[command(flatten)]
     pub publish: PublishArgs,
@@ -200,6 +204,17 @@ pub enum InterpretFormat {
 pub enum Command {
     /// Run the jury on the workspace and report (the default).
     Run(RunArgs),
+    /// The second job of a split run: judge the same head again without running any of its
+    /// code, taking the judgments of checks that run subject code (files, commands, builds,
+    /// coverage, external) from the first job's report, and asking the semantic checks.
+    Resume {
+        /// The output folder of the first job (`--stop-before-semantic`).
+        #[arg(long, value_name = "DIR")]
+        from: PathBuf,
+        /// Everything `run` takes.
+        #[command(flatten)]
+        run: RunArgs,
+    },
     /// Load the config (and task), build the jury, print its tiers and description.
     Validate {
         /// Config and task.

@@ -66,8 +66,17 @@ fn color(o: &cli::OutputArgs) -> bool {
 /// Runs one subcommand and returns the exit code.
 fn dispatch(cli: cli::Cli) -> anyhow::Result<i32> {
     match cli.command {
-        None => run(cli.run),
-        Some(cli::Command::Run(args)) => run(args),
+        None => run(cli.run, None),
+        Some(cli::Command::Run(args)) => run(args, None),
+        Some(cli::Command::Resume { from, run: args }) => {
+            if args.stop_before_semantic {
+                eprintln!(
+                    "judge-ci: error: resume finishes a split run; --stop-before-semantic belongs to the first job"
+                );
+                return Ok(pipeline::EXIT_BAD_INPUT);
+            }
+            run(args, Some(from))
+        }
         Some(cli::Command::Publish {
             from,
             config,
@@ -471,7 +480,12 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .context("cannot start the async runtime")
 }
 
-fn run(args: cli::RunArgs) -> anyhow::Result<i32> {
+fn run(args: cli::RunArgs, resume: Option<std::path::PathBuf>) -> anyhow::Result<i32> {
+    let split = match (resume, args.stop_before_semantic) {
+        (Some(dir), _) => pipeline::resume::Split::Resume(dir),
+        (None, true) => pipeline::resume::Split::StopBeforeSemantic,
+        (None, false) => pipeline::resume::Split::Whole,
+    };
     let opts = RunOptions {
         config: args.config.config,
         task: args.config.task,
@@ -500,6 +514,7 @@ fn run(args: cli::RunArgs) -> anyhow::Result<i32> {
         },
         publish: publish_options(&args.publish)?,
         actions: true,
+        split,
     };
     let runtime = runtime()?;
     match runtime.block_on(pipeline::run(&opts)) {

@@ -861,3 +861,30 @@ fn an_injection_policy_that_does_not_exist_is_refused_with_its_place() {
     );
     assert!(llm.seen().is_empty());
 }
+
+#[test]
+fn a_prompt_template_that_shows_the_diff_outside_the_boundary_is_an_error() {
+    let llm = FakeLlm::start(KEY);
+    let p = Project::new(
+        "anthropic",
+        &llm,
+        &one_tier("        - type: llm\n          prompt: raw.j2\n"),
+    );
+    std::fs::write(
+        p.ws().join("raw.j2"),
+        "{{ untrusted_begin }}\n{{ untrusted_end }}\nThe diff, unguarded:\n{{ diff }}\nAnswer {\"verdict\": \"PASS\" or \"FAIL\", \"reasoning\": \"…\"}.\n",
+    )
+    .unwrap();
+    let (o, r) = p.run(Some(KEY));
+    assert_eq!(status_of(&r), "ERROR", "{}", stderr(&o));
+    let reasoning = judgment(&r)["reasoning"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        reasoning.contains("outside the untrusted-data boundary")
+            && reasoning.contains("_material.j2"),
+        "{reasoning}"
+    );
+    assert!(llm.seen().is_empty(), "nothing was sent");
+}

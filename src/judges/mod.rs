@@ -11,6 +11,7 @@ pub mod llm;
 pub mod maven;
 pub mod paths;
 pub mod process;
+pub mod split;
 pub mod structural;
 
 use async_trait::async_trait;
@@ -94,6 +95,8 @@ pub struct Services {
     pub llm: Arc<llm::Runtime>,
     /// When this run's first build started: evidence older than that is refused.
     pub evidence: Arc<evidence::EvidenceClock>,
+    /// Whether semantic checks are deferred, or subject-code checks replayed (a split run).
+    pub split: split::Mode,
 }
 
 /// A judge built from one configured check.
@@ -114,6 +117,19 @@ impl ConfiguredJudge {
     }
 
     async fn evaluate(&self, ctx: &JudgmentContext) -> Outcome {
+        match &self.services.split {
+            split::Mode::Live => {}
+            split::Mode::DeferSemantic => {
+                if matches!(self.spec.kind, CheckKind::Semantic { .. }) {
+                    return split::deferred(&self.spec.name);
+                }
+            }
+            split::Mode::Resume(stored) => {
+                if split::replayed(&self.spec.kind) {
+                    return split::replay(stored, &self.spec.name);
+                }
+            }
+        }
         let ws = ctx.workspace.clone();
         let timeout = self.spec.timeout;
         let clock = Arc::clone(&self.services.evidence);

@@ -6,6 +6,7 @@ pub mod inputs;
 pub mod progress;
 pub mod protect;
 pub mod publish;
+pub mod resume;
 pub mod save;
 
 use serde_json::Value;
@@ -100,6 +101,8 @@ pub struct RunOptions {
     /// GitHub Actions environment and does not run task `setup` commands, which prepare the
     /// agent's starting point and would overwrite the stored solution being judged.
     pub actions: bool,
+    /// Whether this run is one job of a split run (`--stop-before-semantic`, `resume`).
+    pub split: resume::Split,
 }
 
 /// Why a run could not judge.
@@ -812,16 +815,32 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         let _ = crate::diagnose::inputs::read_knowledge_from(k, &bench.source);
     }
     let trust = guard(&mut bench, &config_source, &workspace, reference.as_deref())?;
+    let head_sha = head
+        .commit
+        .clone()
+        .or_else(|| github.as_ref().and_then(|g| g.head_sha.clone()));
+    // A resumed run takes the first job's judgments of checks that run subject code, and
+    // runs none itself (not even task commands).
+    let first = match &opts.split {
+        resume::Split::Resume(dir) => Some(resume::first_job(dir, &bench, head_sha.as_deref())?),
+        resume::Split::Whole | resume::Split::StopBeforeSemantic => None,
+    };
     let checkout_ms = checkout.elapsed().as_millis() as u64;
 
     let (progress, actions) = progress_for(opts.verbosity);
     let recording = Arc::new(progress::Recording::new(progress));
-    let (jury, description) = jury_of(&bench, recording.clone(), opts.color)?;
+    let mode = match (&opts.split, &first) {
+        (_, Some(f)) => f.mode.clone(),
+        (resume::Split::StopBeforeSemantic, None) => crate::judges::split::Mode::DeferSemantic,
+        (resume::Split::Whole | resume::Split::Resume(_), None) => crate::judges::split::Mode::Live,
+    };
+    let (jury, description) = jury_of(&bench, recording.clone(), opts.color, mode)?;
 
     let judging = Instant::now();
-    let commands = match &task {
-        Some(t) => task_commands(t, &bench, &workspace, opts.actions).await,
-        None => Vec::new(),
+    let commands = match (&task, first) {
+        (_, Some(f)) => f.commands,
+        (Some(t), None) => task_commands(t, &bench, &workspace, opts.actions).await,
+        (None, None) => Vec::new(),
     };
     let mut metadata = bench.metadata.clone();
     if let Some(t) = &task {
@@ -886,10 +905,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         subject: Subject {
             workspace: workspace.display().to_string(),
             reference: reference.as_ref().map(|r| r.display().to_string()),
-            head_sha: head
-                .commit
-                .clone()
-                .or_else(|| github.as_ref().and_then(|g| g.head_sha.clone())),
+            head_sha,
             run_url: github.as_ref().and_then(|g| g.run_url.clone()),
             repository: github.as_ref().map(|g| g.repository.clone()),
             pull_request: github.as_ref().and_then(|g| g.pull_request),
@@ -1133,11 +1149,13 @@ fn jury_of(
     bench: &Benchmark,
     progress: Arc<dyn Progress>,
     color: bool,
+    split: crate::judges::split::Mode,
 ) -> Result<(Arc<dyn Jury>, Value), RunError> {
     let services = crate::judges::Services {
         progress,
         llm: Arc::new(crate::judges::llm::Runtime::new(bench.llm.clone())),
         evidence: Arc::default(),
+        split,
     };
     let jury = build_jury(&bench.jury, &bench.name, &services).map_err(|e| {
         let mut d = Diagnostics::default();
@@ -1158,7 +1176,12 @@ pub fn validate(
     color: bool,
 ) -> Result<String, RunError> {
     let (bench, task) = load(config, task, verbosity, color)?;
-    let (_, description) = jury_of(&bench, Arc::new(NoProgress), color)?;
+    let (_, description) = jury_of(
+        &bench,
+        Arc::new(NoProgress),
+        color,
+        crate::judges::split::Mode::Live,
+    )?;
     let mut out = format!(
         "{}: valid ({} {})\n",
         bench.path.display(),

@@ -375,6 +375,7 @@ async fn judge_task(t: &TaskEntry, out: &Path) -> TaskResult {
         config_from: crate::pipeline::inputs::ConfigFrom::Head,
         publish: Default::default(),
         actions: false,
+        split: crate::pipeline::resume::Split::Whole,
     };
     let rel = Path::new("tasks")
         .join(&t.benchmark)

@@ -12,7 +12,7 @@
 //!   material (added diff lines, the names of changed files, criteria read from a plan in the
 //!   workspace) is normalised and matched against [`RULES`], a deliberate, documented list.
 //!   A hit is a `prompt-injection` finding with file and line, and the judgment that showed the
-//!   material does not pass on the model's word (see [`Policy`]).
+//!   material does not pass on the model's word (see `config::llm::Injection`).
 //!
 //! Normalisation, so that spelling tricks do not hide a phrase: escapes are decoded
 //! (`\u0069`, `\u{69}`, `\x69`, `&#105;`, `&#x69;`, `&lt;`, `%69`), Unicode "tag" characters

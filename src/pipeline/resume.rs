@@ -1,0 +1,120 @@
+//! `judge-ci resume --from DIR`: the second job of a split run (see `judges::split`). It reads
+//! the first job's `report.json`, checks that it judged the same head with the same config and
+//! the same judge-ci, and hands its judgments to the checks that run subject code; everything
+//! else (structural and semantic checks, the cascade, the reading, the report) is computed here
+//! from this job's own config and checkout.
+//!
+//! What the resumed run trusts: the first job's judgments of checks that run subject code
+//! (files, commands, builds, class files, coverage, external programs, Surefire reports), and
+//! its task-command records: exactly as much as the job that computed them (a fork's own
+//! `pull_request` workflow can forge them; a job of the base repository cannot without
+//! escaping the fence). What it does not: the stored verdict, tiers, reading and outcome, and
+//! anything the first job said about a structural or semantic check.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::config::{Benchmark, CheckSpec, JurySpec};
+use crate::judges::split::{Mode, Stored, judgments_of};
+use crate::report::{CommandRecord, Report};
+
+use super::{RunError, one, read_report};
+
+/// How a run is split between jobs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Split {
+    /// One job does everything.
+    #[default]
+    Whole,
+    /// The first job: semantic checks are deferred (`--stop-before-semantic`).
+    StopBeforeSemantic,
+    /// The second job: resume the first job's output folder.
+    Resume(PathBuf),
+}
+
+/// What the second job takes from the first.
+pub struct FirstJob {
+    /// The judge mode holding the stored judgments.
+    pub mode: Mode,
+    /// The task commands the first job ran.
+    pub commands: Vec<CommandRecord>,
+}
+
+/// Reads and checks the first job's report in `dir` against this run's config and head.
+pub fn first_job(
+    dir: &Path,
+    bench: &Benchmark,
+    head_sha: Option<&str>,
+) -> Result<FirstJob, RunError> {
+    let path = dir.join("report.json");
+    let report: Report = read_report(
+        &path,
+        "; pass the output folder of the run made with --stop-before-semantic",
+    )?;
+    let refuse =
+        |what: String, help: &str| Err(one(format!("{}: {what}", path.display()), Some(help)));
+    let version = env!("CARGO_PKG_VERSION");
+    if report.tool.version != version {
+        return refuse(
+            format!(
+                "written by judge-ci {}, and this is judge-ci {version}",
+                report.tool.version
+            ),
+            "run the same judge-ci version in both jobs",
+        );
+    }
+    if report.config.sha256 != bench.sha256 {
+        return refuse(
+            format!(
+                "judged with another config ({} with SHA-256 {}, here {} with {})",
+                report.config.path,
+                report.config.sha256,
+                bench.path.display(),
+                bench.sha256
+            ),
+            "resume with the config the first job used (both jobs read it from the same commit)",
+        );
+    }
+    if report.subject.head_sha.as_deref() != head_sha {
+        return refuse(
+            format!(
+                "judged head {}, and this checkout is {}",
+                report.subject.head_sha.as_deref().unwrap_or("(none)"),
+                head_sha.unwrap_or("(none)")
+            ),
+            "check out the same commit of the pull request in both jobs",
+        );
+    }
+    let mut judgments = judgments_of(&report.verdict);
+    // A stored judgment counts only for a check of the same name and type in this config.
+    let types: std::collections::HashMap<&str, &str> = report
+        .tiers
+        .iter()
+        .flat_map(|t| &t.judges)
+        .map(|j| (j.name.as_str(), j.judge_type.as_str()))
+        .collect();
+    let checks = checks_of(&bench.jury);
+    judgments.retain(|name, _| {
+        checks
+            .iter()
+            .any(|c| &c.name == name && types.get(name.as_str()) == Some(&c.type_name.as_str()))
+    });
+    Ok(FirstJob {
+        mode: Mode::Resume(Arc::new(Stored {
+            from: path.clone(),
+            judgments,
+        })),
+        commands: report.task.map(|t| t.commands).unwrap_or_default(),
+    })
+}
+
+/// Every check of a jury spec, at any depth.
+fn checks_of(spec: &JurySpec) -> Vec<&CheckSpec> {
+    match spec {
+        JurySpec::Checks { checks, .. } => checks.iter().collect(),
+        JurySpec::Tiers(t) => t.iter().flat_map(|t| &t.checks).collect(),
+        JurySpec::Members { members, .. } => {
+            members.iter().flat_map(|m| checks_of(&m.jury)).collect()
+        }
+    }
+}
