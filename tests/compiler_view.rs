@@ -67,6 +67,60 @@ fn javap(classes: &Path, class: &str) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// Compiles the workspace's GreetingServlet with javac 17 (both servlet APIs on the class path)
+/// and checks that the class tests `instanceof javax.servlet.Filter`.
+fn assert_servlet_uses_javax_filter(ws: &Path) {
+    let out = tempfile::tempdir().unwrap();
+    let o = Command::new("javac")
+        .arg("-d")
+        .arg(out.path())
+        .arg("-cp")
+        .arg(format!("{SERVLET4}:{SERVLET5}"))
+        .arg(ws.join(PKG).join("GreetingServlet.java"))
+        .arg(ws.join(PKG).join("Greeter.java"))
+        .output()
+        .expect("javac runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let c = Command::new("javap")
+        .arg("-c")
+        .arg("-cp")
+        .arg(out.path())
+        .arg("com.example.greeting.GreetingServlet")
+        .output()
+        .unwrap();
+    let code = String::from_utf8_lossy(&c.stdout);
+    assert!(
+        code.lines()
+            .any(|l| l.contains("instanceof") && l.contains("class javax/servlet/Filter")),
+        "the class tests instanceof javax.servlet.Filter:\n{code}"
+    );
+}
+
+#[test]
+fn an_import_spelled_with_escapes_is_forbidden_at_its_original_line() {
+    let tmp = attack(&[(
+        "escaped-import/GreetingServlet.java",
+        &format!("{PKG}/GreetingServlet.java"),
+    )]);
+    let ws = tmp.path().join("workspace");
+    assert_servlet_uses_javax_filter(&ws);
+
+    let o = judge_ci(&ws, &["--dry-run"]);
+    assert_eq!(o.status.code(), Some(1), "{}\n{}", stderr(&o), stdout(&o));
+    let r = report(&ws.join("judge-ci-out"));
+    assert_eq!(r["interpretation"]["decidedBy"], "migration");
+    let file = format!("{PKG}/GreetingServlet.java");
+    let imports = findings(&r, "imports");
+    assert_eq!(
+        imports,
+        [
+            format!("import-forbidden:{file}:6"),
+            format!("unicode-escape:{file}:6"),
+        ],
+        "{imports:?}"
+    );
+}
+
 #[test]
 fn a_supertype_spelled_with_unicode_escapes_and_a_default_profile_are_rejected() {
     common::require_offline_maven();
@@ -164,30 +218,7 @@ fn an_import_after_an_empty_declaration_is_forbidden() {
     let ws = tmp.path().join("workspace");
 
     // The attack is real: javac 17 compiles the file, and the class uses javax.servlet.Filter.
-    let out = tempfile::tempdir().unwrap();
-    let o = Command::new("javac")
-        .arg("-d")
-        .arg(out.path())
-        .arg("-cp")
-        .arg(format!("{SERVLET4}:{SERVLET5}"))
-        .arg(ws.join(PKG).join("GreetingServlet.java"))
-        .arg(ws.join(PKG).join("Greeter.java"))
-        .output()
-        .expect("javac runs");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let c = Command::new("javap")
-        .arg("-c")
-        .arg("-cp")
-        .arg(out.path())
-        .arg("com.example.greeting.GreetingServlet")
-        .output()
-        .unwrap();
-    let code = String::from_utf8_lossy(&c.stdout);
-    assert!(
-        code.lines()
-            .any(|l| l.contains("instanceof") && l.contains("class javax/servlet/Filter")),
-        "the class tests instanceof javax.servlet.Filter:\n{code}"
-    );
+    assert_servlet_uses_javax_filter(&ws);
 
     let o = judge_ci(&ws, &["--dry-run"]);
     assert_eq!(o.status.code(), Some(1), "{}\n{}", stderr(&o), stdout(&o));
