@@ -34,6 +34,8 @@ fn a_pull_request_run_leaves_summary_outputs_and_annotations() {
         .env("GITHUB_REPOSITORY", "Codertocat/Hello-World")
         .env("GITHUB_SHA", "ffffffffffffffffffffffffffffffffffffffff")
         .env("GITHUB_SERVER_URL", "https://github.com")
+        // The repository is checked out in ex/, the judged workspace is its folder workspace/.
+        .env("GITHUB_WORKSPACE", ex.path())
         .env("GITHUB_RUN_ID", "1234")
         .env("GITHUB_STEP_SUMMARY", &summary)
         .env("GITHUB_OUTPUT", &outputs)
@@ -61,6 +63,39 @@ fn a_pull_request_run_leaves_summary_outputs_and_annotations() {
     assert!(
         s.contains("[run](https://github.com/Codertocat/Hello-World/actions/runs/1234)"),
         "{s}"
+    );
+
+    // Findings lead the explanation and link to their line in the PR's head commit, with
+    // the workspace's folder in the repository prefixed.
+    let blob = "https://github.com/Codertocat/Hello-World/blob/ec26c3e57ca3a959ca5aad62de7213c562f8c821/workspace";
+    for link in [
+        format!(
+            "[`src/main/java/com/example/greeting/HealthFilter.java:3`]({blob}/src/main/java/com/example/greeting/HealthFilter.java#L3)"
+        ),
+        format!(
+            "[`src/main/java/com/example/greeting/GreetingServlet.java:12`]({blob}/src/main/java/com/example/greeting/GreetingServlet.java#L12)"
+        ),
+        format!("[`pom.xml:17`]({blob}/pom.xml#L17)"),
+        format!("[`pom.xml`]({blob}/pom.xml)"),
+    ] {
+        assert!(s.contains(&link), "the summary lacks {link}:\n{s}");
+    }
+    let why = &s[s.find("### Why").unwrap()..];
+    assert!(
+        why.find("HealthFilter.java:3").unwrap() < why.find("3 of 4 file(s) match").unwrap(),
+        "the evidence comes before the counts: {why}"
+    );
+    assert!(!s.contains("The differences are listed in the diff sections below"));
+    let sarif: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(runner.path().join("out/report.sarif")).unwrap(),
+    )
+    .unwrap();
+    let loc =
+        &sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"];
+    assert_eq!(loc["uriBaseId"], "%SRCROOT%");
+    assert!(
+        loc["uri"].as_str().unwrap().starts_with("workspace/"),
+        "repository-relative: {loc}"
     );
 
     let out = common::read_outputs(&outputs);

@@ -797,7 +797,7 @@ fn text_in_the_diff_addressed_to_the_grader_does_not_pass_on_the_models_word() {
         );
         let md = std::fs::read_to_string(p.out().join("report.md")).unwrap();
         if policy != Some("report") {
-            assert!(md.contains("src/Filter.java:3: prompt injection"), "{md}");
+            assert!(md.contains("`src/Filter.java:3` prompt-injection"), "{md}");
         }
 
         // The model got the material inside a random boundary the PR could not forge.

@@ -126,7 +126,7 @@ fn rejected_at_tier_one_with_compiler_errors() {
     let r = scenario(&cfg, &files_of(&f));
     let md = render_md(&r);
     assert!(
-        md.contains("src/main/java/shop/Cart.java:12: cannot find symbol"),
+        md.contains("- `src/main/java/shop/Cart.java:12` compiler-error: cannot find symbol"),
         "{md}"
     );
     insta::assert_snapshot!("rejected_with_compiler_errors", md);
@@ -235,6 +235,215 @@ fn a_tier_that_failed_to_run() {
         judge_ci::jury::Disposition::StageFailed
     );
     insta::assert_snapshot!("tier_failed_to_run", md);
+}
+
+/// A rejected report whose findings sit in hostile file names, for the link and SARIF tests.
+fn hostile_findings() -> Value {
+    let findings = json!([
+        {"path": "src/My File (1)].java", "line": 7, "kind": "import-forbidden", "actual": "import javax.x.Y;"},
+        {"path": "../../etc/passwd", "line": 1, "kind": "import-forbidden", "actual": "import a.B;"},
+        {"path": "/etc/shadow", "line": 2, "kind": "import-forbidden", "actual": "import c.D;"},
+        {"path": "src/Ok.java", "kind": "import-missing", "expected": "import jakarta.x.Y;"}
+    ]);
+    let f = vec![canned(
+        "imports",
+        json!({"status": "fail", "reasoning": "1 of 2 file(s) match", "metadata": {"findings": findings}}),
+    )];
+    let cfg = config(&format!(
+        "    - name: structural\n      checks:\n{}",
+        ext("imports")
+    ));
+    scenario_json(&cfg, &files_of(&f))
+}
+
+#[test]
+fn findings_link_to_their_line_in_the_judged_commit() {
+    let mut r = hostile_findings();
+    r["subject"]["serverUrl"] = json!("https://github.example.com");
+    r["subject"]["repository"] = json!("octo/repo");
+    r["subject"]["headSha"] = json!("ec26c3e57ca3a959ca5aad62de7213c562f8c821");
+    r["subject"]["pathInRepository"] = json!("services/api");
+    let report: Report = serde_json::from_value(r.clone()).unwrap();
+    let md = render_md(&report);
+    let blob = "https://github.example.com/octo/repo/blob/ec26c3e57ca3a959ca5aad62de7213c562f8c821/services/api";
+    // The link text is a code span; the URL is percent-encoded, so `)`, `]` and spaces in a
+    // file name cannot end the link or inject markdown.
+    assert!(
+        md.contains(&format!(
+            "[`src/My File (1)].java:7`]({blob}/src/My%20File%20%281%29%5D.java#L7)"
+        )),
+        "{md}"
+    );
+    assert!(
+        md.contains(&format!("[`src/Ok.java`]({blob}/src/Ok.java)")),
+        "{md}"
+    );
+    // Paths that leave the repository are shown, never linked.
+    assert!(
+        md.contains("- `../../etc/passwd:1` import-forbidden"),
+        "{md}"
+    );
+    assert!(md.contains("- `/etc/shadow:2` import-forbidden"), "{md}");
+    assert_eq!(md.matches("](https://").count(), 2, "{md}");
+    // Outside Actions (no server), or with a server that is not http(s), there are no links.
+    for server in [
+        Value::Null,
+        json!("javascript:alert(1)//"),
+        json!("https://x/(y)"),
+    ] {
+        let mut other = r.clone();
+        other["subject"]["serverUrl"] = server;
+        let md = render_md(&serde_json::from_value(other).unwrap());
+        assert!(!md.contains("/blob/"), "{md}");
+    }
+}
+
+#[test]
+fn sarif_is_ready_for_code_scanning() {
+    let mut r = hostile_findings();
+    r["subject"]["pathInRepository"] = json!("services/api");
+    // An external judge's findings are not structural diffs: planted as import-diff's.
+    let mut planted = r["verdict"]["individual"][0]["metadata"]["findings"].clone();
+    for f in planted.as_array_mut().unwrap() {
+        f["judge"] = json!("imports");
+    }
+    r["diffs"] = json!({"imports": planted});
+    let report: Report = serde_json::from_value(r).unwrap();
+    let sarif = report::sarif::sarif(&report);
+    let run = &sarif["runs"][0];
+    assert_eq!(
+        run["tool"]["driver"]["informationUri"],
+        "https://github.com/judge-ci/judge-ci"
+    );
+    assert_eq!(
+        run["automationDetails"]["id"],
+        "judge-ci/render-test-judge-ci.yml/"
+    );
+    for rule in run["tool"]["driver"]["rules"].as_array().unwrap() {
+        for key in ["fullDescription", "shortDescription"] {
+            assert!(
+                rule[key]["text"].as_str().is_some_and(|t| !t.is_empty()),
+                "{rule}"
+            );
+        }
+        assert!(
+            rule["help"]["text"].as_str().is_some_and(|t| !t.is_empty()),
+            "{rule}"
+        );
+    }
+    let results = run["results"].as_array().unwrap();
+    // The two paths outside the repository are left out; the rest are repository-relative.
+    let uris: Vec<&str> = results
+        .iter()
+        .map(|x| {
+            let loc = &x["locations"][0]["physicalLocation"]["artifactLocation"];
+            assert_eq!(loc["uriBaseId"], "%SRCROOT%");
+            loc["uri"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(
+        uris,
+        [
+            "services/api/src/My%20File%20%281%29%5D.java",
+            "services/api/src/Ok.java"
+        ]
+    );
+    let prints: Vec<&str> = results
+        .iter()
+        .map(|x| {
+            x["partialFingerprints"]["judgeCiFinding/v1"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(prints.len(), 2);
+    assert_ne!(prints[0], prints[1]);
+    // The fingerprint ignores the line, so an alert survives code moving above it.
+    let mut moved = serde_json::to_value(&report).unwrap();
+    let diffs = moved["diffs"]["imports"].as_array_mut().unwrap();
+    for d in diffs {
+        d["line"] = json!(d["line"].as_u64().unwrap_or(0) + 10);
+    }
+    let moved: Report = serde_json::from_value(moved).unwrap();
+    let again = report::sarif::sarif(&moved);
+    assert_eq!(
+        again["runs"][0]["results"][0]["partialFingerprints"],
+        results[0]["partialFingerprints"]
+    );
+    assert_eq!(
+        again["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"],
+        17
+    );
+}
+
+#[test]
+fn junit_shows_every_tier_and_skips_the_judges_not_reached() {
+    let f = vec![
+        canned("gate", json!({"status": "fail", "reasoning": "no"})),
+        canned("ok", json!({"status": "pass"})),
+        canned("later", json!({"status": "pass"})),
+        canned("last", json!({"status": "pass"})),
+    ];
+    let cfg = config(&format!(
+        "    - name: first\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n{}{}    - name: second\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n{}    - name: third\n      checks:\n{}",
+        ext("gate"),
+        ext("ok"),
+        ext("later"),
+        ext("last")
+    ));
+    let r = scenario(&cfg, &files_of(&f));
+    let xml = report::render(&r, Surface::Junit, None, 50).unwrap();
+    let doc = roxmltree::Document::parse(&xml).expect("JUnit XML parses");
+    let root = doc.root_element();
+    assert_eq!(
+        (
+            root.attribute("tests"),
+            root.attribute("failures"),
+            root.attribute("skipped")
+        ),
+        (Some("4"), Some("1"), Some("2")),
+        "{xml}"
+    );
+    let cases: Vec<(String, String, bool)> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .map(|c| {
+            (
+                c.attribute("classname").unwrap().to_string(),
+                c.attribute("name").unwrap().to_string(),
+                c.children().any(|x| x.has_tag_name("skipped")),
+            )
+        })
+        .collect();
+    assert_eq!(
+        cases,
+        [
+            ("judge-ci.first".into(), "gate".into(), false),
+            ("judge-ci.first".into(), "ok".into(), false),
+            ("judge-ci.second".into(), "later".into(), true),
+            ("judge-ci.third".into(), "last".into(), true),
+        ],
+        "{xml}"
+    );
+    let skipped = doc
+        .descendants()
+        .find(|n| n.has_tag_name("skipped"))
+        .unwrap();
+    assert_eq!(
+        skipped.attribute("message"),
+        Some("not run: the cascade stopped at tier 'first'")
+    );
+    for suite in doc.descendants().filter(|n| n.has_tag_name("testsuite")) {
+        let n = suite
+            .children()
+            .filter(|c| c.has_tag_name("testcase"))
+            .count();
+        assert_eq!(
+            suite.attribute("tests"),
+            Some(n.to_string().as_str()),
+            "{xml}"
+        );
+    }
 }
 
 /// A report with 5,000 findings across 20 files.

@@ -29,6 +29,10 @@ pub struct Context {
     pub graphql_url: String,
     /// Link to this run, when the run id is known.
     pub run_url: Option<String>,
+    /// `GITHUB_SERVER_URL` (github.com or an Enterprise host), for links to code.
+    pub server_url: Option<String>,
+    /// `GITHUB_WORKSPACE`, where the repository is checked out by default.
+    pub checkout_root: Option<PathBuf>,
     /// The owner of the head repository (`workflow_run`: a fork's PR is listed under it).
     pub head_owner: Option<String>,
     /// The head repository, `owner/name`, when the event names it.
@@ -113,6 +117,8 @@ pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<Context>,
         api_url,
         graphql_url,
         run_url,
+        server_url: env("GITHUB_SERVER_URL").map(|s| s.trim_end_matches('/').to_string()),
+        checkout_root: env("GITHUB_WORKSPACE").map(PathBuf::from),
         run_attempt,
         actor: env("GITHUB_ACTOR"),
         default_branch: s(&payload, "/repository/default_branch"),

@@ -30,7 +30,8 @@ use crate::jury::interpret::{self, Reading};
 use crate::jury::{Decision, Jury, Verdict};
 use crate::report::{
     self, CommandRecord, ConfigInfo, DiffEntry, Diffs, Gate, InterpretationInfo, JudgeView,
-    Outcome, REPORT_SCHEMA, Report, Subject, Surface, TaskInfo, TierView, Timings, Tool, markdown,
+    NotRunJudge, Outcome, REPORT_SCHEMA, Report, Subject, Surface, TaskInfo, TierView, Timings,
+    Tool, markdown,
 };
 
 /// Exit code: judged, gate passed.
@@ -429,6 +430,14 @@ pub fn tier_views(spec: &JurySpec, verdict: &Verdict) -> Vec<TierView> {
                 ran: bool,
                 stopped: bool| {
         let js = attempt.map(|v| judges(checks, v)).unwrap_or_default();
+        let not_run = checks
+            .iter()
+            .filter(|c| !js.iter().any(|j| j.name == c.name))
+            .map(|c| NotRunJudge {
+                name: c.name.clone(),
+                judge_type: c.type_name.clone(),
+            })
+            .collect();
         TierView {
             name: name.to_string(),
             policy,
@@ -437,6 +446,7 @@ pub fn tier_views(spec: &JurySpec, verdict: &Verdict) -> Vec<TierView> {
             stopped,
             elapsed_ms: js.iter().map(|j| j.elapsed_ms).max().unwrap_or(0),
             judges: js,
+            not_run,
         }
     };
     let decided = match verdict.decision() {
@@ -907,6 +917,11 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
             reference: reference.as_ref().map(|r| r.display().to_string()),
             head_sha,
             run_url: github.as_ref().and_then(|g| g.run_url.clone()),
+            server_url: github.as_ref().and_then(|g| g.server_url.clone()),
+            path_in_repository: github
+                .as_ref()
+                .and_then(|g| g.checkout_root.as_deref())
+                .and_then(|root| crate::report::location::folder_in_repository(&workspace, root)),
             repository: github.as_ref().map(|g| g.repository.clone()),
             pull_request: github.as_ref().and_then(|g| g.pull_request),
             base_sha: github.as_ref().and_then(|g| g.base_sha.clone()),

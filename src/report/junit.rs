@@ -1,5 +1,8 @@
 //! JUnit XML: one testsuite per tier, one testcase per judge; FAIL is a failure, ERROR an
-//! error, ABSTAIN / NOT_APPLICABLE skipped, with the reasoning and failed checks.
+//! error, ABSTAIN / NOT_APPLICABLE skipped, with the reasoning and failed checks. A judge that
+//! did not run (its tier was not reached) is a skipped testcase too, so reporters that count
+//! test cases (EnricoMi's publish-unit-test-result-action, dorny's test-reporter) show every
+//! configured judge.
 
 use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
@@ -23,13 +26,30 @@ pub fn junit(r: &Report) -> String {
             .count()
             .to_string()
     };
-    let tests: usize = r.tiers.iter().map(|t| t.judges.len()).sum();
+    let tests: usize = r
+        .tiers
+        .iter()
+        .map(|t| t.judges.len() + t.not_run.len())
+        .sum();
+    let skipped_all: usize = r
+        .tiers
+        .iter()
+        .map(|t| {
+            t.not_run.len()
+                + t.judges
+                    .iter()
+                    .filter(|j| matches!(j.status, Status::Abstain | Status::NotApplicable))
+                    .count()
+        })
+        .sum();
+    let stopped_at = r.tiers.iter().find(|t| t.stopped).map(|t| t.name.as_str());
     let _ = w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)));
     let mut root = BytesStart::new("testsuites");
     root.push_attribute(("name", format!("judge-ci / {}", r.config.name).as_str()));
     root.push_attribute(("tests", tests.to_string().as_str()));
     root.push_attribute(("failures", count(Status::Fail).as_str()));
     root.push_attribute(("errors", count(Status::Error).as_str()));
+    root.push_attribute(("skipped", skipped_all.to_string().as_str()));
     root.push_attribute(("time", secs(r.timings.jury_ms).as_str()));
     let _ = w.write_event(Event::Start(root));
     for t in &r.tiers {
@@ -40,26 +60,22 @@ pub fn junit(r: &Report) -> String {
                 .count()
                 .to_string()
         };
-        let skipped = t
-            .judges
-            .iter()
-            .filter(|j| matches!(j.status, Status::Abstain | Status::NotApplicable))
-            .count();
+        let skipped = t.not_run.len()
+            + t.judges
+                .iter()
+                .filter(|j| matches!(j.status, Status::Abstain | Status::NotApplicable))
+                .count();
         let mut suite = BytesStart::new("testsuite");
         suite.push_attribute(("name", t.name.as_str()));
-        suite.push_attribute(("tests", t.judges.len().to_string().as_str()));
+        suite.push_attribute((
+            "tests",
+            (t.judges.len() + t.not_run.len()).to_string().as_str(),
+        ));
         suite.push_attribute(("failures", n(Status::Fail).as_str()));
         suite.push_attribute(("errors", n(Status::Error).as_str()));
         suite.push_attribute(("skipped", skipped.to_string().as_str()));
         suite.push_attribute(("time", secs(t.elapsed_ms).as_str()));
         let _ = w.write_event(Event::Start(suite));
-        if !t.ran {
-            let _ = w.write_event(Event::Start(BytesStart::new("system-out")));
-            let _ = w.write_event(Event::Text(BytesText::new(
-                "tier not reached: the cascade stopped before it",
-            )));
-            let _ = w.write_event(Event::End(BytesEnd::new("system-out")));
-        }
         for j in &t.judges {
             let mut case = BytesStart::new("testcase");
             case.push_attribute(("classname", format!("judge-ci.{}", t.name).as_str()));
@@ -103,6 +119,29 @@ pub fn junit(r: &Report) -> String {
                 let _ = w.write_event(Event::End(BytesEnd::new(el)));
             }
             let _ = w.write_event(Event::End(BytesEnd::new("testcase")));
+        }
+        let why_not = match (t.ran, stopped_at) {
+            (false, Some(s)) => format!("not run: the cascade stopped at tier '{s}'"),
+            (false, None) => "not run: the tier was not reached".to_string(),
+            (true, _) => "not run: the tier gave this judge no judgment".to_string(),
+        };
+        for j in &t.not_run {
+            let mut case = BytesStart::new("testcase");
+            case.push_attribute(("classname", format!("judge-ci.{}", t.name).as_str()));
+            case.push_attribute(("name", j.name.as_str()));
+            case.push_attribute(("time", "0.000"));
+            let _ = w.write_event(Event::Start(case));
+            let mut e = BytesStart::new("skipped");
+            e.push_attribute(("message", why_not.as_str()));
+            e.push_attribute(("type", j.judge_type.as_str()));
+            let _ = w.write_event(Event::Empty(e));
+            let _ = w.write_event(Event::End(BytesEnd::new("testcase")));
+        }
+        if !t.ran {
+            // After the test cases, where the JUnit schema puts a suite's output.
+            let _ = w.write_event(Event::Start(BytesStart::new("system-out")));
+            let _ = w.write_event(Event::Text(BytesText::new(&why_not)));
+            let _ = w.write_event(Event::End(BytesEnd::new("system-out")));
         }
         let _ = w.write_event(Event::End(BytesEnd::new("testsuite")));
     }

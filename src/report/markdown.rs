@@ -12,6 +12,7 @@ use crate::jury::TierPolicy;
 use crate::jury::interpret::Reading;
 
 use super::escape::{code_block, code_span, inline};
+use super::location::CodeLinks;
 use super::model::{DiffEntry, Report};
 
 /// The built-in template.
@@ -330,12 +331,160 @@ pub struct WhyView {
     pub status: &'static str,
     /// Reasoning.
     pub reasoning: String,
-    /// Failed checks (at most 10).
+    /// Failed checks (at most 10) that say more than the reasoning already does.
     pub failed_checks: Vec<CheckView>,
+    /// The first few concrete findings (file:line, what, expected vs actual, a link to the
+    /// code inside Actions), shown before the counts.
+    pub evidence: Vec<EvidenceView>,
+    /// Findings not shown in `evidence`.
+    pub more_findings: usize,
     /// True when its findings are in the diff sections.
     pub structural: bool,
-    /// The relevant output lines (compiler errors, error lines or the end of the output).
+    /// The relevant output lines (Maven's error lines or the end of the output) when the
+    /// judge reported no findings with a place.
     pub lines: String,
+}
+
+/// One concrete finding, leading a judge's explanation.
+#[derive(Serialize)]
+pub struct EvidenceView {
+    /// `path:line` (or `path`, or "(no file)").
+    pub place: String,
+    /// A link to the line in the judged commit (GitHub Actions only), percent-encoded.
+    pub url: Option<String>,
+    /// The kind (`import-forbidden`, `compiler-error`, …).
+    pub kind: String,
+    /// The compiler's message, for compiler errors.
+    pub message: Option<String>,
+    /// What the reference has (first line, at most 120 characters).
+    pub expected: Option<String>,
+    /// What the workspace has (first line, at most 120 characters).
+    pub actual: Option<String>,
+}
+
+/// Findings shown first per judge; the rest are counted (and in the diff sections).
+const EVIDENCE_LINES: usize = 6;
+
+/// The first line of `s`, at most 120 characters, with `…` when cut.
+fn first_line(s: &str) -> String {
+    let line = s
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    let cut: String = line.chars().take(120).collect();
+    if cut.len() < line.len() || s.trim().lines().count() > 1 {
+        format!("{cut} …")
+    } else {
+        cut
+    }
+}
+
+/// The first change of a unified diff from the reference (`---`) to the workspace (`+++`):
+/// the workspace line it is at, the reference's line and the workspace's line.
+fn first_change(diff: &str) -> Option<(Option<u64>, Option<String>, Option<String>)> {
+    let mut lines = diff.lines();
+    if !lines.next()?.starts_with("--- ") {
+        return None;
+    }
+    let (mut at, mut line, mut expected, mut actual) = (None::<u64>, None, None, None);
+    for l in lines {
+        if let Some(h) = l.strip_prefix("@@ ") {
+            if expected.is_some() || actual.is_some() {
+                break;
+            }
+            // "@@ -a,b +c,d @@": the workspace side starts at line c.
+            at = h
+                .split_whitespace()
+                .find_map(|p| p.strip_prefix('+'))
+                .and_then(|p| p.split(',').next())
+                .and_then(|n| n.parse().ok());
+        } else if l.starts_with("+++ ") {
+        } else if let Some(text) = l.strip_prefix('-') {
+            line = line.or(at);
+            expected.get_or_insert_with(|| first_line(text));
+        } else if let Some(text) = l.strip_prefix('+') {
+            line = line.or(at);
+            actual.get_or_insert_with(|| first_line(text));
+            at = at.map(|n| n + 1);
+        } else {
+            if expected.is_some() || actual.is_some() {
+                break;
+            }
+            at = at.map(|n| n + 1);
+        }
+    }
+    (expected.is_some() || actual.is_some()).then_some((line, expected, actual))
+}
+
+/// Up to [`EVIDENCE_LINES`] findings, taken in turn from each kind (kinds with a line in the
+/// workspace first, then in order of first appearance) so a forbidden import and its missing
+/// replacement are both shown.
+fn evidence(findings: &[&Value], links: Option<&CodeLinks>) -> Vec<EvidenceView> {
+    let mut kinds: Vec<&str> = Vec::new();
+    for f in findings {
+        let k = f["kind"].as_str().unwrap_or("");
+        if !kinds.contains(&k) {
+            kinds.push(k);
+        }
+    }
+    let has_line = |k: &str| {
+        findings
+            .iter()
+            .any(|f| f["kind"].as_str().unwrap_or("") == k && f["line"].as_u64().is_some())
+    };
+    kinds.sort_by_key(|k| !has_line(k));
+    let by_kind: Vec<Vec<&Value>> = kinds
+        .iter()
+        .map(|k| {
+            findings
+                .iter()
+                .copied()
+                .filter(|f| f["kind"].as_str().unwrap_or("") == *k)
+                .collect()
+        })
+        .collect();
+    let mut picked: Vec<&Value> = Vec::new();
+    let mut round = 0;
+    while picked.len() < EVIDENCE_LINES && by_kind.iter().any(|l| l.len() > round) {
+        for list in &by_kind {
+            if let Some(f) = list.get(round)
+                && picked.len() < EVIDENCE_LINES
+            {
+                picked.push(f);
+            }
+        }
+        round += 1;
+    }
+    picked
+        .into_iter()
+        .map(|f| {
+            let path = f["path"].as_str().unwrap_or("");
+            let text = |k: &str| f[k].as_str().map(first_line).filter(|s| !s.is_empty());
+            let (mut line, mut expected, mut actual) = (
+                f["line"].as_u64().filter(|l| *l > 0),
+                text("expected"),
+                text("actual"),
+            );
+            // A file comparison's finding carries a short unified diff: show its first change.
+            if let Some((l, e, a)) = f["actual"].as_str().and_then(first_change) {
+                (line, expected, actual) = (line.or(l), e, a);
+            }
+            let place = match (path, line) {
+                ("", _) => "(no file)".to_string(),
+                (p, Some(l)) => format!("{p}:{l}"),
+                (p, None) => p.to_string(),
+            };
+            EvidenceView {
+                url: links.and_then(|l| l.url(path, line)),
+                place,
+                kind: f["kind"].as_str().unwrap_or("finding").to_string(),
+                message: text("message"),
+                expected,
+                actual,
+            }
+        })
+        .collect()
 }
 
 /// A failed check.
@@ -405,47 +554,16 @@ fn judge_type(r: &Report, name: &str) -> String {
         .unwrap_or_default()
 }
 
-fn why_view(r: &Report, name: &str, j: &Judgment) -> WhyView {
+fn why_view(r: &Report, name: &str, j: &Judgment, links: Option<&CodeLinks>) -> WhyView {
     let findings: Vec<&Value> = match j.metadata().get("findings") {
-        Some(Value::Array(f)) => f.iter().collect(),
+        Some(Value::Array(f)) => f.iter().filter(|f| f.is_object()).collect(),
         _ => Vec::new(),
     };
-    let compiler: Vec<String> = findings
-        .iter()
-        .filter(|f| f["kind"] == "compiler-error")
-        .take(10)
-        .map(|f| {
-            format!(
-                "{}:{}: {}",
-                f["path"].as_str().unwrap_or("?"),
-                f["line"].as_u64().unwrap_or(0),
-                f["message"].as_str().unwrap_or("")
-            )
-        })
-        .collect();
-    // Text in the PR addressed to the grader, where it is.
-    let injected: Vec<String> = findings
-        .iter()
-        .filter(|f| f["kind"] == "prompt-injection")
-        .take(10)
-        .map(|f| {
-            format!(
-                "{}{}: prompt injection: {}",
-                f["path"].as_str().unwrap_or("?"),
-                f["line"]
-                    .as_u64()
-                    .map(|l| format!(":{l}"))
-                    .unwrap_or_default(),
-                f["message"].as_str().unwrap_or("")
-            )
-        })
-        .collect();
-    let structural = !findings.is_empty() && compiler.is_empty() && injected.is_empty();
-    let lines = if !injected.is_empty() {
-        injected.join("\n")
-    } else if !compiler.is_empty() {
-        compiler.join("\n")
-    } else if structural {
+    let compiler = findings.iter().any(|f| f["kind"] == "compiler-error");
+    // Text in the PR addressed to the grader is evidence too, never a structural difference.
+    let injected = findings.iter().any(|f| f["kind"] == "prompt-injection");
+    let structural = !findings.is_empty() && !compiler && !injected;
+    let lines = if !findings.is_empty() {
         String::new()
     } else if let Some(Value::Array(lines)) = j.metadata().get("errorLines") {
         lines
@@ -460,15 +578,25 @@ fn why_view(r: &Report, name: &str, j: &Judgment) -> WhyView {
     } else {
         String::new()
     };
+    let shown = evidence(&findings, links);
     WhyView {
         name: name.to_string(),
         judge_type: judge_type(r, name),
         status: status_word(j.status()),
         reasoning: bounded(j.reasoning(), REASONING_CHARS),
+        more_findings: findings.len().saturating_sub(shown.len()),
+        evidence: shown,
         failed_checks: j
             .checks()
             .iter()
             .filter(|c| !c.is_passed())
+            // A check that only repeats the reasoning or sums up the findings shown above
+            // ("3/4 files match") adds nothing.
+            .filter(|c| {
+                !structural
+                    && !c.message().trim().is_empty()
+                    && !j.reasoning().contains(c.message().trim())
+            })
             .take(10)
             .map(|c| CheckView {
                 name: c.name().to_string(),
@@ -585,11 +713,12 @@ pub fn view(r: &Report) -> View {
         })
         .collect();
     let verdict = &r.verdict;
+    let links = CodeLinks::of(r);
     let why: Vec<WhyView> = verdict
         .individual_by_name()
         .iter()
         .filter(|(_, j)| j.status() != Status::Pass)
-        .map(|(n, j)| why_view(r, n, j))
+        .map(|(n, j)| why_view(r, n, j, links.as_ref()))
         .collect();
     let show_why = !why.is_empty() || verdict.aggregated().status() != Status::Pass;
     let diffs = [
@@ -729,4 +858,24 @@ pub fn render(r: &Report) -> String {
             marker(&r.config.name)
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_change_of_a_short_diff_is_found_with_its_workspace_line() {
+        let d = "--- reference/A.java\n+++ workspace/A.java\n@@ -4,3 +4,3 @@\n package p;\n import x;\n-class A { int f() { return 1; } }\n+class A { int f() { return 2; } }\n";
+        assert_eq!(
+            first_change(d),
+            Some((
+                Some(6),
+                Some("class A { int f() { return 1; } }".into()),
+                Some("class A { int f() { return 2; } }".into())
+            ))
+        );
+        assert_eq!(first_change("not a diff"), None);
+        assert_eq!(first_change("--- a\n+++ b\n@@ -1 +1 @@\n same\n"), None);
+    }
 }

@@ -4,6 +4,7 @@ pub mod budget;
 pub mod checkrun;
 pub mod escape;
 pub mod junit;
+pub mod location;
 pub mod markdown;
 mod model;
 pub mod notices;

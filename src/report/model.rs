@@ -92,6 +92,13 @@ pub struct Subject {
     /// The CI run that produced the report (GitHub Actions).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub run_url: Option<String>,
+    /// The GitHub server (`GITHUB_SERVER_URL`), for links to the judged code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_url: Option<String>,
+    /// The workspace's folder inside the repository checkout (`""` at its root), in GitHub
+    /// Actions: finding paths are relative to the workspace, links and SARIF to the repository.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_in_repository: Option<String>,
 }
 
 /// The configuration.
@@ -257,8 +264,22 @@ pub struct TierView {
     pub stopped: bool,
     /// Its judges.
     pub judges: Vec<JudgeView>,
+    /// Configured judges that gave no judgment (every judge of a tier not reached), so JUnit
+    /// and the tables can show them as skipped rather than leave them out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_run: Vec<NotRunJudge>,
     /// Longest judge time (judges run concurrently).
     pub elapsed_ms: u64,
+}
+
+/// A configured judge that did not run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotRunJudge {
+    /// Seat name.
+    pub name: String,
+    /// Check type.
+    #[serde(rename = "type")]
+    pub judge_type: String,
 }
 
 /// One judge's result.

@@ -1,62 +1,282 @@
-//! SARIF 2.1.0: every finding with a file as a result with its location, rules named by the
-//! finding's kind, so code-scanning tools can show them.
+//! SARIF 2.1.0 for GitHub code scanning: every finding with a file becomes a result at a
+//! repository-relative, percent-encoded location under `%SRCROOT%`, with a stable
+//! `partialFingerprints` entry (so an alert keeps its identity when lines move) and a rule that
+//! says what the finding means and what to do. The run's `automationDetails.id` is derived from
+//! the config, so two configs uploaded for the same commit do not close each other's alerts.
+//! Checked with Microsoft's SARIF Multitool (`validate --rule-kind Ghas --rule-kind Sarif`).
 
 use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
 
+use super::location::{encode, repository_path};
 use super::model::Report;
 
-fn result(
-    rule: &str,
-    level: &str,
+/// The key under `partialFingerprints` (versioned: a change of recipe must not match old alerts).
+pub const FINGERPRINT_KEY: &str = "judgeCiFinding/v1";
+
+/// One finding on its way to a result.
+struct Found<'a> {
+    rule: &'a str,
+    level: &'static str,
+    judge: &'a str,
     text: String,
-    path: &str,
+    path: String,
     line: Option<u64>,
     column: Option<u64>,
-) -> Value {
+    identity: [&'a str; 2],
+}
+
+/// The subject of a `*-missing` / `*-unexpected` / `*-changed` kind, in words.
+fn subject(kind: &str, suffix: &str) -> String {
+    kind.strip_suffix(suffix).unwrap_or(kind).replace('-', " ")
+}
+
+/// "a" or "an" before `word`.
+fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
+/// What a rule means, in one line and in full, and what to do about it.
+fn describe(kind: &str) -> (String, String, String) {
+    let fixed = |s: &str, f: &str, h: &str| (s.to_string(), f.to_string(), h.to_string());
+    match kind {
+        "compiler-error" => fixed(
+            "The build reports a compiler error.",
+            "The build judge ran the project's build on the pull request's code and the compiler reported an error at this place.",
+            "Fix the compilation error shown in the message; the build judge fails until the project compiles.",
+        ),
+        "prompt-injection" => fixed(
+            "Text in the pull request is addressed to the grader.",
+            "A file of the pull request holds text written to instruct the model that grades it (to ignore its instructions, fake a prompt boundary or answer for it); the semantic judge reported it instead of obeying it.",
+            "Remove the text addressed to the grader; code and comments should speak to people, not to the judge.",
+        ),
+        "syntax-error" => fixed(
+            "The Java source does not parse.",
+            "The structural judge could not parse this Java file, so its types and members could not be compared with the reference.",
+            "Make the file valid Java; the comparison runs once it parses.",
+        ),
+        "nesting-too-deep" => fixed(
+            "The source nests deeper than the parser follows.",
+            "The file nests expressions or blocks deeper than the structural judge's limit, so it was not compared.",
+            "Flatten the deeply nested code.",
+        ),
+        "file-unreadable" | "pom-unreadable" => fixed(
+            "A file could not be read or parsed.",
+            "A structural judge could not read or parse this file, so it could not compare it with the reference.",
+            "Make the file readable and well-formed (a valid UTF-8 text file, or a well-formed POM).",
+        ),
+        "import-forbidden" => fixed(
+            "A forbidden import is used.",
+            "The file imports a package or class that the configuration forbids (for example a javax.* API after a Jakarta migration).",
+            "Replace the import with the allowed equivalent the reference uses.",
+        ),
+        "import-required" => fixed(
+            "A required import is used nowhere.",
+            "The configuration requires an import that no file of the change uses.",
+            "Use the required API where the reference does.",
+        ),
+        k if k.ends_with("-differs") => (
+            format!("The {} content differs from the reference.", subject(k, "-differs")),
+            format!(
+                "The file's {} content is not the same as the reference's after normalisation.",
+                subject(k, "-differs")
+            ),
+            "Compare the file with the reference and bring it in line; the message shows the first differing lines.".to_string(),
+        ),
+        k if k.ends_with("-missing") => (
+            format!(
+                "{} {} of the reference is missing.",
+                if article(&subject(k, "-missing")) == "an" {
+                    "An"
+                } else {
+                    "A"
+                },
+                subject(k, "-missing")
+            ),
+            format!(
+                "The reference has {} {} at this place that the pull request's code lacks.",
+                article(&subject(k, "-missing")),
+                subject(k, "-missing")
+            ),
+            format!(
+                "Add the {} the reference has (the message names it).",
+                subject(k, "-missing")
+            ),
+        ),
+        k if k.ends_with("-unexpected") => (
+            format!("An unexpected {} is present.", subject(k, "-unexpected")),
+            format!(
+                "The pull request's code has {} {} that the reference does not have.",
+                article(&subject(k, "-unexpected")),
+                subject(k, "-unexpected")
+            ),
+            format!(
+                "Remove the {} or justify it; the reference does without it.",
+                subject(k, "-unexpected")
+            ),
+        ),
+        k if k.ends_with("-changed") => (
+            format!("The {} differs from the reference.", subject(k, "-changed")),
+            format!(
+                "The {} here is not the one the reference has.",
+                subject(k, "-changed")
+            ),
+            format!(
+                "Change the {} to what the reference has (the message shows both).",
+                subject(k, "-changed")
+            ),
+        ),
+        k => (
+            format!("A structural difference: {}.", k.replace('-', " ")),
+            format!(
+                "A structural judge found a difference of kind '{k}' between the pull request's code and the reference."
+            ),
+            "Compare this place with the reference and bring it in line.".to_string(),
+        ),
+    }
+}
+
+/// A rule's PascalCase name (`import-missing` → `ImportMissing`).
+fn rule_name(kind: &str) -> String {
+    kind.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+fn rule(kind: &str, level: &str) -> Value {
+    let (short, full, help) = describe(kind);
+    json!({
+        "id": kind,
+        "name": rule_name(kind),
+        "shortDescription": {"text": short},
+        "fullDescription": {"text": full},
+        "help": {"text": help, "markdown": help},
+        "helpUri": format!("{}#reports", env!("CARGO_PKG_REPOSITORY")),
+        "defaultConfiguration": {"level": level},
+        "properties": {"tags": ["judge-ci", "reference-comparison"]},
+    })
+}
+
+/// The run's automation id, `judge-ci/<config>/`: the config's path (or name) reduced to
+/// characters GitHub keeps in a category.
+pub fn automation_id(r: &Report) -> String {
+    let source = if r.config.path.is_empty() {
+        &r.config.name
+    } else {
+        &r.config.path
+    };
+    let file = std::path::Path::new(source)
+        .file_name()
+        .and_then(|f| f.to_str())
+        .unwrap_or(source);
+    let key: String = format!("{}-{file}", r.config.name)
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    format!("judge-ci/{}/", key.trim_matches('-'))
+}
+
+/// A stable identity for a finding: config, judge, rule, path and what it is about (never the
+/// line, so an alert survives code moving above it).
+fn fingerprint(automation: &str, f: &Found) -> String {
+    let mut h = Sha256::new();
+    for part in [
+        automation,
+        f.judge,
+        f.rule,
+        f.path.as_str(),
+        f.identity[0],
+        f.identity[1],
+    ] {
+        h.update(part.as_bytes());
+        h.update([0u8]);
+    }
+    hex::encode(h.finalize())
+}
+
+/// Ends a message with a period, as SARIF's guidance asks.
+fn sentence(mut s: String) -> String {
+    let t = s.trim_end().len();
+    s.truncate(t);
+    if !s.ends_with('.') {
+        s.push('.');
+    }
+    s
+}
+
+fn result(f: &Found, fingerprint: String) -> Value {
     let mut region = Map::new();
-    region.insert("startLine".into(), line.unwrap_or(1).max(1).into());
-    if let Some(c) = column {
+    region.insert("startLine".into(), f.line.unwrap_or(1).max(1).into());
+    if let Some(c) = f.column {
         region.insert("startColumn".into(), c.max(1).into());
     }
     json!({
-        "ruleId": rule,
-        "level": level,
-        "message": {"text": text},
-        "locations": [{"physicalLocation": {"artifactLocation": {"uri": path}, "region": Value::Object(region)}}],
+        "ruleId": f.rule,
+        "level": f.level,
+        "message": {"text": sentence(f.text.clone())},
+        "locations": [{"physicalLocation": {
+            "artifactLocation": {"uri": encode(&f.path), "uriBaseId": "%SRCROOT%"},
+            "region": Value::Object(region),
+        }}],
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
     })
 }
 
 /// Renders the report's findings as a SARIF 2.1.0 log.
 pub fn sarif(r: &Report) -> Value {
-    let mut results = Vec::new();
+    let prefix = r.subject.path_in_repository.as_deref();
+    let mut found: Vec<Found> = Vec::new();
     for (name, j) in r.verdict.individual_by_name() {
         if let Some(Value::Array(fs)) = j.metadata().get("findings") {
             for f in fs.iter().filter(|f| f["kind"] == "compiler-error") {
-                let path = f["path"].as_str().unwrap_or("");
-                if !path.is_empty() {
-                    results.push(result(
-                        "compiler-error",
-                        "error",
-                        format!("{name}: {}", f["message"].as_str().unwrap_or("")),
-                        path,
-                        f["line"].as_u64(),
-                        f["column"].as_u64(),
-                    ));
-                }
+                let raw = f["path"].as_str().unwrap_or("");
+                let Some(path) = repository_path(prefix, raw) else {
+                    continue;
+                };
+                let message = f["message"].as_str().unwrap_or("");
+                found.push(Found {
+                    rule: "compiler-error",
+                    level: "error",
+                    judge: name,
+                    text: format!("{name}: {message}"),
+                    path,
+                    line: f["line"].as_u64(),
+                    column: f["column"].as_u64(),
+                    identity: [message, ""],
+                });
             }
             // Text in the PR addressed to the grader (a file name has no line: line 1).
             for f in fs.iter().filter(|f| f["kind"] == "prompt-injection") {
-                let path = f["path"].as_str().unwrap_or("");
-                if !path.is_empty() {
-                    results.push(result(
-                        "prompt-injection",
-                        "error",
-                        format!("{name}: {}", f["message"].as_str().unwrap_or("")),
-                        path,
-                        f["line"].as_u64(),
-                        None,
-                    ));
-                }
+                let Some(path) = repository_path(prefix, f["path"].as_str().unwrap_or("")) else {
+                    continue;
+                };
+                let message = f["message"].as_str().unwrap_or("");
+                found.push(Found {
+                    rule: "prompt-injection",
+                    level: "error",
+                    judge: name,
+                    text: format!("{name}: {message}"),
+                    path,
+                    line: f["line"].as_u64(),
+                    column: None,
+                    identity: [message, f["rule"].as_str().unwrap_or("")],
+                });
             }
         }
     }
@@ -68,9 +288,9 @@ pub fn sarif(r: &Report) -> Value {
         .chain(&r.diffs.pom)
         .chain(&r.diffs.files)
     {
-        if d.path.is_empty() {
+        let Some(path) = repository_path(prefix, &d.path) else {
             continue;
-        }
+        };
         let mut text = format!("{}: {}", d.judge, d.kind);
         if let Some(a) = &d.actual {
             text.push_str(&format!("; workspace: {a}"));
@@ -78,19 +298,55 @@ pub fn sarif(r: &Report) -> Value {
         if let Some(e) = &d.expected {
             text.push_str(&format!("; reference: {e}"));
         }
+        if d.line.is_none() {
+            text.push_str(" (about the whole file)");
+        }
         let level = if d.kind.contains("forbidden") || d.kind.contains("missing") {
             "error"
         } else {
             "warning"
         };
-        results.push(result(&d.kind, level, text, &d.path, d.line, None));
+        found.push(Found {
+            rule: &d.kind,
+            level,
+            judge: &d.judge,
+            text,
+            path,
+            line: d.line,
+            column: None,
+            identity: [
+                d.expected.as_deref().unwrap_or(""),
+                d.actual.as_deref().unwrap_or(""),
+            ],
+        });
     }
-    let mut rules: Vec<&str> = results
-        .iter()
-        .filter_map(|r| r["ruleId"].as_str())
-        .collect();
+    let automation = automation_id(r);
+    let mut rules: Vec<(&str, &str)> = Vec::new();
+    for f in &found {
+        if !rules.iter().any(|(id, _)| *id == f.rule) {
+            rules.push((f.rule, f.level));
+        }
+    }
     rules.sort_unstable();
-    rules.dedup();
+    // The same finding twice in a file (an import missing in two places) is told apart by
+    // its occurrence, never by its line.
+    let mut seen: Vec<String> = Vec::new();
+    let results: Vec<Value> = found
+        .iter()
+        .map(|f| {
+            let base = fingerprint(&automation, f);
+            let n = seen.iter().filter(|s| **s == base).count();
+            seen.push(base.clone());
+            result(
+                f,
+                if n == 0 {
+                    base
+                } else {
+                    format!("{base}:{}", n + 1)
+                },
+            )
+        })
+        .collect();
     json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -98,9 +354,46 @@ pub fn sarif(r: &Report) -> Value {
             "tool": {"driver": {
                 "name": "judge-ci",
                 "version": r.tool.version,
-                "rules": rules.iter().map(|id| json!({"id": id, "shortDescription": {"text": id.replace('-', " ")}})).collect::<Vec<_>>(),
+                "semanticVersion": r.tool.version,
+                "informationUri": env!("CARGO_PKG_REPOSITORY"),
+                "rules": rules.iter().map(|(id, level)| rule(id, level)).collect::<Vec<_>>(),
             }},
+            "automationDetails": {"id": automation},
+            "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The root of the repository the pull request belongs to."}}},
+            "columnKind": "unicodeCodePoints",
             "results": results,
         }],
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_gets_a_full_description_and_help() {
+        for k in [
+            "import-missing",
+            "method-unexpected",
+            "return-type-changed",
+            "java-differs",
+            "compiler-error",
+            "something-new",
+        ] {
+            let (s, f, h) = describe(k);
+            assert!(
+                s.ends_with('.') && f.ends_with('.') && h.ends_with('.'),
+                "{k}"
+            );
+            assert!(!f.is_empty() && !h.is_empty());
+        }
+        assert_eq!(rule_name("return-type-changed"), "ReturnTypeChanged");
+        assert!(
+            describe("annotation-missing")
+                .0
+                .starts_with("An annotation")
+        );
+        assert!(describe("import-missing").1.contains("has an import"));
+        assert_eq!(sentence("x ".into()), "x.");
+    }
 }
