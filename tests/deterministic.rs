@@ -50,7 +50,7 @@ fn maven_config(timeout: &str) -> String {
 
 #[test]
 fn maven_build_passes_on_a_good_project() {
-    common::require_offline_maven();
+    common::require_maven();
     let ws = tempfile::tempdir().unwrap();
     maven_project(ws.path(), APP, TEST_OK);
     let (code, r) = judge(ws.path(), &maven_config("PT5M"), &[]);
@@ -70,7 +70,7 @@ fn maven_build_passes_on_a_good_project() {
 
 #[test]
 fn a_compile_error_is_a_fail_with_file_and_line() {
-    common::require_offline_maven();
+    common::require_maven();
     let ws = tempfile::tempdir().unwrap();
     maven_project(
         ws.path(),
@@ -97,7 +97,7 @@ fn a_compile_error_is_a_fail_with_file_and_line() {
 
 #[test]
 fn a_failing_junit_test_is_a_fail_naming_the_test() {
-    common::require_offline_maven();
+    common::require_maven();
     let ws = tempfile::tempdir().unwrap();
     let failing = "package t;\nimport static org.junit.Assert.*;\nimport org.junit.Test;\npublic class AppTest { @Test public void adds() { assertEquals(4, App.add(1, 2)); } }\n";
     maven_project(ws.path(), APP, failing);
@@ -112,7 +112,7 @@ fn a_failing_junit_test_is_a_fail_naming_the_test() {
 
 #[test]
 fn a_hanging_build_is_killed_at_its_timeout_and_is_not_charged_to_the_subject() {
-    common::require_offline_maven();
+    common::require_maven();
     let ws = tempfile::tempdir().unwrap();
     let marker = format!("judgeci-hang-{}", std::process::id());
     let hanging = format!(

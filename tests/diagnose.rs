@@ -192,7 +192,7 @@ fn environment_a_timeout_and_an_unresolvable_dependency() {
         "did not finish within",
     );
 
-    common::require_offline_maven();
+    common::require_maven();
     let pom = common::POM.replace(
         "<dependencies>",
         "<dependencies>\n    <dependency><groupId>org.example.absent</groupId><artifactId>nowhere</artifactId><version>9.9</version></dependency>",
@@ -284,7 +284,7 @@ fn analysis_a_missing_jacoco_report_and_no_classes() {
 
 #[test]
 fn a_javax_compile_error_is_knowledge_planning_or_execution_by_plan_and_knowledge() {
-    common::require_offline_maven();
+    common::require_maven();
     let ws = maven_ws(JAVAX_APP, common::POM);
     let r = judge(
         &flat("    - {type: maven-build, goals: [compile], timeout: PT3M}\n"),

@@ -91,7 +91,7 @@ fn the_half_migrated_workspace_is_rejected_at_the_migration_tier() {
 
 #[test]
 fn the_reference_passes_every_tier_with_a_real_build() {
-    common::require_offline_maven();
+    common::require_maven();
     let ex = example();
     let ws = ex.path().join("workspace");
     let out = ex.path().join("out");

@@ -1005,10 +1005,7 @@ fn answers_lost_or_cut_off_mid_body_are_retried_or_found_again_never_duplicated(
 
 #[test]
 fn a_full_report_folder_loses_nothing_judged_and_posts_once() {
-    if !common::small_disk::available() {
-        eprintln!("skipped: this machine does not allow a tmpfs in a user namespace (unshare)");
-        return;
-    }
+    common::small_disk::require();
     let p = Project::new(1, "");
     let gh = FakeGitHub::start(Layout::DOTCOM);
     let r = Runner::new();

@@ -291,10 +291,7 @@ fn a_full_disk_for_the_runner_files_keeps_the_verdict_and_its_exit_code() {
 
 #[test]
 fn rewriting_a_stored_report_on_a_full_disk_keeps_the_old_one() {
-    if !common::small_disk::available() {
-        eprintln!("skipped: this machine does not allow a tmpfs in a user namespace (unshare)");
-        return;
-    }
+    common::small_disk::require();
     // A stored report, then a disk with room for it and not one page more.
     let ex = tempfile::tempdir().unwrap();
     let ws = common::copy_example(ex.path());

@@ -16,8 +16,18 @@ cp -a "$seed/." "$at/" || exit 98
 cp -a "$at/." "$after/"
 exit $rc"#;
 
-/// Whether this machine lets a test mount a tmpfs in namespaces of its own; tests that need
-/// a small disk say they were skipped when it does not.
+/// Fails the test, saying what to do, when this machine does not let it mount a tmpfs in
+/// namespaces of its own (never passes unrun).
+pub fn require() {
+    assert!(
+        available(),
+        "this machine does not allow a tmpfs in a user namespace (unshare --user --mount): \
+         run `bash scripts/setup` (it lifts Ubuntu's AppArmor restriction) or enable \
+         unprivileged user namespaces"
+    );
+}
+
+/// Whether this machine lets a test mount a tmpfs in namespaces of its own.
 pub fn available() -> bool {
     Command::new("unshare")
         .args(["--user", "--map-root-user", "--mount", "sh", "-c"])
