@@ -123,7 +123,7 @@ fn an_import_spelled_with_escapes_is_forbidden_at_its_original_line() {
 
 #[test]
 fn a_supertype_spelled_with_unicode_escapes_and_a_default_profile_are_rejected() {
-    common::require_offline_maven();
+    common::require_maven();
     let tmp = attack(&[
         (
             "unicode-escape/HealthFilter.java",
