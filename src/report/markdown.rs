@@ -559,10 +559,16 @@ fn why_view(r: &Report, name: &str, j: &Judgment, links: Option<&CodeLinks>) -> 
         Some(Value::Array(f)) => f.iter().filter(|f| f.is_object()).collect(),
         _ => Vec::new(),
     };
-    let compiler = findings.iter().any(|f| f["kind"] == "compiler-error");
-    // Text in the PR addressed to the grader is evidence too, never a structural difference.
-    let injected = findings.iter().any(|f| f["kind"] == "prompt-injection");
-    let structural = !findings.is_empty() && !compiler && !injected;
+    // Its findings are in the diff sections when a structural judge reported them (compiler
+    // errors and text addressed to the grader are evidence, never diffs).
+    let d = &r.diffs;
+    let structural = d
+        .imports
+        .iter()
+        .chain(&d.ast)
+        .chain(&d.pom)
+        .chain(&d.files)
+        .any(|e| e.judge == name);
     let lines = if !findings.is_empty() {
         String::new()
     } else if let Some(Value::Array(lines)) = j.metadata().get("errorLines") {
