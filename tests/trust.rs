@@ -433,7 +433,7 @@ fn lying_build(root: &Path) {
 
 #[test]
 fn a_failing_build_that_prints_a_full_disk_or_out_of_memory_is_a_fail() {
-    common::require_offline_maven();
+    common::require_maven();
     let d = tempfile::tempdir().unwrap();
     lying_build(d.path());
     write_tree(
@@ -500,7 +500,7 @@ fn forged_evidence_pr() -> (tempfile::TempDir, String, String) {
 
 #[test]
 fn forged_reports_and_a_skip_tests_maven_config_are_not_accepted() {
-    common::require_offline_maven();
+    common::require_maven();
     // In a pull-request run (config and build files from the base).
     let (d, base, head) = forged_evidence_pr();
     let repo = d.path().join("repo");
