@@ -34,7 +34,8 @@ fn a_pull_request_run_leaves_summary_outputs_and_annotations() {
         .env("GITHUB_REPOSITORY", "Codertocat/Hello-World")
         .env("GITHUB_SHA", "ffffffffffffffffffffffffffffffffffffffff")
         .env("GITHUB_SERVER_URL", "https://github.com")
-        // The repository is checked out in ex/, the judged workspace is its folder workspace/.
+        // GITHUB_WORKSPACE is ex/; the repository (its .git) is the judged folder workspace/,
+        // so finding paths are already repository-relative.
         .env("GITHUB_WORKSPACE", ex.path())
         .env("GITHUB_RUN_ID", "1234")
         .env("GITHUB_STEP_SUMMARY", &summary)
@@ -65,9 +66,9 @@ fn a_pull_request_run_leaves_summary_outputs_and_annotations() {
         "{s}"
     );
 
-    // Findings lead the explanation and link to their line in the PR's head commit, with
-    // the workspace's folder in the repository prefixed.
-    let blob = "https://github.com/Codertocat/Hello-World/blob/ec26c3e57ca3a959ca5aad62de7213c562f8c821/workspace";
+    // Findings lead the explanation and link to their line in the PR's head commit.
+    let blob =
+        "https://github.com/Codertocat/Hello-World/blob/ec26c3e57ca3a959ca5aad62de7213c562f8c821";
     for link in [
         format!(
             "[`src/main/java/com/example/greeting/HealthFilter.java:3`]({blob}/src/main/java/com/example/greeting/HealthFilter.java#L3)"
@@ -93,8 +94,8 @@ fn a_pull_request_run_leaves_summary_outputs_and_annotations() {
     let loc =
         &sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"];
     assert_eq!(loc["uriBaseId"], "%SRCROOT%");
-    assert!(
-        loc["uri"].as_str().unwrap().starts_with("workspace/"),
+    assert_eq!(
+        loc["uri"], "src/main/java/com/example/greeting/HealthFilter.java",
         "repository-relative: {loc}"
     );
 
