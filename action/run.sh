@@ -21,6 +21,10 @@ args+=(--out "${INPUT_OUT:-judge-ci-out}" --workspace "${INPUT_WORKSPACE:-.}")
 [[ -n "${INPUT_FAIL_ON:-}" ]] && args+=(--fail-on "$INPUT_FAIL_ON")
 [[ -n "${INPUT_CONFIG_FROM:-}" ]] && args+=(--config-from "$INPUT_CONFIG_FROM")
 [[ "${INPUT_REQUIRE_PUBLISH:-false}" == true ]] && args+=(--require-publish)
+if [[ -n "${INPUT_ALLOW_KEY_ENV:-}" ]]; then
+  read -r -a allowed <<< "$INPUT_ALLOW_KEY_ENV"
+  for name in "${allowed[@]}"; do args+=(--allow-key-env "$name"); done
+fi
 if [[ -n "${INPUT_ARGS:-}" ]]; then
   read -r -a extra <<< "$INPUT_ARGS"
   args+=("${extra[@]}")

@@ -101,29 +101,113 @@ pub struct Checkout {
 /// Token variables read for fetching private repositories.
 const TOKEN_VARS: &[&str] = &["GITHUB_TOKEN", "GH_TOKEN"];
 
-/// Runs `git` with an authorization header for https remotes supplied through `GIT_CONFIG_*`
-/// variables, so the token never appears in a process list or a message.
-fn git(dir: &Path, args: &[&str]) -> Result<(), String> {
+/// The transports git may use (`GIT_ALLOW_PROTOCOL`): no `http://`, `git://`, `ext::`.
+const ALLOWED_PROTOCOLS: &str = "https:ssh:file";
+
+/// Refuses a revision git could read as an option (`--upload-pack=…`).
+pub fn check_rev(rev: &str) -> Result<(), String> {
+    if rev.starts_with('-') {
+        Err(format!(
+            "the revision {rev:?} starts with '-', which git would read as an option; name a branch, tag or commit"
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// Refuses a repository URL that is not https, ssh or a local path, or that git could read
+/// as an option.
+pub fn check_remote(url: &str) -> Result<(), String> {
+    let valid =
+        "use https://host/owner/repo.git, ssh://… or git@host:owner/repo.git, or a local path";
+    if url.starts_with('-') {
+        return Err(format!(
+            "the repository {url:?} starts with '-', which git would read as an option; {valid}"
+        ));
+    }
+    if url.contains("::") {
+        return Err(format!(
+            "the repository {url:?} names a git transport helper (`…::`); {valid}"
+        ));
+    }
+    match url.split_once("://") {
+        Some((scheme, _)) => match scheme.to_ascii_lowercase().as_str() {
+            "https" | "ssh" | "git+ssh" | "file" => Ok(()),
+            other => Err(format!(
+                "the repository {url:?} uses {other}://, which is not allowed (it is unencrypted or unauthenticated); {valid}"
+            )),
+        },
+        // scp-like `host:path` and plain paths.
+        None => Ok(()),
+    }
+}
+
+/// The GitHub server of the run (`GITHUB_SERVER_URL`, else github.com): the only host the
+/// token is ever sent to, and only over https.
+fn server_host() -> Option<String> {
+    let server = std::env::var("GITHUB_SERVER_URL")
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+        .unwrap_or_else(|| "https://github.com".to_string());
+    let u = url::Url::parse(&server).ok()?;
+    if u.scheme() != "https" {
+        return None;
+    }
+    u.host_str().map(str::to_ascii_lowercase)
+}
+
+/// Whether the token may go to `remote`: an https URL whose host is the run's GitHub server.
+pub fn token_may_go_to(remote: &str, server_host: Option<&str>) -> bool {
+    let Some(server) = server_host else {
+        return false;
+    };
+    url::Url::parse(remote).is_ok_and(|u| {
+        u.scheme() == "https"
+            && u.host_str().is_some_and(|h| h.eq_ignore_ascii_case(server))
+            && u.username().is_empty()
+    })
+}
+
+/// Runs `git` with a hardened environment: only https, ssh and local transports, no prompt,
+/// no system or global config. The token goes (through `GIT_CONFIG_*` variables, never on a
+/// command line or in a message) only when `remote` is an https URL of the run's GitHub
+/// server, and the header is scoped to that server's URLs.
+fn git(dir: &Path, args: &[&str], remote: Option<&str>) -> Result<(), String> {
     let mut cmd = Command::new("git");
     cmd.current_dir(dir)
         .args(args)
-        .env("GIT_TERMINAL_PROMPT", "0");
-    if let Some(token) = TOKEN_VARS
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_ALLOW_PROTOCOL", ALLOWED_PROTOCOLS)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env_remove("GIT_CONFIG_PARAMETERS")
+        .env_remove("GIT_SSH_COMMAND")
+        .env_remove("GIT_PROXY_COMMAND")
+        .env_remove("GIT_EXEC_PATH");
+    let host = server_host();
+    let token = TOKEN_VARS
         .iter()
         .find_map(|v| std::env::var(v).ok())
-        .filter(|t| !t.is_empty())
-    {
-        use base64::Engine;
-        let encode = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
-        cmd.env("GIT_CONFIG_COUNT", "1")
-            .env("GIT_CONFIG_KEY_0", "http.extraHeader")
-            .env(
-                "GIT_CONFIG_VALUE_0",
-                format!(
-                    "AUTHORIZATION: basic {}",
-                    encode(&format!("x-access-token:{token}"))
-                ),
-            );
+        .filter(|t| !t.is_empty());
+    match (token, remote, host) {
+        (Some(token), Some(remote), Some(host)) if token_may_go_to(remote, Some(&host)) => {
+            use base64::Engine;
+            let encode = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+            cmd.env("GIT_CONFIG_COUNT", "1")
+                .env(
+                    "GIT_CONFIG_KEY_0",
+                    format!("http.https://{host}/.extraHeader"),
+                )
+                .env(
+                    "GIT_CONFIG_VALUE_0",
+                    format!(
+                        "AUTHORIZATION: basic {}",
+                        encode(&format!("x-access-token:{token}"))
+                    ),
+                );
+        }
+        _ => {
+            cmd.env("GIT_CONFIG_COUNT", "0");
+        }
     }
     let out = cmd.output().map_err(|e| format!("cannot run git: {e}"))?;
     if out.status.success() {
@@ -150,8 +234,11 @@ pub(crate) fn resolve_rev(repo: &Repository, rev: &str) -> Result<Oid, CheckoutE
         return Ok(id);
     }
     let workdir = repo.workdir().unwrap_or_else(|| repo.path()).to_path_buf();
-    let has_origin = repo.find_remote("origin").is_ok();
-    let fetch_err = if has_origin {
+    let origin_url = repo
+        .find_remote("origin")
+        .ok()
+        .map(|r| r.url().unwrap_or_default().to_string());
+    let fetch_err = if let Some(origin_url) = origin_url {
         let (what, target) = match rev.strip_prefix("origin/") {
             Some(branch) => (
                 format!("{branch}:refs/remotes/origin/{branch}"),
@@ -161,7 +248,15 @@ pub(crate) fn resolve_rev(repo: &Repository, rev: &str) -> Result<Oid, CheckoutE
         };
         match git(
             &workdir,
-            &["fetch", "--no-tags", "--quiet", "origin", &what],
+            &[
+                "fetch",
+                "--no-tags",
+                "--quiet",
+                "--end-of-options",
+                "origin",
+                &what,
+            ],
+            Some(&origin_url),
         ) {
             Ok(()) => match peel(repo, &target) {
                 Ok(id) => return Ok(id),
@@ -263,6 +358,8 @@ fn temp_dir(
         .prefix(prefix)
         .tempdir()
         .map_err(|e| CheckoutError::Failed(format!("cannot create a temporary folder: {e}")))?;
+    // A reference checkout is judge-ci's, never the subject's to read.
+    crate::fence::hide(t.path());
     if keep {
         let p = t.keep();
         Ok((p, None))
@@ -296,6 +393,7 @@ pub fn materialize(
             })
         }
         Source::Rev(rev) => {
+            check_rev(rev).map_err(CheckoutError::Failed)?;
             let repo = Repository::discover(repo_dir).map_err(|_| CheckoutError::NoRepository {
                 rev: rev.clone(),
                 dir: repo_dir.display().to_string(),
@@ -316,9 +414,20 @@ pub fn materialize(
             let (git_dir, git_temp) = temp_dir(false, "judge-ci-remote-")?;
             Repository::init_bare(&git_dir)
                 .map_err(|e| CheckoutError::Failed(e.message().to_string()))?;
+            check_remote(url).map_err(CheckoutError::Failed)?;
+            check_rev(rev).map_err(CheckoutError::Failed)?;
             git(
                 &git_dir,
-                &["fetch", "--no-tags", "--quiet", "--depth=1", url, rev],
+                &[
+                    "fetch",
+                    "--no-tags",
+                    "--quiet",
+                    "--depth=1",
+                    "--end-of-options",
+                    url,
+                    rev,
+                ],
+                Some(url),
             )
             .map_err(|e| CheckoutError::NoRevision {
                 rev: rev.clone(),
@@ -368,6 +477,7 @@ pub fn materialize_into(
             return Ok((c.commit.unwrap_or_default(), n));
         }
     };
+    check_rev(rev).map_err(CheckoutError::Failed)?;
     if dest.exists()
         && std::fs::read_dir(dest)
             .map(|mut d| d.next().is_some())
@@ -412,6 +522,57 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), CheckoutError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remotes_and_revisions_that_git_would_misread_are_refused() {
+        assert!(check_rev("--upload-pack=touch /tmp/x").is_err());
+        assert!(check_rev("-").is_err());
+        assert!(check_rev("origin/solution").is_ok());
+        for bad in [
+            "--upload-pack=touch /tmp/pwned",
+            "http://127.0.0.1:8080/x.git",
+            "git://example.com/x.git",
+            "ext::sh -c touch% /tmp/pwned",
+            "fd::17",
+            "ftp://example.com/x.git",
+        ] {
+            assert!(check_remote(bad).is_err(), "{bad}");
+        }
+        for good in [
+            "https://github.com/o/r.git",
+            "ssh://git@github.com/o/r.git",
+            "git@github.com:o/r.git",
+            "/srv/git/r.git",
+            "../r",
+            "file:///srv/git/r.git",
+        ] {
+            assert!(check_remote(good).is_ok(), "{good}");
+        }
+    }
+
+    #[test]
+    fn the_token_goes_only_to_the_runs_server_over_https() {
+        let gh = Some("github.com");
+        assert!(token_may_go_to("https://github.com/o/r.git", gh));
+        assert!(token_may_go_to("https://GitHub.com/o/r", gh));
+        assert!(!token_may_go_to("http://github.com/o/r.git", gh));
+        assert!(!token_may_go_to(
+            "https://github.com.attacker.example/o/r",
+            gh
+        ));
+        assert!(!token_may_go_to(
+            "https://attacker.example/github.com/o/r",
+            gh
+        ));
+        assert!(!token_may_go_to("https://user@github.com/o/r", gh));
+        assert!(!token_may_go_to("git@github.com:o/r.git", gh));
+        assert!(!token_may_go_to("/srv/r.git", gh));
+        assert!(!token_may_go_to("https://github.com/o/r.git", None));
+        assert!(token_may_go_to(
+            "https://ghe.example.com/o/r.git",
+            Some("ghe.example.com")
+        ));
+    }
 
     #[test]
     fn sources_parse() {

@@ -31,6 +31,10 @@ pub struct ConfigArgs {
     /// A task file (bench.task.v1): its instruction is the goal, its metadata goes to judges.
     #[arg(long, value_name = "PATH")]
     pub task: Option<PathBuf>,
+    /// Allow this variable as an `api-key-env` although its name does not end in `_API_KEY`
+    /// (repeatable). Only the command line (the workflow) can allow one, never the config.
+    #[arg(long, value_name = "NAME")]
+    pub allow_key_env: Vec<String>,
 }
 
 /// Output on the terminal.

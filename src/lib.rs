@@ -10,6 +10,7 @@
 pub mod checkout;
 pub mod config;
 pub mod diagnose;
+pub mod fence;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod github;
@@ -20,4 +21,5 @@ pub mod jury;
 pub mod lang;
 pub mod pipeline;
 pub mod report;
+pub mod secrets;
 pub mod suite;

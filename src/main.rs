@@ -13,6 +13,20 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Before any child starts: a process of the same user cannot read this one's environment
+    // (the tokens), command line or memory through /proc, nor attach a debugger.
+    if let Err(e) = nix::sys::prctl::set_dumpable(false) {
+        eprintln!("judge-ci: warning: cannot make the process non-dumpable: {e}");
+    }
+    judge_ci::secrets::register_environment();
+    // Every byte judge-ci prints passes the redaction boundary from here on.
+    let stdio = judge_ci::secrets::redact_stdio();
+    let code = main_inner();
+    drop(stdio);
+    code
+}
+
+fn main_inner() -> ExitCode {
     // One crypto library for every TLS connection (GitHub, LLM providers); reqwest refuses to
     // build a client without a process-wide provider.
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -105,6 +119,7 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<i32> {
             }
         }
         Some(cli::Command::Validate { config, output }) => {
+            allow_key_envs(&config);
             match pipeline::validate(
                 config.config.as_deref(),
                 config.task.as_deref(),
@@ -209,10 +224,9 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<i32> {
                         cli::RenderFormat::Junit => Surface::Junit,
                         cli::RenderFormat::Sarif => Surface::Sarif,
                     };
-                    print!(
-                        "{}",
-                        judge_ci::report::render(&parsed, s, template.as_deref(), annotations)?
-                    );
+                    let text =
+                        judge_ci::report::render(&parsed, s, template.as_deref(), annotations)?;
+                    print!("{}", judge_ci::github::inert::wrap(&text));
                 }
             }
             Ok(pipeline::EXIT_PASS)
@@ -245,9 +259,10 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<i32> {
                         write_file(&report, json.as_bytes())?;
                     }
                     match format {
-                        cli::OutputFormat::Markdown => {
-                            print!("{}", judge_ci::report::markdown::render(&r))
-                        }
+                        cli::OutputFormat::Markdown => print!(
+                            "{}",
+                            judge_ci::github::inert::wrap(&judge_ci::report::markdown::render(&r))
+                        ),
                         cli::OutputFormat::Json => {
                             println!("{}", serde_json::to_string_pretty(&r.diagnostics)?)
                         }
@@ -339,7 +354,7 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<i32> {
             let cmp = suite::compare::compare(&base, &cur, tolerance);
             let md = suite::render::markdown(&cur, Some(&cmp));
             match format {
-                cli::OutputFormat::Markdown => print!("{md}"),
+                cli::OutputFormat::Markdown => print!("{}", judge_ci::github::inert::wrap(&md)),
                 cli::OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&cmp)?),
             }
             if let Some(dir) = &out {
@@ -396,6 +411,9 @@ fn publish_options(a: &cli::PublishArgs) -> anyhow::Result<pipeline::publish::Pu
         .or_else(|| std::env::var("GITHUB_TOKEN").ok())
         .or_else(|| std::env::var("GH_TOKEN").ok())
         .filter(|t| !t.trim().is_empty());
+    if let Some(t) = &token {
+        judge_ci::secrets::register(t);
+    }
     Ok(pipeline::publish::PublishOptions {
         token,
         comment: a.comment_mode.map(|m| match m {
@@ -480,12 +498,24 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .context("cannot start the async runtime")
 }
 
+/// `--allow-key-env`: the workflow's allowance, before any config is read; the value of each
+/// allowed variable is a secret from now on.
+fn allow_key_envs(c: &cli::ConfigArgs) {
+    for name in &c.allow_key_env {
+        judge_ci::config::endpoint::allow_key_env(name);
+        if let Ok(v) = std::env::var(name) {
+            judge_ci::secrets::register(&v);
+        }
+    }
+}
+
 fn run(args: cli::RunArgs, resume: Option<std::path::PathBuf>) -> anyhow::Result<i32> {
     let split = match (resume, args.stop_before_semantic) {
         (Some(dir), _) => pipeline::resume::Split::Resume(dir),
         (None, true) => pipeline::resume::Split::StopBeforeSemantic,
         (None, false) => pipeline::resume::Split::Whole,
     };
+    allow_key_envs(&args.config);
     let opts = RunOptions {
         config: args.config.config,
         task: args.config.task,

@@ -30,7 +30,7 @@ impl Project {
         };
         let cache = root.path().join("cache");
         let config = format!(
-            "name: semantic\nreference: {{path: ../reference}}\nllm:\n  provider: {provider}\n  model: test-model\n  base-url: {base}\n  api-key-env: JUDGE_CI_TEST_KEY\n  cache: {}\n  prices: {{test-model: {{input: 3.0, output: 15.0}}}}\njury:\n  tiers:\n{tiers}",
+            "name: semantic\nreference: {{path: ../reference}}\nllm:\n  provider: {provider}\n  model: test-model\n  base-url: {base}\n  api-key-env: JUDGE_CI_TEST_API_KEY\n  cache: {}\n  prices: {{test-model: {{input: 3.0, output: 15.0}}}}\njury:\n  tiers:\n{tiers}",
             cache.display()
         );
         common::write_tree(
@@ -79,9 +79,9 @@ impl Project {
         .env_remove("JUDGE_CI_LLM_PROVIDER")
         .env_remove("JUDGE_CI_LLM_MODEL")
         .env_remove("JUDGE_CI_LLM_BASE_URL")
-        .env_remove("JUDGE_CI_TEST_KEY");
+        .env_remove("JUDGE_CI_TEST_API_KEY");
         if let Some(k) = key {
-            cmd.env("JUDGE_CI_TEST_KEY", k);
+            cmd.env("JUDGE_CI_TEST_API_KEY", k);
         }
         let o = cmd.output().unwrap();
         let report = std::fs::read_to_string(self.out().join("report.json"))
@@ -419,7 +419,7 @@ fn the_output_contract_repairs_once_and_never_blames_the_subject() {
             vec![Reply::Status(401, vec![])],
             3,
             1,
-            "the key in JUDGE_CI_TEST_KEY was refused",
+            "the key in JUDGE_CI_TEST_API_KEY was refused",
         ),
     ];
     for (what, replies, exit, requests, says) in cases {
@@ -526,7 +526,7 @@ fn a_missing_key_is_an_instrument_error_that_says_what_to_set() {
         .unwrap_or_default()
         .to_string();
     assert!(
-        reasoning.contains("JUDGE_CI_TEST_KEY") && reasoning.contains("secrets."),
+        reasoning.contains("JUDGE_CI_TEST_API_KEY") && reasoning.contains("secrets."),
         "{reasoning}"
     );
     assert!(llm.seen().is_empty());

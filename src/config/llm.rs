@@ -238,7 +238,13 @@ pub fn read(r: &mut Reader, m: &MarkedMappingNode, what: &str) -> Option<LlmSett
     if let Some(n) = m.get_node("base-url") {
         match r.non_blank(n, &format!("{what}.base-url")) {
             Some(u) if u.starts_with("http://") || u.starts_with("https://") => {
-                s.base_url = Some(u.trim_end_matches('/').to_string())
+                match super::endpoint::check_base_url(&u) {
+                    Ok(()) => s.base_url = Some(u.trim_end_matches('/').to_string()),
+                    Err(why) => {
+                        r.error(n, format!("{what}.{why}"));
+                        ok = false;
+                    }
+                }
             }
             Some(_) => {
                 r.error_help(
@@ -253,6 +259,16 @@ pub fn read(r: &mut Reader, m: &MarkedMappingNode, what: &str) -> Option<LlmSett
     }
     if let Some(n) = m.get_node("api-key-env") {
         match r.non_blank(n, &format!("{what}.api-key-env")) {
+            Some(v)
+                if v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && !super::endpoint::key_env_allowed(&v) =>
+            {
+                r.error(
+                    n,
+                    format!("{what}.{}", super::endpoint::key_env_refusal(&v)),
+                );
+                ok = false;
+            }
             Some(v) if v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
                 s.api_key_env = Some(v)
             }

@@ -69,6 +69,11 @@ pub const BENCHMARK_KEYS: &[Key] = &[
         Kind::StrList,
         "globs of files copied from the reference into the workspace before any judge runs (test files)",
     ),
+    key(
+        "sandbox",
+        Kind::Object,
+        "the fence around subject processes: network",
+    ),
 ];
 
 /// Keys of `jury:`.
@@ -444,7 +449,12 @@ fn read_benchmark(r: &mut Reader, root: &Node, path: &Path, bytes: &[u8]) -> Opt
         None => Some(Vec::new()),
     };
 
+    let sandbox = match m.get_node("sandbox") {
+        Some(n) => super::sandbox::read(r, n),
+        None => Some(super::sandbox::SandboxSettings::default()),
+    };
     Some(Benchmark {
+        sandbox: sandbox?,
         path: path.to_path_buf(),
         sha256: hex::encode(Sha256::digest(bytes)),
         schema,
@@ -525,8 +535,19 @@ fn reference(r: &mut Reader, n: &Node, dir: &Path) -> Option<Option<ReferenceSpe
         }
         (None, Some(rv)) => {
             let rev = r.non_blank(rv, "reference.ref")?;
+            if let Err(why) = crate::checkout::check_rev(&rev) {
+                r.error(rv, format!("reference.ref: {why}"));
+                return None;
+            }
             let repository = match m.get_node("repository") {
-                Some(x) => Some(r.non_blank(x, "reference.repository")?),
+                Some(x) => {
+                    let url = r.non_blank(x, "reference.repository")?;
+                    if let Err(why) = crate::checkout::check_remote(&url) {
+                        r.error(x, format!("reference.repository: {why}"));
+                        return None;
+                    }
+                    Some(url)
+                }
                 None => None,
             };
             Some(Some(ReferenceSpec::Rev { rev, repository }))

@@ -51,6 +51,8 @@ pub struct Benchmark {
     /// Where the config and the files it names were read from; later reads of config-side
     /// files (the report template, knowledge folders) go through it too.
     pub source: std::sync::Arc<super::source::ConfigSource>,
+    /// `sandbox`: what the fence around subject processes adds.
+    pub sandbox: super::sandbox::SandboxSettings,
 }
 
 /// The paths protected when the config does not list its own: the workflows, and the build

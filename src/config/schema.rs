@@ -88,6 +88,7 @@ pub fn config_schema() -> Value {
             ("report", object(REPORT_KEYS, &[], false)),
             ("reference", object(REFERENCE_KEYS, &[], false)),
             ("llm", object(LLM_KEYS, &[], false)),
+            ("sandbox", object(super::sandbox::SANDBOX_KEYS, &[], false)),
             (
                 "diagnostics",
                 object(

@@ -207,6 +207,10 @@ impl Client {
         kind: Kind,
     ) -> Result<Value, ApiError> {
         let api = if graphql { &self.graphql } else { &self.rest };
+        // The redaction boundary for what is posted: no known secret reaches a comment or a
+        // check run.
+        let redacted = body.map(crate::secrets::redact_json);
+        let body = redacted.as_ref();
         let mut attempt = 0;
         loop {
             attempt += 1;

@@ -6,5 +6,6 @@ pub mod checks;
 pub mod client;
 pub mod comment;
 pub mod context;
+pub mod inert;
 pub mod outputs;
 pub mod publish;

@@ -11,8 +11,11 @@ use crate::report::Report;
 /// Most workflow-command annotations of one type Actions shows per step.
 pub const ANNOTATIONS_PER_TYPE: usize = 10;
 
-/// Appends `text` to the file (Actions concatenates every step's summary).
+/// Appends `text` to the file (Actions concatenates every step's summary). The redaction
+/// boundary for the runner's files: every known secret is written as `***`.
 pub fn append(path: &Path, text: &str) -> std::io::Result<()> {
+    let text = crate::secrets::redact(text);
+    let text = text.as_ref();
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)

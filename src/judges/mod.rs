@@ -11,6 +11,7 @@ pub mod llm;
 pub mod maven;
 pub mod paths;
 pub mod process;
+pub mod snapshot;
 pub mod split;
 pub mod structural;
 
@@ -78,8 +79,10 @@ async fn against_reference(
     compare: impl FnOnce(&std::path::Path, &std::path::Path) -> Outcome + Send + 'static,
 ) -> Outcome {
     let c = ctx.clone();
+    // The workspace as submitted, not as a build left it.
+    let submitted = snapshot::submitted(ctx);
     off_thread(timeout, move || match structural::reference(&c) {
-        Ok(r) => compare(&c.workspace, &r),
+        Ok(r) => compare(&submitted, &r),
         Err(ended) => *ended,
     })
     .await

@@ -202,8 +202,8 @@ async fn drain<R: AsyncRead + Unpin>(mut r: R) -> Captured {
     c
 }
 
-/// Runs a process to completion or its time limit. `Err` means it could not be started.
-pub async fn run(spec: &ProcessSpec) -> std::io::Result<ProcessOutput> {
+/// The command for `spec`, fenced by `fence`.
+fn command(spec: &ProcessSpec, fence: &crate::fence::Prepared) -> Command {
     let mut cmd = Command::new(&spec.program);
     cmd.args(&spec.args)
         .current_dir(&spec.dir)
@@ -222,11 +222,37 @@ pub async fn run(spec: &ProcessSpec) -> std::io::Result<ProcessOutput> {
             cmd.env(k, v);
         }
     }
+    // A temporary folder of its own: the system's is not writable inside the fence.
+    cmd.env("TMPDIR", fence.tmp.path());
     for (k, v) in &spec.env {
         cmd.env(k, v);
     }
+    fence.apply(&mut cmd);
+    cmd
+}
+
+/// Runs a process to completion or its time limit, inside the fence (see
+/// [`crate::fence`]). `Err` means it could not be started.
+pub async fn run(spec: &ProcessSpec) -> std::io::Result<ProcessOutput> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let mut fence = crate::fence::prepare(&spec.dir, home.as_deref())
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
     let start = Instant::now();
-    let mut child = cmd.spawn()?;
+    let mut child = match command(spec, &fence).spawn() {
+        Ok(c) => c,
+        // The machine may not allow namespaces: the same fence without them, and if that
+        // starts, later processes skip the attempt.
+        Err(e) if fence.namespaces() => {
+            fence = fence
+                .without_namespaces()
+                .map_err(|f| std::io::Error::other(f.to_string()))?;
+            let c = command(spec, &fence).spawn()?;
+            crate::fence::namespaces_unavailable(&e);
+            c
+        }
+        Err(e) => return Err(e),
+    };
+    fence.started();
     let mut guard = GroupGuard(child.id().and_then(|p| i32::try_from(p).ok()));
     if let (Some(bytes), Some(mut stdin)) = (spec.stdin.clone(), child.stdin.take()) {
         tokio::spawn(async move {

@@ -737,6 +737,7 @@ pub fn gate(reading: Option<Reading>, fail_on: FailOn, decided_by: Option<&str>)
 /// what to print.
 pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     let total = Instant::now();
+    save::check_out_dir(&opts.out).map_err(|why| one(why, None))?;
     let repo_dir = std::env::current_dir()
         .map_err(|e| one(format!("cannot read the working folder: {e}"), None))?;
     let github =
@@ -835,6 +836,12 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         resume::Split::Resume(dir) => Some(resume::first_job(dir, &bench, head_sha.as_deref())?),
         resume::Split::Whole | resume::Split::StopBeforeSemantic => None,
     };
+    // Subject processes may write the workspace, never read judge-ci's output folder.
+    crate::fence::add_workspace(&workspace);
+    crate::fence::set_network(bench.sandbox.network);
+    if opts.out.is_dir() {
+        crate::fence::hide(&opts.out);
+    }
     let checkout_ms = checkout.elapsed().as_millis() as u64;
 
     let (progress, actions) = progress_for(opts.verbosity);
@@ -861,6 +868,22 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     if let Some(r) = &reference {
         metadata.insert("expectedDir".into(), Value::from(r.display().to_string()));
     }
+    // The workspace as submitted, for the structural judges, before the jury runs any
+    // subject code.
+    let snapshot = if crate::judges::snapshot::needed(&bench.jury) {
+        let s = crate::judges::snapshot::Snapshot::take(&workspace).map_err(|e| {
+            RunError::Instrument(format!(
+                "cannot take the snapshot of the workspace the structural judges read: {e}"
+            ))
+        })?;
+        metadata.insert(
+            crate::judges::snapshot::SUBMITTED_DIR_KEY.into(),
+            Value::from(s.path().display().to_string()),
+        );
+        Some(s)
+    } else {
+        None
+    };
     let mut ctx = JudgmentContext::new(&workspace).with_goal(
         task.as_ref()
             .map(|t| t.instruction.clone())
@@ -884,6 +907,21 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     }
     let verdict = verdict
         .map_err(|f| RunError::Instrument(format!("the jury could not produce a verdict: {f}")))?;
+    let tampered = snapshot
+        .as_ref()
+        .map(crate::judges::snapshot::Snapshot::tampered)
+        .unwrap_or_default();
+    if !tampered.is_empty() {
+        return Err(RunError::Instrument(format!(
+            "the snapshot of the submitted workspace was changed while the jury ran ({}); a subject process reached judge-ci's own files, so no verdict is given",
+            tampered
+                .iter()
+                .take(5)
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
     let jury_ms = judging.elapsed().as_millis() as u64;
     crate::lang::cache::finish();
 
@@ -949,6 +987,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         diagnostics: None,
         trust,
         provenance: None,
+        fence: crate::fence::last_status().map(|f| f.line()),
         verdict,
         interpretation: InterpretationInfo {
             reading: reading.reading,
@@ -1060,7 +1099,10 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         }
     }
     let mut stdout = match opts.format {
+        // The report quotes subject output: inside Actions its `::` lines must stay text.
+        Format::Markdown if opts.actions => github::inert::wrap(&md),
         Format::Markdown => md,
+        // Pretty JSON never puts a string at the start of a line: inert as it is.
         Format::Json => json,
     };
     // Workflow commands go where the runner reads them; with --format json, standard output
@@ -1120,6 +1162,9 @@ fn write_cancelled(
     done: &[(String, String, crate::judgment::Status, std::time::Duration)],
     actions: bool,
 ) {
+    if save::check_out_dir(&opts.out).is_err() {
+        return;
+    }
     let _ = std::fs::create_dir_all(&opts.out);
     let json = serde_json::json!({
         "schema": "judge-ci.cancelled.v1",

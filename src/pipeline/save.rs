@@ -61,11 +61,56 @@ impl Saved {
     }
 }
 
+/// Refuses an output folder that is, or sits under, a symbolic link: a pull request that
+/// commits `judge-ci-out` (or a folder above it) as a link would otherwise have the reports
+/// written, and stale ones removed, wherever it points. Folders above the working folder
+/// are the machine's, not the subject's, and are not checked; every component from there
+/// down that exists must be a real folder.
+pub fn check_out_dir(out: &Path) -> Result<(), String> {
+    let cwd =
+        std::env::current_dir().map_err(|e| format!("cannot read the working folder: {e}"))?;
+    let full = cwd.join(out);
+    let mut prefix = PathBuf::new();
+    for c in full.components() {
+        prefix.push(c);
+        if !matches!(c, std::path::Component::Normal(_)) || cwd.starts_with(&prefix) {
+            continue;
+        }
+        match std::fs::symlink_metadata(&prefix) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(format!(
+                    "the output folder {} is, or is under, a symbolic link ({}); judge-ci does not write its reports through a link. Remove the link, or pass --out a real folder outside the workspace",
+                    out.display(),
+                    prefix.display()
+                ));
+            }
+            Ok(_) => {}
+            // The rest does not exist yet and will be created as real folders.
+            Err(_) => break,
+        }
+    }
+    Ok(())
+}
+
 /// Writes `surfaces` (the report JSON first) into `out`. A file that cannot be written is
 /// recorded, its stale copy from an earlier run removed, and the rest still tried; a JSON
-/// that cannot go to `out` goes to `spill_dir`.
+/// that cannot go to `out` goes to `spill_dir`. An output folder that became a symbolic
+/// link while the subject ran (see [`check_out_dir`]) takes nothing, and nothing is removed
+/// through it.
 pub fn surfaces(out: &Path, surfaces: &[(Surface, String)], spill_dir: &Path) -> Saved {
     let mut saved = Saved::default();
+    if let Err(why) = check_out_dir(out) {
+        for (surface, text) in surfaces {
+            if *surface == Surface::Json {
+                saved.report_json = spill(spill_dir, text).ok();
+            }
+            saved.failed.push((
+                out.join(surface.file_name()),
+                std::io::Error::other(why.clone()),
+            ));
+        }
+        return saved;
+    }
     let folder = std::fs::create_dir_all(out);
     let mut ordered: Vec<&(Surface, String)> = surfaces.iter().collect();
     ordered.sort_by_key(|(s, _)| *s != Surface::Json);
@@ -105,7 +150,7 @@ fn spill(dir: &Path, text: &str) -> std::io::Result<PathBuf> {
         .prefix("judge-ci-report-")
         .suffix(".json")
         .tempfile_in(dir)?;
-    std::io::Write::write_all(f.as_file_mut(), text.as_bytes())?;
+    std::io::Write::write_all(f.as_file_mut(), crate::secrets::redact(text).as_bytes())?;
     let (_, path) = f.keep().map_err(|e| e.error)?;
     Ok(path)
 }
@@ -131,7 +176,11 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
 
 /// Writes through a temporary file in the same folder, then renames: a reader never sees a
 /// half-written file, and a failed write leaves none behind.
+///
+/// The redaction boundary for files: every known secret in `bytes` is written as `***`.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let bytes = crate::secrets::redact_bytes(bytes);
+    let bytes = bytes.as_ref();
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     // Through the file itself: NamedTempFile's own writer adds the temporary name to its
@@ -192,6 +241,53 @@ mod tests {
         );
         assert!(w[1].contains("instead of"), "{w:?}");
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "not a folder");
+    }
+
+    #[test]
+    fn an_output_folder_that_is_or_sits_under_a_link_takes_nothing() {
+        let d = tempfile::tempdir().unwrap();
+        let target = d.path().join("elsewhere");
+        std::fs::create_dir(&target).unwrap();
+        std::fs::write(target.join("report.md"), "precious").unwrap();
+        let link = d.path().join("out");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let spill_to = d.path().join("spill");
+        std::fs::create_dir(&spill_to).unwrap();
+        for out in [link.clone(), link.join("below")] {
+            assert!(check_out_dir(&out).unwrap_err().contains("symbolic link"));
+            let saved = surfaces(&out, &all("{}"), &spill_to);
+            assert_eq!(saved.failed.len(), 3);
+            assert!(saved.report_json.unwrap().starts_with(&spill_to));
+        }
+        assert_eq!(
+            std::fs::read_dir(&target).unwrap().count(),
+            1,
+            "nothing written or removed through the link"
+        );
+        assert_eq!(
+            std::fs::read_to_string(target.join("report.md")).unwrap(),
+            "precious"
+        );
+        assert!(check_out_dir(&d.path().join("real/new")).is_ok());
+    }
+
+    #[test]
+    fn files_that_are_links_are_replaced_not_followed() {
+        let d = tempfile::tempdir().unwrap();
+        let victim = d.path().join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        let out = d.path().join("out");
+        std::fs::create_dir(&out).unwrap();
+        std::os::unix::fs::symlink(&victim, out.join("report.md")).unwrap();
+        let saved = surfaces(&out, &all("{}"), d.path());
+        assert!(saved.failed.is_empty());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+        assert!(
+            !out.join("report.md")
+                .symlink_metadata()
+                .unwrap()
+                .is_symlink()
+        );
     }
 
     #[test]

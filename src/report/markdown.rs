@@ -122,6 +122,8 @@ pub struct View {
     pub gaps: Option<GapsView>,
     /// Model usage: "LLM claude-sonnet-4-6: 3 requests (1 cached), 12,345 tokens in, 678 out, $0.0123".
     pub llm: Option<String>,
+    /// The fence the subject's processes ran in ("landlock ABI 6, pid namespace, …").
+    pub fence: Option<String>,
 }
 
 /// The gap analysis for templates.
@@ -796,6 +798,7 @@ pub fn view(r: &Report) -> View {
         tool_version: r.tool.version.clone(),
         run_url: r.subject.run_url.as_deref().and_then(safe_link),
         llm: r.llm.as_ref().map(llm_phrase),
+        fence: r.fence.clone(),
         gaps: r.diagnostics.as_ref().and_then(gaps_view),
     }
 }

@@ -47,6 +47,10 @@ pub struct Report {
     /// Where the verdict was computed, when another job computed it (`publish --from`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<Provenance>,
+    /// The fence the subject's processes ran in ("landlock ABI 6, pid namespace,
+    /// no_new_privs"; what was not available and why); absent when no subject process ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fence: Option<String>,
     /// Phase timings.
     pub timings: Timings,
     /// The gate: pass or fail, the exit code and why.

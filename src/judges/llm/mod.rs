@@ -117,13 +117,18 @@ pub fn resolve(
         Provider::Anthropic => "ANTHROPIC_API_KEY".into(),
         Provider::OpenAi => "OPENAI_API_KEY".into(),
     });
+    // The config was checked at load; the environment's overrides are checked here.
+    crate::config::endpoint::check_base_url(&base_url)?;
+    if !crate::config::endpoint::key_env_allowed(&key_env) {
+        return Err(crate::config::endpoint::key_env_refusal(&key_env));
+    }
     let key = env(&key_env).filter(|k| !k.trim().is_empty());
-    let local = url::Url::parse(&base_url).ok().is_some_and(|u| {
-        matches!(
-            u.host_str(),
-            Some("localhost") | Some("127.0.0.1") | Some("[::1]")
-        )
-    });
+    if let Some(k) = &key {
+        crate::secrets::register(k);
+    }
+    let local = url::Url::parse(&base_url)
+        .ok()
+        .is_some_and(|u| crate::config::endpoint::is_loopback(&u));
     if key.is_none() && !local {
         return Err(format!(
             "the API key for {} ({model}) is not set: the environment variable {key_env} is empty. Set it (in GitHub Actions: `env: {key_env}: ${{{{ secrets.{key_env} }}}}`), or point llm.api-key-env at the variable that holds it",

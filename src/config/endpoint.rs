@@ -1,0 +1,92 @@
+//! What a config may point the LLM judges at (trust.md point 3): the API key is read only
+//! from a variable whose name ends in `_API_KEY` (or one the workflow allows with
+//! `--allow-key-env`, never the config), so `api-key-env: GITHUB_TOKEN` cannot send the job's
+//! token as a key; and a `base-url` off this machine must be https, so a key never travels in
+//! clear text.
+
+use std::sync::RwLock;
+
+/// Variable names the command line allowed as `api-key-env` besides `*_API_KEY`.
+static ALLOWED_KEY_ENV: RwLock<Vec<String>> = RwLock::new(Vec::new());
+
+/// Allows `name` as an `api-key-env` (`--allow-key-env NAME`, the Action input
+/// `allow-key-env`). Called by `main` before the config is loaded; the config cannot.
+pub fn allow_key_env(name: &str) {
+    let mut all = match ALLOWED_KEY_ENV.write() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    };
+    if !all.iter().any(|n| n == name) {
+        all.push(name.to_string());
+    }
+}
+
+/// Whether `name` may hold an API key: it ends in `_API_KEY`, or the command line allowed it.
+pub fn key_env_allowed(name: &str) -> bool {
+    name.ends_with("_API_KEY")
+        || match ALLOWED_KEY_ENV.read() {
+            Ok(g) => g.iter().any(|n| n == name),
+            Err(p) => p.into_inner().iter().any(|n| n == name),
+        }
+}
+
+/// Why `name` may not be an `api-key-env`, with what would be valid.
+pub fn key_env_refusal(name: &str) -> String {
+    format!(
+        "api-key-env {name} does not end in _API_KEY; judge-ci reads API keys only from such variables (so a config cannot send GITHUB_TOKEN or another secret as a key). Rename the variable (for example MY_PROVIDER_API_KEY), or allow it from the workflow with --allow-key-env {name} (Action input allow-key-env)"
+    )
+}
+
+/// Whether `host` is this machine: `localhost`, 127.0.0.0/8 or `::1`.
+pub fn is_loopback(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
+/// Refuses a base URL that is not http(s), or is plain http to another machine.
+pub fn check_base_url(base: &str) -> Result<(), String> {
+    let url = url::Url::parse(base).map_err(|e| {
+        format!("base-url {base:?} is not a URL ({e}); for example https://api.openai.com/v1")
+    })?;
+    match url.scheme() {
+        "https" => Ok(()),
+        "http" if is_loopback(&url) => Ok(()),
+        "http" => Err(format!(
+            "base-url {base} is plain http to another machine; the API key and the pull request's material would travel in clear text. Use https:// (http:// is allowed only for localhost, 127.0.0.1 or ::1)"
+        )),
+        other => Err(format!(
+            "base-url {base} uses {other}://; it must be https:// (or http:// to localhost)"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_env_names() {
+        assert!(key_env_allowed("ANTHROPIC_API_KEY"));
+        assert!(!key_env_allowed("GITHUB_TOKEN"));
+        assert!(!key_env_allowed("SOME_KEY_FOR_TESTS_ONLY"));
+        allow_key_env("SOME_KEY_FOR_TESTS_ONLY");
+        assert!(key_env_allowed("SOME_KEY_FOR_TESTS_ONLY"));
+        assert!(key_env_refusal("GITHUB_TOKEN").contains("--allow-key-env GITHUB_TOKEN"));
+    }
+
+    #[test]
+    fn base_urls() {
+        assert!(check_base_url("https://api.example.com/v1").is_ok());
+        assert!(check_base_url("http://localhost:11434/v1").is_ok());
+        assert!(check_base_url("http://127.0.0.2:8080").is_ok());
+        assert!(check_base_url("http://[::1]:8080/v1").is_ok());
+        assert!(check_base_url("http://attacker.example/v1").is_err());
+        assert!(check_base_url("http://10.0.0.1/v1").is_err());
+        assert!(check_base_url("http://localhost.attacker.example/v1").is_err());
+        assert!(check_base_url("ftp://localhost/v1").is_err());
+    }
+}
