@@ -35,7 +35,14 @@ fn command_config(run: &str) -> String {
 /// judge-ci in a simulated Actions runner (`--dry-run`), holding the sentinel secrets.
 fn in_actions(ws: &Path, runner: &Path, extra: &[&str]) -> Output {
     let event = common::repo_root().join("tests/fixtures/github/events/pull_request.opened.json");
-    let mut args = vec!["--dry-run", "--out", "judge-ci-out"];
+    // The workspace is not a repository: its own config (the base-config rule is i15's test).
+    let mut args = vec![
+        "--dry-run",
+        "--config-from",
+        "head",
+        "--out",
+        "judge-ci-out",
+    ];
     args.extend_from_slice(extra);
     common::command(ws, &args)
         .env("GITHUB_ACTIONS", "true")
