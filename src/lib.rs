@@ -23,3 +23,5 @@ pub mod pipeline;
 pub mod report;
 pub mod secrets;
 pub mod suite;
+#[cfg(test)]
+mod test_support;

@@ -481,23 +481,7 @@ impl ConfigSource {
 mod tests {
     use super::*;
 
-    fn git(dir: &Path, args: &[&str]) {
-        let ok = std::process::Command::new("git")
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .current_dir(dir)
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "git {args:?}");
-    }
+    use crate::test_support::git;
 
     #[test]
     fn reads_come_from_the_tree_and_changes_are_seen() {

@@ -539,14 +539,7 @@ mod tests {
 
     #[test]
     fn the_default_folder_is_beside_the_reply_cache() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |k: &str| {
-                pairs
-                    .iter()
-                    .find(|(n, _)| *n == k)
-                    .map(|(_, v)| v.to_string())
-            }
-        };
+        let env = crate::test_support::env_of;
         assert_eq!(
             default_dir(&env(&[
                 ("GITHUB_ACTIONS", "true"),

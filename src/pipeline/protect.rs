@@ -339,23 +339,7 @@ pub fn restore(
 mod tests {
     use super::*;
 
-    fn git(dir: &Path, args: &[&str]) {
-        let ok = std::process::Command::new("git")
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .current_dir(dir)
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "git {args:?}");
-    }
+    use crate::test_support::git;
 
     #[test]
     fn a_workspace_in_a_subfolder_gets_its_own_build_files_from_the_base() {

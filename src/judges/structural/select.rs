@@ -363,27 +363,8 @@ mod tests {
     use crate::checkout::{Source, materialize};
     use crate::config::checks::FileSet;
     use crate::judges::structural::{Listing, forget, list, list_in};
-    use std::process::Command;
 
-    fn git(dir: &Path, args: &[&str]) {
-        let o = Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-            .args([
-                "-c",
-                "commit.gpgsign=false",
-                "-c",
-                "init.defaultBranch=main",
-            ])
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .expect("git runs");
-        assert!(
-            o.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-    }
+    use crate::test_support::git;
 
     fn write(root: &Path, rel: &str, text: &str) {
         let p = root.join(rel);
