@@ -14,7 +14,8 @@ use serde_json::{Value, json};
 
 const KEY: &str = "sk-ant-SENTINELKEY-resume-0123456789";
 
-/// A workspace whose build script counts its runs in `../build-runs.log`, its reference, and
+/// A workspace whose build script counts its runs in `build-runs.log` (inside the workspace:
+/// the fence lets subject code write nowhere else), its reference, and
 /// a three-tier config: build (command + file-exists), structure (import-diff), semantic (llm).
 struct Split {
     root: tempfile::TempDir,
@@ -24,7 +25,7 @@ impl Split {
     fn new(llm: &FakeLlm) -> Split {
         let root = tempfile::tempdir().unwrap();
         let config = format!(
-            "name: split\nreference: {{path: ../reference}}\nllm:\n  provider: anthropic\n  model: test-model\n  base-url: {}\n  api-key-env: JUDGE_CI_TEST_KEY\n  cache: off\njury:\n  tiers:\n    - name: build\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - {{type: command, name: compile, run: \"sh build.sh\"}}\n        - {{type: file-exists, name: readme, path: README.md}}\n    - name: structure\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - {{type: import-diff, name: imports, forbid: [javax.servlet.*]}}\n    - name: semantic\n      policy: FINAL_TIER\n      checks:\n        - {{type: llm, name: review}}\n",
+            "name: split\nreference: {{path: ../reference}}\nllm:\n  provider: anthropic\n  model: test-model\n  base-url: {}\n  api-key-env: JUDGE_CI_TEST_API_KEY\n  cache: off\njury:\n  tiers:\n    - name: build\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - {{type: command, name: compile, run: \"sh build.sh\"}}\n        - {{type: file-exists, name: readme, path: README.md}}\n    - name: structure\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - {{type: import-diff, name: imports, forbid: [javax.servlet.*]}}\n    - name: semantic\n      policy: FINAL_TIER\n      checks:\n        - {{type: llm, name: review}}\n",
             llm.anthropic_url()
         );
         common::write_tree(
@@ -34,7 +35,7 @@ impl Split {
                 ("workspace/README.md", "readme\n"),
                 (
                     "workspace/build.sh",
-                    "echo ran >> ../build-runs.log\nenv > ../build-env.txt\n",
+                    "echo ran >> build-runs.log\nenv > build-env.txt\n",
                 ),
                 (
                     "workspace/src/Filter.java",
@@ -60,7 +61,7 @@ impl Split {
     }
 
     fn builds(&self) -> usize {
-        std::fs::read_to_string(self.root.path().join("build-runs.log"))
+        std::fs::read_to_string(self.ws().join("build-runs.log"))
             .map(|t| t.lines().count())
             .unwrap_or(0)
     }
@@ -86,9 +87,9 @@ impl Split {
             .env_remove("JUDGE_CI_LLM_BASE_URL")
             .env_remove("ANTHROPIC_API_KEY")
             .env_remove("OPENAI_API_KEY")
-            .env_remove("JUDGE_CI_TEST_KEY");
+            .env_remove("JUDGE_CI_TEST_API_KEY");
         if key {
-            cmd.env("JUDGE_CI_TEST_KEY", KEY);
+            cmd.env("JUDGE_CI_TEST_API_KEY", KEY);
         }
         let o = cmd.output().unwrap();
         let report = std::fs::read_to_string(out.join("report.json"))
@@ -161,7 +162,7 @@ fn a_split_run_reaches_the_single_runs_verdict_and_the_first_job_holds_no_key() 
         );
         assert_eq!(s.builds(), 2, "the first job ran the build: {err1}");
         assert_eq!(llm.seen().len(), 1, "the first job asked no model");
-        let env = std::fs::read_to_string(s.root.path().join("build-env.txt")).unwrap();
+        let env = std::fs::read_to_string(s.ws().join("build-env.txt")).unwrap();
         assert!(!env.contains("SENTINELKEY"), "{env}");
         let semantic = &first["tiers"][2]["judges"][0];
         assert_eq!(semantic["status"], "abstain", "{:#}", first["tiers"]);
