@@ -5,33 +5,12 @@
 
 mod common;
 
-use common::{copy_tree, judge_ci, report, stderr, write_tree};
+use common::{copy_tree, git, judge_ci, report, stderr, write_tree};
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, SystemTime};
 
 const CONFIG: &str = "name: git-selection\njury:\n  tiers:\n    - name: structural\n      voting: {strategy: all-must-pass, errors: treat-as-fail}\n      checks:\n        - {type: import-diff, forbid: [javax.servlet.*], require: [jakarta.servlet.*]}\n        - type: ast-diff\n        - type: pom-diff\n        - {type: file-comparison, include: ['**/*'], exclude: ['judge-ci-out/**', '.cache/**']}\n";
-
-fn git(dir: &Path, args: &[&str]) {
-    let o = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args([
-            "-c",
-            "commit.gpgsign=false",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git runs");
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
 
 /// Every regular file under `root` (but `.git`) an hour old, so the index written next is
 /// not racily clean for them.
