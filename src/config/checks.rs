@@ -21,12 +21,108 @@ pub enum Family {
     Semantic,
 }
 
-/// One known check type.
-pub struct CheckType {
-    /// The `type` token.
-    pub name: &'static str,
-    /// Its family.
-    pub family: Family,
+/// Every check type judge-ci knows: the `type:` token of a check, one variant per type. The
+/// strum derives give the token (kebab-case, `import-diff`) for parsing, Display and the
+/// schema, so no other place spells the tokens.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    strum::Display,
+    strum::AsRefStr,
+    strum::EnumString,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+)]
+#[strum(serialize_all = "kebab-case")]
+pub enum CheckType {
+    /// `file-exists`.
+    FileExists,
+    /// `file-content`.
+    FileContent,
+    /// `command`.
+    Command,
+    /// `maven-build`.
+    MavenBuild,
+    /// `gradle-build`.
+    GradleBuild,
+    /// `class-version`.
+    ClassVersion,
+    /// `coverage-preservation`.
+    CoveragePreservation,
+    /// `coverage-improvement`.
+    CoverageImprovement,
+    /// `external`.
+    External,
+    /// `import-diff`.
+    ImportDiff,
+    /// `ast-diff`.
+    AstDiff,
+    /// `pom-diff`.
+    PomDiff,
+    /// `file-comparison`.
+    FileComparison,
+    /// `test-invariance`.
+    TestInvariance,
+    /// `protected-paths`: added by the run, never written in a config.
+    ProtectedPaths,
+    /// `llm`.
+    Llm,
+    /// `test-quality-llm`.
+    TestQualityLlm,
+    /// `semantic-diff`.
+    SemanticDiff,
+    /// `correctness`.
+    Correctness,
+    /// `ears`.
+    Ears,
+    /// `rfc2119`.
+    Rfc2119,
+}
+
+impl CheckType {
+    /// The `type:` token (`import-diff`).
+    pub fn token(self) -> &'static str {
+        self.into()
+    }
+
+    /// The family the type belongs to.
+    pub fn family(self) -> Family {
+        match self {
+            CheckType::FileExists
+            | CheckType::FileContent
+            | CheckType::Command
+            | CheckType::MavenBuild
+            | CheckType::GradleBuild
+            | CheckType::ClassVersion
+            | CheckType::CoveragePreservation
+            | CheckType::CoverageImprovement
+            | CheckType::External
+            | CheckType::ProtectedPaths => Family::Deterministic,
+            CheckType::ImportDiff
+            | CheckType::AstDiff
+            | CheckType::PomDiff
+            | CheckType::FileComparison
+            | CheckType::TestInvariance => Family::Structural,
+            CheckType::Llm
+            | CheckType::TestQualityLlm
+            | CheckType::SemanticDiff
+            | CheckType::Correctness
+            | CheckType::Ears
+            | CheckType::Rfc2119 => Family::Semantic,
+        }
+    }
+}
+
+/// One check type a config may name: its keys and documentation.
+pub struct CheckInfo {
+    /// The type.
+    pub ty: CheckType,
     /// Keys specific to this type.
     pub keys: &'static [Key],
     /// One sentence for help and the schema.
@@ -87,16 +183,14 @@ macro_rules! keys {
 }
 
 /// Every check type judge-ci knows, in documentation order.
-pub const CATALOG: &[CheckType] = &[
-    CheckType {
-        name: "file-exists",
-        family: Family::Deterministic,
+pub const CATALOG: &[CheckInfo] = &[
+    CheckInfo {
+        ty: CheckType::FileExists,
         doc: "PASS if the path is a regular file in the workspace",
         keys: keys![key("path", Kind::Str, "path relative to the workspace")],
     },
-    CheckType {
-        name: "file-content",
-        family: Family::Deterministic,
+    CheckInfo {
+        ty: CheckType::FileContent,
         doc: "PASS if the file's content matches",
         keys: keys![
             key("path", Kind::Str, "path relative to the workspace"),
@@ -108,9 +202,8 @@ pub const CATALOG: &[CheckType] = &[
             )
         ],
     },
-    CheckType {
-        name: "command",
-        family: Family::Deterministic,
+    CheckInfo {
+        ty: CheckType::Command,
         doc: "PASS if the command exits with the expected code",
         keys: keys![
             key(
@@ -123,27 +216,24 @@ pub const CATALOG: &[CheckType] = &[
             key("dir", Kind::Str, "working folder relative to the workspace")
         ],
     },
-    CheckType {
-        name: "maven-build",
-        family: Family::Deterministic,
+    CheckInfo {
+        ty: CheckType::MavenBuild,
         doc: "runs ./mvnw (if executable) or mvn; PASS on exit 0",
         keys: keys![
             key("goals", Kind::StrList, "goals ([clean, test])"),
             key("args", Kind::StrList, "extra arguments")
         ],
     },
-    CheckType {
-        name: "gradle-build",
-        family: Family::Deterministic,
+    CheckInfo {
+        ty: CheckType::GradleBuild,
         doc: "runs ./gradlew (if executable) or gradle; PASS on exit 0",
         keys: keys![
             key("tasks", Kind::StrList, "tasks ([build])"),
             key("args", Kind::StrList, "extra arguments")
         ],
     },
-    CheckType {
-        name: "class-version",
-        family: Family::Deterministic,
+    CheckInfo {
+        ty: CheckType::ClassVersion,
         doc: "PASS if every class file has the target major version",
         keys: keys![
             key(
@@ -155,9 +245,8 @@ pub const CATALOG: &[CheckType] = &[
             key("dir", Kind::Str, "classes folder (target/classes)")
         ],
     },
-    CheckType {
-        name: "coverage-preservation",
-        family: Family::Deterministic,
+    CheckInfo {
+        ty: CheckType::CoveragePreservation,
         doc: "PASS if line coverage dropped by at most max-drop points",
         keys: keys![
             key(
@@ -177,9 +266,8 @@ pub const CATALOG: &[CheckType] = &[
             )
         ],
     },
-    CheckType {
-        name: "coverage-improvement",
-        family: Family::Deterministic,
+    CheckInfo {
+        ty: CheckType::CoverageImprovement,
         doc: "PASS if line coverage improved (and the minimum is met)",
         keys: keys![
             key(
@@ -200,9 +288,8 @@ pub const CATALOG: &[CheckType] = &[
             )
         ],
     },
-    CheckType {
-        name: "external",
-        family: Family::Deterministic,
+    CheckInfo {
+        ty: CheckType::External,
         doc: "runs a program that prints one judgment as JSON",
         keys: keys![
             key(
@@ -213,9 +300,8 @@ pub const CATALOG: &[CheckType] = &[
             key("env", Kind::StrMap, "extra environment variables")
         ],
     },
-    CheckType {
-        name: "import-diff",
-        family: Family::Structural,
+    CheckInfo {
+        ty: CheckType::ImportDiff,
         doc: "compares import sets per file against the reference",
         keys: keys![
             key("include", Kind::StrList, "globs (**/*.java)"),
@@ -224,9 +310,8 @@ pub const CATALOG: &[CheckType] = &[
             key("require", Kind::StrList, "required import patterns")
         ],
     },
-    CheckType {
-        name: "ast-diff",
-        family: Family::Structural,
+    CheckInfo {
+        ty: CheckType::AstDiff,
         doc: "compares types, members and annotations against the reference",
         keys: keys![
             key("include", Kind::StrList, "globs"),
@@ -234,33 +319,29 @@ pub const CATALOG: &[CheckType] = &[
             key("aspects", Kind::StrList, "what to compare")
         ],
     },
-    CheckType {
-        name: "pom-diff",
-        family: Family::Structural,
+    CheckInfo {
+        ty: CheckType::PomDiff,
         doc: "compares effective POM coordinates against the reference",
         keys: keys![
             key("aspects", Kind::StrList, "what to compare"),
             key("ignore-versions", Kind::Bool, "ignore versions (false)")
         ],
     },
-    CheckType {
-        name: "file-comparison",
-        family: Family::Structural,
+    CheckInfo {
+        ty: CheckType::FileComparison,
         doc: "compares every reference file with the workspace",
         keys: keys![
             key("include", Kind::StrList, "globs"),
             key("exclude", Kind::StrList, "globs (target/**, .git/**)")
         ],
     },
-    CheckType {
-        name: "test-invariance",
-        family: Family::Structural,
+    CheckInfo {
+        ty: CheckType::TestInvariance,
         doc: "fails on failing tests or fewer tests than the reference",
         keys: keys![key("reports", Kind::Str, "Surefire reports folder")],
     },
-    CheckType {
-        name: "llm",
-        family: Family::Semantic,
+    CheckInfo {
+        ty: CheckType::Llm,
         doc: "asks a model for a verdict, score or criteria in a validated JSON shape",
         keys: keys![
             key("prompt", Kind::Str, "prompt template file"),
@@ -272,15 +353,13 @@ pub const CATALOG: &[CheckType] = &[
             key("threshold", Kind::Number, "pass threshold (0.5)")
         ],
     },
-    CheckType {
-        name: "test-quality-llm",
-        family: Family::Semantic,
+    CheckInfo {
+        ty: CheckType::TestQualityLlm,
         doc: "agent-bench's test-quality rubric",
         keys: keys![key("prompt", Kind::Str, "prompt template file")],
     },
-    CheckType {
-        name: "semantic-diff",
-        family: Family::Semantic,
+    CheckInfo {
+        ty: CheckType::SemanticDiff,
         doc: "one question per criterion; score = passed/total",
         keys: keys![
             key("prompt", Kind::Str, "prompt template file"),
@@ -293,15 +372,13 @@ pub const CATALOG: &[CheckType] = &[
             key("max-criteria", Kind::Integer, "most criteria asked (20)")
         ],
     },
-    CheckType {
-        name: "correctness",
-        family: Family::Semantic,
+    CheckInfo {
+        ty: CheckType::Correctness,
         doc: "does the change achieve the goal (strict YES/NO)",
         keys: keys![key("prompt", Kind::Str, "prompt template file")],
     },
-    CheckType {
-        name: "ears",
-        family: Family::Semantic,
+    CheckInfo {
+        ty: CheckType::Ears,
         doc: "EARS requirement roster",
         keys: keys![
             key("prompt", Kind::Str, "prompt template file"),
@@ -309,9 +386,8 @@ pub const CATALOG: &[CheckType] = &[
             key("criteria-file", Kind::Str, "file holding the criteria")
         ],
     },
-    CheckType {
-        name: "rfc2119",
-        family: Family::Semantic,
+    CheckInfo {
+        ty: CheckType::Rfc2119,
         doc: "RFC 2119 constraint roster",
         keys: keys![
             key("prompt", Kind::Str, "prompt template file"),
@@ -321,17 +397,17 @@ pub const CATALOG: &[CheckType] = &[
     },
 ];
 
-/// Looks a type up in the catalog.
-pub fn check_type(name: &str) -> Option<&'static CheckType> {
-    CATALOG.iter().find(|t| t.name == name)
+/// Looks a type up in the catalog (`None` for types a config cannot name).
+pub fn check_info(ty: CheckType) -> Option<&'static CheckInfo> {
+    CATALOG.iter().find(|t| t.ty == ty)
 }
 
 /// Every key a check of this type accepts (common, type-specific, and model keys for
 /// semantic types).
-pub fn keys_of(t: &CheckType) -> Vec<Key> {
+pub fn keys_of(t: &CheckInfo) -> Vec<Key> {
     let mut all: Vec<Key> = COMMON_KEYS.to_vec();
     all.extend_from_slice(t.keys);
-    if t.family == Family::Semantic {
+    if t.ty.family() == Family::Semantic {
         all.extend_from_slice(LLM_KEYS);
     }
     all
@@ -564,6 +640,43 @@ pub enum CheckKind {
     },
 }
 
+impl CheckKind {
+    /// The check type these parameters belong to.
+    pub fn check_type(&self) -> CheckType {
+        match self {
+            CheckKind::FileExists { .. } => CheckType::FileExists,
+            CheckKind::FileContent { .. } => CheckType::FileContent,
+            CheckKind::Command { .. } => CheckType::Command,
+            CheckKind::MavenBuild { .. } => CheckType::MavenBuild,
+            CheckKind::GradleBuild { .. } => CheckType::GradleBuild,
+            CheckKind::ClassVersion { .. } => CheckType::ClassVersion,
+            CheckKind::CoveragePreservation { .. } => CheckType::CoveragePreservation,
+            CheckKind::CoverageImprovement { .. } => CheckType::CoverageImprovement,
+            CheckKind::External { .. } => CheckType::External,
+            CheckKind::ImportDiff { .. } => CheckType::ImportDiff,
+            CheckKind::AstDiff { .. } => CheckType::AstDiff,
+            CheckKind::PomDiff { .. } => CheckType::PomDiff,
+            CheckKind::FileComparison { .. } => CheckType::FileComparison,
+            CheckKind::TestInvariance { .. } => CheckType::TestInvariance,
+            CheckKind::ProtectedPaths { .. } => CheckType::ProtectedPaths,
+            CheckKind::Semantic { question, .. } => match question {
+                Question::Llm { .. } => CheckType::Llm,
+                Question::TestQuality => CheckType::TestQualityLlm,
+                Question::SemanticDiff { .. } => CheckType::SemanticDiff,
+                Question::Correctness => CheckType::Correctness,
+                Question::Roster {
+                    kind: RosterKind::Ears,
+                    ..
+                } => CheckType::Ears,
+                Question::Roster {
+                    kind: RosterKind::Rfc2119,
+                    ..
+                } => CheckType::Rfc2119,
+            },
+        }
+    }
+}
+
 /// Default run time limits by type.
 pub fn default_timeout(kind: &CheckKind) -> Duration {
     match kind {
@@ -659,7 +772,7 @@ fn baseline(r: &mut Reader, m: &MarkedMappingNode, what: &str) -> Option<Option<
 /// Reads the type-specific keys of a check whose type is `t`.
 pub fn read_kind(
     r: &mut Reader,
-    t: &'static CheckType,
+    t: &'static CheckInfo,
     m: &MarkedMappingNode,
     whole: &Node,
     what: &str,
@@ -676,14 +789,14 @@ pub fn read_kind(
             None => Some(Vec::new()),
         }
     };
-    match t.name {
-        "file-exists" => {
+    match t.ty {
+        CheckType::FileExists => {
             required(r, m, whole, "path", what)?;
             Some(CheckKind::FileExists {
                 path: path_key(r, m, "path", None, what)?,
             })
         }
-        "file-content" => {
+        CheckType::FileContent => {
             required(r, m, whole, "path", what)?;
             let path = path_key(r, m, "path", None, what);
             let expected = required(r, m, whole, "expected", what)
@@ -716,7 +829,7 @@ pub fn read_kind(
                 mode,
             })
         }
-        "command" => {
+        CheckType::Command => {
             let run = required(r, m, whole, "run", what)
                 .and_then(|n| command_line(r, n, &format!("{what}.run")));
             let expect_exit = match get(m, "expect-exit") {
@@ -747,15 +860,15 @@ pub fn read_kind(
                 dir,
             })
         }
-        "maven-build" => Some(CheckKind::MavenBuild {
+        CheckType::MavenBuild => Some(CheckKind::MavenBuild {
             goals: list(r, "goals", &["clean", "test"])?,
             args: list(r, "args", &[])?,
         }),
-        "gradle-build" => Some(CheckKind::GradleBuild {
+        CheckType::GradleBuild => Some(CheckKind::GradleBuild {
             tasks: list(r, "tasks", &["build"])?,
             args: list(r, "args", &[])?,
         }),
-        "class-version" => {
+        CheckType::ClassVersion => {
             let mut target = None;
             if let Some(n) = get(m, "target") {
                 let v = r.integer(n, &format!("{what}.target"))?;
@@ -799,7 +912,7 @@ pub fn read_kind(
                 dir: path_key(r, m, "dir", Some("target/classes"), what)?,
             })
         }
-        "coverage-preservation" => {
+        CheckType::CoveragePreservation => {
             let max_drop = match get(m, "max-drop") {
                 Some(n) => non_negative(r, n, &format!("{what}.max-drop"))?,
                 None => 5.0,
@@ -810,7 +923,7 @@ pub fn read_kind(
                 baseline: baseline(r, m, what)?,
             })
         }
-        "coverage-improvement" => {
+        CheckType::CoverageImprovement => {
             let max_improvement = match get(m, "min") {
                 Some(n) => {
                     let v = r.number(n, &format!("{what}.min"))?;
@@ -833,7 +946,7 @@ pub fn read_kind(
                 baseline: baseline(r, m, what)?,
             })
         }
-        "external" => {
+        CheckType::External => {
             let run = required(r, m, whole, "run", what)
                 .and_then(|n| command_line(r, n, &format!("{what}.run")));
             let env = env(r);
@@ -842,7 +955,7 @@ pub fn read_kind(
                 env: env?,
             })
         }
-        "import-diff" => {
+        CheckType::ImportDiff => {
             let files = file_set(r, m, &["**/*.java"], &[], what);
             let forbid = list(r, "forbid", &[]);
             let require = list(r, "require", &[]);
@@ -852,7 +965,7 @@ pub fn read_kind(
                 require: require?,
             })
         }
-        "ast-diff" => {
+        CheckType::AstDiff => {
             let files = file_set(r, m, &["**/*.java"], &[], what);
             let aspects = match get(m, "aspects") {
                 Some(n) => {
@@ -889,7 +1002,7 @@ pub fn read_kind(
                 aspects,
             })
         }
-        "pom-diff" => {
+        CheckType::PomDiff => {
             let aspects = match get(m, "aspects") {
                 Some(n) => {
                     let words = r.string_list(n, &format!("{what}.aspects"))?;
@@ -926,14 +1039,14 @@ pub fn read_kind(
                 ignore_versions,
             })
         }
-        "file-comparison" => {
+        CheckType::FileComparison => {
             let files = file_set(r, m, &["**"], &["target/**", ".git/**"], what)?;
             Some(CheckKind::FileComparison { files })
         }
-        "test-invariance" => Some(CheckKind::TestInvariance {
+        CheckType::TestInvariance => Some(CheckKind::TestInvariance {
             reports: path_key(r, m, "reports", Some("target/surefire-reports"), what)?,
         }),
-        "llm" => {
+        CheckType::Llm => {
             let output = match get(m, "output") {
                 Some(n) => match r
                     .token(
@@ -962,9 +1075,9 @@ pub fn read_kind(
             };
             semantic(r, m, Question::Llm { output, threshold }, what)
         }
-        "test-quality-llm" => semantic(r, m, Question::TestQuality, what),
-        "correctness" => semantic(r, m, Question::Correctness, what),
-        "semantic-diff" => {
+        CheckType::TestQualityLlm => semantic(r, m, Question::TestQuality, what),
+        CheckType::Correctness => semantic(r, m, Question::Correctness, what),
+        CheckType::SemanticDiff => {
             let criteria = match (get(m, "criteria"), get(m, "plan")) {
                 (Some(_), Some(p)) => {
                     r.error_help(
@@ -997,8 +1110,8 @@ pub fn read_kind(
             };
             semantic(r, m, Question::SemanticDiff { criteria, max }, what)
         }
-        "ears" | "rfc2119" => {
-            let kind = if t.name == "ears" {
+        CheckType::Ears | CheckType::Rfc2119 => {
+            let kind = if t.ty == CheckType::Ears {
                 RosterKind::Ears
             } else {
                 RosterKind::Rfc2119
@@ -1006,8 +1119,11 @@ pub fn read_kind(
             let items = roster(r, m, whole, what)?;
             semantic(r, m, Question::Roster { kind, items }, what)
         }
-        other => {
-            r.error(whole, format!("{what}: check type '{other}' has no reader"));
+        CheckType::ProtectedPaths => {
+            r.error(
+                whole,
+                format!("{what}: check type '{}' has no reader", t.ty),
+            );
             None
         }
     }
@@ -1197,7 +1313,7 @@ fn regex_lite_check(p: &str) -> Result<(), String> {
 
 /// Suggests the nearest known type for an unknown one.
 pub fn suggest_type(name: &str) -> String {
-    let known: Vec<&str> = CATALOG.iter().map(|t| t.name).collect();
+    let known: Vec<&str> = CATALOG.iter().map(|t| t.ty.token()).collect();
     match nearest(name, known.iter().copied()) {
         Some(n) => format!("did you mean '{n}'? known types: {}", known.join(", ")),
         None => format!("known types: {}", known.join(", ")),
@@ -1232,8 +1348,25 @@ mod tests {
     }
 
     #[test]
+    fn check_type_tokens_are_the_config_tokens() {
+        use strum::IntoEnumIterator;
+        assert_eq!(CheckType::ImportDiff.to_string(), "import-diff");
+        assert_eq!(CheckType::TestQualityLlm.token(), "test-quality-llm");
+        assert_eq!(CheckType::Rfc2119.token(), "rfc2119");
+        for t in CheckType::iter() {
+            assert_eq!(t.token().parse::<CheckType>(), Ok(t));
+            // Every type but the run's own protected-paths is configurable.
+            assert_eq!(
+                check_info(t).is_some(),
+                t != CheckType::ProtectedPaths,
+                "{t}"
+            );
+        }
+    }
+
+    #[test]
     fn every_catalog_type_is_unique() {
-        let mut names: Vec<&str> = CATALOG.iter().map(|t| t.name).collect();
+        let mut names: Vec<CheckType> = CATALOG.iter().map(|t| t.ty).collect();
         names.sort();
         names.dedup();
         assert_eq!(names.len(), CATALOG.len());

@@ -1087,7 +1087,11 @@ fn check(
         return None;
     };
     let type_name = r.string(type_node, &format!("{what}.type"))?;
-    let Some(t) = checks::check_type(&type_name) else {
+    let Some(t) = type_name
+        .parse::<checks::CheckType>()
+        .ok()
+        .and_then(checks::check_info)
+    else {
         r.error_help(
             type_node,
             format!("unknown check type '{type_name}'"),
@@ -1151,9 +1155,8 @@ fn check(
         CheckSpec {
             name: match name {
                 Some(nm) => nm?,
-                None => type_name.clone(),
+                None => type_name,
             },
-            type_name,
             weight: weight?,
             timeout,
             description,

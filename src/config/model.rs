@@ -159,8 +159,6 @@ pub struct MemberSpec {
 /// One check (a judge's seat).
 #[derive(Clone, Debug)]
 pub struct CheckSpec {
-    /// The `type` token.
-    pub type_name: String,
     /// The seat name (unique within its jury).
     pub name: String,
     /// Weight for weighted-average.
@@ -175,6 +173,13 @@ pub struct CheckSpec {
     pub kind: CheckKind,
     /// Where the check is defined.
     pub loc: Option<Loc>,
+}
+
+impl CheckSpec {
+    /// The check's type (from its parameters, so the two never disagree).
+    pub fn check_type(&self) -> super::checks::CheckType {
+        self.kind.check_type()
+    }
 }
 
 /// When the run's exit code says "fail".

@@ -51,7 +51,11 @@ pub fn config_schema() -> Value {
     let checks: Vec<Value> = CATALOG
         .iter()
         .map(|t| {
-            let mut o = object(&keys_of(t), &[("type", json!({"const": t.name}))], true);
+            let mut o = object(
+                &keys_of(t),
+                &[("type", json!({"const": t.ty.token()}))],
+                true,
+            );
             o["description"] = t.doc.into();
             o["required"] = json!(["type"]);
             o

@@ -20,7 +20,7 @@ use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::config::checks::{Baseline, CheckKind, CommandLine, Family, MatchMode, check_type};
+use crate::config::checks::{Baseline, CheckKind, CommandLine, Family, MatchMode};
 use crate::config::{CheckSpec, JurySpec, Loc};
 use crate::judgment::{
     BuildError, Fault, Judge, JudgeMetadata, JudgeType, Judgment, JudgmentBuilder, JudgmentContext,
@@ -299,7 +299,7 @@ impl ConfiguredJudge {
 #[async_trait]
 impl Judge for ConfiguredJudge {
     fn metadata(&self) -> Result<Option<JudgeMetadata>, Fault> {
-        let family = check_type(&self.spec.type_name).map_or(Family::Deterministic, |t| t.family);
+        let family = self.spec.check_type().family();
         let judge_type = if family == Family::Semantic {
             JudgeType::LlmPowered
         } else {
@@ -342,7 +342,7 @@ impl Judge for ConfiguredJudge {
     }
 
     fn implementation(&self) -> crate::judgment::Implementation {
-        crate::judgment::Implementation::Named(format!("judge-ci:{}", self.spec.type_name))
+        crate::judgment::Implementation::Named(format!("judge-ci:{}", self.spec.check_type()))
     }
 
     fn phase(&self) -> crate::judgment::Phase {
@@ -386,7 +386,7 @@ fn baseline_json(b: &Option<Baseline>) -> Value {
 /// The portable configuration of a check, for descriptions.
 fn configuration(spec: &CheckSpec) -> Map<String, Value> {
     let mut m = Map::new();
-    m.insert("type".into(), spec.type_name.clone().into());
+    m.insert("type".into(), spec.check_type().token().into());
     m.insert(
         "timeoutMillis".into(),
         (spec.timeout.as_millis() as u64).into(),

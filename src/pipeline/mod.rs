@@ -17,7 +17,7 @@ use std::time::Instant;
 use thiserror::Error;
 
 use crate::checkout::{self, Checkout, CheckoutError, Source};
-use crate::config::checks::{CheckKind, WorkspacePath};
+use crate::config::checks::{CheckKind, CheckType, WorkspacePath};
 use crate::config::{
     Benchmark, CheckSpec, ConfigSource, Diagnostic, Diagnostics, FailOn, JurySpec, ReferenceSpec,
     Task, discover_in, load_benchmark_from, load_task_from,
@@ -411,7 +411,7 @@ pub fn tier_views(spec: &JurySpec, verdict: &Verdict) -> Vec<TierView> {
                 judge_type: checks
                     .iter()
                     .find(|c| &c.name == name)
-                    .map(|c| c.type_name.clone())
+                    .map(|c| c.check_type().to_string())
                     .unwrap_or_default(),
                 status: j.status(),
                 score: j.score(),
@@ -435,7 +435,7 @@ pub fn tier_views(spec: &JurySpec, verdict: &Verdict) -> Vec<TierView> {
             .filter(|c| !js.iter().any(|j| j.name == c.name))
             .map(|c| NotRunJudge {
                 name: c.name.clone(),
-                judge_type: c.type_name.clone(),
+                judge_type: c.check_type().to_string(),
             })
             .collect();
         TierView {
@@ -495,9 +495,9 @@ pub fn tier_views(spec: &JurySpec, verdict: &Verdict) -> Vec<TierView> {
 
 /// Every structural finding of the judges that ran, sorted into the report's `diffs`.
 pub fn collect_diffs(spec: &JurySpec, verdict: &Verdict) -> Diffs {
-    fn types(spec: &JurySpec, out: &mut Vec<(String, String)>) {
+    fn types(spec: &JurySpec, out: &mut Vec<(String, CheckType)>) {
         let mut add =
-            |cs: &[CheckSpec]| out.extend(cs.iter().map(|c| (c.name.clone(), c.type_name.clone())));
+            |cs: &[CheckSpec]| out.extend(cs.iter().map(|c| (c.name.clone(), c.check_type())));
         match spec {
             JurySpec::Checks { checks, .. } => add(checks),
             JurySpec::Tiers(t) => t.iter().for_each(|t| add(&t.checks)),
@@ -523,19 +523,30 @@ pub fn collect_diffs(spec: &JurySpec, verdict: &Verdict) -> Diffs {
             continue;
         }
         seen.push(name);
-        let Some(ty) = names
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, t)| t.as_str())
-        else {
+        let Some(ty) = names.iter().find(|(n, _)| n == name).map(|(_, t)| *t) else {
             continue;
         };
         let list = match ty {
-            "import-diff" => &mut diffs.imports,
-            "ast-diff" => &mut diffs.ast,
-            "pom-diff" => &mut diffs.pom,
-            "file-comparison" | "test-invariance" => &mut diffs.files,
-            _ => continue,
+            CheckType::ImportDiff => &mut diffs.imports,
+            CheckType::AstDiff => &mut diffs.ast,
+            CheckType::PomDiff => &mut diffs.pom,
+            CheckType::FileComparison | CheckType::TestInvariance => &mut diffs.files,
+            CheckType::FileExists
+            | CheckType::FileContent
+            | CheckType::Command
+            | CheckType::MavenBuild
+            | CheckType::GradleBuild
+            | CheckType::ClassVersion
+            | CheckType::CoveragePreservation
+            | CheckType::CoverageImprovement
+            | CheckType::External
+            | CheckType::ProtectedPaths
+            | CheckType::Llm
+            | CheckType::TestQualityLlm
+            | CheckType::SemanticDiff
+            | CheckType::Correctness
+            | CheckType::Ears
+            | CheckType::Rfc2119 => continue,
         };
         for f in j
             .metadata()
@@ -580,7 +591,6 @@ fn guard(
     };
     if bench.protected_action == crate::config::ProtectedAction::Fail && !changes.is_empty() {
         let spec = CheckSpec {
-            type_name: "protected-paths".into(),
             name: "protected-paths".into(),
             weight: 1.0,
             timeout: std::time::Duration::from_secs(10),
@@ -1266,7 +1276,7 @@ fn describe_spec(spec: &JurySpec, indent: &str) -> String {
                 format!(
                     "{ind}  - {} ({}{})\n",
                     c.name,
-                    c.type_name,
+                    c.check_type(),
                     if c.weight != 1.0 {
                         format!(", weight {}", c.weight)
                     } else {

@@ -97,7 +97,7 @@ pub fn first_job(
     judgments.retain(|name, _| {
         checks
             .iter()
-            .any(|c| &c.name == name && types.get(name.as_str()) == Some(&c.type_name.as_str()))
+            .any(|c| &c.name == name && types.get(name.as_str()) == Some(&c.check_type().token()))
     });
     Ok(FirstJob {
         mode: Mode::Resume(Arc::new(Stored {
