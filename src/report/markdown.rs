@@ -43,26 +43,15 @@ pub fn marker(name: &str) -> String {
     format!("<!-- judge-ci:v1 key={key} -->")
 }
 
-/// Icon, word and token of a reading.
+/// Icon and word of a reading (from the one table in [`super::icons`]).
 pub fn reading_word(r: Option<Reading>) -> (&'static str, &'static str) {
-    match r {
-        Some(Reading::Accepted) => ("✅", "Accepted"),
-        Some(Reading::Rejected) => ("❌", "Rejected"),
-        Some(Reading::Undecided) => ("⚠️", "Undecided"),
-        Some(Reading::NotApplicable) => ("➖", "Not applicable"),
-        Some(Reading::NotAssessed) | None => ("🛠️", "Not assessed"),
-    }
+    let l = super::icons::reading(r);
+    (l.icon, l.word)
 }
 
-/// Icon and word of a status.
-pub fn status_word(s: Status) -> &'static str {
-    match s {
-        Status::Pass => "✅ pass",
-        Status::Fail => "❌ fail",
-        Status::Abstain => "⚠️ abstain",
-        Status::NotApplicable => "➖ not applicable",
-        Status::Error => "🛠️ error",
-    }
+/// Icon and word of a status ("✅ pass"), from the one table in [`super::icons`].
+pub fn status_word(s: Status) -> String {
+    super::icons::status(s).icon_lower()
 }
 
 fn policy_words(p: Option<TierPolicy>) -> &'static str {
@@ -330,7 +319,7 @@ pub struct WhyView {
     #[serde(rename = "type")]
     pub judge_type: String,
     /// Status in words.
-    pub status: &'static str,
+    pub status: String,
     /// Reasoning.
     pub reasoning: String,
     /// Failed checks (at most 10) that say more than the reasoning already does.
@@ -540,7 +529,7 @@ pub struct JudgeLine {
     #[serde(rename = "type")]
     pub judge_type: String,
     /// Status in words.
-    pub status: &'static str,
+    pub status: String,
     /// Score with two decimals.
     pub score: Option<String>,
     /// Time.

@@ -3,6 +3,7 @@
 pub mod budget;
 pub mod checkrun;
 pub mod escape;
+pub mod icons;
 pub mod junit;
 pub mod location;
 pub mod markdown;

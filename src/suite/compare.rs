@@ -91,15 +91,8 @@ fn rank(r: Option<Reading>) -> Option<u8> {
     }
 }
 
-fn word(r: Option<Reading>) -> &'static str {
-    match r {
-        Some(Reading::Accepted) => "accepted",
-        Some(Reading::Rejected) => "rejected",
-        Some(Reading::Undecided) => "undecided",
-        Some(Reading::NotApplicable) => "not applicable",
-        Some(Reading::NotAssessed) => "not assessed",
-        None => "did not run",
-    }
+fn word(r: Option<Reading>) -> String {
+    crate::report::icons::task(r).lower()
 }
 
 fn classify(b: &TaskResult, c: &TaskResult, tolerance: f64) -> (Change, String) {

@@ -4,8 +4,8 @@
 //! and one collapsed row per task.
 
 use crate::jury::interpret::Reading;
-use crate::report::budget;
 use crate::report::escape::{code_span, inline};
+use crate::report::{budget, icons};
 
 use super::compare::{Change, Comparison};
 use super::model::SuiteReport;
@@ -14,15 +14,8 @@ fn pct(x: Option<f64>) -> String {
     x.map_or("—".into(), |v| format!("{:.0}%", v * 100.0))
 }
 
-fn reading_word(r: Option<Reading>) -> &'static str {
-    match r {
-        Some(Reading::Accepted) => "✅ accepted",
-        Some(Reading::Rejected) => "❌ rejected",
-        Some(Reading::Undecided) => "⚖️ undecided",
-        Some(Reading::NotApplicable) => "➖ not applicable",
-        Some(Reading::NotAssessed) => "⚠️ not assessed",
-        None => "⛔ did not run",
-    }
+fn reading_word(r: Option<Reading>) -> String {
+    icons::task(r).icon_lower()
 }
 
 /// A mermaid label: letters, digits and a few marks only (tier names are config text).
