@@ -249,3 +249,57 @@ fn the_fence_holds_for_an_unprivileged_user() {
     eprintln!("fence as an unprivileged user: {fence}");
     assert!(fence.contains("landlock ABI"), "{fence}");
 }
+
+/// Runs judge-ci on a one-check config in a fresh repository and returns the check's status.
+fn command_status(sandbox: &str, run: &str) -> String {
+    let root = tempfile::tempdir().unwrap();
+    let ws = root.path().join("ws");
+    let config = format!(
+        "schema: judge-ci.v1\nname: net\nversion: \"1\"\n{sandbox}jury:\n  checks:\n{}",
+        check("reach", run)
+    );
+    common::write_tree(&ws, &[("judge-ci.yml", &config)]);
+    git(&ws, &["init", "-q", "-b", "main"]);
+    git(&ws, &["add", "-A"]);
+    git(&ws, &["commit", "-qm", "subject"]);
+    let o = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
+        .current_dir(&ws)
+        .env_remove("GITHUB_ACTIONS")
+        .env("NO_COLOR", "1")
+        .env("TMPDIR", root.path())
+        .output()
+        .unwrap();
+    let report = common::report(&ws.join("judge-ci-out"));
+    let status = report["tiers"][0]["judges"][0]["status"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no status: {}\n{report}", common::stderr(&o)))
+        .to_string();
+    status
+}
+
+#[test]
+fn sandbox_network_false_cuts_subject_processes_off_the_network() {
+    assert!(
+        is_root(),
+        "a network namespace needs root or a user namespace; run the tests as root"
+    );
+    // A listener on this machine's loopback stands for every host the build could reach.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let connect = format!("bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port}'");
+    let accepted = |l: &std::net::TcpListener| std::iter::from_fn(|| l.accept().ok()).count();
+
+    // Without `sandbox`, the subject reaches it: the control that makes the next part mean
+    // something.
+    assert_eq!(command_status("", &connect), "pass");
+    assert_eq!(accepted(&listener), 1, "the control connection arrived");
+
+    // With `network: false`, the same command finds nothing listening on its own loopback.
+    assert_eq!(
+        command_status("sandbox:\n  network: false\n", &connect),
+        "fail",
+        "the subject reached the host's loopback through the sandbox"
+    );
+    assert_eq!(accepted(&listener), 0, "no connection crossed the sandbox");
+}
