@@ -270,11 +270,10 @@ fn command_status(sandbox: &str, run: &str) -> String {
         .output()
         .unwrap();
     let report = common::report(&ws.join("judge-ci-out"));
-    let status = report["tiers"][0]["judges"][0]["status"]
+    report["tiers"][0]["judges"][0]["status"]
         .as_str()
         .unwrap_or_else(|| panic!("no status: {}\n{report}", common::stderr(&o)))
-        .to_string();
-    status
+        .to_string()
 }
 
 #[test]
