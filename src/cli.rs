@@ -203,6 +203,188 @@ pub enum InterpretFormat {
     Json,
 }
 
+/// Options of `resume`.
+#[derive(Debug, Clone, Args)]
+pub struct ResumeArgs {
+    /// The output folder of the first job (`--stop-before-semantic`).
+    #[arg(long, value_name = "DIR")]
+    pub from: PathBuf,
+    /// Everything `run` takes.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Options of `validate`.
+#[derive(Debug, Clone, Args)]
+pub struct ValidateArgs {
+    /// Config and task.
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// Terminal output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Options of `interpret`.
+#[derive(Debug, Clone, Args)]
+pub struct InterpretArgs {
+    /// A verdict JSON file, or a judge-ci report JSON with a `verdict` field.
+    pub file: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = InterpretFormat::Text)]
+    pub format: InterpretFormat,
+}
+
+/// Options of `render`.
+#[derive(Debug, Clone, Args)]
+pub struct RenderArgs {
+    /// The report JSON.
+    pub report: PathBuf,
+    /// The surface printed on standard output.
+    #[arg(long, value_enum, default_value_t = RenderFormat::Markdown)]
+    pub format: RenderFormat,
+    /// Write every surface into this folder instead.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// A markdown template instead of the built-in one.
+    #[arg(long, value_name = "PATH")]
+    pub template: Option<PathBuf>,
+    /// Most check-run annotations.
+    #[arg(long, default_value_t = 50)]
+    pub annotations: usize,
+}
+
+/// Options of `publish`.
+#[derive(Debug, Clone, Args)]
+pub struct PublishStoredArgs {
+    /// The folder a run wrote (report.json; event.json when it ran in Actions).
+    #[arg(long, value_name = "DIR")]
+    pub from: PathBuf,
+    /// The trusted config (this workflow's checkout of the base branch; default:
+    /// judge-ci.yml, .github/judge-ci.yml or benchmark.yaml here): its name, not the
+    /// report's, names the check run and keys the sticky comment.
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Post the report as a verdict (success/failure). Without it the report counts as
+    /// computed in the pull request's own workflow: the check run is neutral and says "not
+    /// verified". Wrong for forks, whose workflow is the pull request's own file.
+    #[arg(long)]
+    pub trust_report: bool,
+    /// Most check-run annotations.
+    #[arg(long, default_value_t = 50)]
+    pub annotations: usize,
+    /// Publishing settings.
+    #[command(flatten)]
+    pub publish: PublishArgs,
+    /// Terminal output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Options of `diagnose`.
+#[derive(Debug, Clone, Args)]
+pub struct DiagnoseArgs {
+    /// The report JSON.
+    pub report: PathBuf,
+    /// The agent's plan (markdown or text).
+    #[arg(long, value_name = "FILE")]
+    pub plan: Option<PathBuf>,
+    /// A folder of knowledge-base files.
+    #[arg(long, value_name = "DIR")]
+    pub knowledge: Option<PathBuf>,
+    /// The agent's journal (JSON lines: tool calls and their errors).
+    #[arg(long, value_name = "FILE")]
+    pub journal: Option<PathBuf>,
+    /// A JSON file of detected patterns.
+    #[arg(long, value_name = "FILE")]
+    pub analysis: Option<PathBuf>,
+    /// The task file whose instruction the rules compare criteria with (default: the
+    /// report's task, if its file is still there).
+    #[arg(long, value_name = "FILE")]
+    pub task: Option<PathBuf>,
+    /// A config whose `diagnostics.rules` run before the built-in rules.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// What to print.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Markdown)]
+    pub format: OutputFormat,
+    /// Also store the new analysis in the report file.
+    #[arg(long)]
+    pub write: bool,
+}
+
+/// Options of `suite`.
+#[derive(Debug, Clone, Args)]
+pub struct SuiteArgs {
+    /// The layout's root.
+    pub dir: PathBuf,
+    /// Where the reports go.
+    #[arg(long, default_value = "judge-ci-suite", value_name = "DIR")]
+    pub out: PathBuf,
+    /// Tasks judged at once (default: the number of cores).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Only this share of the tasks, K of N (by a hash of each task's key, so a matrix of
+    /// N jobs covers the suite exactly once).
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Only tasks matching: `id:GLOB`, `tag:TAG`, `difficulty:LEVEL` or a bare id glob
+    /// (repeat to require several).
+    #[arg(long, value_name = "FILTER")]
+    pub filter: Vec<String>,
+    /// Also write suite.html with drawn charts.
+    #[arg(long)]
+    pub html: bool,
+    /// Terminal output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Options of `merge`.
+#[derive(Debug, Clone, Args)]
+pub struct MergeArgs {
+    /// The shard folders.
+    #[arg(required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Where the merged report goes.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Also write suite.html.
+    #[arg(long)]
+    pub html: bool,
+}
+
+/// Options of `compare`.
+#[derive(Debug, Clone, Args)]
+pub struct CompareArgs {
+    /// The baseline suite.
+    #[arg(long, value_name = "PATH")]
+    pub baseline: PathBuf,
+    /// The current suite.
+    pub current: PathBuf,
+    /// A score change up to this much is no change.
+    #[arg(long, default_value_t = 0.05, value_name = "X")]
+    pub tolerance: f64,
+    /// Regressions allowed before the exit code fails.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub max_regressions: usize,
+    /// What to print.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Markdown)]
+    pub format: OutputFormat,
+    /// Also write compare.md, compare.json and compare.html here.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// Options of `checkout`.
+#[derive(Debug, Clone, Args)]
+pub struct CheckoutArgs {
+    /// A revision of the repository here, or `URL#REV`.
+    pub source: String,
+    /// The folder to write (created; must be empty).
+    pub dest: PathBuf,
+}
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -211,176 +393,34 @@ pub enum Command {
     /// The second job of a split run: judge the same head again without running any of its
     /// code, taking the judgments of checks that run subject code (files, commands, builds,
     /// coverage, external) from the first job's report, and asking the semantic checks.
-    Resume {
-        /// The output folder of the first job (`--stop-before-semantic`).
-        #[arg(long, value_name = "DIR")]
-        from: PathBuf,
-        /// Everything `run` takes.
-        #[command(flatten)]
-        run: RunArgs,
-    },
+    Resume(ResumeArgs),
     /// Load the config (and task), build the jury, print its tiers and description.
-    Validate {
-        /// Config and task.
-        #[command(flatten)]
-        config: ConfigArgs,
-        /// Terminal output.
-        #[command(flatten)]
-        output: OutputArgs,
-    },
+    Validate(ValidateArgs),
     /// Read a stored verdict (0.13–0.17 shapes, or a report holding one) and print its reading.
-    Interpret {
-        /// A verdict JSON file, or a judge-ci report JSON with a `verdict` field.
-        file: PathBuf,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = InterpretFormat::Text)]
-        format: InterpretFormat,
-    },
+    Interpret(InterpretArgs),
     /// Re-render a stored report (any judge-ci.report.v1 JSON) to one surface, or to all of
     /// them with --out.
-    Render {
-        /// The report JSON.
-        report: PathBuf,
-        /// The surface printed on standard output.
-        #[arg(long, value_enum, default_value_t = RenderFormat::Markdown)]
-        format: RenderFormat,
-        /// Write every surface into this folder instead.
-        #[arg(long, value_name = "DIR")]
-        out: Option<PathBuf>,
-        /// A markdown template instead of the built-in one.
-        #[arg(long, value_name = "PATH")]
-        template: Option<PathBuf>,
-        /// Most check-run annotations.
-        #[arg(long, default_value_t = 50)]
-        annotations: usize,
-    },
+    Render(RenderArgs),
     /// Post a stored report to GitHub: for a trusted `workflow_run` workflow publishing what a
     /// fork's run uploaded. Runs no code of the pull request.
-    Publish {
-        /// The folder a run wrote (report.json; event.json when it ran in Actions).
-        #[arg(long, value_name = "DIR")]
-        from: PathBuf,
-        /// The trusted config (this workflow's checkout of the base branch; default:
-        /// judge-ci.yml, .github/judge-ci.yml or benchmark.yaml here): its name, not the
-        /// report's, names the check run and keys the sticky comment.
-        #[arg(long, value_name = "PATH")]
-        config: Option<PathBuf>,
-        /// Post the report as a verdict (success/failure). Without it the report counts as
-        /// computed in the pull request's own workflow: the check run is neutral and says "not
-        /// verified". Wrong for forks, whose workflow is the pull request's own file.
-        #[arg(long)]
-        trust_report: bool,
-        /// Most check-run annotations.
-        #[arg(long, default_value_t = 50)]
-        annotations: usize,
-        /// Publishing settings.
-        #[command(flatten)]
-        publish: PublishArgs,
-        /// Terminal output.
-        #[command(flatten)]
-        output: OutputArgs,
-    },
+    Publish(PublishStoredArgs),
     /// Re-run the gap analysis on a stored report with more inputs, without re-running the
     /// judges; prints the report's markdown (or the analysis as JSON).
-    Diagnose {
-        /// The report JSON.
-        report: PathBuf,
-        /// The agent's plan (markdown or text).
-        #[arg(long, value_name = "FILE")]
-        plan: Option<PathBuf>,
-        /// A folder of knowledge-base files.
-        #[arg(long, value_name = "DIR")]
-        knowledge: Option<PathBuf>,
-        /// The agent's journal (JSON lines: tool calls and their errors).
-        #[arg(long, value_name = "FILE")]
-        journal: Option<PathBuf>,
-        /// A JSON file of detected patterns.
-        #[arg(long, value_name = "FILE")]
-        analysis: Option<PathBuf>,
-        /// The task file whose instruction the rules compare criteria with (default: the
-        /// report's task, if its file is still there).
-        #[arg(long, value_name = "FILE")]
-        task: Option<PathBuf>,
-        /// A config whose `diagnostics.rules` run before the built-in rules.
-        #[arg(long, value_name = "FILE")]
-        config: Option<PathBuf>,
-        /// What to print.
-        #[arg(long, value_enum, default_value_t = OutputFormat::Markdown)]
-        format: OutputFormat,
-        /// Also store the new analysis in the report file.
-        #[arg(long)]
-        write: bool,
-    },
+    Diagnose(DiagnoseArgs),
     /// Judge every task of an agent-bench layout (`DIR/**/benchmark.yaml` with
     /// `tasks/<id>/task.yaml`, `workspace/` and `reference/`); one report per task plus
     /// `suite.json` and `suite.md`. Exit 0 when the suite ran, whatever the readings (gate
     /// with `compare`), 2 on bad input.
-    Suite {
-        /// The layout's root.
-        dir: PathBuf,
-        /// Where the reports go.
-        #[arg(long, default_value = "judge-ci-suite", value_name = "DIR")]
-        out: PathBuf,
-        /// Tasks judged at once (default: the number of cores).
-        #[arg(long, value_name = "N")]
-        jobs: Option<usize>,
-        /// Only this share of the tasks, K of N (by a hash of each task's key, so a matrix of
-        /// N jobs covers the suite exactly once).
-        #[arg(long, value_name = "K/N")]
-        shard: Option<String>,
-        /// Only tasks matching: `id:GLOB`, `tag:TAG`, `difficulty:LEVEL` or a bare id glob
-        /// (repeat to require several).
-        #[arg(long, value_name = "FILTER")]
-        filter: Vec<String>,
-        /// Also write suite.html with drawn charts.
-        #[arg(long)]
-        html: bool,
-        /// Terminal output.
-        #[command(flatten)]
-        output: OutputArgs,
-    },
+    Suite(SuiteArgs),
     /// Combine the output folders of `suite --shard K/N` runs into one suite report; a task in
     /// two shards or a missing shard is an error that names it.
-    Merge {
-        /// The shard folders.
-        #[arg(required = true)]
-        dirs: Vec<PathBuf>,
-        /// Where the merged report goes.
-        #[arg(long, value_name = "DIR")]
-        out: PathBuf,
-        /// Also write suite.html.
-        #[arg(long)]
-        html: bool,
-    },
+    Merge(MergeArgs),
     /// Compare a suite with a baseline suite (a `suite.json`, or a folder holding one): per
     /// task NEW, REMOVED, REGRESSED, IMPROVED, UNCHANGED or COULD_NOT_JUDGE. Exit 1 when
     /// more tasks regressed than --max-regressions.
-    Compare {
-        /// The baseline suite.
-        #[arg(long, value_name = "PATH")]
-        baseline: PathBuf,
-        /// The current suite.
-        current: PathBuf,
-        /// A score change up to this much is no change.
-        #[arg(long, default_value_t = 0.05, value_name = "X")]
-        tolerance: f64,
-        /// Regressions allowed before the exit code fails.
-        #[arg(long, default_value_t = 0, value_name = "N")]
-        max_regressions: usize,
-        /// What to print.
-        #[arg(long, value_enum, default_value_t = OutputFormat::Markdown)]
-        format: OutputFormat,
-        /// Also write compare.md, compare.json and compare.html here.
-        #[arg(long, value_name = "DIR")]
-        out: Option<PathBuf>,
-    },
+    Compare(CompareArgs),
     /// Print the JSON Schema of the config file.
     Schema,
     /// Write a git revision's tree into a folder (what `--reference REV` does, kept).
-    Checkout {
-        /// A revision of the repository here, or `URL#REV`.
-        source: String,
-        /// The folder to write (created; must be empty).
-        dest: PathBuf,
-    },
+    Checkout(CheckoutArgs),
 }

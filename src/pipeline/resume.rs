@@ -18,7 +18,8 @@ use crate::config::{Benchmark, CheckSpec, JurySpec};
 use crate::judges::split::{Mode, Stored, judgments_of};
 use crate::report::{CommandRecord, Report};
 
-use super::{RunError, one, read_report};
+use super::error::{RunError, one};
+use super::load::read_report;
 
 /// How a run is split between jobs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -1,0 +1,75 @@
+//! The binary's subcommands, one module each; [`crate::dispatch`] picks one. What they share:
+//! terminal settings, the async runtime, the key-variable allowance and the job summary.
+
+pub mod checkout;
+pub mod diagnose;
+pub mod interpret;
+pub mod publish;
+pub mod render;
+pub mod run;
+pub mod schema;
+pub mod suite;
+pub mod validate;
+
+use crate::cli;
+use anyhow::Context;
+use judge_ci::pipeline::{self, Verbosity};
+use std::io::IsTerminal;
+
+/// The verbosity `--quiet` / `--verbose` ask for.
+pub fn verbosity(o: &cli::OutputArgs) -> Verbosity {
+    if o.quiet {
+        Verbosity::Quiet
+    } else if o.verbose {
+        Verbosity::Verbose
+    } else {
+        Verbosity::Normal
+    }
+}
+
+/// Whether standard error gets colour under `--color`.
+pub fn color(o: &cli::OutputArgs) -> bool {
+    match o.color {
+        cli::Color::Always => true,
+        cli::Color::Never => false,
+        cli::Color::Auto => {
+            std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+        }
+    }
+}
+
+/// Prints a bad-input message; exit 2.
+pub fn bad_input(msg: &str) -> anyhow::Result<i32> {
+    eprintln!("judge-ci: error: {msg}");
+    Ok(pipeline::EXIT_BAD_INPUT)
+}
+
+/// Appends `md` to the job summary when running in GitHub Actions.
+pub fn append_summary(md: &str) -> anyhow::Result<()> {
+    if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true")
+        && let Ok(p) = std::env::var("GITHUB_STEP_SUMMARY")
+    {
+        judge_ci::github::outputs::append(std::path::Path::new(&p), md)
+            .with_context(|| format!("cannot write the job summary {p}"))?;
+    }
+    Ok(())
+}
+
+/// A multi-threaded async runtime.
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+/// `--allow-key-env`: the workflow's allowance, before any config is read; the value of each
+/// allowed variable is a secret from now on.
+pub fn allow_key_envs(c: &cli::ConfigArgs) {
+    for name in &c.allow_key_env {
+        judge_ci::config::endpoint::allow_key_env(name);
+        if let Ok(v) = std::env::var(name) {
+            judge_ci::secrets::register(&v);
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! `suite`, `merge` and `compare`: judge an agent-bench layout, combine shards, compare with
+//! a baseline.
+
+use super::{append_summary, bad_input, runtime};
+use crate::cli;
+use anyhow::Context;
+use judge_ci::pipeline::{self, save::write_file};
+use judge_ci::suite;
+use std::io::IsTerminal;
+
+/// `suite`: judges every task; exit 0 when the suite ran, whatever the readings.
+pub fn run(args: cli::SuiteArgs) -> anyhow::Result<i32> {
+    let cli::SuiteArgs {
+        dir,
+        out,
+        jobs,
+        shard,
+        filter,
+        html,
+        output,
+    } = args;
+    let shard = match shard.as_deref().map(suite::Shard::parse).transpose() {
+        Ok(s) => s,
+        Err(e) => return bad_input(&e),
+    };
+    let filters = match filter
+        .iter()
+        .map(|f| suite::Filter::parse(f))
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(f) => f,
+        Err(e) => return bad_input(&e),
+    };
+    let jobs = jobs
+        .filter(|n| *n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+    let opts = suite::SuiteOptions {
+        dir,
+        out: out.clone(),
+        jobs,
+        shard,
+        filters,
+        progress: !output.quiet && std::io::stderr().is_terminal(),
+    };
+    match runtime()?.block_on(suite::run(&opts)) {
+        Ok(report) => {
+            finish_suite(&report, &out, html)?;
+            if !output.quiet {
+                eprintln!(
+                    "judge-ci: {} task(s): {} accepted, {} rejected, {} not assessed, {} could not run (suite: {})",
+                    report.totals.tasks,
+                    report.totals.accepted,
+                    report.totals.rejected,
+                    report.totals.not_assessed,
+                    report.totals.errors,
+                    out.join("suite.json").display()
+                );
+            }
+            Ok(0)
+        }
+        Err(e) => suite_error(e),
+    }
+}
+
+/// `merge`: combines the output folders of sharded suite runs.
+pub fn merge(args: cli::MergeArgs) -> anyhow::Result<i32> {
+    let cli::MergeArgs { dirs, out, html } = args;
+    match suite::merge(&dirs, &out) {
+        Ok(report) => {
+            finish_suite(&report, &out, html)?;
+            eprintln!(
+                "judge-ci: merged {} shard folder(s), {} task(s) into {}",
+                dirs.len(),
+                report.totals.tasks,
+                out.join("suite.json").display()
+            );
+            Ok(0)
+        }
+        Err(e) => suite_error(e),
+    }
+}
+
+/// `compare`: a suite against a baseline; exit 1 when more tasks regressed than allowed.
+pub fn compare(args: cli::CompareArgs) -> anyhow::Result<i32> {
+    let cli::CompareArgs {
+        baseline,
+        current,
+        tolerance,
+        max_regressions,
+        format,
+        out,
+    } = args;
+    let (base, cur) = match (read_suite(&baseline), read_suite(&current)) {
+        (Ok(b), Ok(c)) => (b, c),
+        (Err(e), _) | (_, Err(e)) => return bad_input(&e),
+    };
+    let cmp = suite::compare::compare(&base, &cur, tolerance);
+    let md = suite::render::markdown(&cur, Some(&cmp));
+    match format {
+        cli::OutputFormat::Markdown => print!("{}", judge_ci::github::inert::wrap(&md)),
+        cli::OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&cmp)?),
+    }
+    if let Some(dir) = &out {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        for (name, text) in [
+            ("compare.md", md.clone()),
+            ("compare.json", serde_json::to_string_pretty(&cmp)? + "\n"),
+            ("compare.html", suite::render::html(&cur, Some(&cmp))),
+        ] {
+            let path = dir.join(name);
+            write_file(&path, text.as_bytes())?;
+        }
+    }
+    append_summary(&md)?;
+    if cmp.regressions > max_regressions {
+        eprintln!(
+            "judge-ci: {} task(s) regressed (allowed: {max_regressions})",
+            cmp.regressions
+        );
+        Ok(1)
+    } else {
+        Ok(0)
+    }
+}
+
+/// The exit code of a suite error.
+fn suite_error(e: suite::SuiteError) -> anyhow::Result<i32> {
+    eprintln!("judge-ci: error: {e}");
+    Ok(match e {
+        suite::SuiteError::Input(_) => pipeline::EXIT_BAD_INPUT,
+        suite::SuiteError::Io(_) => pipeline::EXIT_INSTRUMENT,
+        suite::SuiteError::Cancelled { signal, .. } => 128 + signal,
+    })
+}
+
+/// A suite report from a `suite.json` or a folder holding one.
+fn read_suite(p: &std::path::Path) -> Result<suite::SuiteReport, String> {
+    let file = if p.is_dir() {
+        p.join("suite.json")
+    } else {
+        p.to_path_buf()
+    };
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| format!("{}: cannot be read: {e}", file.display()))?;
+    serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{}:{}:{}: not a judge-ci suite report: {e}",
+            file.display(),
+            e.line(),
+            e.column()
+        )
+    })
+}
+
+/// After a suite or merge: the optional HTML page and the job summary.
+fn finish_suite(
+    report: &suite::SuiteReport,
+    out: &std::path::Path,
+    html: bool,
+) -> anyhow::Result<()> {
+    if html {
+        write_file(
+            &out.join("suite.html"),
+            suite::render::html(report, None).as_bytes(),
+        )?;
+    }
+    append_summary(&suite::render::markdown(report, None))
+}

@@ -1,0 +1,108 @@
+//! Stage 4, the guard: protected paths, pinned build files and `restore:` before any judge
+//! runs (the pull request is the adversary; see `spec/trust.md`).
+
+use std::path::Path;
+
+use super::error::{RunError, one};
+use super::protect;
+use crate::config::checks::CheckKind;
+use crate::config::{Benchmark, CheckSpec, ConfigSource, JurySpec};
+use crate::report;
+
+/// Protected paths and `restore:` before any judge runs: the changes the pull request makes to
+/// protected paths (against the trusted tree the config came from; none without one), a FAIL
+/// judgment `protected-paths` added to the first tier under `protected-action: fail`, then
+/// the restored files.
+pub(super) fn guard(
+    bench: &mut Benchmark,
+    source: &ConfigSource,
+    workspace: &Path,
+    reference: Option<&Path>,
+) -> Result<Option<report::TrustInfo>, RunError> {
+    let changes = match source.tree() {
+        Some(t) => {
+            let files: Vec<report::ConfigFileInfo> = config_files(t);
+            // Protected globs are relative to the repository root.
+            let root = protect::layout(t, workspace).root;
+            protect::protected_changes(t, &root, bench.protected.as_deref(), &files)
+                .map_err(|e| RunError::Instrument(format!("protected paths: {e}")))?
+        }
+        None => Vec::new(),
+    };
+    if bench.protected_action == crate::config::ProtectedAction::Fail && !changes.is_empty() {
+        let spec = CheckSpec {
+            name: "protected-paths".into(),
+            weight: 1.0,
+            timeout: std::time::Duration::from_secs(10),
+            description: Some("the pull request leaves protected paths unchanged".into()),
+            not_applicable_when: None,
+            kind: CheckKind::ProtectedPaths {
+                changes: changes
+                    .iter()
+                    .map(|c| format!("{} ({}; protected by {})", c.path, c.change, c.pattern))
+                    .collect(),
+            },
+            loc: None,
+        };
+        match first_checks(&mut bench.jury) {
+            Some(checks) => checks.push(spec),
+            None => {
+                return Err(RunError::Instrument(
+                    "protected paths: the jury has no first tier to add protected-paths to".into(),
+                ));
+            }
+        }
+    }
+    // The build runs with the base's wrappers and settings, not the pull request's.
+    let base_build_files = match source.tree() {
+        Some(t) => protect::pin_build_files(t, workspace, &protect::layout(t, workspace).prefix)
+            .map_err(|e| RunError::Instrument(format!("build files: {e}")))?,
+        None => Vec::new(),
+    };
+    let restored = if bench.restore.is_empty() {
+        Vec::new()
+    } else {
+        let Some(r) = reference else {
+            return Err(one(
+                "restore: copies files from the reference, but there is none".into(),
+                Some(
+                    "name a reference (the config's `reference:` or --reference), or remove `restore:`",
+                ),
+            ));
+        };
+        protect::restore(r, workspace, &bench.restore)
+            .map_err(|e| RunError::Instrument(e.to_string()))?
+    };
+    let any = source.tree().is_some() || !restored.is_empty();
+    Ok(any.then(|| report::TrustInfo {
+        protected_changes: changes,
+        protected_action: bench.protected_action.token().into(),
+        restored,
+        base_build_files,
+    }))
+}
+
+/// The checks of the first tier (or the flat jury, or the first member's); `None` only for
+/// an empty cascade or meta-jury, which the loader refuses.
+fn first_checks(spec: &mut JurySpec) -> Option<&mut Vec<CheckSpec>> {
+    match spec {
+        JurySpec::Checks { checks, .. } => Some(checks),
+        JurySpec::Tiers(tiers) => tiers.first_mut().map(|t| &mut t.checks),
+        JurySpec::Members { members, .. } => {
+            members.first_mut().and_then(|m| first_checks(&mut m.jury))
+        }
+    }
+}
+
+/// The config-side files read from a tree, for the report.
+pub(super) fn config_files(t: &crate::config::source::GitTree) -> Vec<report::ConfigFileInfo> {
+    t.files()
+        .into_iter()
+        .map(|f| report::ConfigFileInfo {
+            changed: f.changed(),
+            path: f.path,
+            sha256: f.sha256,
+            head_sha256: f.head_sha256,
+        })
+        .collect()
+}

@@ -1,0 +1,55 @@
+//! Stage 6, the jury: built from the loaded config with the run's progress display.
+
+use serde_json::Value;
+use std::io::IsTerminal;
+use std::sync::Arc;
+
+use super::error::{RunError, diags_error};
+use super::options::Verbosity;
+use super::progress;
+use crate::config::{Benchmark, Diagnostic, Diagnostics};
+use crate::judges::{NoProgress, Progress, build_jury};
+use crate::jury::Jury;
+
+pub(super) fn progress_for(
+    verbosity: Verbosity,
+) -> (Arc<dyn Progress>, Option<Arc<progress::ActionsProgress>>) {
+    if verbosity == Verbosity::Quiet {
+        return (Arc::new(NoProgress), None);
+    }
+    if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
+        let a = Arc::new(progress::ActionsProgress::default());
+        return (a.clone(), Some(a));
+    }
+    if verbosity == Verbosity::Verbose {
+        return (Arc::new(progress::LogProgress), None);
+    }
+    if std::io::stderr().is_terminal() {
+        return (Arc::new(progress::TerminalProgress::new()), None);
+    }
+    (Arc::new(NoProgress), None)
+}
+
+/// Builds the jury of a loaded config and describes it; a refusal names the config's place.
+pub(super) fn jury_of(
+    bench: &Benchmark,
+    progress: Arc<dyn Progress>,
+    color: bool,
+    split: crate::judges::split::Mode,
+) -> Result<(Arc<dyn Jury>, Value), RunError> {
+    let services = crate::judges::Services {
+        progress,
+        llm: Arc::new(crate::judges::llm::Runtime::new(bench.llm.clone())),
+        evidence: Arc::default(),
+        split,
+    };
+    let jury = build_jury(&bench.jury, &bench.name, &services).map_err(|e| {
+        let mut d = Diagnostics::default();
+        d.push(Diagnostic::error(e.loc, e.error.message().to_string()));
+        diags_error(&d, color)
+    })?;
+    let description = jury
+        .describe()
+        .map_err(|e| RunError::Instrument(format!("cannot describe the jury: {e}")))?;
+    Ok((jury, description))
+}

@@ -1,0 +1,84 @@
+//! Stage 1, loading: the config (discovered when not given) and the task, and stored reports
+//! read back by `publish`, `resume` and `diagnose`.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::error::{RunError, diags_error, one};
+use super::options::Verbosity;
+use crate::config::{
+    Benchmark, ConfigSource, Task, discover_in, load_benchmark_from, load_task_from,
+};
+use crate::report::Report;
+
+/// Loads the config (discovered when not given) and the task from the working tree,
+/// printing warnings.
+pub fn load(
+    config: Option<&Path>,
+    task: Option<&Path>,
+    verbosity: Verbosity,
+    color: bool,
+) -> Result<(Benchmark, Option<Task>), RunError> {
+    load_from(config, task, Arc::default(), verbosity, color)
+}
+
+/// Loads the config (discovered when not given) and the task through `source` (the working
+/// tree, or a trusted commit's tree), printing warnings.
+pub fn load_from(
+    config: Option<&Path>,
+    task: Option<&Path>,
+    source: Arc<ConfigSource>,
+    verbosity: Verbosity,
+    color: bool,
+) -> Result<(Benchmark, Option<Task>), RunError> {
+    let path = match config {
+        Some(p) => p.to_path_buf(),
+        None => {
+            let cwd = std::env::current_dir()
+                .map_err(|e| one(format!("cannot read the working folder: {e}"), None))?;
+            discover_in(&cwd, &source).ok_or_else(|| {
+                let place = match source.tree() {
+                    Some(t) => format!("{} ({}) of the repository at {}", t.label(), &t.commit()[..7], cwd.display()),
+                    None => cwd.display().to_string(),
+                };
+                one(
+                    format!("no configuration found in {place}"),
+                    Some(if source.tree().is_some() {
+                        "the config is read from the trusted base, so it must exist there; pass --config PATH, or --config-from head to use the pull request's own"
+                    } else {
+                        "looked for judge-ci.yml, .github/judge-ci.yml and benchmark.yaml; pass --config PATH"
+                    }),
+                )
+            })?
+        }
+    };
+    let (bench, warnings) =
+        load_benchmark_from(&path, Arc::clone(&source)).map_err(|d| diags_error(&d, color))?;
+    let mut all_warnings = warnings;
+    let task = match task {
+        Some(t) => {
+            let (task, w) = load_task_from(t, &source).map_err(|d| diags_error(&d, color))?;
+            all_warnings.items.extend(w.items);
+            Some(task)
+        }
+        None => None,
+    };
+    if verbosity != Verbosity::Quiet && !all_warnings.items.is_empty() {
+        eprint!("{}", all_warnings.render(color));
+    }
+    Ok((bench, task))
+}
+
+/// Reads a stored report; `hint` says what to pass when the file cannot be read.
+pub fn read_report(path: &Path, hint: &str) -> Result<Report, RunError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| RunError::Input(format!("cannot read {}: {e}{hint}", path.display())))?;
+    serde_json::from_str(&text).map_err(|e| {
+        RunError::Input(format!(
+            "{}:{}:{}: not a judge-ci report: {e}",
+            path.display(),
+            e.line(),
+            e.column()
+        ))
+    })
+}

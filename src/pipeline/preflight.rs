@@ -1,0 +1,55 @@
+//! Stage 3, preflight: configured paths that would lead out of the workspace are refused
+//! before anything runs.
+
+use std::path::Path;
+
+use super::error::{RunError, diags_error};
+use crate::config::checks::{CheckKind, WorkspacePath};
+use crate::config::{CheckSpec, Diagnostic, Diagnostics, JurySpec};
+use crate::judges::paths;
+
+/// Every workspace path a check names, with the check.
+fn check_paths(spec: &JurySpec) -> Vec<(&CheckSpec, &WorkspacePath)> {
+    let checks: Vec<&CheckSpec> = match spec {
+        JurySpec::Checks { checks, .. } => checks.iter().collect(),
+        JurySpec::Tiers(t) => t.iter().flat_map(|t| &t.checks).collect(),
+        JurySpec::Members { members, .. } => members
+            .iter()
+            .flat_map(|m| check_paths(&m.jury).into_iter().map(|(c, _)| c))
+            .collect(),
+    };
+    let mut out: Vec<(&CheckSpec, &WorkspacePath)> = Vec::new();
+    for c in checks {
+        match &c.kind {
+            CheckKind::FileExists { path } | CheckKind::FileContent { path, .. } => {
+                out.push((c, path))
+            }
+            CheckKind::Command { dir: Some(d), .. } => out.push((c, d)),
+            CheckKind::ClassVersion { dir, .. } => out.push((c, dir)),
+            CheckKind::CoveragePreservation { report, .. }
+            | CheckKind::CoverageImprovement { report, .. } => out.push((c, report)),
+            _ => {}
+        }
+    }
+    out.dedup_by(|a, b| std::ptr::eq(a.0, b.0) && a.1 == b.1);
+    out
+}
+
+/// Refuses, before anything runs, a configured path that leads out of the workspace through
+/// a symlink.
+pub(super) fn preflight(spec: &JurySpec, workspace: &Path, color: bool) -> Result<(), RunError> {
+    let mut d = Diagnostics::default();
+    for (c, p) in check_paths(spec) {
+        if let paths::Resolved::Escapes(why) = paths::resolve(workspace, p.as_path()) {
+            d.push(
+                Diagnostic::error(c.loc.clone(), format!("check '{}': {why}", c.name))
+                    .help("a check may only read inside the workspace; remove the symlink or change the path"),
+            );
+        }
+    }
+    if d.has_errors() {
+        Err(diags_error(&d, color))
+    } else {
+        Ok(())
+    }
+}

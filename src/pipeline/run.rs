@@ -1,0 +1,420 @@
+//! The whole run: every stage in order, the report written to disk before anything is
+//! printed or posted.
+
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::assemble::{collect_diffs, tier_views};
+use super::cancelled::write_cancelled;
+use super::error::{RunError, one};
+use super::gate::gate_with_errors;
+use super::guard::{config_files, guard};
+use super::jury::{jury_of, progress_for};
+use super::load::load_from;
+use super::options::{Format, RunOptions, RunResult, Verbosity};
+use super::preflight::preflight;
+use super::signals::cancellation;
+use super::task::task_commands;
+use super::trees::{checkout_error, resolve_reference};
+use super::{inputs, progress, publish, resume, save};
+use crate::checkout::{self, Source};
+use crate::config::{FailOn, ReferenceSpec};
+use crate::github::{self, outputs as gh_outputs};
+use crate::judgment::JudgmentContext;
+use crate::jury::interpret;
+use crate::report::{
+    self, ConfigInfo, InterpretationInfo, REPORT_SCHEMA, Report, Subject, Surface, TaskInfo,
+    Timings, Tool, markdown,
+};
+
+/// Runs the whole job: load, resolve, judge, write `report.json` then `report.md`, and return
+/// what to print.
+pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
+    let total = Instant::now();
+    save::check_out_dir(&opts.out).map_err(|why| one(why, None))?;
+    let repo_dir = std::env::current_dir()
+        .map_err(|e| one(format!("cannot read the working folder: {e}"), None))?;
+    let github =
+        match github::context::from_env(&|k| std::env::var(k).ok().filter(|_| opts.actions)) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("judge-ci: warning: {e}; the report will not name the pull request");
+                None
+            }
+        };
+    let config_source = inputs::config_source(&opts.config_from, github.as_ref(), &repo_dir)
+        .map_err(|e| {
+            one(
+                e.to_string(),
+                Some("fetch the base commit (actions/checkout with fetch-depth: 0, or a token that may fetch it), or pass --config-from head|REV"),
+            )
+        })?;
+    if let Some(t) = config_source.tree()
+        && opts.verbosity != Verbosity::Quiet
+    {
+        eprintln!(
+            "judge-ci: the config and the files it names are read from {} ({})",
+            t.label(),
+            &t.commit()[..12]
+        );
+    }
+    let (mut bench, task) = load_from(
+        opts.config.as_deref(),
+        opts.task.as_deref(),
+        Arc::clone(&config_source),
+        opts.verbosity,
+        opts.color,
+    )?;
+    let checkout = Instant::now();
+    let head = match &opts.head {
+        Some(h) => checkout::materialize(&Source::parse(h), &repo_dir, opts.keep_checkouts)
+            .map_err(|e| checkout_error("head", e))?,
+        None => {
+            if !opts.workspace.is_dir() {
+                return Err(one(
+                    format!(
+                        "the workspace folder {} does not exist",
+                        opts.workspace.display()
+                    ),
+                    Some("pass --workspace DIR"),
+                ));
+            }
+            checkout::materialize(&Source::Folder(opts.workspace.clone()), &repo_dir, false)
+                .map_err(|e| checkout_error("workspace", e))?
+        }
+    };
+    let workspace = head.path.clone();
+    // A reference folder inside the repository is the base's too, written out of its tree.
+    let trusted_reference = match (&opts.reference, &bench.reference) {
+        (None, Some(ReferenceSpec::Path(p))) => bench.source.materialize_dir(p).map_err(|e| {
+            one(
+                format!("reference.path {}: {e}", p.display()),
+                Some("the reference folder is read from the trusted base; it must exist there"),
+            )
+        })?,
+        _ => None,
+    };
+    let reference_checkout =
+        resolve_reference(opts, &bench, &repo_dir, trusted_reference.as_ref())?;
+    let reference = reference_checkout.as_ref().map(|c| c.path.clone());
+    crate::lang::cache::configure(opts.model_cache.as_deref(), &workspace, &|k| {
+        std::env::var(k).ok()
+    })
+    .map_err(|e| one(e, None))?;
+    // What git knows of both trees, read before any subject code runs.
+    let _git_sides =
+        crate::judges::structural::select::register(&head, reference_checkout.as_ref());
+    preflight(&bench.jury, &workspace, opts.color)?;
+    // Every config-side file is read before judging, so the protected-path check sees them
+    // all: the template now, the knowledge folder once more at the end (cheap).
+    let template = match &bench.report.template {
+        Some(p) => Some(bench.source.read_to_string(p).map_err(|e| {
+            one(
+                format!("cannot read the report template {}: {e}", p.display()),
+                None,
+            )
+        })?),
+        None => None,
+    };
+    if let Some(k) = &bench.diagnostics.knowledge {
+        let _ = crate::diagnose::inputs::read_knowledge_from(k, &bench.source);
+    }
+    let trust = guard(&mut bench, &config_source, &workspace, reference.as_deref())?;
+    let head_sha = head
+        .commit
+        .clone()
+        .or_else(|| github.as_ref().and_then(|g| g.head_sha.clone()));
+    // A resumed run takes the first job's judgments of checks that run subject code, and
+    // runs none itself (not even task commands).
+    let first = match &opts.split {
+        resume::Split::Resume(dir) => Some(resume::first_job(dir, &bench, head_sha.as_deref())?),
+        resume::Split::Whole | resume::Split::StopBeforeSemantic => None,
+    };
+    // Subject processes may write the workspace, never read judge-ci's output folder.
+    crate::fence::add_workspace(&workspace);
+    crate::fence::set_network(bench.sandbox.network);
+    if opts.out.is_dir() {
+        crate::fence::hide(&opts.out);
+    }
+    let checkout_ms = checkout.elapsed().as_millis() as u64;
+
+    let (progress, actions) = progress_for(opts.verbosity);
+    let recording = Arc::new(progress::Recording::new(progress));
+    let mode = match (&opts.split, &first) {
+        (_, Some(f)) => f.mode.clone(),
+        (resume::Split::StopBeforeSemantic, None) => crate::judges::split::Mode::DeferSemantic,
+        (resume::Split::Whole | resume::Split::Resume(_), None) => crate::judges::split::Mode::Live,
+    };
+    let (jury, description) = jury_of(&bench, recording.clone(), opts.color, mode)?;
+
+    let judging = Instant::now();
+    let commands = match (&task, first) {
+        (_, Some(f)) => f.commands,
+        (Some(t), None) => task_commands(t, &bench, &workspace, opts.actions).await,
+        (None, None) => Vec::new(),
+    };
+    let mut metadata = bench.metadata.clone();
+    if let Some(t) = &task {
+        for (k, v) in &t.metadata {
+            metadata.insert(k.clone(), v.clone());
+        }
+    }
+    if let Some(r) = &reference {
+        metadata.insert("expectedDir".into(), Value::from(r.display().to_string()));
+    }
+    // The workspace as submitted, for the structural judges, before the jury runs any
+    // subject code.
+    let snapshot = if crate::judges::snapshot::needed(&bench.jury) {
+        let s = crate::judges::snapshot::Snapshot::take(&workspace).map_err(|e| {
+            RunError::Instrument(format!(
+                "cannot take the snapshot of the workspace the structural judges read: {e}"
+            ))
+        })?;
+        metadata.insert(
+            crate::judges::snapshot::SUBMITTED_DIR_KEY.into(),
+            Value::from(s.path().display().to_string()),
+        );
+        Some(s)
+    } else {
+        None
+    };
+    let mut ctx = JudgmentContext::new(&workspace).with_goal(
+        task.as_ref()
+            .map(|t| t.instruction.clone())
+            .unwrap_or_default(),
+    );
+    ctx.metadata = metadata;
+    // A signal stops the vote: dropping it drops every running judge, whose process-group
+    // guards kill their children; what finished so far is written as a cancelled report.
+    let verdict = tokio::select! {
+        v = crate::jury::vote(jury.as_ref(), Arc::new(ctx)) => v,
+        (name, signal) = cancellation() => {
+            if let Some(a) = &actions {
+                a.close();
+            }
+            write_cancelled(opts, &bench.name, name, &recording.finished_so_far(), github.is_some());
+            return Err(RunError::Cancelled { name, signal });
+        }
+    };
+    if let Some(a) = actions {
+        a.close();
+    }
+    let verdict = verdict
+        .map_err(|f| RunError::Instrument(format!("the jury could not produce a verdict: {f}")))?;
+    let tampered = snapshot
+        .as_ref()
+        .map(crate::judges::snapshot::Snapshot::tampered)
+        .unwrap_or_default();
+    if !tampered.is_empty() {
+        return Err(RunError::Instrument(format!(
+            "the snapshot of the submitted workspace was changed while the jury ran ({}); a subject process reached judge-ci's own files, so no verdict is given",
+            tampered
+                .iter()
+                .take(5)
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let jury_ms = judging.elapsed().as_millis() as u64;
+    crate::lang::cache::finish();
+
+    let render_start = Instant::now();
+    let reading = interpret::interpret_verdict(&verdict);
+    let tiers = tier_views(&bench.jury, &verdict);
+    // Inside GitHub Actions the gate is stricter than the reading unless the (trusted)
+    // config or the command line says otherwise: any ERROR fails it.
+    let fail_on = opts
+        .fail_on
+        .or(bench.report.fail_on)
+        .unwrap_or(if github.is_some() {
+            FailOn::Error
+        } else {
+            FailOn::Fail
+        });
+    let outcome = gate_with_errors(
+        reading.reading,
+        fail_on,
+        reading.decided_by.as_deref(),
+        report::notices::errored_tiers(&tiers, &verdict),
+    );
+    let mut report = Report {
+        schema: REPORT_SCHEMA.into(),
+        tool: Tool {
+            name: "judge-ci".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        },
+        subject: Subject {
+            workspace: workspace.display().to_string(),
+            reference: reference.as_ref().map(|r| r.display().to_string()),
+            head_sha,
+            run_url: github.as_ref().and_then(|g| g.run_url.clone()),
+            server_url: github.as_ref().and_then(|g| g.server_url.clone()),
+            path_in_repository: github
+                .as_ref()
+                .and_then(|g| g.checkout_root.as_deref())
+                .and_then(|root| crate::report::location::folder_in_repository(&workspace, root)),
+            repository: github.as_ref().map(|g| g.repository.clone()),
+            pull_request: github.as_ref().and_then(|g| g.pull_request),
+            base_sha: github.as_ref().and_then(|g| g.base_sha.clone()),
+            event: github.as_ref().map(|g| g.event.clone()),
+            reference_rev: reference_checkout
+                .as_ref()
+                .and_then(|c| c.commit.as_ref().map(|sha| format!("{} ({sha})", c.label))),
+        },
+        config: ConfigInfo {
+            path: bench.path.display().to_string(),
+            sha256: bench.sha256.clone(),
+            name: bench.name.clone(),
+            version: Some(bench.version.clone()),
+            description,
+            source: None,
+        },
+        task: task.as_ref().map(|t| TaskInfo {
+            id: t.id.clone(),
+            path: t.path.display().to_string(),
+            commands,
+        }),
+        tiers,
+        diffs: collect_diffs(&bench.jury, &verdict),
+        llm: None,
+        diagnostics: None,
+        trust,
+        provenance: None,
+        fence: crate::fence::last_status().map(|f| f.line()),
+        verdict,
+        interpretation: InterpretationInfo {
+            reading: reading.reading,
+            reading_support: reading.reading_support,
+            decided_by: reading.decided_by.clone(),
+            defects: reading.defects.clone(),
+        },
+        timings: Timings {
+            checkout_ms,
+            jury_ms,
+            render_ms: 0,
+            total_ms: 0,
+        },
+        outcome,
+    };
+    // A template that does not render is a bad input, found before anything is written.
+    markdown::render_with(&report, template.as_deref()).map_err(|e| {
+        one(
+            e.to_string(),
+            Some("fix report.template, or remove it to use the built-in one"),
+        )
+    })?;
+    report.llm = crate::report::LlmTotals::of(&report.tiers);
+    let inputs = crate::diagnose::Inputs::load(
+        &bench.diagnostics,
+        &workspace,
+        task.as_ref().map_or("", |t| t.instruction.as_str()),
+        &bench.source,
+    );
+    // Every config-side file has been read by now (the knowledge folder last).
+    report.config.source = config_source.tree().map(|t| report::ConfigSourceInfo {
+        from: t.label().to_string(),
+        commit: t.commit(),
+        files: config_files(t),
+    });
+    report.diagnostics = Some(crate::diagnose::analyze(
+        &report.verdict,
+        &report.seats(),
+        &inputs,
+        &bench.diagnostics.rules,
+    ));
+    report.timings.render_ms = render_start.elapsed().as_millis() as u64;
+    report.timings.total_ms = total.elapsed().as_millis() as u64;
+
+    // Nothing is lost: the JSON, then the other surfaces and the job summary, go to disk
+    // before anything is printed or posted. A disk that refuses them is a warning: the
+    // verdict was reached, the JSON is spilled elsewhere, and publishing still happens.
+    let mut surfaces = Vec::new();
+    for surface in Surface::ALL {
+        let text = report::render(
+            &report,
+            surface,
+            template.as_deref(),
+            bench.report.annotations,
+        )
+        .map_err(|e| RunError::Instrument(e.to_string()))?;
+        surfaces.push((surface, text));
+    }
+    let saved = save::surfaces(&opts.out, &surfaces, &save::spill_dir());
+    for w in saved.warnings(&opts.out) {
+        eprintln!("{w}");
+    }
+    let mut rendered: std::collections::HashMap<_, _> = surfaces
+        .into_iter()
+        .map(|(s, text)| (s.file_name(), text))
+        .collect();
+    let md = rendered
+        .remove(Surface::Markdown.file_name())
+        .unwrap_or_default();
+    let json = rendered
+        .remove(Surface::Json.file_name())
+        .unwrap_or_default();
+    let mut commands = Vec::new();
+    let mut exit_code = report.outcome.exit_code;
+    if let Some(ctx) = &github {
+        // In Actions: the job summary, the step outputs and the event go to disk before any
+        // network call; then the API; annotations become workflow commands unless the check
+        // run carries them.
+        let summary = rendered
+            .remove(Surface::Summary.file_name())
+            .unwrap_or_default();
+        publish::before(&report, &summary, &opts.out, saved.report_json.as_deref());
+        let annotations_posted = if opts.dry_run {
+            if opts.verbosity != Verbosity::Quiet {
+                eprintln!(
+                    "judge-ci: dry run: nothing posted; {} holds the comment and {} the check-run requests",
+                    opts.out.join(Surface::Markdown.file_name()).display(),
+                    opts.out.join(Surface::CheckRun.file_name()).display()
+                );
+            }
+            false
+        } else {
+            let full = markdown::render_with(&report, template.as_deref())
+                .map_err(|e| RunError::Instrument(e.to_string()))?;
+            let published = publish::after(
+                ctx,
+                &report,
+                &full,
+                &opts.publish.settings(&bench.report),
+                opts.publish.token.as_deref(),
+                opts.verbosity,
+            )
+            .await?;
+            exit_code = publish::publish_exit(&opts.publish, &published, exit_code);
+            published.annotations_posted
+        };
+        if !annotations_posted {
+            commands = gh_outputs::workflow_commands(&report::checkrun::annotations(&report));
+        }
+    }
+    let mut stdout = match opts.format {
+        // The report quotes subject output: inside Actions its `::` lines must stay text.
+        Format::Markdown if opts.actions => github::inert::wrap(&md),
+        Format::Markdown => md,
+        // Pretty JSON never puts a string at the start of a line: inert as it is.
+        Format::Json => json,
+    };
+    // Workflow commands go where the runner reads them; with --format json, standard output
+    // stays pure JSON and they go to standard error.
+    for c in commands {
+        match opts.format {
+            Format::Markdown => {
+                stdout.push_str(&c);
+                stdout.push('\n');
+            }
+            Format::Json => eprintln!("{c}"),
+        }
+    }
+    Ok(RunResult {
+        report,
+        stdout,
+        report_path: saved.report_json,
+        exit_code,
+    })
+}
