@@ -71,33 +71,6 @@ pub enum OutputFormat {
     Json,
 }
 
-/// The sticky comment mode on the command line.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum CommentModeArg {
-    /// Edit the comment in place.
-    Update,
-    /// Delete the comment and post a new one (it moves to the bottom).
-    Recreate,
-    /// Minimize the old comment as outdated and post a new one.
-    Minimize,
-    /// No comment.
-    Off,
-}
-
-/// Which readings fail the step, on the command line.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum FailOnArg {
-    /// Rejected (and not assessed) fail.
-    Fail,
-    /// Anything but accepted or not applicable fails.
-    NotPass,
-    /// Never fail the step.
-    Never,
-    /// As fail, and also when any judge or tier could not run (ERROR), with exit 3: a
-    /// pull request can make a tier ERROR on purpose (the default inside GitHub Actions).
-    Error,
-}
-
 /// How the result is published to GitHub (in Actions, without --dry-run).
 #[derive(Debug, Clone, Args)]
 pub struct PublishArgs {
@@ -106,7 +79,7 @@ pub struct PublishArgs {
     pub github_token: Option<String>,
     /// Sticky comment mode (default: the config's report.comment, else update).
     #[arg(long, value_enum, value_name = "MODE")]
-    pub comment_mode: Option<CommentModeArg>,
+    pub comment_mode: Option<judge_ci::config::CommentMode>,
     /// Delete judge-ci's comment, and post none, when the PR is accepted.
     #[arg(long)]
     pub delete_on_pass: bool,
@@ -159,7 +132,7 @@ pub struct RunArgs {
     /// Which readings fail the step (default: the config's report.fail-on, else error inside
     /// GitHub Actions and fail outside).
     #[arg(long, value_enum, value_name = "WHEN")]
-    pub fail_on: Option<FailOnArg>,
+    pub fail_on: Option<judge_ci::config::FailOn>,
     /// Where the config and every file it names are read from: auto (the base commit in a
     /// pull-request run, the working tree elsewhere), head (the working tree: the pull
     /// request's own files), base, or a revision.

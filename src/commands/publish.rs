@@ -2,7 +2,6 @@
 
 use super::{runtime, verbosity};
 use crate::cli;
-use judge_ci::config::CommentMode;
 use judge_ci::pipeline;
 
 /// `publish`: posts the report a run stored in `--from`.
@@ -53,12 +52,7 @@ pub fn options(a: &cli::PublishArgs) -> anyhow::Result<pipeline::publish::Publis
     }
     Ok(pipeline::publish::PublishOptions {
         token,
-        comment: a.comment_mode.map(|m| match m {
-            cli::CommentModeArg::Update => CommentMode::Update,
-            cli::CommentModeArg::Recreate => CommentMode::Recreate,
-            cli::CommentModeArg::Minimize => CommentMode::Minimize,
-            cli::CommentModeArg::Off => CommentMode::Off,
-        }),
+        comment: a.comment_mode,
         delete_on_pass: a.delete_on_pass,
         check_run: a.check_run,
         timeout,

@@ -2,7 +2,6 @@
 
 use super::{allow_key_envs, bad_input, color, runtime, verbosity};
 use crate::cli;
-use judge_ci::config::FailOn;
 use judge_ci::pipeline::{self, Format, RunOptions, Verbosity};
 
 /// `resume`: the second job of a split run.
@@ -41,12 +40,7 @@ pub fn run(args: cli::RunArgs, resume: Option<std::path::PathBuf>) -> anyhow::Re
         },
         verbosity: verbosity(&args.output),
         color: color(&args.output),
-        fail_on: args.fail_on.map(|f| match f {
-            cli::FailOnArg::Fail => FailOn::Fail,
-            cli::FailOnArg::NotPass => FailOn::NotPass,
-            cli::FailOnArg::Never => FailOn::Never,
-            cli::FailOnArg::Error => FailOn::Error,
-        }),
+        fail_on: args.fail_on,
         config_from: match pipeline::inputs::ConfigFrom::parse(&args.config_from) {
             Ok(c) => c,
             Err(e) => return bad_input(&e),

@@ -7,7 +7,10 @@ use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
 use super::duration::parse_duration;
-use super::llm::{CriteriaSource, LlmOutput, LlmSettings, Question, RosterItem, RosterKind};
+use super::llm::{
+    CriteriaSource, Injection, LlmOutput, LlmSettings, Provider, Question, RosterItem, RosterKind,
+};
+use super::token;
 use super::yaml::{Key, Kind, Reader, key, nearest};
 
 /// The tier a check type belongs to (it decides which dependencies a judge may pull in).
@@ -160,7 +163,7 @@ const LLM_KEYS: &[Key] = &[
     key("model", Kind::Str, "model name"),
     key(
         "provider",
-        Kind::Enum(&["anthropic", "openai"]),
+        Kind::Enum(token::accepted::<Provider>),
         "model provider",
     ),
     key("base-url", Kind::Str, "provider endpoint"),
@@ -173,8 +176,8 @@ const LLM_KEYS: &[Key] = &[
     key("temperature", Kind::Number, "sampling temperature"),
     key(
         "injection",
-        Kind::Enum(&["abstain", "fail", "report"]),
-        "what text in the PR addressed to the grader does to the judgment: abstain (default), fail or report",
+        Kind::Enum(token::accepted::<Injection>),
+        "what text in the PR addressed to the grader does to the judgment (abstain)",
     ),
 ];
 
@@ -197,8 +200,8 @@ pub const CATALOG: &[CheckInfo] = &[
             key("expected", Kind::Str, "expected text or pattern"),
             key(
                 "match",
-                Kind::Enum(&["EXACT", "CONTAINS", "REGEX"]),
-                "EXACT (default), CONTAINS, or REGEX (found anywhere)"
+                Kind::Enum(token::accepted::<MatchMode>),
+                "how the content is compared (EXACT; REGEX is found anywhere)"
             )
         ],
     },
@@ -316,14 +319,22 @@ pub const CATALOG: &[CheckInfo] = &[
         keys: keys![
             key("include", Kind::StrList, "globs"),
             key("exclude", Kind::StrList, "globs"),
-            key("aspects", Kind::StrList, "what to compare")
+            key(
+                "aspects",
+                Kind::EnumList(token::accepted::<AstAspect>),
+                "what to compare (all but bodies)"
+            )
         ],
     },
     CheckInfo {
         ty: CheckType::PomDiff,
         doc: "compares effective POM coordinates against the reference",
         keys: keys![
-            key("aspects", Kind::StrList, "what to compare"),
+            key(
+                "aspects",
+                Kind::EnumList(token::accepted::<PomAspect>),
+                "what to compare (all)"
+            ),
             key("ignore-versions", Kind::Bool, "ignore versions (false)")
         ],
     },
@@ -347,7 +358,7 @@ pub const CATALOG: &[CheckInfo] = &[
             key("prompt", Kind::Str, "prompt template file"),
             key(
                 "output",
-                Kind::Enum(&["verdict", "score", "criteria"]),
+                Kind::Enum(token::accepted::<LlmOutput>),
                 "requested shape"
             ),
             key("threshold", Kind::Number, "pass threshold (0.5)")
@@ -455,8 +466,11 @@ pub struct FileSet {
     pub exclude: Vec<String>,
 }
 
-/// What `ast-diff` compares.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What `ast-diff` compares (`aspects`).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, strum::Display, strum::EnumIter, strum::IntoStaticStr,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum AstAspect {
     /// Type declarations: kind, modifiers, type parameters, supertypes.
     Types,
@@ -470,8 +484,11 @@ pub enum AstAspect {
     Bodies,
 }
 
-/// What `pom-diff` compares.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What `pom-diff` compares (`aspects`).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, strum::Display, strum::EnumIter, strum::IntoStaticStr,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum PomAspect {
     /// The parent coordinates.
     Parent,
@@ -485,8 +502,11 @@ pub enum PomAspect {
     JavaVersion,
 }
 
-/// How `file-content` compares.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How `file-content` compares (`match`).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, strum::Display, strum::EnumIter, strum::IntoStaticStr,
+)]
+#[strum(serialize_all = "SCREAMING_SNAKE_CASE")]
 pub enum MatchMode {
     /// The whole content equals the expected text.
     Exact,
@@ -495,6 +515,8 @@ pub enum MatchMode {
     /// The pattern is found anywhere in the content.
     Regex,
 }
+
+super::token::strum_tokens!(AstAspect, PomAspect, MatchMode);
 
 /// A program to run: a shell line or an argument vector.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -802,14 +824,7 @@ pub fn read_kind(
             let expected = required(r, m, whole, "expected", what)
                 .and_then(|n| r.string(n, &format!("{what}.expected")));
             let mode = match get(m, "match") {
-                Some(n) => match r
-                    .token(n, &format!("{what}.match"), &["EXACT", "CONTAINS", "REGEX"])?
-                    .as_str()
-                {
-                    "CONTAINS" => MatchMode::Contains,
-                    "REGEX" => MatchMode::Regex,
-                    _ => MatchMode::Exact,
-                },
+                Some(n) => r.token(n, &format!("{what}.match"))?,
                 None => MatchMode::Exact,
             };
             let expected = expected?;
@@ -968,28 +983,7 @@ pub fn read_kind(
         CheckType::AstDiff => {
             let files = file_set(r, m, &["**/*.java"], &[], what);
             let aspects = match get(m, "aspects") {
-                Some(n) => {
-                    let words = r.string_list(n, &format!("{what}.aspects"))?;
-                    let mut out = Vec::new();
-                    for w in words {
-                        out.push(match w.as_str() {
-                            "types" => AstAspect::Types,
-                            "annotations" => AstAspect::Annotations,
-                            "signatures" => AstAspect::Signatures,
-                            "fields" => AstAspect::Fields,
-                            "bodies" => AstAspect::Bodies,
-                            _ => {
-                                r.error_help(
-                                    n,
-                                    format!("{what}.aspects: unknown aspect '{w}'"),
-                                    "valid: types, annotations, signatures, fields, bodies",
-                                );
-                                return None;
-                            }
-                        });
-                    }
-                    out
-                }
+                Some(n) => r.token_list(n, &format!("{what}.aspects"))?,
                 None => vec![
                     AstAspect::Types,
                     AstAspect::Annotations,
@@ -1004,31 +998,8 @@ pub fn read_kind(
         }
         CheckType::PomDiff => {
             let aspects = match get(m, "aspects") {
-                Some(n) => {
-                    let words = r.string_list(n, &format!("{what}.aspects"))?;
-                    let mut out = Vec::new();
-                    for w in words {
-                        out.push(match w.as_str() {
-                            "parent" => PomAspect::Parent,
-                            "dependencies" => PomAspect::Dependencies,
-                            "plugins" => PomAspect::Plugins,
-                            "properties" => PomAspect::Properties,
-                            "java-version" => PomAspect::JavaVersion,
-                            _ => {
-                                r.error_help(n, format!("{what}.aspects: unknown aspect '{w}'"), "valid: parent, dependencies, plugins, properties, java-version");
-                                return None;
-                            }
-                        });
-                    }
-                    out
-                }
-                None => vec![
-                    PomAspect::Parent,
-                    PomAspect::Dependencies,
-                    PomAspect::Plugins,
-                    PomAspect::Properties,
-                    PomAspect::JavaVersion,
-                ],
+                Some(n) => r.token_list(n, &format!("{what}.aspects"))?,
+                None => token::Tokens::values(),
             };
             let ignore_versions = match get(m, "ignore-versions") {
                 Some(n) => r.boolean(n, &format!("{what}.ignore-versions"))?,
@@ -1048,18 +1019,7 @@ pub fn read_kind(
         }),
         CheckType::Llm => {
             let output = match get(m, "output") {
-                Some(n) => match r
-                    .token(
-                        n,
-                        &format!("{what}.output"),
-                        &["verdict", "score", "criteria"],
-                    )?
-                    .as_str()
-                {
-                    "score" => LlmOutput::Score,
-                    "criteria" => LlmOutput::Criteria,
-                    _ => LlmOutput::Verdict,
-                },
+                Some(n) => r.token(n, &format!("{what}.output"))?,
                 None => LlmOutput::Verdict,
             };
             let threshold = match get(m, "threshold") {

@@ -11,6 +11,7 @@ use regex::Regex;
 use crate::judgment::{GapCategory, Status};
 
 use super::checks::WorkspacePath;
+use super::token;
 use super::yaml::{Key, Kind, Reader, key};
 
 /// Keys of `diagnostics:`.
@@ -49,7 +50,7 @@ pub const RULE_KEYS: &[Key] = &[
     key("name", Kind::Str, "judge name"),
     key(
         "status",
-        Kind::Enum(&["FAIL", "ABSTAIN", "ERROR", "NOT_APPLICABLE"]),
+        Kind::Enum(token::accepted::<Status>),
         "judgment status",
     ),
     key("check", Kind::Str, "check-name glob"),
@@ -61,16 +62,7 @@ pub const RULE_KEYS: &[Key] = &[
     ),
     key(
         "category",
-        Kind::Enum(&[
-            "Knowledge",
-            "Analysis",
-            "Planning",
-            "Execution",
-            "Tool",
-            "Prompt",
-            "Evaluation",
-            "Environment",
-        ]),
+        Kind::Enum(token::accepted::<GapCategory>),
         "the gap category",
     ),
     key("rationale", Kind::Str, "why, shown with the finding"),
@@ -184,33 +176,13 @@ fn rule(r: &mut Reader, n: &Node, what: &str, i: usize) -> Option<UserRule> {
         r.error_help(
             n,
             format!("{what} has no `category`"),
-            "name one of Knowledge, Analysis, Planning, Execution, Tool, Prompt, Evaluation, Environment",
+            format!("valid: {}", token::preferred::<GapCategory>().join(", ")),
         );
         return None;
     };
-    let category = r
-        .token(
-            cat_node,
-            &format!("{what}.category"),
-            &GapCategory::ALL.map(GapCategory::name),
-        )
-        .and_then(|t| GapCategory::parse(&t))?;
+    let category = r.token(cat_node, &format!("{what}.category"))?;
     let status = match m.get_node("status") {
-        Some(x) => Some(
-            match r
-                .token(
-                    x,
-                    &format!("{what}.status"),
-                    &["FAIL", "ABSTAIN", "ERROR", "NOT_APPLICABLE"],
-                )?
-                .as_str()
-            {
-                "FAIL" => Status::Fail,
-                "ABSTAIN" => Status::Abstain,
-                "ERROR" => Status::Error,
-                _ => Status::NotApplicable,
-            },
-        ),
+        Some(x) => Some(r.token(x, &format!("{what}.status"))?),
         None => None,
     };
     let check = match m.get_node("check") {

@@ -11,8 +11,11 @@ use marked_yaml::types::MarkedMappingNode;
 use super::checks::WorkspacePath;
 use super::yaml::Reader;
 
-/// Which API a model is reached through.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Which API a model is reached through (`provider`).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, strum::Display, strum::EnumIter, strum::IntoStaticStr,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum Provider {
     /// Anthropic's Messages API.
     Anthropic,
@@ -23,19 +26,12 @@ pub enum Provider {
 impl Provider {
     /// The config token.
     pub fn token(self) -> &'static str {
-        match self {
-            Provider::Anthropic => "anthropic",
-            Provider::OpenAi => "openai",
-        }
+        self.into()
     }
 
     /// Parses a config token.
     pub fn parse(s: &str) -> Option<Provider> {
-        match s {
-            "anthropic" => Some(Provider::Anthropic),
-            "openai" => Some(Provider::OpenAi),
-            _ => None,
-        }
+        super::token::parse(s)
     }
 }
 
@@ -59,7 +55,18 @@ pub struct Price {
 
 /// What a prompt-injection finding does to the semantic judgment whose material held it
 /// (`injection:`; trust.md point 9).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    strum::Display,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum Injection {
     /// The model's PASS (or NOT_APPLICABLE) becomes ABSTAIN; a FAIL or ERROR stands.
     #[default]
@@ -71,26 +78,9 @@ pub enum Injection {
 }
 
 impl Injection {
-    /// The config tokens, in documentation order.
-    pub const TOKENS: &'static [&'static str] = &["abstain", "fail", "report"];
-
     /// The config token.
     pub fn token(self) -> &'static str {
-        match self {
-            Injection::Abstain => "abstain",
-            Injection::Fail => "fail",
-            Injection::Report => "report",
-        }
-    }
-
-    /// Parses a config token.
-    pub fn parse(s: &str) -> Option<Injection> {
-        match s {
-            "abstain" => Some(Injection::Abstain),
-            "fail" => Some(Injection::Fail),
-            "report" => Some(Injection::Report),
-            _ => None,
-        }
+        self.into()
     }
 }
 
@@ -142,8 +132,11 @@ impl LlmSettings {
     }
 }
 
-/// What the `llm` check asks the model for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What the `llm` check asks the model for (`output`).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, strum::Display, strum::EnumIter, strum::IntoStaticStr,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum LlmOutput {
     /// `{"verdict": "PASS"|"FAIL", "reasoning"}`.
     Verdict,
@@ -152,6 +145,8 @@ pub enum LlmOutput {
     /// `{"criteria": [{"name", "passed", "evidence"}]}`; score = passed/total.
     Criteria,
 }
+
+super::token::strum_tokens!(Provider, Injection, LlmOutput);
 
 /// One item of an EARS or RFC 2119 roster.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -220,16 +215,12 @@ pub fn read(r: &mut Reader, m: &MarkedMappingNode, what: &str) -> Option<LlmSett
     let mut s = LlmSettings::default();
     let mut ok = true;
     if let Some(n) = m.get_node("provider") {
-        match r.token(n, &format!("{what}.provider"), &["anthropic", "openai"]) {
-            Some(t) => s.provider = Provider::parse(&t),
-            None => ok = false,
-        }
+        s.provider = r.token(n, &format!("{what}.provider"));
+        ok &= s.provider.is_some();
     }
     if let Some(n) = m.get_node("injection") {
-        match r.token(n, &format!("{what}.injection"), Injection::TOKENS) {
-            Some(t) => s.injection = Injection::parse(&t),
-            None => ok = false,
-        }
+        s.injection = r.token(n, &format!("{what}.injection"));
+        ok &= s.injection.is_some();
     }
     if let Some(n) = m.get_node("model") {
         s.model = r.non_blank(n, &format!("{what}.model"));

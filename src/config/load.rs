@@ -16,9 +16,10 @@ use crate::jury::strategies::{
 
 use super::checks::{self, CheckKind};
 use super::diag::{Diagnostic, Diagnostics};
-use super::llm::LlmSettings;
+use super::llm::{Injection, LlmSettings, Provider};
 use super::model::*;
 use super::source::ConfigSource;
+use super::token;
 use super::yaml::{Key, Kind, Reader, is_null, key, parse, to_json};
 
 /// Top-level keys of a benchmark file.
@@ -61,8 +62,8 @@ pub const BENCHMARK_KEYS: &[Key] = &[
     ),
     key(
         "protected-action",
-        Kind::Enum(&["report", "fail"]),
-        "what a change to a protected path does: report (a finding) or fail (a FAIL judgment protected-paths in the first tier)",
+        Kind::Enum(token::accepted::<ProtectedAction>),
+        "what a change to a protected path does: report it as a finding (default), or also fail with a FAIL judgment protected-paths in the first tier",
     ),
     key(
         "restore",
@@ -106,7 +107,7 @@ pub const TIER_KEYS: &[Key] = &[
     key("name", Kind::Str, "unique tier name (tier-N)"),
     key(
         "policy",
-        Kind::Enum(&["REJECT_ON_ANY_FAIL", "ACCEPT_ON_ALL_PASS", "FINAL_TIER"]),
+        Kind::Enum(token::accepted::<TierPolicy>),
         "when the cascade stops after this tier",
     ),
     key(
@@ -140,35 +141,12 @@ pub const MEMBER_KEYS: &[Key] = &[
     ),
 ];
 
-/// Strategy tokens accepted in `voting.strategy` (kebab-case and the library's camelCase).
-pub const STRATEGY_TOKENS: &[&str] = &[
-    "majority",
-    "consensus",
-    "all-must-pass",
-    "average",
-    "median",
-    "weighted-average",
-    "conjunctive",
-    "allMustPass",
-    "weightedAverage",
-];
-const ERROR_TOKENS: &[&str] = &[
-    "propagate",
-    "treat-as-fail",
-    "treat-as-abstain",
-    "ignore",
-    "treatAsFail",
-    "treatAsAbstain",
-];
-const NA_TOKENS: &[&str] = &["refuse", "exclude", "treat-as-fail", "treatAsFail"];
-const TIE_TOKENS: &[&str] = &["FAIL", "PASS", "ABSTAIN"];
-
 /// Keys of `voting:`.
 pub const VOTING_KEYS: &[Key] = &[
     key(
         "strategy",
-        Kind::Enum(STRATEGY_TOKENS),
-        "majority (default), consensus, all-must-pass, average, median, weighted-average, conjunctive",
+        Kind::Enum(token::accepted::<StrategyKind>),
+        "how the votes are reduced (majority unless the jury says otherwise; the library's camelCase is accepted too)",
     ),
     key(
         "threshold",
@@ -177,17 +155,17 @@ pub const VOTING_KEYS: &[Key] = &[
     ),
     key(
         "tie",
-        Kind::Enum(TIE_TOKENS),
+        Kind::Enum(token::accepted::<TiePolicy>),
         "majority's tie policy (FAIL)",
     ),
     key(
         "errors",
-        Kind::Enum(ERROR_TOKENS),
+        Kind::Enum(token::accepted::<ErrorPolicy>),
         "error policy (propagate)",
     ),
     key(
         "not-applicable",
-        Kind::Enum(NA_TOKENS),
+        Kind::Enum(token::accepted::<NotApplicablePolicy>),
         "not-applicable policy (refuse)",
     ),
 ];
@@ -197,7 +175,7 @@ pub const REPORT_KEYS: &[Key] = &[
     key("title", Kind::Str, "headline title"),
     key(
         "comment",
-        Kind::Enum(&["update", "recreate", "minimize", "off"]),
+        Kind::Enum(token::accepted::<CommentMode>),
         "sticky comment mode (update)",
     ),
     key("check-run", Kind::Bool, "create a check run (true)"),
@@ -209,7 +187,7 @@ pub const REPORT_KEYS: &[Key] = &[
     key("annotations", Kind::Integer, "most annotations (50)"),
     key(
         "fail-on",
-        Kind::Enum(&["fail", "not-pass", "never", "error"]),
+        Kind::Enum(token::accepted::<FailOn>),
         "which readings fail the step (error in GitHub Actions, else fail)",
     ),
     key("template", Kind::Str, "markdown template file"),
@@ -230,7 +208,7 @@ pub const REFERENCE_KEYS: &[Key] = &[
 pub const LLM_KEYS: &[Key] = &[
     key(
         "provider",
-        Kind::Enum(&["anthropic", "openai"]),
+        Kind::Enum(token::accepted::<Provider>),
         "model provider",
     ),
     key("model", Kind::Str, "model name"),
@@ -246,8 +224,8 @@ pub const LLM_KEYS: &[Key] = &[
     key("concurrency", Kind::Integer, "most requests in flight (4)"),
     key(
         "injection",
-        Kind::Enum(&["abstain", "fail", "report"]),
-        "what text in the PR addressed to the grader does to the judgment: abstain (default), fail or report",
+        Kind::Enum(token::accepted::<Injection>),
+        "what text in the PR addressed to the grader does to the judgment (abstain)",
     ),
     key(
         "prices",
@@ -434,14 +412,7 @@ fn read_benchmark(r: &mut Reader, root: &Node, path: &Path, bytes: &[u8]) -> Opt
         None => Some(None),
     };
     let protected_action = match m.get_node("protected-action") {
-        Some(n) => match r
-            .token(n, "protected-action", &["report", "fail"])
-            .as_deref()
-        {
-            Some("fail") => Some(ProtectedAction::Fail),
-            Some(_) => Some(ProtectedAction::Report),
-            None => None,
-        },
+        Some(n) => r.token(n, "protected-action"),
         None => Some(ProtectedAction::Report),
     };
     let restore = match m.get_node("restore") {
@@ -572,18 +543,8 @@ fn report(r: &mut Reader, n: &Node, dir: &Path) -> Option<ReportSettings> {
         s.title = r.string(x, "report.title");
     }
     if let Some(x) = m.get_node("comment") {
-        match r
-            .token(
-                x,
-                "report.comment",
-                &["update", "recreate", "minimize", "off"],
-            )
-            .as_deref()
-        {
-            Some("recreate") => s.comment = CommentMode::Recreate,
-            Some("minimize") => s.comment = CommentMode::Minimize,
-            Some("off") => s.comment = CommentMode::Off,
-            Some(_) => s.comment = CommentMode::Update,
+        match r.token(x, "report.comment") {
+            Some(c) => s.comment = c,
             None => ok = false,
         }
     }
@@ -610,16 +571,8 @@ fn report(r: &mut Reader, n: &Node, dir: &Path) -> Option<ReportSettings> {
         }
     }
     if let Some(x) = m.get_node("fail-on") {
-        match r
-            .token(x, "report.fail-on", &["fail", "not-pass", "never", "error"])
-            .as_deref()
-        {
-            Some("not-pass") => s.fail_on = Some(FailOn::NotPass),
-            Some("never") => s.fail_on = Some(FailOn::Never),
-            Some("error") => s.fail_on = Some(FailOn::Error),
-            Some(_) => s.fail_on = Some(FailOn::Fail),
-            None => ok = false,
-        }
+        s.fail_on = r.token(x, "report.fail-on");
+        ok &= s.fail_on.is_some();
     }
     if let Some(x) = m.get_node("template") {
         match r.non_blank(x, "report.template") {
@@ -651,22 +604,10 @@ fn voting(
     r.check_keys(m, what, VOTING_KEYS, false);
     let mut ok = true;
     let kind = match m.get_node("strategy") {
-        Some(x) => match r
-            .token(x, &format!("{what}.strategy"), STRATEGY_TOKENS)
-            .as_deref()
-        {
-            Some("majority") => StrategyKind::Majority,
-            Some("consensus") => StrategyKind::Consensus,
-            Some("all-must-pass" | "allMustPass") => StrategyKind::AllMustPass,
-            Some("average") => StrategyKind::Average,
-            Some("median") => StrategyKind::Median,
-            Some("weighted-average" | "weightedAverage") => StrategyKind::WeightedAverage,
-            Some(_) => StrategyKind::Conjunctive,
-            None => {
-                ok = false;
-                default
-            }
-        },
+        Some(x) => r.token(x, &format!("{what}.strategy")).unwrap_or_else(|| {
+            ok = false;
+            default
+        }),
         None => default,
     };
     let mut spec = StrategySpec::defaults(kind);
@@ -685,41 +626,16 @@ fn voting(
         }
     }
     if let Some(x) = m.get_node("tie") {
-        match r.token(x, &format!("{what}.tie"), TIE_TOKENS).as_deref() {
-            Some("PASS") => spec.tie_policy = Some(TiePolicy::Pass),
-            Some("ABSTAIN") => spec.tie_policy = Some(TiePolicy::Abstain),
-            Some(_) => spec.tie_policy = Some(TiePolicy::Fail),
-            None => ok = false,
-        }
+        spec.tie_policy = r.token(x, &format!("{what}.tie"));
+        ok &= spec.tie_policy.is_some();
     }
     if let Some(x) = m.get_node("errors") {
-        match r
-            .token(x, &format!("{what}.errors"), ERROR_TOKENS)
-            .as_deref()
-        {
-            Some("treat-as-fail" | "treatAsFail") => {
-                spec.error_policy = Some(ErrorPolicy::TreatAsFail)
-            }
-            Some("treat-as-abstain" | "treatAsAbstain") => {
-                spec.error_policy = Some(ErrorPolicy::TreatAsAbstain)
-            }
-            Some("ignore") => spec.error_policy = Some(ErrorPolicy::Ignore),
-            Some(_) => spec.error_policy = Some(ErrorPolicy::Propagate),
-            None => ok = false,
-        }
+        spec.error_policy = r.token(x, &format!("{what}.errors"));
+        ok &= spec.error_policy.is_some();
     }
     if let Some(x) = m.get_node("not-applicable") {
-        match r
-            .token(x, &format!("{what}.not-applicable"), NA_TOKENS)
-            .as_deref()
-        {
-            Some("exclude") => spec.not_applicable_policy = Some(NotApplicablePolicy::Exclude),
-            Some("treat-as-fail" | "treatAsFail") => {
-                spec.not_applicable_policy = Some(NotApplicablePolicy::TreatAsFail)
-            }
-            Some(_) => spec.not_applicable_policy = Some(NotApplicablePolicy::Refuse),
-            None => ok = false,
-        }
+        spec.not_applicable_policy = r.token(x, &format!("{what}.not-applicable"));
+        ok &= spec.not_applicable_policy.is_some();
     }
     if !ok {
         return None;
@@ -934,13 +850,8 @@ fn tiers(r: &mut Reader, items: &[Node], what: &str) -> Option<Vec<TierSpec>> {
         };
         let policy = match m.get_node("policy") {
             Some(x) => {
-                match r.token(
-                    x,
-                    &format!("{w}.policy"),
-                    &["REJECT_ON_ANY_FAIL", "ACCEPT_ON_ALL_PASS", "FINAL_TIER"],
-                ) {
+                match r.token::<TierPolicy>(x, &format!("{w}.policy")) {
                     Some(p) => {
-                        let p: TierPolicy = p.parse().ok()?;
                         if i == last && p != TierPolicy::FinalTier {
                             r.error_help(x, format!("the last tier must be FINAL_TIER, not {p}"), "set `policy: FINAL_TIER` on the last tier (or leave policy out there)");
                             ok = false;
@@ -1010,15 +921,14 @@ fn tiers(r: &mut Reader, items: &[Node], what: &str) -> Option<Vec<TierSpec>> {
 /// stops on a FAIL, but the root is the tier's aggregate, so a vote that can outvote a FAIL
 /// (2 PASS, 1 FAIL under majority) stops the cascade with PASS and accepts the subject.
 fn lenient_reject_tier(r: &mut Reader, at: &Node, tier: &str, kind: StrategyKind, checks: usize) {
-    let name = match kind {
-        StrategyKind::Majority => "majority",
-        StrategyKind::Average => "average",
-        StrategyKind::Median => "median",
-        StrategyKind::WeightedAverage => "weighted-average",
-        StrategyKind::Consensus | StrategyKind::AllMustPass | StrategyKind::Conjunctive => {
-            return;
-        }
-    };
+    match kind {
+        StrategyKind::Majority
+        | StrategyKind::Average
+        | StrategyKind::Median
+        | StrategyKind::WeightedAverage => {}
+        StrategyKind::Consensus | StrategyKind::AllMustPass | StrategyKind::Conjunctive => return,
+    }
+    let name = token::Tokens::preferred(kind);
     if checks < 2 {
         return;
     }

@@ -14,6 +14,7 @@ mod model;
 pub mod sandbox;
 pub mod schema;
 pub mod source;
+pub mod token;
 mod yaml;
 
 pub use diag::{Diagnostic, Diagnostics, Loc, Severity};

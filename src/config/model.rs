@@ -70,24 +70,25 @@ pub const DEFAULT_PROTECTED: &[&str] = &[
     "settings.gradle.kts",
 ];
 
-/// What a change to a protected path does.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What a change to a protected path does (`protected-action`).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    strum::Display,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum ProtectedAction {
     /// A finding in the report only (the default).
     #[default]
     Report,
     /// Also a FAIL judgment `protected-paths` in the first tier.
     Fail,
-}
-
-impl ProtectedAction {
-    /// The config token.
-    pub fn token(self) -> &'static str {
-        match self {
-            ProtectedAction::Report => "report",
-            ProtectedAction::Fail => "fail",
-        }
-    }
 }
 
 /// Where the reference comes from.
@@ -182,21 +183,44 @@ impl CheckSpec {
     }
 }
 
-/// When the run's exit code says "fail".
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// When the run's exit code says "fail" (`report.fail-on`, `--fail-on`).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    clap::ValueEnum,
+    strum::Display,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum FailOn {
-    /// A REJECTED reading fails (default).
+    /// A REJECTED (or NOT_ASSESSED) reading fails.
     Fail,
     /// Anything but ACCEPTED or NOT_APPLICABLE fails (UNDECIDED too).
     NotPass,
     /// Never fail the step; the report still says what happened.
     Never,
-    /// As `Fail`, and any ERROR (a judge or tier that could not run) fails too, with exit 3.
+    /// As fail, and any ERROR (a judge or tier that could not run) fails too, with exit 3: a
+    /// pull request can make a tier ERROR on purpose (the default inside GitHub Actions).
     Error,
 }
 
-/// How the sticky comment is maintained.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How the sticky comment is maintained (`report.comment`, `--comment-mode`).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    clap::ValueEnum,
+    strum::Display,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum CommentMode {
     /// Edit the existing comment (default).
     Update,
@@ -240,6 +264,8 @@ impl Default for ReportSettings {
         }
     }
 }
+
+super::token::strum_tokens!(ProtectedAction, FailOn, CommentMode);
 
 /// A task (`bench.task.v1`).
 #[derive(Clone, Debug)]

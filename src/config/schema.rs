@@ -22,7 +22,8 @@ fn kind_schema(k: &Key) -> Value {
             json!({"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}]})
         }
         Kind::StrMap => json!({"type": "object", "additionalProperties": {"type": "string"}}),
-        Kind::Enum(tokens) => json!({"enum": tokens}),
+        Kind::Enum(tokens) => json!({"enum": tokens()}),
+        Kind::EnumList(tokens) => json!({"type": "array", "items": {"enum": tokens()}}),
         Kind::Any => json!({}),
         Kind::Object => json!({"type": "object"}),
         Kind::ObjectList => json!({"type": "array"}),

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::diag::{Diagnostic, Diagnostics, Loc};
+use super::token::{self, Tokens};
 
 /// One parsed file and the diagnostics found while reading it.
 pub struct Reader {
@@ -40,8 +41,10 @@ pub enum Kind {
     CommandLine,
     /// A map of string to string.
     StrMap,
-    /// One of the listed tokens.
-    Enum(&'static [&'static str]),
+    /// One token of a closed set: `token::accepted::<T>` lists its spellings.
+    Enum(fn() -> Vec<String>),
+    /// A list of tokens of a closed set.
+    EnumList(fn() -> Vec<String>),
     /// Any YAML value (kept as JSON).
     Any,
     /// A nested object described elsewhere.
@@ -314,18 +317,37 @@ impl Reader {
         }
     }
 
-    /// One of `tokens` (exact).
-    pub fn token(&mut self, n: &Node, what: &str, tokens: &[&str]) -> Option<String> {
+    /// One token of the set `T` (exact; the set's aliases count too). An unknown one is an
+    /// error at its position naming the valid tokens.
+    pub fn token<T: Tokens>(&mut self, n: &Node, what: &str) -> Option<T> {
         let s = self.string(n, what)?;
-        if tokens.contains(&s.as_str()) {
-            return Some(s);
+        let found = token::parse::<T>(&s);
+        if found.is_none() {
+            let valid = token::preferred::<T>();
+            let help = match nearest(&s, valid.iter().map(String::as_str)) {
+                Some(t) => format!("did you mean '{t}'? valid: {}", valid.join(", ")),
+                None => format!("valid: {}", valid.join(", ")),
+            };
+            self.error_help(n, format!("{what} '{s}' is not valid"), help);
         }
-        let help = match nearest(&s, tokens.iter().copied()) {
-            Some(t) => format!("did you mean '{t}'? valid: {}", tokens.join(", ")),
-            None => format!("valid: {}", tokens.join(", ")),
+        found
+    }
+
+    /// A list of tokens of the set `T`; each unknown one is an error at its own position.
+    pub fn token_list<T: Tokens>(&mut self, n: &Node, what: &str) -> Option<Vec<T>> {
+        let Node::Sequence(items) = n else {
+            // Refused with the list's own message.
+            return self.string_list(n, what).and(None);
         };
-        self.error_help(n, format!("{what} '{s}' is not valid"), help);
-        None
+        let mut out = Vec::new();
+        let mut ok = true;
+        for (i, item) in items.iter().enumerate() {
+            match self.token(item, &format!("{what}[{i}]")) {
+                Some(t) => out.push(t),
+                None => ok = false,
+            }
+        }
+        ok.then_some(out)
     }
 
     /// A list of strings. A scalar in its place is refused at its position (a plain `7` would
@@ -370,47 +392,6 @@ impl Reader {
             out.push((k.as_str().to_string(), val));
         }
         Some(out)
-    }
-}
-
-impl Reader {
-    /// Type-checks every present key of `m` that `table` lists, by its kind (nested objects and
-    /// free-form values are left to their own readers).
-    pub fn check_values(&mut self, m: &MarkedMappingNode, table: &[Key], what: &str) {
-        for k in table {
-            let Some(n) = m.get_node(k.name) else {
-                continue;
-            };
-            let w = format!("{what}.{}", k.name);
-            match k.kind {
-                Kind::Str => {
-                    let _ = self.string(n, &w);
-                }
-                Kind::Bool => {
-                    let _ = self.boolean(n, &w);
-                }
-                Kind::Number => {
-                    let _ = self.number(n, &w);
-                }
-                Kind::Integer => {
-                    let _ = self.integer(n, &w);
-                }
-                Kind::StrList => {
-                    let _ = self.string_list(n, &w);
-                }
-                Kind::StrMap => {
-                    let _ = self.string_map(n, &w);
-                }
-                Kind::Enum(tokens) => {
-                    let _ = self.token(n, &w, tokens);
-                }
-                Kind::Duration
-                | Kind::CommandLine
-                | Kind::Any
-                | Kind::Object
-                | Kind::ObjectList => {}
-            }
-        }
     }
 }
 

@@ -20,7 +20,7 @@ use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::config::checks::{Baseline, CheckKind, CommandLine, Family, MatchMode};
+use crate::config::checks::{Baseline, CheckKind, CommandLine, Family};
 use crate::config::{CheckSpec, JurySpec, Loc};
 use crate::judgment::{
     BuildError, Fault, Judge, JudgeMetadata, JudgeType, Judgment, JudgmentBuilder, JudgmentContext,
@@ -403,8 +403,7 @@ fn configuration(spec: &CheckSpec) -> Map<String, Value> {
             path,
             expected,
             mode,
-        } => json!({"path": p(path), "expected": expected, "match": match mode {
-            MatchMode::Exact => "EXACT", MatchMode::Contains => "CONTAINS", MatchMode::Regex => "REGEX" }}),
+        } => json!({"path": p(path), "expected": expected, "match": mode.to_string()}),
         CheckKind::Command {
             run,
             expect_exit,

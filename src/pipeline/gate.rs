@@ -32,13 +32,8 @@ pub fn gate_with_errors(
             );
         } else {
             o.reason = format!(
-                "{} But {what}; fail-on is {}, so the gate ignores it (fail-on: error would fail it).",
+                "{} But {what}; fail-on is {fail_on}, so the gate ignores it (fail-on: error would fail it).",
                 o.reason,
-                match fail_on {
-                    FailOn::NotPass => "not-pass",
-                    FailOn::Never => "never",
-                    FailOn::Fail | FailOn::Error => "fail",
-                }
             );
         }
     }

@@ -76,7 +76,7 @@ pub(super) fn guard(
     let any = source.tree().is_some() || !restored.is_empty();
     Ok(any.then(|| report::TrustInfo {
         protected_changes: changes,
-        protected_action: bench.protected_action.token().into(),
+        protected_action: bench.protected_action.to_string(),
         restored,
         base_build_files,
     }))

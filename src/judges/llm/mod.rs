@@ -93,7 +93,10 @@ pub fn resolve(
 ) -> Result<Model, String> {
     let provider = match env("JUDGE_CI_LLM_PROVIDER").filter(|v| !v.trim().is_empty()) {
         Some(p) => Provider::parse(p.trim()).ok_or_else(|| {
-            format!("JUDGE_CI_LLM_PROVIDER is {p:?}; it must be anthropic or openai")
+            format!(
+                "JUDGE_CI_LLM_PROVIDER is {p:?}; valid: {}",
+                crate::config::token::preferred::<Provider>().join(", ")
+            )
         })?,
         None => s.provider.unwrap_or(Provider::Anthropic),
     };
