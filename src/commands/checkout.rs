@@ -7,8 +7,8 @@ use judge_ci::pipeline;
 /// `checkout`: materialises `source` into `dest`.
 pub fn run(args: cli::CheckoutArgs) -> anyhow::Result<i32> {
     let here = std::env::current_dir().context("cannot read the working folder")?;
-    match judge_ci::checkout::materialize_into(
-        &judge_ci::checkout::Source::parse(&args.source),
+    match judge_ci::materialize::materialize_into(
+        &judge_ci::materialize::Source::parse(&args.source),
         &here,
         &args.dest,
     ) {

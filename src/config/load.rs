@@ -506,14 +506,14 @@ fn reference(r: &mut Reader, n: &Node, dir: &Path) -> Option<Option<ReferenceSpe
         }
         (None, Some(rv)) => {
             let rev = r.non_blank(rv, "reference.ref")?;
-            if let Err(why) = crate::checkout::check_rev(&rev) {
+            if let Err(why) = crate::materialize::check_rev(&rev) {
                 r.error(rv, format!("reference.ref: {why}"));
                 return None;
             }
             let repository = match m.get_node("repository") {
                 Some(x) => {
                     let url = r.non_blank(x, "reference.repository")?;
-                    if let Err(why) = crate::checkout::check_remote(&url) {
+                    if let Err(why) = crate::materialize::check_remote(&url) {
                         r.error(x, format!("reference.repository: {why}"));
                         return None;
                     }

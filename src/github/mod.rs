@@ -2,7 +2,7 @@
 //! an API call (job summary, step outputs, workflow-command annotations), and publishing
 //! through the API (sticky comment, check run) with degradation when the token may not.
 
-pub mod checks;
+pub mod checks_api;
 pub mod client;
 pub mod comment;
 pub mod context;

@@ -10,9 +10,9 @@ use serde_json::Value;
 
 use crate::config::CommentMode;
 use crate::jury::interpret::Reading;
-use crate::report::{Report, budget, checkrun};
+use crate::report::{Report, budget, check_run};
 
-use super::checks;
+use super::checks_api;
 use super::client::{ApiError, Client, RetryPolicy};
 use super::comment::{self, Marker};
 use super::context::Context;
@@ -276,12 +276,12 @@ pub async fn publish(
     if settings.check_run {
         match &sha {
             Some(sha) => {
-                let payload = checkrun::payload(report, settings.annotations);
+                let payload = check_run::payload(report, settings.annotations);
                 let external_id = match &ctx.run_attempt {
                     Some(a) => format!("judge-ci:{a}:{}", marker.digest),
                     None => format!("judge-ci:{}", marker.digest),
                 };
-                match checks::post(
+                match checks_api::post(
                     &client,
                     repo,
                     sha,

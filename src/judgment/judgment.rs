@@ -5,11 +5,11 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::check::Check;
 use super::error::BuildError;
 use super::portable::{MAX_PORTABLE_INT, Metadata, check_metadata};
 use super::reason::{Family, ReasonCode};
 use super::status::Status;
+use super::sub_check::Check;
 
 /// Reserved metadata key holding a strategy's evidence block.
 pub const AGGREGATION_KEY: &str = "aggregation";

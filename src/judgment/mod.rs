@@ -1,7 +1,6 @@
 //! The vocabulary every stage shares: statuses, reason codes, checks, portable metadata,
 //! judgments, the judge interface and its context. Pure data and traits; no I/O.
 
-mod check;
 mod context;
 mod error;
 mod fault;
@@ -12,8 +11,8 @@ mod judgment;
 mod portable;
 mod reason;
 mod status;
+mod sub_check;
 
-pub use check::Check;
 pub use context::{ExecutionStatus, JudgmentContext};
 pub use error::BuildError;
 pub use fault::Fault;
@@ -26,3 +25,4 @@ pub(crate) use judgment::{origin_counts_json, read_origin_counts};
 pub use portable::{MAX_PORTABLE_INT, Metadata, check_portable};
 pub use reason::{Family, Origin, ReasonCode};
 pub use status::Status;
+pub use sub_check::Check;

@@ -8,10 +8,10 @@ use std::sync::Arc;
 
 use git2::Repository;
 
-use crate::checkout::{self, CheckoutError};
 use crate::config::ConfigSource;
 use crate::config::source::GitTree;
 use crate::github::context::Context;
+use crate::materialize::{self, CheckoutError};
 
 /// `--config-from` (Action input `config-from`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -141,7 +141,7 @@ pub fn config_source(
             repo_dir.display().to_string(),
         ));
     };
-    let id = checkout::resolve_rev(&repo, &rev).map_err(|error| InputsError::Checkout {
+    let id = materialize::resolve_rev(&repo, &rev).map_err(|error| InputsError::Checkout {
         what: label.clone(),
         error,
     })?;

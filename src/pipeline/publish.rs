@@ -251,7 +251,7 @@ pub async fn stored(
     )
     .await?;
     if !published.annotations_posted {
-        for c in outputs::workflow_commands(&report::checkrun::annotations(&report)) {
+        for c in outputs::workflow_commands(&report::check_run::annotations(&report)) {
             println!("{c}");
         }
     }

@@ -18,11 +18,11 @@ use super::signals::cancellation;
 use super::task::task_commands;
 use super::trees::{checkout_error, resolve_reference};
 use super::{inputs, progress, publish, resume, save};
-use crate::checkout::{self, Source};
 use crate::config::{FailOn, ReferenceSpec};
 use crate::github::{self, outputs as gh_outputs};
 use crate::judgment::JudgmentContext;
 use crate::jury::interpret;
+use crate::materialize::{self, Source};
 use crate::report::{
     self, ConfigInfo, InterpretationInfo, REPORT_SCHEMA, Report, Subject, Surface, TaskInfo,
     Timings, Tool, markdown,
@@ -68,7 +68,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     )?;
     let checkout = Instant::now();
     let head = match &opts.head {
-        Some(h) => checkout::materialize(&Source::parse(h), &repo_dir, opts.keep_checkouts)
+        Some(h) => materialize::materialize(&Source::parse(h), &repo_dir, opts.keep_checkouts)
             .map_err(|e| checkout_error("head", e))?,
         None => {
             if !opts.workspace.is_dir() {
@@ -80,7 +80,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
                     Some("pass --workspace DIR"),
                 ));
             }
-            checkout::materialize(&Source::Folder(opts.workspace.clone()), &repo_dir, false)
+            materialize::materialize(&Source::Folder(opts.workspace.clone()), &repo_dir, false)
                 .map_err(|e| checkout_error("workspace", e))?
         }
     };
@@ -390,7 +390,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
             published.annotations_posted
         };
         if !annotations_posted {
-            commands = gh_outputs::workflow_commands(&report::checkrun::annotations(&report));
+            commands = gh_outputs::workflow_commands(&report::check_run::annotations(&report));
         }
     }
     let mut stdout = match opts.format {

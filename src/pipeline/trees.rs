@@ -5,8 +5,8 @@ use std::path::Path;
 
 use super::error::{RunError, one};
 use super::options::RunOptions;
-use crate::checkout::{self, Checkout, CheckoutError, Source};
 use crate::config::{Benchmark, ReferenceSpec};
+use crate::materialize::{self, Checkout, CheckoutError, Source};
 
 pub(super) fn checkout_error(what: &str, e: CheckoutError) -> RunError {
     let help = match &e {
@@ -54,7 +54,7 @@ pub(super) fn resolve_reference(
         },
         (None, None) => return Ok(None),
     };
-    checkout::materialize(&source, repo_dir, opts.keep_checkouts)
+    materialize::materialize(&source, repo_dir, opts.keep_checkouts)
         .map(Some)
         .map_err(|e| checkout_error("reference", e))
 }

@@ -1,7 +1,7 @@
 //! Reports: the stored JSON model and the surfaces rendered from it.
 
 pub mod budget;
-pub mod checkrun;
+pub mod check_run;
 pub mod escape;
 pub mod icons;
 pub mod junit;
@@ -80,7 +80,7 @@ pub fn render(
         ),
         Surface::Html => budget::html_page(&md()?, &format!("judge-ci · {}", r.config.name)),
         Surface::CheckRun => {
-            serde_json::to_string_pretty(&checkrun::payload(r, annotations)).unwrap_or_default()
+            serde_json::to_string_pretty(&check_run::payload(r, annotations)).unwrap_or_default()
         }
         Surface::Junit => junit::junit(r),
         Surface::Sarif => serde_json::to_string_pretty(&sarif::sarif(r)).unwrap_or_default(),

@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::checkout::Checkout;
+use crate::materialize::Checkout;
 
 /// How far behind the precise clock the kernel's coarse clock (which stamps ctime) may be:
 /// a file whose ctime is this close to the registration is read, never trusted.
@@ -360,9 +360,9 @@ pub fn sides(workspace: &Path, reference: &Path) -> Option<(Side, Side)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checkout::{Source, materialize};
     use crate::config::checks::FileSet;
     use crate::judges::structural::{Listing, forget, list, list_in};
+    use crate::materialize::{Source, materialize};
 
     use crate::test_support::git;
 

@@ -1,4 +1,5 @@
-//! A named sub-result inside a judgment (`{"name","passed","message"}`).
+//! A named sub-result inside a judgment (`{"name","passed","message"}`, a judgment's `checks`);
+//! not a configured check, which is a judge (`config::CheckSpec`).
 
 use serde::{Deserialize, Serialize};
 

@@ -1,6 +1,7 @@
-//! The check run: created on the head commit with the request bodies the report renders
-//! (`check-run.json`), then one update per further batch of 50 annotations (updates append
-//! annotations, so none is ever repeated).
+//! The Checks API calls (the body is rendered by `report::check_run`): the check run is
+//! created on the head commit with the request bodies the report renders (`check-run.json`),
+//! then one update per further batch of 50 annotations (updates append annotations, so none
+//! is ever repeated).
 
 use serde_json::{Value, json};
 
@@ -41,7 +42,7 @@ async fn refind(
         .cloned())
 }
 
-/// Posts `payload` (`{create, updates}` from `report::checkrun::payload`) on `sha`.
+/// Posts `payload` (`{create, updates}` from `report::check_run::payload`) on `sha`.
 /// `details_url` links the run; `external_id` identifies this attempt so a create whose
 /// answer was lost is found again instead of posted twice.
 pub async fn post(
