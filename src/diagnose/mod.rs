@@ -69,10 +69,11 @@ pub struct Share {
     pub fraction: f64,
 }
 
-/// The analysis of one report (`report.diagnostics`).
+/// The gap analysis of one report (stored as `report.diagnostics`; not the config's problems,
+/// which are `config::Diagnostics`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Diagnostics {
+pub struct GapAnalysis {
     /// How many findings.
     pub total: usize,
     /// The findings, in verdict order.
@@ -89,7 +90,7 @@ pub struct Diagnostics {
     pub notes: Vec<String>,
 }
 
-impl Diagnostics {
+impl GapAnalysis {
     /// `Knowledge:2,Execution:1`, most first: the `gap-categories` step output.
     pub fn categories_line(&self) -> String {
         let mut d = self.distribution.clone();
@@ -220,7 +221,7 @@ pub fn analyze(
     seats: &[Seat],
     inputs: &Inputs,
     user: &[UserRule],
-) -> Diagnostics {
+) -> GapAnalysis {
     let mut findings = Vec::new();
     let mut tiers: Vec<(&str, bool)> = Vec::new();
     for s in seats {
@@ -273,7 +274,7 @@ pub fn analyze(
 }
 
 /// Distribution, dominant category and recommendations of `findings`.
-pub fn summarize(findings: Vec<Finding>, notes: Vec<String>) -> Diagnostics {
+pub fn summarize(findings: Vec<Finding>, notes: Vec<String>) -> GapAnalysis {
     let total = findings.len();
     let distribution: Vec<Share> = GapCategory::ALL
         .into_iter()
@@ -319,7 +320,7 @@ pub fn summarize(findings: Vec<Finding>, notes: Vec<String>) -> Diagnostics {
             recommendations.push(line(s));
         }
     }
-    Diagnostics {
+    GapAnalysis {
         total,
         findings,
         distribution,

@@ -167,9 +167,9 @@ pub fn plan(existing: &[Existing], mode: CommentMode, want: &Marker, delete: boo
     steps
 }
 
-/// What the upsert did.
+/// What the upsert did to the sticky comment (not the gate's [`crate::report::Outcome`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub enum CommentChange {
     /// A new comment was posted.
     Created(String),
     /// The existing comment was edited.
@@ -182,12 +182,14 @@ pub enum Outcome {
     Off,
 }
 
-impl Outcome {
+impl CommentChange {
     /// The comment's URL, when one stands.
     pub fn url(&self) -> Option<&str> {
         match self {
-            Outcome::Created(u) | Outcome::Updated(u) | Outcome::Unchanged(u) => Some(u),
-            Outcome::Deleted(_) | Outcome::Off => None,
+            CommentChange::Created(u) | CommentChange::Updated(u) | CommentChange::Unchanged(u) => {
+                Some(u)
+            }
+            CommentChange::Deleted(_) | CommentChange::Off => None,
         }
     }
 }
@@ -288,18 +290,18 @@ pub async fn upsert(
     want: &Marker,
     mode: CommentMode,
     delete: bool,
-) -> Result<Outcome, ApiError> {
+) -> Result<CommentChange, ApiError> {
     if mode == CommentMode::Off {
-        return Ok(Outcome::Off);
+        return Ok(CommentChange::Off);
     }
     let login = viewer(client).await?;
     let existing = find(client, repo, pr, &login, &want.key).await?;
     let steps = plan(&existing, mode, want, delete);
     let by_id = |id: u64| existing.iter().find(|e| e.id == id);
     let comment_path = |id: u64| format!("/repos/{repo}/issues/comments/{id}");
-    let mut outcome = match existing.iter().find(|e| !e.minimized) {
-        Some(e) => Outcome::Unchanged(e.url.clone()),
-        None => Outcome::Off,
+    let mut change = match existing.iter().find(|e| !e.minimized) {
+        Some(e) => CommentChange::Unchanged(e.url.clone()),
+        None => CommentChange::Off,
     };
     let mut deleted = 0;
     let mut minimized: Vec<String> = existing
@@ -328,7 +330,7 @@ pub async fn upsert(
                     .patch_idempotent(&comment_path(*id), &json!({"body": body}))
                     .await?;
                 let url = url_of(&v);
-                outcome = Outcome::Updated(if url.is_empty() {
+                change = CommentChange::Updated(if url.is_empty() {
                     by_id(*id).map(|e| e.url.clone()).unwrap_or_default()
                 } else {
                     url
@@ -350,28 +352,28 @@ pub async fn upsert(
                 let Some(winner) = live.first() else {
                     // The answer was lost and nothing was written: post once more.
                     let v = client.post(&path, &json!({"body": body})).await?;
-                    outcome = Outcome::Created(url_of(&v));
+                    change = CommentChange::Created(url_of(&v));
                     continue;
                 };
                 for other in &live[1..] {
                     client.delete(&comment_path(other.id)).await?;
                 }
                 if Some(winner.id) == mine || winner.marker.digest == want.digest {
-                    outcome = Outcome::Created(winner.url.clone());
+                    change = CommentChange::Created(winner.url.clone());
                 } else {
                     // Another run's comment is older: it stays, carrying our result.
                     client
                         .patch_idempotent(&comment_path(winner.id), &json!({"body": body}))
                         .await?;
-                    outcome = Outcome::Updated(winner.url.clone());
+                    change = CommentChange::Updated(winner.url.clone());
                 }
             }
         }
     }
     if delete {
-        return Ok(Outcome::Deleted(deleted));
+        return Ok(CommentChange::Deleted(deleted));
     }
-    Ok(outcome)
+    Ok(change)
 }
 
 #[cfg(test)]

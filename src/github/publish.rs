@@ -339,17 +339,17 @@ pub async fn publish(
                 {
                     Ok(o) => {
                         log.push(match &o {
-                            comment::Outcome::Created(u) => format!("judge-ci: commented {u}"),
-                            comment::Outcome::Updated(u) => {
+                            comment::CommentChange::Created(u) => format!("judge-ci: commented {u}"),
+                            comment::CommentChange::Updated(u) => {
                                 format!("judge-ci: updated the comment {u}")
                             }
-                            comment::Outcome::Unchanged(u) => format!(
+                            comment::CommentChange::Unchanged(u) => format!(
                                 "judge-ci: the result has not changed since the comment {u}; nothing re-posted"
                             ),
-                            comment::Outcome::Deleted(k) => format!(
+                            comment::CommentChange::Deleted(k) => format!(
                                 "judge-ci: accepted; deleted {k} earlier comment(s) (delete-on-pass)"
                             ),
-                            comment::Outcome::Off => "judge-ci: comments are off".into(),
+                            comment::CommentChange::Off => "judge-ci: comments are off".into(),
                         });
                         out.comment_url = o.url().map(str::to_string);
                         out.mode = Mode::Api;

@@ -167,7 +167,7 @@ pub struct GapFinding {
 /// Findings shown in the markdown.
 const GAP_LINES: usize = 30;
 
-fn gaps_view(d: &crate::diagnose::Diagnostics) -> Option<GapsView> {
+fn gaps_view(d: &crate::diagnose::GapAnalysis) -> Option<GapsView> {
     if d.total == 0 {
         return None;
     }

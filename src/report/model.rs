@@ -40,7 +40,7 @@ pub struct Report {
     pub llm: Option<LlmTotals>,
     /// The gap analysis of every failure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub diagnostics: Option<crate::diagnose::Diagnostics>,
+    pub diagnostics: Option<crate::diagnose::GapAnalysis>,
     /// Protected paths the pull request changes and files restored from the reference.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trust: Option<TrustInfo>,
