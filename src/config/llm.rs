@@ -179,8 +179,10 @@ pub enum CriteriaSource {
     Goal,
 }
 
-/// The question a semantic check asks.
-#[derive(Clone, Debug, PartialEq)]
+/// The question a semantic check asks; its name (`semantic-diff`) is what a judge's
+/// configuration reports.
+#[derive(Clone, Debug, PartialEq, strum::IntoStaticStr)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Question {
     /// `llm`.
     Llm {

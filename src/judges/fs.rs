@@ -105,7 +105,7 @@ pub fn file_content(
             .check(Check::new(
                 "content_match",
                 matched,
-                format!("{mode:?} match against {} expected byte(s)", expected.len()),
+                format!("{mode} match against {} expected byte(s)", expected.len()),
             )?),
     )
 }

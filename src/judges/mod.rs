@@ -438,13 +438,13 @@ fn configuration(spec: &CheckSpec) -> Map<String, Value> {
         }
         CheckKind::AstDiff { files, aspects } => {
             json!({"include": files.include, "exclude": files.exclude,
-            "aspects": aspects.iter().map(|a| format!("{a:?}").to_lowercase()).collect::<Vec<_>>()})
+            "aspects": aspects.iter().map(ToString::to_string).collect::<Vec<_>>()})
         }
         CheckKind::PomDiff {
             aspects,
             ignore_versions,
         } => {
-            json!({"aspects": aspects.iter().map(|a| format!("{a:?}").to_lowercase()).collect::<Vec<_>>(),
+            json!({"aspects": aspects.iter().map(ToString::to_string).collect::<Vec<_>>(),
             "ignoreVersions": ignore_versions})
         }
         CheckKind::FileComparison { files } => {
@@ -457,7 +457,7 @@ fn configuration(spec: &CheckSpec) -> Map<String, Value> {
             llm: own,
             prompt,
         } => {
-            let mut v = json!({"question": format!("{question:?}").split([' ', '{']).next().unwrap_or_default()});
+            let mut v = json!({"question": <&str>::from(question)});
             if let Some(m) = &own.model {
                 v["model"] = json!(m);
             }
@@ -572,5 +572,60 @@ pub fn build_jury(
                 error,
             })?))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::checks::{AstAspect, MatchMode, PomAspect};
+    use crate::config::llm::{CriteriaSource, LlmSettings, Question};
+
+    fn spec(kind: CheckKind) -> CheckSpec {
+        CheckSpec {
+            name: "x".into(),
+            weight: 1.0,
+            timeout: std::time::Duration::from_secs(1),
+            description: None,
+            not_applicable_when: None,
+            kind,
+            loc: None,
+        }
+    }
+
+    /// A judge's configuration is written with the config's own tokens, never with Rust's
+    /// Debug names (`JavaVersion` lower-cased to `javaversion`, `SemanticDiff { … }`).
+    #[test]
+    fn configuration_uses_the_config_tokens() {
+        let pom = configuration(&spec(CheckKind::PomDiff {
+            aspects: vec![PomAspect::JavaVersion, PomAspect::Parent],
+            ignore_versions: false,
+        }));
+        assert_eq!(pom["type"], "pom-diff");
+        assert_eq!(pom["aspects"], json!(["java-version", "parent"]));
+        let ast = configuration(&spec(CheckKind::AstDiff {
+            files: crate::config::checks::FileSet {
+                include: vec![],
+                exclude: vec![],
+            },
+            aspects: vec![AstAspect::Signatures],
+        }));
+        assert_eq!(ast["aspects"], json!(["signatures"]));
+        let semantic = configuration(&spec(CheckKind::Semantic {
+            question: Question::SemanticDiff {
+                criteria: CriteriaSource::Goal,
+                max: 3,
+            },
+            llm: LlmSettings::default(),
+            prompt: None,
+        }));
+        assert_eq!(semantic["type"], "semantic-diff");
+        assert_eq!(semantic["question"], "semantic-diff");
+        let content = configuration(&spec(CheckKind::FileContent {
+            path: crate::config::checks::WorkspacePath::new("a").unwrap(),
+            expected: "x".into(),
+            mode: MatchMode::Regex,
+        }));
+        assert_eq!(content["match"], "REGEX");
     }
 }

@@ -56,8 +56,9 @@ pub enum ReadingSupport {
 }
 
 /// The kinds of problem a stored verdict can have.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, strum::Display)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[strum(serialize_all = "SCREAMING_SNAKE_CASE")]
 pub enum DefectKind {
     /// A field the shape requires is missing.
     Absent,
@@ -854,7 +855,7 @@ pub fn summary(i: &Interpretation) -> String {
         } else {
             format!("{}.{}", d.path, d.field)
         };
-        s.push_str(&format!("\n- {:?} at {at}: {}", d.kind, d.detail));
+        s.push_str(&format!("\n- {} at {at}: {}", d.kind, d.detail));
     }
     s
 }
