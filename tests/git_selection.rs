@@ -228,6 +228,54 @@ fn a_generated_repository_is_judged_the_same_from_git_and_from_folders() {
     assert!(files.contains("p1/C1.java"), "{files}");
 }
 
+/// A build step that deletes the sources and rewrites the POM before the structural tier.
+const CONFIG_AFTER_BUILD: &str = "name: git-selection\njury:\n  tiers:\n    - name: build\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - {type: command, name: vandal, run: \"rm -rf src && echo '<project/>' > pom.xml\"}\n    - name: structural\n      voting: {strategy: all-must-pass, errors: treat-as-fail}\n      checks:\n        - {type: import-diff, forbid: [javax.servlet.*], require: [jakarta.servlet.*]}\n        - type: ast-diff\n        - type: pom-diff\n        - {type: file-comparison, include: ['**/*'], exclude: ['judge-ci-out/**', '.cache/**']}\n";
+
+/// The structural judgments of a report (the build tier left out).
+fn structural_view(r: &Value) -> Value {
+    let v = judged_view(r);
+    let mut judgments: Vec<Value> = v["verdict"]["individual"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|j| j["metadata"].get("filesCompared").is_some())
+        .cloned()
+        .collect();
+    judgments.sort_by_key(|j| j["reasoning"].to_string());
+    serde_json::json!({"judgments": judgments, "diffs": v["diffs"]})
+}
+
+#[test]
+fn after_a_build_the_snapshot_is_judged_the_same_and_git_still_selects() {
+    let root = tempfile::tempdir().unwrap();
+    let ws = common::copy_example(root.path());
+    let _ = std::fs::remove_dir_all(ws.join("judge-ci-out"));
+    let reference = root.path().join("reference");
+    let plain = root.path().join("plain.yml");
+    std::fs::write(&plain, CONFIG).unwrap();
+    let after_build = root.path().join("after-build.yml");
+    std::fs::write(&after_build, CONFIG_AFTER_BUILD).unwrap();
+    let fresh = |name: &str| {
+        let repo = root.path().join(name);
+        as_repo(&repo, &reference, &ws);
+        repo
+    };
+    // The structural tier alone, on the untouched workspace: what it says as submitted.
+    let expected = judged(&fresh("plain"), &plain, "reference");
+    // After the build step ran, from the snapshot: from git, then as folders.
+    let git_repo = fresh("git");
+    let from_git = judged(&git_repo, &after_build, "reference");
+    assert!(!git_repo.join("src").exists(), "the build step ran");
+    let from_folders = judged(&fresh("folders"), &after_build, reference.to_str().unwrap());
+    assert_eq!(structural_view(&from_git), structural_view(&expected));
+    assert_eq!(structural_view(&from_folders), structural_view(&expected));
+    assert!(
+        by_git(&from_git) > 0,
+        "the snapshot lost git's ids: {from_git:#}"
+    );
+    assert_eq!(by_git(&from_folders), 0);
+}
+
 /// The structural tier with the model cache in `cache` (a folder or `off`), XDG_CACHE_HOME
 /// pointed at `xdg`.
 fn judged_with_cache(
@@ -298,15 +346,26 @@ fn the_model_cache_gives_the_same_judgment_warm_corrupt_and_never_from_the_works
     let (_, warm, _) = judged_with_cache(&ws, &reference, &config, Some(&cache), &xdg);
     assert_eq!(judged_view(&cold), judged_view(&uncached));
     assert_eq!(judged_view(&warm), judged_view(&uncached));
-    // Every entry corrupted: ignored, the models parsed again, the entries replaced.
-    let sound: Vec<Vec<u8>> = written.iter().map(|p| std::fs::read(p).unwrap()).collect();
-    for p in &written {
+    // Every pack corrupted: ignored (and removed), the models parsed again into a new pack.
+    for p in written
+        .iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "jcp"))
+    {
         std::fs::write(p, b"not a model").unwrap();
     }
     let (_, after, _) = judged_with_cache(&ws, &reference, &config, Some(&cache), &xdg);
     assert_eq!(judged_view(&after), judged_view(&uncached));
-    let again: Vec<Vec<u8>> = written.iter().map(|p| std::fs::read(p).unwrap()).collect();
-    assert_eq!(again, sound, "corrupt entries are replaced by sound ones");
+    let replaced = entry_files(&cache);
+    for p in &replaced {
+        assert_ne!(std::fs::read(p).unwrap(), b"not a model", "{}", p.display());
+    }
+    assert!(
+        replaced
+            .iter()
+            .any(|p| p.extension().is_some_and(|x| x == "jcp"))
+    );
+    let (_, warm_again, _) = judged_with_cache(&ws, &reference, &config, Some(&cache), &xdg);
+    assert_eq!(judged_view(&warm_again), judged_view(&uncached));
     // The default folder is XDG_CACHE_HOME's.
     let (_, _, _) = judged_with_cache(&ws, &reference, &config, None, &xdg);
     assert!(!entry_files(&xdg.join("judge-ci/models")).is_empty());
@@ -323,6 +382,7 @@ fn the_model_cache_gives_the_same_judgment_warm_corrupt_and_never_from_the_works
         store.insert(Kind::JavaWithBodies, &theirs, &migrated);
         store.insert(Kind::JavaSignatures, &theirs, &migrated);
         store.insert(Kind::Header, &theirs, &migrated_header);
+        store.flush().unwrap();
     };
     plant(&ws.join(".cache/judge-ci/models"));
     // Named on the command line: refused.
@@ -348,4 +408,105 @@ fn the_model_cache_gives_the_same_judgment_warm_corrupt_and_never_from_the_works
     plant(&outside);
     let (_, fooled, _) = judged_with_cache(&ws, &reference, &config, Some(&outside), &xdg);
     assert_ne!(judged_view(&fooled), judged_view(&uncached));
+}
+
+/// A pack giving, as the model of the workspace's unmigrated HealthFilter.java, the model of
+/// the reference's migrated one; returns its bytes.
+fn forged_pack(ws: &Path, reference: &Path) -> Vec<u8> {
+    use judge_ci::lang::cache::{Kind, Store};
+    let rel = "src/main/java/com/example/greeting/HealthFilter.java";
+    let theirs = std::fs::read(ws.join(rel)).unwrap();
+    let migrated_bytes = std::fs::read(reference.join(rel)).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let store = Store::new(scratch.path().to_path_buf(), u64::MAX);
+    let migrated = judge_ci::lang::java::parse(&migrated_bytes);
+    store.insert(Kind::JavaWithBodies, &theirs, &migrated);
+    store.insert(Kind::JavaSignatures, &theirs, &migrated);
+    store.insert(
+        Kind::Header,
+        &theirs,
+        &judge_ci::lang::java::header(&migrated_bytes),
+    );
+    std::fs::read(store.flush().unwrap()).unwrap()
+}
+
+#[test]
+fn a_build_step_cannot_poison_the_model_cache() {
+    let root = tempfile::tempdir().unwrap();
+    let ws = common::copy_example(root.path());
+    let _ = std::fs::remove_dir_all(ws.join("judge-ci-out"));
+    let reference = root.path().join("reference");
+    let plain = root.path().join("plain.yml");
+    std::fs::write(&plain, CONFIG).unwrap();
+    let cache = root.path().join("models");
+    let packs = cache.join(format!("v{}", judge_ci::lang::MODEL_VERSION));
+    let xdg = root.path().join("xdg");
+    // The honest judgment, and a warm cache.
+    let (code, honest, _) = judged_with_cache(&ws, &reference, &plain, Some(&cache), &xdg);
+    assert_eq!(code, 1);
+    let pack_bytes = |dir: &Path| -> Vec<(std::path::PathBuf, Vec<u8>)> {
+        let mut v: Vec<_> = entry_files(dir)
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|x| x == "jcp"))
+            .map(|p| {
+                let b = std::fs::read(&p).unwrap();
+                (p, b)
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let before = pack_bytes(&cache);
+    assert!(!before.is_empty());
+    // The pull request carries the forged pack; its build step plants it beside the packs
+    // and over each of them, and looks into the folder. Each is a check that passes only
+    // when the attack failed.
+    std::fs::create_dir_all(ws.join(".cache")).unwrap();
+    std::fs::write(ws.join(".cache/forged.jcp"), forged_pack(&ws, &reference)).unwrap();
+    let d = packs.display();
+    let attack = format!(
+        "name: poison\njury:\n  tiers:\n    - name: build\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - {{type: command, name: plant-a-pack, run: \"! cp .cache/forged.jcp {d}/pack-planted.jcp 2>/dev/null\"}}\n        - {{type: command, name: overwrite-the-packs, run: \"for f in {d}/pack-*.jcp; do if cp .cache/forged.jcp $f 2>/dev/null; then exit 1; fi; done\"}}\n        - {{type: command, name: read-the-folder, run: \"! ls {d} 2>/dev/null\"}}\n{}",
+        &CONFIG[CONFIG.find("    - name: structural").unwrap()..]
+    );
+    let attack_config = root.path().join("attack.yml");
+    std::fs::write(&attack_config, attack).unwrap();
+    let (code, attacked, err) =
+        judged_with_cache(&ws, &reference, &attack_config, Some(&cache), &xdg);
+    assert_eq!(code, 1, "{err}");
+    fn commands(v: &Value, out: &mut std::collections::BTreeMap<String, String>) {
+        match v {
+            Value::Object(m) => {
+                if let Some(c) = m.get("metadata").and_then(|md| md.get("command")) {
+                    out.insert(c.to_string(), m["status"].to_string());
+                }
+                m.values().for_each(|x| commands(x, out));
+            }
+            Value::Array(a) => a.iter().for_each(|x| commands(x, out)),
+            _ => {}
+        }
+    }
+    let mut build = std::collections::BTreeMap::new();
+    commands(&attacked, &mut build);
+    assert_eq!(build.len(), 3, "{build:?}");
+    for (what, status) in &build {
+        assert_eq!(status, "\"pass\"", "the attack worked: {what}");
+    }
+    assert_eq!(structural_view(&attacked), structural_view(&honest));
+    assert!(!packs.join("pack-planted.jcp").exists());
+    let after = pack_bytes(&cache);
+    for (p, b) in &before {
+        assert_eq!(
+            after.iter().find(|(q, _)| q == p).map(|(_, c)| c),
+            Some(b),
+            "{} changed",
+            p.display()
+        );
+    }
+    // A re-run reads the folder as the attacked run left it: still honest.
+    let (_, rerun, _) = judged_with_cache(&ws, &reference, &plain, Some(&cache), &xdg);
+    assert_eq!(judged_view(&rerun), judged_view(&honest));
+    // Control: the forged pack is one the cache would believe, had it got in.
+    std::fs::copy(ws.join(".cache/forged.jcp"), packs.join("pack-planted.jcp")).unwrap();
+    let (_, fooled, _) = judged_with_cache(&ws, &reference, &plain, Some(&cache), &xdg);
+    assert_ne!(structural_view(&fooled), structural_view(&honest));
 }

@@ -1,18 +1,26 @@
 //! The workspace as submitted (trust.md point 13): a copy taken when judging starts, before
 //! any subject code runs, that the structural judges (import, AST, POM and file comparisons)
 //! read instead of the live workspace, when one of them can run after subject code (see
-//! [`needed`]; otherwise they read the live workspace, untouched until then, with git's help). A build step in an earlier tier
-//! that rewrites the sources (copying the reference over them, say) changes the live
-//! workspace only. The copy lives in a folder hidden from subject processes (see
-//! [`crate::fence`]), and its content hashes, recorded when it is taken, are checked again
-//! when judging ends: a copy changed in between makes the run an instrument failure instead
-//! of a verdict.
+//! [`needed`]; otherwise they read the live workspace, untouched until then, with git's help).
+//! A build step in an earlier tier that rewrites the sources (copying the reference over them,
+//! say) changes the live workspace only. The copy lives in a folder hidden from subject
+//! processes (see [`crate::fence`]), and its content hashes, recorded when it is taken, are
+//! checked again when judging ends: a copy changed in between makes the run an instrument
+//! failure instead of a verdict.
+//!
+//! Only what the structural judges can read is copied ([`Reads`]): the files their selectors
+//! select — the config's globs, never the workspace's `.gitignore`, which the pull request
+//! controls — and for `pom-diff` each POM's parents; with `pom-diff`, every other file is an
+//! empty stand-in, since profile activation asks whether a file exists. So `target/` and
+//! `node_modules/` are not copied unless a selector selects them. Where git vouched for a
+//! copied file's content in the workspace ([`select`](super::structural::select)), the copy is
+//! registered with the same id, so that git-aware selection still holds.
 
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::structural::MAX_FILE_BYTES;
+use super::structural::{MAX_FILE_BYTES, globs, parent_files, pom_files, select};
 
 use crate::config::checks::CheckKind;
 use crate::config::{CheckSpec, JurySpec};
@@ -53,15 +61,6 @@ pub fn needed(spec: &JurySpec) -> bool {
                 | CheckKind::FileComparison { .. }
         )
     }
-    fn all(spec: &JurySpec) -> Vec<&CheckSpec> {
-        match spec {
-            JurySpec::Checks { checks, .. } => checks.iter().collect(),
-            JurySpec::Tiers(t) => t.iter().flat_map(|t| &t.checks).collect(),
-            JurySpec::Members { members, .. } => {
-                members.iter().flat_map(|m| all(&m.jury)).collect()
-            }
-        }
-    }
     match spec {
         JurySpec::Tiers(tiers) => {
             let mut code_ran = false;
@@ -75,18 +74,71 @@ pub fn needed(spec: &JurySpec) -> bool {
         }
         // One jury (or members voting side by side): any order is possible.
         JurySpec::Checks { .. } | JurySpec::Members { .. } => {
-            let checks = all(spec);
+            let checks = checks(spec);
             checks.iter().any(|c| runs_code(c)) && checks.iter().any(|c| structural(c))
         }
     }
 }
 
-/// A copy of the workspace with the hash of every file.
+/// What the structural judges of a jury can read of a tree.
+#[derive(Debug)]
+pub struct Reads {
+    /// Include and exclude globs of each structural check.
+    sets: Vec<(globset::GlobSet, globset::GlobSet)>,
+    /// A `pom-diff` runs: POMs, their parents, and the tree's shape.
+    poms: bool,
+}
+
+impl Reads {
+    /// What the structural checks of `spec` read.
+    pub fn of(spec: &JurySpec) -> Result<Reads, String> {
+        let mut sets = Vec::new();
+        let mut poms = false;
+        for c in checks(spec) {
+            let set = match &c.kind {
+                CheckKind::ImportDiff { files, .. }
+                | CheckKind::AstDiff { files, .. }
+                | CheckKind::FileComparison { files } => files.clone(),
+                CheckKind::PomDiff { .. } => {
+                    poms = true;
+                    pom_files()
+                }
+                _ => continue,
+            };
+            sets.push((globs(&set.include)?, globs(&set.exclude)?));
+        }
+        if poms {
+            // `.mvn/maven.config` and `.mvn/jvm.config`, read for every POM.
+            let mvn = [".mvn/**".to_string()];
+            sets.push((globs(&mvn)?, globs(&[])?));
+        }
+        Ok(Reads { sets, poms })
+    }
+
+    fn selects(&self, rel: &str) -> bool {
+        self.sets
+            .iter()
+            .any(|(include, exclude)| include.is_match(rel) && !exclude.is_match(rel))
+    }
+}
+
+/// Every check of a jury.
+fn checks(spec: &JurySpec) -> Vec<&CheckSpec> {
+    match spec {
+        JurySpec::Checks { checks, .. } => checks.iter().collect(),
+        JurySpec::Tiers(t) => t.iter().flat_map(|t| &t.checks).collect(),
+        JurySpec::Members { members, .. } => members.iter().flat_map(|m| checks(&m.jury)).collect(),
+    }
+}
+
+/// A copy of what the structural judges read of the workspace, with the hash of every file.
 #[derive(Debug)]
 pub struct Snapshot {
     dir: tempfile::TempDir,
     /// Each file's hash, or for a file larger than the structural judges read, its length.
     files: HashMap<PathBuf, Content>,
+    /// The copy's git ids, registered for selection while the snapshot lives.
+    _git: Option<select::Registration>,
 }
 
 /// What is recorded of one file of the copy.
@@ -110,16 +162,35 @@ fn content_of(p: &Path) -> std::io::Result<Content> {
     Ok(Content::Hash(hash(&std::fs::read(p)?)))
 }
 
+/// Copies one file (a sparse stand-in when too large to read); returns what is recorded.
+fn copy_file(from: &Path, to: &Path, len: u64) -> std::io::Result<Content> {
+    if let Some(parent) = to.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    if len > MAX_FILE_BYTES {
+        std::fs::File::create(to)?.set_len(len)?;
+        return Ok(Content::TooLarge(len));
+    }
+    let bytes = std::fs::read(from)?;
+    std::fs::write(to, &bytes)?;
+    Ok(Content::Hash(hash(&bytes)))
+}
+
 impl Snapshot {
-    /// Copies `workspace` (without `.git`) into a new hidden temporary folder. Symbolic
-    /// links are copied as links; a file larger than the structural judges read becomes a
-    /// sparse file of the same length (they only see its size).
-    pub fn take(workspace: &Path) -> std::io::Result<Snapshot> {
+    /// Copies what the structural checks of `spec` read of `workspace` (without `.git`) into
+    /// a new hidden temporary folder. Symbolic links are copied as links; a file larger than
+    /// the structural judges read becomes a sparse file of the same length (they only see
+    /// its size).
+    pub fn take(workspace: &Path, spec: &JurySpec) -> std::io::Result<Snapshot> {
+        let reads = Reads::of(spec).map_err(std::io::Error::other)?;
         let dir = tempfile::Builder::new()
             .prefix("judge-ci-snapshot-")
             .tempdir()?;
         crate::fence::hide(dir.path());
+        let git = select::side_of(workspace);
         let mut files = HashMap::new();
+        let mut known = Vec::new();
+        let mut poms = Vec::new();
         let walk = walkdir::WalkDir::new(workspace)
             .follow_links(false)
             .into_iter()
@@ -127,26 +198,68 @@ impl Snapshot {
         for e in walk {
             let e = e.map_err(std::io::Error::other)?;
             let rel = e.path().strip_prefix(workspace).unwrap_or(e.path());
+            let rel_str = rel.to_string_lossy().replace('\\', "/");
             let target = dir.path().join(rel);
             let t = e.file_type();
+            let selected = reads.selects(&rel_str);
             if t.is_dir() {
-                std::fs::create_dir_all(&target)?;
+                if reads.poms {
+                    std::fs::create_dir_all(&target)?;
+                }
             } else if t.is_symlink() {
-                std::os::unix::fs::symlink(std::fs::read_link(e.path())?, &target)?;
+                if selected || reads.poms {
+                    if let Some(parent) = target.parent() {
+                        std::fs::create_dir_all(parent)?;
+                    }
+                    std::os::unix::fs::symlink(std::fs::read_link(e.path())?, &target)?;
+                }
             } else if t.is_file() {
-                let len = e.metadata().map_err(std::io::Error::other)?.len();
-                let content = if len > MAX_FILE_BYTES {
-                    std::fs::File::create(&target)?.set_len(len)?;
-                    Content::TooLarge(len)
+                let meta = e.metadata().map_err(std::io::Error::other)?;
+                let content = if selected {
+                    let c = copy_file(e.path(), &target, meta.len())?;
+                    if let Some(id) = git
+                        .as_ref()
+                        .and_then(|g| g.id(&rel_str, &select::Stat::of(&meta)))
+                    {
+                        known.push((rel_str.clone(), id, target.clone()));
+                    }
+                    c
+                } else if reads.poms {
+                    std::fs::File::create(&target)?;
+                    Content::Hash(hash(b""))
                 } else {
-                    let bytes = std::fs::read(e.path())?;
-                    std::fs::write(&target, &bytes)?;
-                    Content::Hash(hash(&bytes))
+                    continue;
                 };
+                if reads.poms && selected && rel_str.ends_with("pom.xml") {
+                    poms.push(rel_str);
+                }
                 files.insert(rel.to_path_buf(), content);
             }
         }
-        Ok(Snapshot { dir, files })
+        // The parents of each POM, whatever their names, as `pom-diff` follows them.
+        for pom in &poms {
+            for parent in parent_files(workspace, pom) {
+                let rel = PathBuf::from(&parent);
+                if matches!(files.get(&rel), Some(Content::Hash(h)) if *h != hash(b"")) {
+                    continue;
+                }
+                let from = workspace.join(&rel);
+                let len = std::fs::metadata(&from)?.len();
+                let c = copy_file(&from, &dir.path().join(&rel), len)?;
+                files.insert(rel, c);
+            }
+        }
+        let registration = (!known.is_empty()).then(|| {
+            select::register_side(
+                dir.path(),
+                select::Side::Copy(std::sync::Arc::new(select::Copy::new(known))),
+            )
+        });
+        Ok(Snapshot {
+            dir,
+            files,
+            _git: registration,
+        })
     }
 
     /// The folder holding the copy.
@@ -217,8 +330,9 @@ mod tests {
         std::fs::create_dir_all(ws.path().join(".git")).unwrap();
         std::fs::write(ws.path().join("src/a/A.java"), "class A {}").unwrap();
         std::fs::write(ws.path().join(".git/HEAD"), "ref").unwrap();
-        std::os::unix::fs::symlink("src/a/A.java", ws.path().join("link")).unwrap();
-        let snap = Snapshot::take(ws.path()).unwrap();
+        std::os::unix::fs::symlink("src/a/A.java", ws.path().join("link.java")).unwrap();
+        let spec = jury("  checks:\n      - type: file-comparison\n        include: [\"**\"]\n");
+        let snap = Snapshot::take(ws.path(), &spec).unwrap();
         // The live workspace changes; the copy does not.
         std::fs::write(ws.path().join("src/a/A.java"), "class A { int x; }").unwrap();
         assert_eq!(
@@ -228,7 +342,7 @@ mod tests {
         assert!(!snap.path().join(".git").exists());
         assert!(
             snap.path()
-                .join("link")
+                .join("link.java")
                 .symlink_metadata()
                 .unwrap()
                 .is_symlink()
@@ -240,5 +354,76 @@ mod tests {
             snap.tampered(),
             vec![PathBuf::from("new.txt"), PathBuf::from("src/a/A.java")]
         );
+    }
+
+    fn files_of(root: &Path) -> Vec<String> {
+        let mut v: Vec<String> = walkdir::WalkDir::new(root)
+            .into_iter()
+            .flatten()
+            .filter(|e| !e.file_type().is_dir())
+            .map(|e| e.path().strip_prefix(root).unwrap().display().to_string())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn only_what_the_selectors_select_is_copied_whatever_gitignore_says() {
+        let ws = tempfile::tempdir().unwrap();
+        let w = |rel: &str, text: &str| {
+            let p = ws.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        w("src/main/java/A.java", "class A {}");
+        w("target/classes/A.class", "bytes");
+        w("target/generated/B.java", "class B {}");
+        w("node_modules/x/index.js", "x");
+        w("README.md", "r");
+        // The pull request "ignores" its sources; the config's globs decide, not this.
+        w(".gitignore", "src/\n*.java\n");
+        let spec = jury(
+            "  checks:\n      - type: ast-diff\n        exclude: [\"target/**\"]\n      - type: import-diff\n        include: [\"target/generated/**\"]\n",
+        );
+        let snap = Snapshot::take(ws.path(), &spec).unwrap();
+        assert_eq!(
+            files_of(snap.path()),
+            ["src/main/java/A.java", "target/generated/B.java"]
+        );
+        assert!(snap.tampered().is_empty());
+    }
+
+    #[test]
+    fn with_pom_diff_parents_are_copied_and_every_other_file_stands_in_empty() {
+        let ws = tempfile::tempdir().unwrap();
+        let w = |rel: &str, text: &str| {
+            let p = ws.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        w(
+            "app/pom.xml",
+            "<project><parent><groupId>g</groupId><artifactId>p</artifactId><version>1</version><relativePath>../build/parent.xml</relativePath></parent><artifactId>a</artifactId></project>",
+        );
+        w(
+            "build/parent.xml",
+            "<project><groupId>g</groupId><artifactId>p</artifactId><version>1</version></project>",
+        );
+        w(".mvn/maven.config", "-Dx=1");
+        w("app/src/marker.txt", "profile activation looks for me");
+        std::fs::create_dir_all(ws.path().join("empty/dir")).unwrap();
+        let spec = jury("  checks:\n      - type: pom-diff\n");
+        let snap = Snapshot::take(ws.path(), &spec).unwrap();
+        let read = |rel: &str| std::fs::read_to_string(snap.path().join(rel)).unwrap();
+        assert!(read("app/pom.xml").contains("parent.xml"));
+        assert!(read("build/parent.xml").contains("<artifactId>p</artifactId>"));
+        assert_eq!(read(".mvn/maven.config"), "-Dx=1");
+        assert_eq!(
+            read("app/src/marker.txt"),
+            "",
+            "a stand-in: it exists, empty"
+        );
+        assert!(snap.path().join("empty/dir").is_dir());
+        assert!(snap.tampered().is_empty());
     }
 }

@@ -3,16 +3,30 @@
 //! parsed before. POMs are not cached: their model depends on `.mvn/` and the parents around
 //! them, not on their bytes alone (and a tree holds few of them).
 //!
-//! An entry is keyed by the SHA-256 of the file's bytes, the model's kind and
-//! [`super::MODEL_VERSION`], and stored as one file: a header (magic, version, kind, key, the
-//! payload's SHA-256) and the model in postcard. What is read back is checked against all of
-//! it; a corrupt, truncated, misplaced or foreign entry is ignored (the model is parsed again)
-//! and replaced. Entries are written to a temporary file and renamed into place, so runs
-//! sharing the folder never see half an entry. The folder is bounded: after a run that wrote
-//! entries, the least recently used ones (by mtime, refreshed on use at most daily) are removed
-//! until it is under [`DEFAULT_MAX_BYTES`] (or the configured bound).
+//! An entry is keyed by the SHA-256 of the file's bytes and the model's kind, under a folder of
+//! [`super::MODEL_VERSION`]; its payload is the model in postcard. Entries live in *packs*, a
+//! few large files instead of one small file per model (a tree of 30,000 Java files made 90,000
+//! files): a pack is the payloads, then an index sorted by kind and key giving each payload's
+//! place, length and SHA-256, then a footer with the index's SHA-256. A run appends what it
+//! parses to a temporary pack of its own and renames it into place when it finishes; a pack in
+//! place is never written again, so runs sharing the folder never see half a pack.
 //!
-//! The folder is never inside the workspace: a pull request could commit entries there.
+//! What is read back is checked: a pack whose header, footer or index does not hold is ignored
+//! (and removed when the run finishes), an entry whose payload does not match the digest its
+//! index gives, or does not decode, is ignored, parsed again and written to the run's new pack,
+//! which later runs prefer (newer packs first). When a run finishes and the folder holds more
+//! than [`MAX_PACKS`] packs or more than its bound ([`DEFAULT_MAX_BYTES`] unless configured),
+//! the packs are merged into one under a lock file (a run that finds it taken leaves merging to
+//! the next): the entries this run used or wrote first, then those of the most recently used
+//! packs, up to 80% of the bound; corrupt entries are dropped on the way.
+//!
+//! Subject code never reaches it: the folder is hidden from subject processes
+//! ([`crate::fence::hide`]: no read, no write), and never inside the workspace (a pull request
+//! could commit packs there). Within a run, only the packs present when the store was opened
+//! (before any subject code runs) and the run's own are read, each payload checked against
+//! the digest held in memory since then: a pack written or changed by anyone else during the
+//! run changes nothing.
+//!
 //! Default: `$RUNNER_TEMP/judge-ci/models` in GitHub Actions (keep it with `actions/cache`),
 //! else `$XDG_CACHE_HOME/judge-ci/models`, else `~/.cache/judge-ci/models`, beside the LLM
 //! reply cache; `--model-cache DIR|off` (or `JUDGE_CI_MODEL_CACHE`) moves it or turns it off.
@@ -20,28 +34,43 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
-use std::io::Read;
+use std::collections::HashSet;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, RwLock};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard, RwLock};
 use std::time::{Duration, SystemTime};
 
 use super::MODEL_VERSION;
 
 /// The bound on the folder's size when none is configured.
 pub const DEFAULT_MAX_BYTES: u64 = 1024 * 1024 * 1024;
+/// More packs than this are merged into one when a run finishes.
+pub const MAX_PACKS: usize = 8;
 /// Entries larger than this are neither written nor read.
 const MAX_ENTRY_BYTES: u64 = 64 * 1024 * 1024;
-/// An entry used less recently than this gets its mtime refreshed (what trimming orders by).
+/// A pack used less recently than this gets its mtime refreshed (what merging orders by).
 const REFRESH_AFTER: Duration = Duration::from_secs(24 * 3600);
-/// Leftover temporary files (of a writer that died) older than this are removed by trimming.
+/// Leftover temporary packs (of a writer that died) older than this are removed.
 const STALE_TEMP: Duration = Duration::from_secs(3600);
-const MAGIC: &[u8; 4] = b"JCM\x01";
-/// Magic, model version, kind length and kind, the key, the payload's digest.
+/// A pack starts with this and the model version.
+const MAGIC: &[u8; 4] = b"JCP\x01";
+/// A pack ends with this.
+const END: &[u8; 4] = b"JCPE";
+/// Bytes of the header: magic and model version.
+const HEADER: u64 = 8;
+/// Bytes of one index entry: kind, key, offset, length, digest.
+const INDEX_ENTRY: usize = 1 + KEY_BYTES + 8 + 4 + KEY_BYTES;
+/// Bytes of the footer: index offset, entry count, the index's digest, end magic.
+const FOOTER: u64 = 8 + 4 + KEY_BYTES as u64 + 4;
+/// A SHA-256.
 const KEY_BYTES: usize = 32;
 
-/// Which model an entry holds: one folder per kind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+type Key = [u8; KEY_BYTES];
+
+/// Which model an entry holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {
     /// A Java file's model with method-body hashes.
     JavaWithBodies,
@@ -52,16 +81,229 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn name(self) -> &'static str {
+    fn byte(self) -> u8 {
         match self {
-            Kind::JavaWithBodies => "java-bodies",
-            Kind::JavaSignatures => "java",
-            Kind::Header => "header",
+            Kind::JavaWithBodies => 1,
+            Kind::JavaSignatures => 2,
+            Kind::Header => 3,
+        }
+    }
+
+    fn of(b: u8) -> Option<Kind> {
+        match b {
+            1 => Some(Kind::JavaWithBodies),
+            2 => Some(Kind::JavaSignatures),
+            3 => Some(Kind::Header),
+            _ => None,
         }
     }
 }
 
-/// Where the cache is and how large it may grow.
+/// Where one payload is in a pack, and its digest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Loc {
+    offset: u64,
+    len: u32,
+    digest: Key,
+}
+
+/// One index entry, encoded as it is stored (sorting the encodings sorts by kind and key).
+fn encode_entry(kind: Kind, key: &Key, loc: &Loc) -> [u8; INDEX_ENTRY] {
+    let mut e = [0u8; INDEX_ENTRY];
+    e[0] = kind.byte();
+    e[1..33].copy_from_slice(key);
+    e[33..41].copy_from_slice(&loc.offset.to_le_bytes());
+    e[41..45].copy_from_slice(&loc.len.to_le_bytes());
+    e[45..].copy_from_slice(&loc.digest);
+    e
+}
+
+fn decode_entry(e: &[u8]) -> Option<(Kind, Key, Loc)> {
+    let kind = Kind::of(*e.first()?)?;
+    let key: Key = e.get(1..33)?.try_into().ok()?;
+    let offset = u64::from_le_bytes(e.get(33..41)?.try_into().ok()?);
+    let len = u32::from_le_bytes(e.get(41..45)?.try_into().ok()?);
+    let digest: Key = e.get(45..INDEX_ENTRY)?.try_into().ok()?;
+    Some((
+        kind,
+        key,
+        Loc {
+            offset,
+            len,
+            digest,
+        },
+    ))
+}
+
+fn header() -> [u8; HEADER as usize] {
+    let mut h = [0u8; HEADER as usize];
+    h[..4].copy_from_slice(MAGIC);
+    h[4..].copy_from_slice(&MODEL_VERSION.to_le_bytes());
+    h
+}
+
+/// A pack in place, opened when the store was: its index (sorted, checked) held in memory.
+#[derive(Debug)]
+struct Pack {
+    path: PathBuf,
+    file: File,
+    /// Bytes on disk.
+    size: u64,
+    mtime: SystemTime,
+    /// The index: entries of [`INDEX_ENTRY`] bytes, sorted.
+    index: Vec<u8>,
+    /// Whether this run read an entry from it (its mtime is then refreshed).
+    used: AtomicBool,
+}
+
+impl Pack {
+    /// Opens a pack and checks its frame and index; `None` when they do not hold.
+    fn open(path: &Path) -> Option<Pack> {
+        let file = File::open(path).ok()?;
+        let meta = file.metadata().ok()?;
+        let size = meta.len();
+        if size < HEADER + FOOTER {
+            return None;
+        }
+        let mut h = [0u8; HEADER as usize];
+        file.read_exact_at(&mut h, 0).ok()?;
+        if h != header() {
+            return None;
+        }
+        let mut f = [0u8; FOOTER as usize];
+        file.read_exact_at(&mut f, size - FOOTER).ok()?;
+        if &f[44..48] != END {
+            return None;
+        }
+        let index_at = u64::from_le_bytes(f[..8].try_into().ok()?);
+        let count = u64::from(u32::from_le_bytes(f[8..12].try_into().ok()?));
+        let index_len = count.checked_mul(INDEX_ENTRY as u64)?;
+        if index_at < HEADER || index_at.checked_add(index_len)?.checked_add(FOOTER)? != size {
+            return None;
+        }
+        let mut index = vec![0u8; usize::try_from(index_len).ok()?];
+        file.read_exact_at(&mut index, index_at).ok()?;
+        if Sha256::digest(&index).as_slice() != &f[12..44] {
+            return None;
+        }
+        // Sorted, strictly (no key twice), and every payload inside the payload area.
+        let mut previous: Option<&[u8]> = None;
+        for e in index.chunks_exact(INDEX_ENTRY) {
+            let (_, _, loc) = decode_entry(e)?;
+            if loc.offset < HEADER || loc.offset.checked_add(u64::from(loc.len))? > index_at {
+                return None;
+            }
+            if previous.is_some_and(|p| p[..33] >= e[..33]) {
+                return None;
+            }
+            previous = Some(e);
+        }
+        Some(Pack {
+            path: path.to_path_buf(),
+            file,
+            size,
+            mtime: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+            index,
+            used: AtomicBool::new(false),
+        })
+    }
+
+    fn entries(&self) -> impl Iterator<Item = (Kind, Key, Loc)> + '_ {
+        self.index
+            .chunks_exact(INDEX_ENTRY)
+            .filter_map(decode_entry)
+    }
+
+    /// Where the payload of `kind`/`key` is, by binary search of the index.
+    fn find(&self, kind: Kind, key: &Key) -> Option<Loc> {
+        let mut want = [0u8; 33];
+        want[0] = kind.byte();
+        want[1..].copy_from_slice(key);
+        let n = self.index.len() / INDEX_ENTRY;
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let e = &self.index[mid * INDEX_ENTRY..(mid + 1) * INDEX_ENTRY];
+            match e[..33].cmp(&want) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return decode_entry(e).map(|(_, _, l)| l),
+            }
+        }
+        None
+    }
+}
+
+/// Reads one payload and checks it against its digest.
+fn read_payload(file: &File, loc: &Loc) -> Option<Vec<u8>> {
+    if u64::from(loc.len) > MAX_ENTRY_BYTES {
+        return None;
+    }
+    let mut buf = vec![0u8; loc.len as usize];
+    file.read_exact_at(&mut buf, loc.offset).ok()?;
+    (Sha256::digest(&buf).as_slice() == loc.digest).then_some(buf)
+}
+
+/// The pack a run is writing: a temporary file in the store's folder, its entries in memory.
+#[derive(Debug)]
+struct Writer {
+    tmp: tempfile::NamedTempFile,
+    len: u64,
+    entries: std::collections::HashMap<(Kind, Key), Loc>,
+}
+
+impl Writer {
+    fn new(root: &Path) -> std::io::Result<Writer> {
+        std::fs::create_dir_all(root)?;
+        let tmp = tempfile::Builder::new()
+            .prefix(".tmp-pack-")
+            .tempfile_in(root)?;
+        tmp.as_file().write_all_at(&header(), 0)?;
+        Ok(Writer {
+            tmp,
+            len: HEADER,
+            entries: Default::default(),
+        })
+    }
+
+    fn append(&mut self, kind: Kind, key: Key, payload: &[u8]) -> std::io::Result<()> {
+        let len = u32::try_from(payload.len()).map_err(std::io::Error::other)?;
+        self.tmp.as_file().write_all_at(payload, self.len)?;
+        let loc = Loc {
+            offset: self.len,
+            len,
+            digest: Sha256::digest(payload).into(),
+        };
+        self.len += u64::from(len);
+        self.entries.insert((kind, key), loc);
+        Ok(())
+    }
+
+    /// Writes the index and footer and renames the pack into place; returns its path.
+    fn finish(self, root: &Path) -> std::io::Result<PathBuf> {
+        let mut index: Vec<[u8; INDEX_ENTRY]> = self
+            .entries
+            .iter()
+            .map(|((kind, key), loc)| encode_entry(*kind, key, loc))
+            .collect();
+        index.sort_unstable();
+        let index = index.concat();
+        let count = u32::try_from(index.len() / INDEX_ENTRY).map_err(std::io::Error::other)?;
+        let digest = Sha256::digest(&index);
+        let mut tail = index;
+        tail.extend_from_slice(&self.len.to_le_bytes());
+        tail.extend_from_slice(&count.to_le_bytes());
+        tail.extend_from_slice(&digest);
+        tail.extend_from_slice(END);
+        self.tmp.as_file().write_all_at(&tail, self.len)?;
+        let name = format!("pack-{}.jcp", &hex::encode(digest)[..32]);
+        let path = root.join(name);
+        self.tmp.persist(&path).map_err(|e| e.error)?;
+        Ok(path)
+    }
+}
+
+/// Where the cache is, what it held when opened, and the pack this run writes.
 #[derive(Debug)]
 pub struct Store {
     /// The folder of this model version (`<dir>/v<MODEL_VERSION>`).
@@ -69,10 +311,23 @@ pub struct Store {
     /// The folder holding every version.
     dir: PathBuf,
     max_bytes: u64,
+    /// The packs in place when the store was opened, newest first.
+    packs: Vec<Pack>,
+    /// Packs that did not hold when opened (removed when the run finishes).
+    broken: Vec<PathBuf>,
+    /// Entries found corrupt during this run: never served again.
+    dropped: Mutex<HashSet<(Kind, Key)>>,
+    /// Entries this run read from the packs (kept first when packs are merged).
+    used: Mutex<HashSet<(Kind, Key)>>,
+    pending: Mutex<Option<Writer>>,
     written: AtomicU64,
 }
 
 static STORE: LazyLock<RwLock<Option<Arc<Store>>>> = LazyLock::new(Default::default);
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// The default folder (see the module documentation), or `None` when no variable names one.
 pub fn default_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
@@ -98,89 +353,117 @@ pub fn inside(dir: &Path, workspace: &Path) -> bool {
     probe.canonicalize().is_ok_and(|p| p.starts_with(&ws))
 }
 
+/// The packs (`pack-*.jcp`) in `root` with their mtimes.
+fn pack_files(root: &Path) -> Vec<(SystemTime, PathBuf)> {
+    let Ok(rd) = std::fs::read_dir(root) else {
+        return Vec::new();
+    };
+    rd.flatten()
+        .filter(|e| {
+            let n = e.file_name();
+            let n = n.to_string_lossy();
+            n.starts_with("pack-") && n.ends_with(".jcp")
+        })
+        .filter_map(|e| {
+            let m = e.metadata().ok()?;
+            m.is_file()
+                .then(|| (m.modified().unwrap_or(SystemTime::UNIX_EPOCH), e.path()))
+        })
+        .collect()
+}
+
+/// Opens the packs of `root`, newest first; the paths of those that do not hold.
+fn open_packs(root: &Path) -> (Vec<Pack>, Vec<PathBuf>) {
+    let mut files = pack_files(root);
+    // Newest first; the name breaks ties so that every run reads them in one order.
+    files.sort_by(|a, b| b.cmp(a));
+    let mut packs = Vec::new();
+    let mut broken = Vec::new();
+    for (_, p) in files {
+        match Pack::open(&p) {
+            Some(pack) => packs.push(pack),
+            None => broken.push(p),
+        }
+    }
+    (packs, broken)
+}
+
 impl Store {
-    /// A store in `dir` bounded to `max_bytes`.
+    /// Opens the store in `dir` bounded to `max_bytes`: reads and checks the index of every
+    /// pack in place now (what the run will trust).
     pub fn new(dir: PathBuf, max_bytes: u64) -> Store {
+        let root = dir.join(format!("v{MODEL_VERSION}"));
+        let (packs, broken) = open_packs(&root);
         Store {
-            root: dir.join(format!("v{MODEL_VERSION}")),
+            root,
             dir,
             max_bytes,
+            packs,
+            broken,
+            dropped: Default::default(),
+            used: Default::default(),
+            pending: Default::default(),
             written: AtomicU64::new(0),
         }
     }
 
-    fn path(&self, kind: Kind, key: &[u8; KEY_BYTES]) -> PathBuf {
-        let hex = hex::encode(key);
-        self.root.join(kind.name()).join(&hex[..2]).join(&hex[2..])
+    /// The folder holding every model version's packs.
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 
-    fn header(kind: Kind, key: &[u8; KEY_BYTES]) -> Vec<u8> {
-        let mut h = Vec::with_capacity(80);
-        h.extend_from_slice(MAGIC);
-        h.extend_from_slice(&MODEL_VERSION.to_le_bytes());
-        h.push(kind.name().len() as u8);
-        h.extend_from_slice(kind.name().as_bytes());
-        h.extend_from_slice(key);
-        h
+    fn decode<T: DeserializeOwned>(payload: Option<Vec<u8>>) -> Option<T> {
+        postcard::from_bytes(&payload?).ok()
     }
 
     /// The model stored for `key`, when there is a sound entry.
-    fn get<T: DeserializeOwned>(&self, kind: Kind, key: &[u8; KEY_BYTES]) -> Option<T> {
-        let path = self.path(kind, key);
-        let file = std::fs::File::open(&path).ok()?;
-        let meta = file.metadata().ok()?;
-        if meta.len() > MAX_ENTRY_BYTES {
-            return None;
+    fn get<T: DeserializeOwned>(&self, kind: Kind, key: &Key) -> Option<T> {
+        if !lock(&self.dropped).contains(&(kind, *key)) {
+            for pack in &self.packs {
+                let Some(loc) = pack.find(kind, key) else {
+                    continue;
+                };
+                match Self::decode(read_payload(&pack.file, &loc)) {
+                    Some(v) => {
+                        if !pack.used.swap(true, Ordering::Relaxed) {
+                            refresh(pack);
+                        }
+                        lock(&self.used).insert((kind, *key));
+                        return Some(v);
+                    }
+                    None => {
+                        lock(&self.dropped).insert((kind, *key));
+                        break;
+                    }
+                }
+            }
         }
-        let mut bytes = Vec::with_capacity(meta.len() as usize);
-        file.take(MAX_ENTRY_BYTES).read_to_end(&mut bytes).ok()?;
-        let header = Self::header(kind, key);
-        let rest = bytes.strip_prefix(header.as_slice())?;
-        if rest.len() < KEY_BYTES {
-            return None;
-        }
-        let (digest, payload) = rest.split_at(KEY_BYTES);
-        if Sha256::digest(payload).as_slice() != digest {
-            return None;
-        }
-        let value = postcard::from_bytes(payload).ok()?;
-        if meta
-            .modified()
-            .ok()
-            .and_then(|m| m.elapsed().ok())
-            .is_some_and(|age| age > REFRESH_AFTER)
-            && let Ok(f) = std::fs::File::options().write(true).open(&path)
-        {
-            let _ = f.set_modified(SystemTime::now());
-        }
-        Some(value)
+        let pending = lock(&self.pending);
+        let w = pending.as_ref()?;
+        let loc = w.entries.get(&(kind, *key))?;
+        Self::decode(read_payload(w.tmp.as_file(), loc))
     }
 
-    /// Stores a model (best effort: a cache that cannot be written is only slower).
-    fn put<T: Serialize>(&self, kind: Kind, key: &[u8; KEY_BYTES], value: &T) {
+    /// Stores a model in this run's pack (best effort: a cache that cannot be written is only
+    /// slower).
+    fn put<T: Serialize>(&self, kind: Kind, key: &Key, value: &T) {
         let Ok(payload) = postcard::to_stdvec(value) else {
             return;
         };
-        let mut bytes = Self::header(kind, key);
-        bytes.extend_from_slice(&Sha256::digest(&payload));
-        bytes.extend_from_slice(&payload);
-        if bytes.len() as u64 > MAX_ENTRY_BYTES {
+        if payload.len() as u64 > MAX_ENTRY_BYTES {
             return;
         }
-        let path = self.path(kind, key);
-        let Some(shard) = path.parent() else {
+        let mut pending = lock(&self.pending);
+        if pending.is_none() {
+            *pending = Writer::new(&self.root).ok();
+        }
+        let Some(w) = pending.as_mut() else { return };
+        if w.entries.contains_key(&(kind, *key)) {
             return;
-        };
-        let write = || -> std::io::Result<()> {
-            std::fs::create_dir_all(shard)?;
-            let mut tmp = tempfile::Builder::new().prefix(".tmp").tempfile_in(shard)?;
-            std::io::Write::write_all(&mut tmp, &bytes)?;
-            tmp.persist(&path).map_err(|e| e.error)?;
-            Ok(())
-        };
-        if write().is_ok() {
+        }
+        if w.append(kind, *key, &payload).is_ok() {
             self.written
-                .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+                .fetch_add(payload.len() as u64, Ordering::Relaxed);
         }
     }
 
@@ -189,53 +472,126 @@ impl Store {
         self.put(kind, &Sha256::digest(content).into(), model);
     }
 
-    /// Bytes written by this process.
+    /// Payload bytes written by this process.
     pub fn written(&self) -> u64 {
         self.written.load(Ordering::Relaxed)
     }
 
-    /// Removes the least recently used entries (every version's) until the folder holds at
-    /// most 80% of its bound, and temporary files left by writers that died. Returns the
-    /// bytes removed.
-    pub fn trim(&self) -> u64 {
-        let mut entries: Vec<(SystemTime, u64, PathBuf)> = Vec::new();
-        let mut removed = 0;
-        for e in walkdir::WalkDir::new(&self.dir)
-            .follow_links(false)
-            .into_iter()
-            .flatten()
-        {
-            if !e.file_type().is_file() {
-                continue;
-            }
-            let Ok(m) = e.metadata() else { continue };
-            let mtime = m.modified().unwrap_or(SystemTime::UNIX_EPOCH);
-            if e.file_name().to_string_lossy().starts_with(".tmp") {
-                if mtime.elapsed().is_ok_and(|a| a > STALE_TEMP)
-                    && std::fs::remove_file(e.path()).is_ok()
-                {
-                    removed += m.len();
+    /// Renames this run's pack into place (when it wrote any entry); returns its path.
+    pub fn flush(&self) -> Option<PathBuf> {
+        let w = lock(&self.pending).take()?;
+        w.finish(&self.root).ok()
+    }
+
+    /// Ends the run's use of the folder: its pack into place, then, under the folder's lock
+    /// file (skipped when another run holds it), removes packs that did not hold, temporary
+    /// packs of writers that died, and merges the packs when there are more than
+    /// [`MAX_PACKS`] or they exceed the bound. Returns the bytes the folder holds after.
+    pub fn finish(&self) -> u64 {
+        let ours = self.flush();
+        let Ok(lock_file) = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(self.root.join(".lock"))
+        else {
+            return 0;
+        };
+        // Held until this function returns (dropping it unlocks).
+        let Ok(_lock) =
+            nix::fcntl::Flock::lock(lock_file, nix::fcntl::FlockArg::LockExclusiveNonblock)
+        else {
+            return 0;
+        };
+        for p in &self.broken {
+            let _ = std::fs::remove_file(p);
+        }
+        remove_stale_temps(&self.root);
+        let files = pack_files(&self.root);
+        let total: u64 = files
+            .iter()
+            .filter_map(|(_, p)| std::fs::metadata(p).ok())
+            .map(|m| m.len())
+            .sum();
+        if files.len() <= MAX_PACKS && total <= self.max_bytes {
+            return total;
+        }
+        let mut keep: HashSet<(Kind, Key)> = lock(&self.used).clone();
+        if let Some(p) = ours.as_ref().and_then(|p| Pack::open(p)) {
+            keep.extend(p.entries().map(|(k, key, _)| (k, key)));
+        }
+        self.merge(&keep).unwrap_or(total)
+    }
+
+    /// Merges every pack of the folder into one, the entries of `keep` first, then those of
+    /// newer packs, up to 80% of the bound (all of them when they fit the bound); returns the
+    /// new pack's size.
+    fn merge(&self, keep: &HashSet<(Kind, Key)>) -> std::io::Result<u64> {
+        let (packs, broken) = open_packs(&self.root);
+        for p in &broken {
+            let _ = std::fs::remove_file(p);
+        }
+        let total: u64 = packs.iter().map(|p| p.size).sum();
+        let budget = if total <= self.max_bytes {
+            u64::MAX
+        } else {
+            self.max_bytes / 10 * 8
+        };
+        let mut w = Writer::new(&self.root)?;
+        let mut size = HEADER + FOOTER;
+        for first in [true, false] {
+            for pack in &packs {
+                for (kind, key, loc) in pack.entries() {
+                    if keep.contains(&(kind, key)) != first || w.entries.contains_key(&(kind, key))
+                    {
+                        continue;
+                    }
+                    let cost = u64::from(loc.len) + INDEX_ENTRY as u64;
+                    if size + cost > budget {
+                        continue;
+                    }
+                    if let Some(payload) = read_payload(&pack.file, &loc) {
+                        w.append(kind, key, &payload)?;
+                        size += cost;
+                    }
                 }
-                continue;
-            }
-            entries.push((mtime, m.len(), e.into_path()));
-        }
-        let mut total: u64 = entries.iter().map(|e| e.1).sum();
-        if total <= self.max_bytes {
-            return removed;
-        }
-        let target = self.max_bytes / 10 * 8;
-        entries.sort();
-        for (_, len, path) in entries {
-            if total <= target {
-                break;
-            }
-            if std::fs::remove_file(&path).is_ok() {
-                total = total.saturating_sub(len);
-                removed += len;
             }
         }
-        removed
+        let merged = w.finish(&self.root)?;
+        for p in &packs {
+            if p.path != merged {
+                let _ = std::fs::remove_file(&p.path);
+            }
+        }
+        Ok(size)
+    }
+}
+
+/// Sets a used pack's mtime to now when it is older than [`REFRESH_AFTER`] (merging keeps
+/// recently used packs' entries first).
+fn refresh(pack: &Pack) {
+    if pack.mtime.elapsed().is_ok_and(|age| age > REFRESH_AFTER)
+        && let Ok(f) = std::fs::File::options().write(true).open(&pack.path)
+    {
+        let _ = f.set_modified(SystemTime::now());
+    }
+}
+
+/// Removes temporary packs left by writers that died (older than [`STALE_TEMP`]).
+fn remove_stale_temps(root: &Path) {
+    let Ok(rd) = std::fs::read_dir(root) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let stale = e
+            .metadata()
+            .ok()
+            .and_then(|m| m.modified().ok())
+            .and_then(|m| m.elapsed().ok())
+            .is_some_and(|age| age > STALE_TEMP);
+        if stale && e.file_name().to_string_lossy().starts_with(".tmp-pack-") {
+            let _ = std::fs::remove_file(e.path());
+        }
     }
 }
 
@@ -250,9 +606,10 @@ pub fn current() -> Option<Arc<Store>> {
 }
 
 /// Sets the cache of a run judging `workspace` from `--model-cache` (`setting`: a folder, or
-/// `off`; `None`: `JUDGE_CI_MODEL_CACHE`, else the default folder). A folder inside the
-/// workspace is refused (the pull request could plant entries there); a default that falls
-/// inside it is not used.
+/// `off`; `None`: `JUDGE_CI_MODEL_CACHE`, else the default folder), and hides its folder from
+/// subject processes. A folder inside the workspace is refused (the pull request could plant
+/// entries there); a default that falls inside it is not used. Call it before any subject
+/// code runs: the packs in place now are the ones the run reads.
 pub fn configure(
     setting: Option<&str>,
     workspace: &Path,
@@ -279,16 +636,19 @@ pub fn configure(
         }
         None => default_dir(env).filter(|d| !inside(d, workspace)),
     };
+    if let Some(d) = &dir {
+        // Made now, so that the fence hides the folder itself, not only what holds it.
+        let _ = std::fs::create_dir_all(d);
+        crate::fence::hide(d);
+    }
     set(dir.map(|d| Store::new(d, DEFAULT_MAX_BYTES)));
     Ok(())
 }
 
-/// After a run: trims the folder when the run wrote to it.
+/// After a run: the run's pack into place, the folder merged and bounded when needed.
 pub fn finish() {
-    if let Some(s) = current()
-        && s.written() > 0
-    {
-        s.trim();
+    if let Some(s) = current() {
+        s.finish();
     }
 }
 
@@ -302,7 +662,7 @@ pub fn cached<T: Serialize + DeserializeOwned>(
     let Some(store) = current() else {
         return compute();
     };
-    let key: [u8; KEY_BYTES] = Sha256::digest(bytes).into();
+    let key: Key = Sha256::digest(bytes).into();
     if let Some(v) = store.get(kind, &key) {
         return v;
     }
@@ -324,11 +684,16 @@ pub fn java(bytes: &[u8], bodies: bool) -> super::java::JavaFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lang::java::{self as j, JavaFile};
 
     const JAVA: &[u8] = b"package p;\nimport java.util.List;\nimport static a.B.c;\n@Entity\npublic class A<T> extends B implements C {\n  @Id private List<T> id;\n  public A() {}\n  @Override public String m(int a) throws X { return \"\"; }\n  enum E { X, Y }\n}\n";
 
-    /// Every entry file of a store.
-    fn entries(dir: &Path) -> Vec<PathBuf> {
+    fn key(bytes: &[u8]) -> Key {
+        Sha256::digest(bytes).into()
+    }
+
+    /// Every file under a folder.
+    fn files(dir: &Path) -> Vec<PathBuf> {
         walkdir::WalkDir::new(dir)
             .into_iter()
             .flatten()
@@ -337,45 +702,54 @@ mod tests {
             .collect()
     }
 
+    fn packs(dir: &Path) -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = pack_files(&dir.join(format!("v{MODEL_VERSION}")))
+            .into_iter()
+            .map(|(_, p)| p)
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn store(dir: &Path) -> Store {
+        Store::new(dir.to_path_buf(), DEFAULT_MAX_BYTES)
+    }
+
     #[test]
     fn a_model_read_back_is_the_model_parsed() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::new(dir.path().to_path_buf(), DEFAULT_MAX_BYTES);
-        let key: [u8; 32] = Sha256::digest(JAVA).into();
-        let parsed = super::super::java::parse(JAVA);
-        assert!(
-            store
-                .get::<super::super::java::JavaFile>(Kind::JavaWithBodies, &key)
-                .is_none()
-        );
-        store.put(Kind::JavaWithBodies, &key, &parsed);
-        assert!(store.written() > 0);
-        let back: super::super::java::JavaFile = store.get(Kind::JavaWithBodies, &key).unwrap();
-        assert_eq!(back, parsed);
+        let s = store(dir.path());
+        let k = key(JAVA);
+        let parsed = j::parse(JAVA);
+        assert!(s.get::<JavaFile>(Kind::JavaWithBodies, &k).is_none());
+        s.put(Kind::JavaWithBodies, &k, &parsed);
+        assert!(s.written() > 0);
+        // Within the run, from its own pack; after it, from the pack in place.
+        assert_eq!(s.get::<JavaFile>(Kind::JavaWithBodies, &k).unwrap(), parsed);
+        s.finish();
+        let s = store(dir.path());
+        assert_eq!(s.get::<JavaFile>(Kind::JavaWithBodies, &k).unwrap(), parsed);
         // Another kind, or another key, is not this entry.
+        assert!(s.get::<JavaFile>(Kind::JavaSignatures, &k).is_none());
         assert!(
-            store
-                .get::<super::super::java::JavaFile>(Kind::JavaSignatures, &key)
+            s.get::<JavaFile>(Kind::JavaWithBodies, &key(b"x"))
                 .is_none()
         );
-        let other: [u8; 32] = Sha256::digest(b"x").into();
-        assert!(
-            store
-                .get::<super::super::java::JavaFile>(Kind::JavaWithBodies, &other)
-                .is_none()
-        );
-        // The entry lives under the model version, outside nothing but the given folder.
-        let files = entries(dir.path());
-        assert_eq!(files.len(), 1);
-        assert!(files[0].starts_with(dir.path().join(format!("v{MODEL_VERSION}/java-bodies"))));
+        // One pack under the model version, and the lock file; nothing else.
+        let mut all = files(dir.path());
+        all.sort();
+        let root = dir.path().join(format!("v{MODEL_VERSION}"));
+        assert_eq!(all.len(), 2, "{all:?}");
+        assert_eq!(all[0], root.join(".lock"));
+        assert!(all[1].starts_with(&root) && all[1].extension().unwrap() == "jcp");
     }
 
     #[test]
     fn every_java_file_of_the_repository_reads_back_as_parsed() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::new(dir.path().to_path_buf(), DEFAULT_MAX_BYTES);
+        let s = store(dir.path());
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut n = 0;
+        let mut expected = Vec::new();
         for e in walkdir::WalkDir::new(root.join("tests"))
             .into_iter()
             .chain(walkdir::WalkDir::new(root.join("examples")))
@@ -383,43 +757,73 @@ mod tests {
             .filter(|e| e.path().extension().is_some_and(|x| x == "java"))
         {
             let bytes = std::fs::read(e.path()).unwrap();
-            let key: [u8; 32] = Sha256::digest(&bytes).into();
-            for bodies in [true, false] {
-                let kind = if bodies {
-                    Kind::JavaWithBodies
-                } else {
-                    Kind::JavaSignatures
-                };
-                let parsed = super::super::java::parse_with(&bytes, bodies);
-                store.put(kind, &key, &parsed);
-                let back: super::super::java::JavaFile = store.get(kind, &key).unwrap();
-                assert_eq!(back, parsed, "{}", e.path().display());
-            }
-            let header = super::super::java::header(&bytes);
-            store.put(Kind::Header, &key, &header);
-            let back: super::super::java::Header = store.get(Kind::Header, &key).unwrap();
-            assert_eq!(back, header, "{}", e.path().display());
-            n += 1;
+            let k = key(&bytes);
+            let whole = j::parse_with(&bytes, true);
+            let signatures = j::parse_with(&bytes, false);
+            let header = j::header(&bytes);
+            s.put(Kind::JavaWithBodies, &k, &whole);
+            s.put(Kind::JavaSignatures, &k, &signatures);
+            s.put(Kind::Header, &k, &header);
+            expected.push((e.into_path(), k, whole, signatures, header));
         }
-        assert!(n >= 10, "only {n} Java files found");
+        assert!(
+            expected.len() >= 10,
+            "only {} Java files found",
+            expected.len()
+        );
+        s.finish();
+        let s = store(dir.path());
+        for (path, k, whole, signatures, header) in &expected {
+            let p = path.display();
+            assert_eq!(
+                &s.get::<JavaFile>(Kind::JavaWithBodies, k).unwrap(),
+                whole,
+                "{p}"
+            );
+            assert_eq!(
+                &s.get::<JavaFile>(Kind::JavaSignatures, k).unwrap(),
+                signatures,
+                "{p}"
+            );
+            assert_eq!(&s.get::<j::Header>(Kind::Header, k).unwrap(), header, "{p}");
+        }
+    }
+
+    /// A pack holding the model of `JAVA`; returns its path and bytes.
+    fn one_pack(dir: &Path) -> (PathBuf, Vec<u8>) {
+        let s = store(dir);
+        s.put(Kind::JavaWithBodies, &key(JAVA), &j::parse(JAVA));
+        let p = s.flush().unwrap();
+        let bytes = std::fs::read(&p).unwrap();
+        (p, bytes)
     }
 
     #[test]
-    fn corrupt_truncated_and_misplaced_entries_are_ignored_and_replaced() {
+    fn corrupt_truncated_and_forged_packs_are_ignored_and_replaced() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::new(dir.path().to_path_buf(), DEFAULT_MAX_BYTES);
-        let key: [u8; 32] = Sha256::digest(JAVA).into();
-        let parsed = super::super::java::parse(JAVA);
-        store.put(Kind::JavaWithBodies, &key, &parsed);
-        let path = store.path(Kind::JavaWithBodies, &key);
-        let good = std::fs::read(&path).unwrap();
-        let get = || store.get::<super::super::java::JavaFile>(Kind::JavaWithBodies, &key);
-        // A flipped byte in the payload, a truncated file, garbage, an empty file.
-        let mut flipped = good.clone();
-        let last = flipped.len() - 3;
-        flipped[last] ^= 0x40;
+        let (path, good) = one_pack(dir.path());
+        let get = || store(dir.path()).get::<JavaFile>(Kind::JavaWithBodies, &key(JAVA));
+        assert!(get().is_some());
+        // A flipped payload byte (its digest in the index no longer matches), a flipped
+        // index byte (the index's digest no longer matches), a truncated pack, garbage, an
+        // empty file.
+        let mut payload_flip = good.clone();
+        payload_flip[HEADER as usize + 2] ^= 0x40;
+        let mut index_flip = good.clone();
+        let at = good.len() - FOOTER as usize - 3;
+        index_flip[at] ^= 0x01;
+        // The index re-keyed to another file's content with its digest recomputed: sound as
+        // a pack, but the entry is not this file's.
+        let mut rekeyed = good.clone();
+        let index_at = good.len() - FOOTER as usize - INDEX_ENTRY;
+        rekeyed[index_at + 1..index_at + 33].copy_from_slice(&key(b"class Z {}"));
+        let digest = Sha256::digest(&rekeyed[index_at..index_at + INDEX_ENTRY]);
+        let f = rekeyed.len() - FOOTER as usize;
+        rekeyed[f + 12..f + 44].copy_from_slice(&digest);
         for bad in [
-            flipped,
+            payload_flip,
+            index_flip,
+            rekeyed.clone(),
             good[..good.len() / 2].to_vec(),
             b"garbage".to_vec(),
             Vec::new(),
@@ -427,57 +831,88 @@ mod tests {
             std::fs::write(&path, &bad).unwrap();
             assert!(get().is_none());
         }
-        // A sound entry of another file copied over this one's name.
-        let other = super::super::java::parse(b"class Z {}");
-        let other_key: [u8; 32] = Sha256::digest(b"class Z {}").into();
-        store.put(Kind::JavaWithBodies, &other_key, &other);
-        std::fs::copy(store.path(Kind::JavaWithBodies, &other_key), &path).unwrap();
+        std::fs::write(&path, &rekeyed).unwrap();
+        assert!(
+            store(dir.path())
+                .get::<JavaFile>(Kind::JavaWithBodies, &key(b"class Z {}"))
+                .is_some(),
+            "the re-keyed pack is sound as a pack"
+        );
+        // A payload that is not a model, with a sound digest: ignored too.
+        let s = store(dir.path());
+        s.put(Kind::JavaWithBodies, &key(JAVA), &[0xffu8; 3]);
+        std::fs::remove_file(&path).unwrap();
+        let junk = s.flush().unwrap();
         assert!(get().is_none());
-        // A forged entry with a sound digest but a payload that is not a model.
-        let mut forged = Store::header(Kind::JavaWithBodies, &key);
-        forged.extend_from_slice(&Sha256::digest(b"\xff\xff\xff"));
-        forged.extend_from_slice(b"\xff\xff\xff");
-        std::fs::write(&path, &forged).unwrap();
-        assert!(get().is_none());
-        // Through `cached`, the broken entry is parsed again and replaced.
-        set(Some(Store::new(
-            dir.path().to_path_buf(),
-            DEFAULT_MAX_BYTES,
-        )));
+        std::fs::remove_file(&junk).unwrap();
+        // Through `cached`, a broken entry is parsed again and the run's new pack holds the
+        // sound one, which later runs read; a pack that does not hold is removed.
+        let mut payload_flip = good.clone();
+        payload_flip[HEADER as usize + 2] ^= 0x40;
+        std::fs::write(&path, &payload_flip).unwrap();
+        let broken = dir.path().join(format!("v{MODEL_VERSION}/pack-broken.jcp"));
+        std::fs::write(&broken, b"garbage").unwrap();
+        set(Some(store(dir.path())));
         let model = java(JAVA, true);
+        finish();
         set(None);
-        assert_eq!(model, parsed);
-        assert_eq!(std::fs::read(&path).unwrap(), good);
+        assert_eq!(model, j::parse(JAVA));
+        assert!(!broken.exists());
+        assert_eq!(get(), Some(j::parse(JAVA)));
     }
 
     #[test]
-    fn the_folder_is_trimmed_to_its_bound_oldest_first() {
+    fn what_changes_in_the_folder_during_a_run_is_not_read() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::new(dir.path().to_path_buf(), 1);
-        let mut keys = Vec::new();
-        for i in 0..10u32 {
-            let key: [u8; 32] = Sha256::digest(i.to_le_bytes()).into();
-            store.put(Kind::Header, &key, &vec![format!("import a.b.C{i};"); 20]);
-            keys.push(key);
-        }
-        let size = std::fs::metadata(store.path(Kind::Header, &keys[0]))
-            .unwrap()
-            .len();
-        // The first five used long ago; a temporary file left by a writer that died.
-        for (i, k) in keys.iter().enumerate().take(5) {
-            let f = std::fs::File::options()
+        let (path, _) = one_pack(dir.path());
+        let s = store(dir.path());
+        // After the store opened (as a subject process could if the fence failed): the pack
+        // rewritten in place with a sound pack giving another model for the same content,
+        // and a second sound pack planted beside it.
+        let mut other = j::parse(JAVA);
+        other.package = Some("forged".into());
+        let forge = |kind: Kind| {
+            let elsewhere = tempfile::tempdir().unwrap();
+            let f = store(elsewhere.path());
+            f.put(kind, &key(JAVA), &other);
+            std::fs::read(f.flush().unwrap()).unwrap()
+        };
+        std::fs::write(&path, forge(Kind::JavaWithBodies)).unwrap();
+        let planted = path.with_file_name("pack-planted.jcp");
+        std::fs::write(&planted, forge(Kind::JavaSignatures)).unwrap();
+        assert_eq!(s.get::<JavaFile>(Kind::JavaWithBodies, &key(JAVA)), None);
+        assert_eq!(s.get::<JavaFile>(Kind::JavaSignatures, &key(JAVA)), None);
+        // Control: both forgeries are sound packs, which a store opened later believes (the
+        // folder is trusted as it is when a run starts; the fence keeps subjects out of it).
+        let later = store(dir.path());
+        assert_eq!(
+            later.get(Kind::JavaWithBodies, &key(JAVA)),
+            Some(other.clone())
+        );
+        assert_eq!(later.get(Kind::JavaSignatures, &key(JAVA)), Some(other));
+    }
+
+    #[test]
+    fn many_packs_are_merged_and_the_folder_bounded_recent_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join(format!("v{MODEL_VERSION}"));
+        let model = |i: u32| vec![format!("import a.b.C{i};"); 20];
+        // One pack per run, each older than the next.
+        let n = MAX_PACKS as u32 + 2;
+        for i in 0..n {
+            let s = store(dir.path());
+            s.put(Kind::Header, &key(&i.to_le_bytes()), &model(i));
+            let p = s.flush().unwrap();
+            std::fs::File::options()
                 .write(true)
-                .open(store.path(Kind::Header, k))
-                .unwrap();
-            f.set_modified(SystemTime::now() - Duration::from_secs(3600 * (10 - i as u64)))
+                .open(&p)
+                .unwrap()
+                .set_modified(SystemTime::now() - Duration::from_secs(3600 * u64::from(n - i)))
                 .unwrap();
         }
-        let shard = store
-            .path(Kind::Header, &keys[0])
-            .parent()
-            .unwrap()
-            .to_path_buf();
-        let tmp = shard.join(".tmpdead");
+        let one = std::fs::metadata(&packs(dir.path())[0]).unwrap().len();
+        // A temporary pack left by a writer that died.
+        let tmp = root.join(".tmp-pack-dead");
         std::fs::write(&tmp, b"half").unwrap();
         std::fs::File::options()
             .write(true)
@@ -485,44 +920,62 @@ mod tests {
             .unwrap()
             .set_modified(SystemTime::now() - 2 * STALE_TEMP)
             .unwrap();
-        let bounded = Store::new(dir.path().to_path_buf(), size * 7);
-        bounded.trim();
+        // Within the bound: all merged into one, every entry kept.
+        let s = store(dir.path());
+        s.finish();
         assert!(!tmp.exists());
-        let left: Vec<bool> = keys
-            .iter()
-            .map(|k| store.path(Kind::Header, k).exists())
+        assert_eq!(packs(dir.path()).len(), 1);
+        let s = store(dir.path());
+        for i in 0..n {
+            assert_eq!(
+                s.get::<Vec<String>>(Kind::Header, &key(&i.to_le_bytes())),
+                Some(model(i))
+            );
+        }
+        // Over a bound of about six entries: down to 80% of it, the entry this run used kept,
+        // then the newest.
+        let bounded = Store::new(dir.path().to_path_buf(), one * 6);
+        assert!(
+            bounded
+                .get::<Vec<String>>(Kind::Header, &key(&0u32.to_le_bytes()))
+                .is_some()
+        );
+        bounded.finish();
+        let left = packs(dir.path());
+        assert_eq!(left.len(), 1);
+        assert!(std::fs::metadata(&left[0]).unwrap().len() <= one * 6 / 10 * 8);
+        let s = store(dir.path());
+        let kept: Vec<bool> = (0..n)
+            .map(|i| {
+                s.get::<Vec<String>>(Kind::Header, &key(&i.to_le_bytes()))
+                    .is_some()
+            })
             .collect();
-        // 10 entries over a bound of 7 go down to 80% of it (5): the five oldest removed.
-        assert_eq!(
-            left,
-            [
-                false, false, false, false, false, true, true, true, true, true
-            ]
-        );
-        // Under the bound nothing is removed.
-        assert_eq!(
-            Store::new(dir.path().to_path_buf(), DEFAULT_MAX_BYTES).trim(),
-            0
-        );
+        assert!(kept[0], "the entry the run used is kept: {kept:?}");
+        assert!(kept.iter().filter(|k| **k).count() < n as usize, "{kept:?}");
     }
 
     #[test]
-    fn concurrent_writers_and_readers_never_see_half_an_entry() {
+    fn concurrent_runs_never_see_half_a_pack() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Arc::new(Store::new(dir.path().to_path_buf(), DEFAULT_MAX_BYTES));
-        let parsed = super::super::java::parse(JAVA);
-        let key: [u8; 32] = Sha256::digest(JAVA).into();
+        let parsed = j::parse(JAVA);
+        let k = key(JAVA);
         let threads: Vec<_> = (0..4)
-            .map(|_| {
-                let (store, parsed) = (store.clone(), parsed.clone());
+            .map(|t| {
+                let (dir, parsed) = (dir.path().to_path_buf(), parsed.clone());
                 std::thread::spawn(move || {
-                    for _ in 0..200 {
-                        store.put(Kind::JavaWithBodies, &key, &parsed);
-                        if let Some(v) =
-                            store.get::<super::super::java::JavaFile>(Kind::JavaWithBodies, &key)
-                        {
+                    for i in 0..40u32 {
+                        let s = store(&dir);
+                        if let Some(v) = s.get::<JavaFile>(Kind::JavaWithBodies, &k) {
                             assert_eq!(v, parsed);
                         }
+                        s.put(Kind::JavaWithBodies, &k, &parsed);
+                        s.put(
+                            Kind::Header,
+                            &key(&(t * 1000 + i).to_le_bytes()),
+                            &vec![t, i],
+                        );
+                        s.finish();
                     }
                 })
             })
@@ -530,10 +983,16 @@ mod tests {
         for t in threads {
             t.join().unwrap();
         }
+        let root = dir.path().join(format!("v{MODEL_VERSION}"));
+        let temps: Vec<PathBuf> = files(&root)
+            .into_iter()
+            .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(".tmp"))
+            .collect();
+        assert!(temps.is_empty(), "{temps:?}");
+        assert!(packs(dir.path()).len() <= MAX_PACKS + 4);
         assert_eq!(
-            entries(dir.path()).len(),
-            1,
-            "no temporary file left behind"
+            store(dir.path()).get::<JavaFile>(Kind::JavaWithBodies, &k),
+            Some(parsed)
         );
     }
 

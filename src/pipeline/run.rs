@@ -166,7 +166,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     // The workspace as submitted, for the structural judges, before the jury runs any
     // subject code.
     let snapshot = if crate::judges::snapshot::needed(&bench.jury) {
-        let s = crate::judges::snapshot::Snapshot::take(&workspace).map_err(|e| {
+        let s = crate::judges::snapshot::Snapshot::take(&workspace, &bench.jury).map_err(|e| {
             RunError::Instrument(format!(
                 "cannot take the snapshot of the workspace the structural judges read: {e}"
             ))

@@ -16,7 +16,7 @@ mod surefire;
 pub use ast::ast_diff;
 pub use files::file_comparison;
 pub use imports::import_diff;
-pub use pom::{Pom, pom_diff};
+pub use pom::{Pom, parent_files, pom_diff, pom_files};
 pub use surefire::test_invariance;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
@@ -112,7 +112,8 @@ pub fn reference(ctx: &JudgmentContext) -> Result<PathBuf, Box<Outcome>> {
     }
 }
 
-fn globs(patterns: &[String]) -> Result<GlobSet, String> {
+/// A glob set of `patterns` (an invalid one named in the error).
+pub(crate) fn globs(patterns: &[String]) -> Result<GlobSet, String> {
     let mut b = GlobSetBuilder::new();
     for p in patterns {
         b.add(Glob::new(p).map_err(|e| format!("invalid glob '{p}': {e}"))?);

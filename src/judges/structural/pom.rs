@@ -647,6 +647,56 @@ pub fn diff_poms(
     out
 }
 
+/// The files `pom-diff` compares: every `pom.xml` outside `target/`.
+pub fn pom_files() -> FileSet {
+    FileSet {
+        include: vec!["pom.xml".into(), "**/pom.xml".into()],
+        exclude: vec!["target/**".into(), "**/target/**".into()],
+    }
+}
+
+/// The parents `pom-diff` reads for the POM `rel` of `root` (by `relativePath`, any file name,
+/// never outside `root`), relative to `root`, child's parent first.
+pub fn parent_files(root: &Path, rel: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let Ok(root_canon) = root.canonicalize() else {
+        return out;
+    };
+    let ctx = BuildContext {
+        config: MvnConfig::default(),
+        dir: None,
+    };
+    let mut at = root.join(rel);
+    while out.len() < MAX_PARENTS {
+        let Ok(bytes) = super::read_bounded(&at) else {
+            break;
+        };
+        let Some(pp) = Pom::parse_in(&String::from_utf8_lossy(&bytes), &ctx)
+            .ok()
+            .and_then(|p| p.parent_path)
+        else {
+            break;
+        };
+        let p = at.parent().unwrap_or(root).join(&pp);
+        let p = if p.is_dir() { p.join("pom.xml") } else { p };
+        let Ok(canon) = p.canonicalize() else { break };
+        let Some(rel) = canon
+            .strip_prefix(&root_canon)
+            .ok()
+            .and_then(|r| r.to_str())
+            .map(|r| r.replace('\\', "/"))
+        else {
+            break;
+        };
+        if out.contains(&rel) {
+            break;
+        }
+        out.push(rel);
+        at = canon;
+    }
+    out
+}
+
 /// Runs the judge over every `pom.xml` of the reference.
 pub fn pom_diff(
     workspace: &Path,
@@ -654,11 +704,7 @@ pub fn pom_diff(
     aspects: &[PomAspect],
     ignore_versions: bool,
 ) -> Outcome {
-    let set = FileSet {
-        include: vec!["pom.xml".into(), "**/pom.xml".into()],
-        exclude: vec!["target/**".into(), "**/target/**".into()],
-    };
-    let listing = match list(workspace, reference, &set) {
+    let listing = match list(workspace, reference, &pom_files()) {
         Ok(l) => l,
         Err(e) => return instrument(e),
     };

@@ -262,6 +262,37 @@ fn tree_files(git_dir: &Path, commit: Oid) -> Result<HashMap<String, Oid>, git2:
     Ok(out)
 }
 
+/// A copy judge-ci made of files whose ids git vouched for in the original (the snapshot of
+/// the workspace as submitted): each copied file's id, and its stat data once written.
+#[derive(Debug)]
+pub struct Copy {
+    files: HashMap<String, (Oid, Stat)>,
+    registered: Time,
+}
+
+impl Copy {
+    /// The copy of files with known ids: `files` gives, per path, the original's id and the
+    /// copy's path. Waits out the coarse clock's lag, then reads each copy's stat data, so
+    /// that any later change to a copy shows in its ctime.
+    pub fn new(files: Vec<(String, Oid, PathBuf)>) -> Copy {
+        std::thread::sleep(RACY_MARGIN + Duration::from_millis(5));
+        let registered = Time::of(SystemTime::now());
+        let files = files
+            .into_iter()
+            .filter_map(|(rel, id, path)| {
+                let m = std::fs::symlink_metadata(&path).ok()?;
+                m.is_file().then(|| (rel, (id, Stat::of(&m))))
+            })
+            .collect();
+        Copy { files, registered }
+    }
+
+    fn id(&self, rel: &str, stat: &Stat) -> Option<Oid> {
+        let (id, copied) = self.files.get(rel)?;
+        (copied == stat && settled(stat, self.registered)).then_some(*id)
+    }
+}
+
 /// A side of the comparison whose content ids git knows.
 #[derive(Clone, Debug)]
 pub enum Side {
@@ -269,6 +300,8 @@ pub enum Side {
     Commit(Arc<Commit>),
     /// A git working tree, with its index as read when the run started.
     WorkTree(Arc<WorkTree>),
+    /// judge-ci's copy of files of another side.
+    Copy(Arc<Copy>),
 }
 
 impl Side {
@@ -278,6 +311,7 @@ impl Side {
         match self {
             Side::Commit(c) => c.id(rel, stat),
             Side::WorkTree(w) => w.id(rel, stat),
+            Side::Copy(c) => c.id(rel, stat),
         }
     }
 }
@@ -349,6 +383,15 @@ pub fn register_side(folder: &Path, side: Side) -> Registration {
     Registration {
         folders: vec![folder.to_path_buf()],
     }
+}
+
+/// What git knows of `folder`, when it was registered.
+pub fn side_of(folder: &Path) -> Option<Side> {
+    SIDES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(folder)
+        .cloned()
 }
 
 /// What git knows of the two folders of a comparison, when it knows both.
