@@ -185,11 +185,18 @@ fn environment_a_timeout_and_an_unresolvable_dependency() {
         &[],
         &[],
     );
+    // judge-ci enforced the limit: a typed cause, not a guess from the text.
     assert_finding(
         &r.finding("slow"),
         "Environment",
-        "environment",
-        "did not finish within",
+        "cause",
+        "cause timeout: `sleep 5` did not finish within",
+    );
+    let slow = &r.report["verdict"]["individualByName"]["slow"];
+    assert_eq!(
+        (&slow["status"], &slow["cause"]),
+        (&json!("error"), &json!("timeout")),
+        "{slow:#}"
     );
 
     common::require_maven();
@@ -216,11 +223,14 @@ fn environment_a_timeout_and_an_unresolvable_dependency() {
         f["status"], "error",
         "an unresolvable dependency is the instrument's: {f:#}"
     );
-    assert_finding(
-        &f,
-        "Environment",
-        "environment",
-        "Could not resolve dependencies",
+    assert_finding(&f, "Environment", "cause", "Could not resolve dependencies");
+    let j = &r.report["verdict"]["individualByName"]["maven-build"];
+    assert!(
+        matches!(
+            j["cause"].as_str(),
+            Some("network_unreachable" | "dependency_unresolved")
+        ),
+        "the cause Maven's own resolution error names: {j:#}"
     );
 }
 
@@ -252,8 +262,14 @@ fn evaluation_a_path_escaping_through_a_symlink_and_an_llm_without_its_key() {
     assert_finding(
         &r.finding("correctness"),
         "Evaluation",
-        "instrument",
-        "API key",
+        "cause",
+        "cause judge_misconfigured",
+    );
+    assert!(
+        r.finding("correctness")["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("API key")
     );
     assert!(llm.seen().is_empty());
 }
@@ -271,13 +287,13 @@ fn analysis_a_missing_jacoco_report_and_no_classes() {
     assert_finding(
         &r.finding("coverage"),
         "Analysis",
-        "missing-evidence",
-        "coverage report not found",
+        "cause",
+        "cause evidence_missing: coverage report not found",
     );
     assert_finding(
         &r.finding("classes"),
         "Analysis",
-        "missing-evidence",
+        "cause",
         "was the project compiled",
     );
 }
@@ -585,4 +601,202 @@ fn user_rules_come_first_and_the_markdown_shows_the_analysis() {
     );
     assert!(md.contains("| Prompt | "), "{md}");
     assert!(md.contains("rule docs-owner"), "{md}");
+}
+
+/// The judgment of `name` anywhere in the report's verdict (nested tiers included).
+fn judgment_in(report: &Value, name: &str) -> Value {
+    fn walk(v: &Value, name: &str) -> Option<Value> {
+        if let Some(j) = v["individualByName"].get(name) {
+            return Some(j.clone());
+        }
+        v["compositeAttempts"]
+            .as_array()?
+            .iter()
+            .filter_map(|a| a.get("verdict"))
+            .find_map(|c| walk(c, name))
+    }
+    walk(&report["verdict"], name).unwrap_or_else(|| panic!("no judgment {name}"))
+}
+
+/// A build tier that rejects on any FAIL, then a tier that would accept anything: the build
+/// tier's FAIL must reject; only an ERROR would let the lenient tier decide.
+fn build_then_lenient(goals: &str) -> String {
+    format!(
+        "name: d\njury:\n  tiers:\n    - name: build\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - {{type: maven-build, goals: [{goals}], timeout: PT3M}}\n    - name: lenient\n      policy: FINAL_TIER\n      checks:\n        - {{type: file-exists, path: pom.xml}}\n"
+    )
+}
+
+/// Issue 18: on JDK 25 against JDK 17 sources, an ast-diff finding naming this method was
+/// read as an out-of-memory error ("an external fault stopped the judge").
+#[test]
+fn an_ast_diff_finding_naming_out_of_memory_error_is_not_an_environment_gap() {
+    let reference = "package java.io;\npublic class ObjectInputStream {\n  static InvalidObjectException genInvalidObjectException(OutOfMemoryError e, String[] names) { return null; }\n}\n";
+    let workspace = "package java.io;\npublic class ObjectInputStream {\n}\n";
+    let r = judge(
+        &flat("    - {type: ast-diff}\n"),
+        &[("src/java/io/ObjectInputStream.java", workspace)],
+        &[("src/java/io/ObjectInputStream.java", reference)],
+        &[],
+    );
+    let j = judgment_in(&r.report, "ast-diff");
+    assert_eq!(j["status"], "fail", "{j:#}");
+    let f = &j["findings"][0];
+    assert_eq!(f["kind"], "method-missing", "typed findings: {j:#}");
+    assert!(
+        f["expected"]
+            .as_str()
+            .unwrap()
+            .contains("ObjectInputStream.genInvalidObjectException(OutOfMemoryError, String[])"),
+        "{f:#}"
+    );
+    let g = r.finding("ast-diff");
+    assert_ne!(g["category"], "Environment", "{g:#}");
+    assert_finding(&g, "Execution", "execution", "method-missing");
+}
+
+/// Issue 18: a plugin Maven cannot resolve offline fell to the default rule (Evaluation)
+/// although the maven-build judge had said the repository cannot be reached.
+#[test]
+fn a_plugin_unresolvable_offline_is_the_environment_gap_the_maven_judge_named() {
+    common::require_offline_maven();
+    let pom = common::POM.replace(
+        "</project>",
+        "  <build><plugins><plugin><groupId>org.example.absent</groupId><artifactId>nowhere-maven-plugin</artifactId><version>9.9</version><executions><execution><goals><goal>run</goal></goals></execution></executions></plugin></plugins></build>\n</project>",
+    );
+    assert_ne!(pom, common::POM, "the plugin is in the POM");
+    let r = judge(
+        &flat("    - {type: maven-build, goals: [compile], timeout: PT3M}\n"),
+        &maven_ws("package t;\npublic class App {}\n", &pom),
+        &[],
+        &[],
+    );
+    let j = judgment_in(&r.report, "maven-build");
+    assert_eq!(j["status"], "error", "{j:#}");
+    assert_eq!(j["cause"], "network_unreachable", "{j:#}");
+    let why = j["reasoning"].as_str().unwrap();
+    assert!(
+        why.contains("cannot be reached") && why.contains("Plugin org.example.absent"),
+        "{why}"
+    );
+    assert_finding(
+        &r.finding("maven-build"),
+        "Environment",
+        "cause",
+        "cause network_unreachable",
+    );
+}
+
+/// Issue 18: what the subject prints decides nothing about the environment. A test that
+/// prints a full disk and an exhausted heap, and then fails, is a FAIL of the build tier (so
+/// the lenient tier never decides) and an Execution gap, not an Environment one.
+#[test]
+fn a_failing_test_that_prints_no_space_left_is_a_build_fail_and_not_an_environment_gap() {
+    common::require_maven();
+    let test = "package t;\nimport org.junit.Test;\nimport static org.junit.Assert.assertEquals;\npublic class AppTest {\n  @Test public void one() {\n    System.out.println(\"java.io.IOException: No space left on device\");\n    System.out.println(\"java.lang.OutOfMemoryError: Java heap space\");\n    System.out.println(\"Connection refused; did not finish within 1s; timed out\");\n    assertEquals(1, App.one());\n  }\n}\n";
+    let mut ws = maven_ws(
+        "package t;\npublic class App { public static int one() { return 2; } }\n",
+        common::POM,
+    );
+    ws.push(("src/test/java/t/AppTest.java", test));
+    let r = judge(&build_then_lenient("test"), &ws, &[], &[]);
+    let j = judgment_in(&r.report, "maven-build");
+    assert_eq!(j["status"], "fail", "{j:#}");
+    assert!(j.get("cause").is_none(), "{j:#}");
+    assert_eq!(r.report["interpretation"]["reading"], "REJECTED");
+    assert_eq!(r.report["interpretation"]["decidedBy"], "build");
+    let g = r.finding("maven-build");
+    assert_ne!(g["category"], "Environment", "{g:#}");
+    assert_eq!(g["category"], "Execution", "{g:#}");
+}
+
+/// Issue 18: an identifier in a compiler message (`OutOfMemoryErrorReporter`) is the
+/// subject's text: the build FAILs at its tier and the gap is not the environment's.
+#[test]
+fn an_identifier_naming_out_of_memory_in_a_compiler_error_is_a_build_fail() {
+    common::require_maven();
+    let app = "package t;\npublic class App { void f() { OutOfMemoryErrorReporter.report(\"No space left on device\"); } }\n";
+    let r = judge(
+        &build_then_lenient("compile"),
+        &maven_ws(app, common::POM),
+        &[],
+        &[],
+    );
+    let j = judgment_in(&r.report, "maven-build");
+    assert_eq!(j["status"], "fail", "{j:#}");
+    assert!(j.get("cause").is_none(), "{j:#}");
+    assert_eq!(j["findings"][0]["kind"], "compiler-error", "{j:#}");
+    assert!(
+        j.to_string().contains("OutOfMemoryErrorReporter"),
+        "the compiler names the identifier: {j:#}"
+    );
+    assert_eq!(r.report["interpretation"]["reading"], "REJECTED");
+    let g = r.finding("maven-build");
+    assert_ne!(g["category"], "Environment", "{g:#}");
+    assert_eq!(g["category"], "Execution", "{g:#}");
+}
+
+/// The other side of the two tests above: a disk that is really full, as judge-ci measures
+/// it, is still the environment's failure: an ERROR with the `disk_full` cause. The workspace
+/// lies on a 4 MiB tmpfs that the build's own test fills.
+#[test]
+fn a_genuinely_full_disk_is_an_error_with_the_disk_full_cause() {
+    common::require_maven();
+    common::small_disk::require();
+    let ex = tempfile::tempdir().unwrap();
+    let seed = ex.path().join("seed");
+    let test = "package t;\nimport org.junit.Test;\npublic class AppTest {\n  @Test public void fills() throws Exception {\n    try (java.io.FileOutputStream o = new java.io.FileOutputStream(\"filler.bin\")) {\n      byte[] b = new byte[65536];\n      while (true) o.write(b);\n    }\n  }\n}\n";
+    let mut ws = maven_ws("package t;\npublic class App {}\n", common::POM);
+    ws.push(("src/test/java/t/AppTest.java", test));
+    let config = build_then_lenient("test");
+    ws.push(("judge-ci.yml", config.as_str()));
+    common::write_tree(&seed, &ws);
+    common::chmod_x(&seed.join("mvnw"));
+    let (at, after, out) = (
+        ex.path().join("disk"),
+        ex.path().join("after"),
+        ex.path().join("out"),
+    );
+    std::fs::create_dir_all(&at).unwrap();
+    std::fs::create_dir_all(&after).unwrap();
+    let bin = env!("CARGO_BIN_EXE_judge-ci");
+    // The tmpfs is mounted over `at` inside the namespace: enter it there.
+    let o = common::small_disk::command(4096, &at, &seed, &after, "sh")
+        .args([
+            "-c",
+            "cd \"$1\" && exec \"$2\" --dry-run -q --out \"$3\"",
+            "sh",
+        ])
+        .arg(&at)
+        .arg(bin)
+        .arg(&out)
+        .env("NO_COLOR", "1")
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("report.json"))
+            .unwrap_or_else(|_| panic!("no report: {}", common::stderr(&o))),
+    )
+    .unwrap();
+    common::assert_report_schema(&report);
+    let j = judgment_in(&report, "maven-build");
+    assert_eq!(
+        (&j["status"], &j["cause"]),
+        (&json!("error"), &json!("disk_full")),
+        "{j:#}\n{}",
+        common::stderr(&o)
+    );
+    assert!(
+        j["reasoning"]
+            .as_str()
+            .unwrap()
+            .contains("judge-ci measured"),
+        "{j:#}"
+    );
+    assert_finding(
+        &finding_in(&report, "maven-build"),
+        "Environment",
+        "cause",
+        "cause disk_full",
+    );
 }

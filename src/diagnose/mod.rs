@@ -1,8 +1,10 @@
 //! The diagnostic analyzer: every non-passing judgment and every failed check of a verdict
-//! placed in one of eight gap categories, with the rule, the rationale, the exact evidence and
-//! a confidence; then the distribution, the dominant category and recommendations.
-//! Specification: user rules first, the built-in table (`rules::BUILTIN`) next, a default rule
-//! last, first match wins. Reads only the verdict and the inputs it is given.
+//! placed in one of eight gap categories (a [`Gap`]), with the rule, the rationale, the exact
+//! evidence and a confidence; then the distribution, the dominant category and
+//! recommendations. Specification: user rules first, the built-in table (`rules::BUILTIN`)
+//! next, a default rule last, first match wins. The first built-in rule reads the typed cause
+//! a judge set; text rules never decide an Environment or Tool gap from text the subject
+//! controls. Reads only the verdict and the inputs it is given.
 
 pub mod inputs;
 pub mod rules;
@@ -30,10 +32,11 @@ pub struct Seat {
     pub nested: bool,
 }
 
-/// One classified failure.
+/// One classified failure: a non-passing judgment or failed check placed in a gap category.
+/// (A judge's own findings, differences and compiler errors, are `judgment::Finding`.)
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Finding {
+pub struct Gap {
     /// Tier.
     pub tier: String,
     /// Judge (seat) name.
@@ -63,9 +66,9 @@ pub struct Finding {
 pub struct Share {
     /// The category.
     pub category: GapCategory,
-    /// Findings in it.
+    /// Gaps in it.
     pub count: usize,
-    /// Its fraction of all findings.
+    /// Its fraction of all gaps.
     pub fraction: f64,
 }
 
@@ -74,13 +77,14 @@ pub struct Share {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GapAnalysis {
-    /// How many findings.
+    /// How many gaps.
     pub total: usize,
-    /// The findings, in verdict order.
-    pub findings: Vec<Finding>,
+    /// The gaps, in verdict order (`findings` on the wire, as in every report version).
+    #[serde(rename = "findings")]
+    pub gaps: Vec<Gap>,
     /// Non-empty categories in the specification's order.
     pub distribution: Vec<Share>,
-    /// The category with the most findings (ties to the earlier category).
+    /// The category with the most gaps (ties to the earlier category).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dominant: Option<GapCategory>,
     /// What to do, dominant category first.
@@ -158,8 +162,8 @@ fn user_match(rule: &UserRule, item: &Item<'_>) -> Option<String> {
     }
 }
 
-fn classify(item: &Item<'_>, inputs: &Inputs, user: &[UserRule]) -> Finding {
-    let finding = |category, rationale, evidence, confidence, rule: &str| Finding {
+fn classify(item: &Item<'_>, inputs: &Inputs, user: &[UserRule]) -> Gap {
+    let finding = |category, rationale, evidence, confidence, rule: &str| Gap {
         tier: item.tier.to_string(),
         judge: item.judge.to_string(),
         judge_type: item.judge_type.to_string(),
@@ -274,7 +278,7 @@ pub fn analyze(
 }
 
 /// Distribution, dominant category and recommendations of `findings`.
-pub fn summarize(findings: Vec<Finding>, notes: Vec<String>) -> GapAnalysis {
+pub fn summarize(findings: Vec<Gap>, notes: Vec<String>) -> GapAnalysis {
     let total = findings.len();
     let distribution: Vec<Share> = GapCategory::ALL
         .into_iter()
@@ -322,7 +326,7 @@ pub fn summarize(findings: Vec<Finding>, notes: Vec<String>) -> GapAnalysis {
     }
     GapAnalysis {
         total,
-        findings,
+        gaps: findings,
         distribution,
         dominant,
         recommendations,
@@ -334,8 +338,8 @@ pub fn summarize(findings: Vec<Finding>, notes: Vec<String>) -> GapAnalysis {
 mod tests {
     use super::*;
 
-    fn f(c: GapCategory) -> Finding {
-        Finding {
+    fn f(c: GapCategory) -> Gap {
+        Gap {
             tier: "t".into(),
             judge: "j".into(),
             judge_type: "x".into(),

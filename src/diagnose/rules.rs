@@ -1,6 +1,12 @@
 //! The built-in rule table: each rule has an id, what it matches, the category it assigns (some
 //! choose between categories by the plan and knowledge inputs), a rationale and a confidence.
 //! First match wins; user rules run before these, the default rule after.
+//!
+//! The first rule reads the typed cause a judge set from judge-ci's own knowledge. Text rules
+//! come after it and never decide an Environment or Tool gap from text the subject controls
+//! (its test output, file contents, names in compiler messages): the only text rule that
+//! decides Environment reads an external judge's own reasoning, and the only one that decides
+//! Tool reads the agent's journal.
 
 use std::sync::OnceLock;
 
@@ -8,7 +14,7 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::judgment::{Check, GapCategory, Judgment, Status};
+use crate::judgment::{Check, FindingKind, GapCategory, Judgment, Status};
 
 use super::inputs::Inputs;
 
@@ -34,8 +40,21 @@ pub struct Item<'a> {
     pub judgment: &'a Judgment,
     /// The failed check, when the item is one.
     pub check: Option<&'a Check>,
-    /// Everything the judgment says, as text: reasoning, checks, metadata values.
+    /// Everything the judgment says, as text: reasoning, checks, metadata values (which hold
+    /// what the subject printed). For user rules and rules that never decide Environment or
+    /// Tool.
     pub text: String,
+}
+
+impl Item<'_> {
+    /// What the judge itself said: the reasoning and the checks' messages, without metadata.
+    pub fn said(&self) -> String {
+        let mut t = format!("{}\n", self.judgment.reasoning());
+        for c in self.judgment.checks() {
+            t.push_str(&format!("{}: {}\n", c.name(), c.message()));
+        }
+        t
+    }
 }
 
 impl Item<'_> {
@@ -73,9 +92,15 @@ pub struct Rule {
 /// The built-in rules, in order.
 pub static BUILTIN: &[Rule] = &[
     Rule {
-        id: "environment",
-        matches: "timeouts, signals 9/15 (exit 137/143), full disk, out of memory, network and dependency-resolution failures, provider 5xx/429",
+        id: "cause",
+        matches: "the typed cause an ERROR or ABSTAIN carries, set by the judge from judge-ci's own knowledge (a time limit it enforced, a spawn error, its own disk measurement or errno, Maven's own resolution error, the provider's HTTP status): Environment, Tool, Evaluation or Analysis by the cause",
         confidence: Confidence::Deterministic,
+        test: cause,
+    },
+    Rule {
+        id: "environment",
+        matches: "an external judge's ERROR whose own reasoning names a timeout, signal 9/15, full disk, out of memory, network or resolution failure, or provider 5xx/429 (never judge-ci's judges' text or metadata, which carry what the subject printed)",
+        confidence: Confidence::Heuristic,
         test: environment,
     },
     Rule {
@@ -136,16 +161,32 @@ fn line_of(text: &str, r: &Regex) -> Option<String> {
     Some(text[start..end].trim().chars().take(300).collect())
 }
 
+fn cause(item: &Item<'_>, _: &Inputs) -> Option<Hit> {
+    let c = item.judgment.cause()?;
+    let reasoning: String = item.judgment.reasoning().chars().take(300).collect();
+    Some(Hit {
+        category: c.gap(),
+        rationale: format!("{} (cause {c}, set by the judge)", c.meaning()),
+        evidence: format!("cause {c}: {reasoning}"),
+    })
+}
+
+/// An external judge's own ERROR reasoning: free text judge-ci did not produce, read only to
+/// tell an external fault from the judge's own. judge-ci's judges set a typed cause instead,
+/// and their text and metadata carry what the subject printed, so they are never read here.
 fn environment(item: &Item<'_>, _: &Inputs) -> Option<Hit> {
+    if item.judge_type != "external" || item.status() != Status::Error {
+        return None;
+    }
     static R: OnceLock<Regex> = OnceLock::new();
     let r = re(
         &R,
         r"(?i)(did not finish within|did not answer within|no answer within|timed? ?out\b|terminated by signal (9|15)\b|exited with 13[7]|exited with 143|no space left on device|OutOfMemoryError|out of memory|connection (refused|reset)|unknown ?host|could not resolve (dependencies|host)|could not transfer artifact|answered (HTTP )?(5\d\d|429)\b|could not be reached)",
     );
-    let evidence = line_of(&item.text, r)?;
+    let evidence = line_of(item.judgment.reasoning(), r)?;
     Some(Hit {
         category: GapCategory::Environment,
-        rationale: "an external fault stopped the judge: fix the runner (time, disk, memory, network, repositories) or retry".into(),
+        rationale: "the external judge reports an external fault: fix the runner (time, disk, memory, network, repositories) or retry".into(),
         evidence,
     })
 }
@@ -174,7 +215,7 @@ fn instrument(item: &Item<'_>, _: &Inputs) -> Option<Hit> {
             evidence: item.judgment.reasoning().chars().take(300).collect(),
         });
     }
-    let evidence = line_of(&item.text, r)?;
+    let evidence = line_of(&item.said(), r)?;
     Some(Hit {
         category: GapCategory::Evaluation,
         rationale: "the judge could not run for reasons of its own configuration: repair the judge or its settings".into(),
@@ -191,7 +232,7 @@ fn missing_evidence(item: &Item<'_>, _: &Inputs) -> Option<Hit> {
         &R,
         r"(?i)(holds no class files|was the project compiled|classes does not exist|surefire-reports|jacoco\.xml|coverage report|no baseline|no JaCoCo|no Surefire|no criteria to verify)",
     );
-    let evidence = line_of(&item.text, r)?;
+    let evidence = line_of(&item.said(), r)?;
     Some(Hit {
         category: GapCategory::Analysis,
         rationale: "the evidence this judge needs was not produced: make the run (or the pre-analysis) produce it".into(),
@@ -219,38 +260,32 @@ fn namespace_of(name: &str) -> String {
 
 /// Finds a renamed or forbidden namespace in an item: (namespace, evidence).
 fn renamed_namespace(item: &Item<'_>) -> Option<(String, String)> {
-    let findings = item
-        .judgment
-        .metadata()
-        .get("findings")
-        .and_then(Value::as_array);
-    for f in findings.into_iter().flatten() {
-        let kind = f.get("kind").and_then(Value::as_str).unwrap_or_default();
+    for f in item.judgment.findings() {
         let at = format!(
             "{}{}",
-            f.get("path").and_then(Value::as_str).unwrap_or_default(),
-            f.get("line")
-                .and_then(Value::as_u64)
-                .map(|l| format!(":{l}"))
-                .unwrap_or_default()
+            f.path,
+            f.line.map(|l| format!(":{l}")).unwrap_or_default()
         );
-        if kind == "import-forbidden" {
-            let actual = f.get("actual").and_then(Value::as_str).unwrap_or_default();
-            return Some((
-                namespace_of(actual),
-                format!("forbidden import still present: {actual} at {at}"),
-            ));
-        }
-        if kind == "compiler-error" {
-            static R: OnceLock<Regex> = OnceLock::new();
-            let r = re(
-                &R,
-                r"package ((?:javax|jakarta|java)\.[a-z0-9_.]+) does not exist",
-            );
-            let msg = f.get("message").and_then(Value::as_str).unwrap_or_default();
-            if let Some(c) = r.captures(msg) {
-                return Some((namespace_of(&c[1]), format!("{msg} at {at}")));
+        match f.kind {
+            FindingKind::ImportForbidden => {
+                let actual = f.actual.as_deref().unwrap_or_default();
+                return Some((
+                    namespace_of(actual),
+                    format!("forbidden import still present: {actual} at {at}"),
+                ));
             }
+            FindingKind::CompilerError => {
+                static R: OnceLock<Regex> = OnceLock::new();
+                let r = re(
+                    &R,
+                    r"package ((?:javax|jakarta|java)\.[a-z0-9_.]+) does not exist",
+                );
+                let msg = f.message.as_deref().unwrap_or_default();
+                if let Some(c) = r.captures(msg) {
+                    return Some((namespace_of(&c[1]), format!("{msg} at {at}")));
+                }
+            }
+            _ => {}
         }
     }
     static R: OnceLock<Regex> = OnceLock::new();
@@ -330,24 +365,25 @@ fn build_file(item: &Item<'_>, inputs: &Inputs) -> Option<Hit> {
     if item.judge_type != "pom-diff" || item.status() != Status::Fail {
         return None;
     }
-    let findings = item
-        .judgment
-        .metadata()
-        .get("findings")
-        .and_then(Value::as_array)?;
-    let f = findings.iter().find(|f| {
-        let k = f.get("kind").and_then(Value::as_str).unwrap_or_default();
-        ["dependency", "parent", "plugin"]
-            .iter()
-            .any(|p| k.starts_with(p))
+    let f = item.judgment.findings().iter().find(|f| {
+        matches!(
+            f.kind,
+            FindingKind::DependencyMissing
+                | FindingKind::DependencyVersionChanged
+                | FindingKind::DependencyScopeChanged
+                | FindingKind::DependencyUnexpected
+                | FindingKind::ParentChanged
+                | FindingKind::PluginMissing
+                | FindingKind::PluginVersionChanged
+                | FindingKind::PluginConfigurationChanged
+                | FindingKind::PluginUnexpected
+        )
     })?;
     let evidence = format!(
         "{}: expected {}, found {}",
-        f.get("kind").and_then(Value::as_str).unwrap_or_default(),
-        f.get("expected")
-            .and_then(Value::as_str)
-            .unwrap_or("nothing"),
-        f.get("actual").and_then(Value::as_str).unwrap_or("nothing"),
+        f.kind,
+        f.expected.as_deref().unwrap_or("nothing"),
+        f.actual.as_deref().unwrap_or("nothing"),
     );
     static R: OnceLock<Regex> = OnceLock::new();
     let build_step = re(

@@ -5,7 +5,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::config::checks::WorkspacePath;
-use crate::judgment::{Check, Judgment, JudgmentContext, Status};
+use crate::judgment::{Cause, Check, Judgment, JudgmentContext, Status};
 
 use super::paths::{Resolved, resolve};
 use super::{Outcome, build, instrument};
@@ -61,7 +61,7 @@ pub fn class_version(
     dir: &WorkspacePath,
 ) -> Outcome {
     let Some(target) = target_of(target, ctx) else {
-        return build(Judgment::builder(Status::Abstain).reasoning(
+        return build(Judgment::builder(Status::Abstain).cause(Cause::JudgeMisconfigured).reasoning(
             "no target class version: set `target` or `java` on the check, or metadata targetClassVersion",
         ));
     };
@@ -70,9 +70,13 @@ pub fn class_version(
         Resolved::Escapes(why) => return instrument(format!("path escapes the workspace: {why}")),
         Resolved::Inside(p) if p.is_dir() => p,
         _ => {
-            return build(Judgment::builder(Status::Abstain).reasoning(format!(
-                "{shown} does not exist; was the project compiled before this check?"
-            )));
+            return build(
+                Judgment::builder(Status::Abstain)
+                    .cause(Cause::EvidenceMissing)
+                    .reasoning(format!(
+                        "{shown} does not exist; was the project compiled before this check?"
+                    )),
+            );
         }
     };
     let mut files = Vec::new();
@@ -95,7 +99,9 @@ pub fn class_version(
     }
     if files.is_empty() {
         return build(
-            Judgment::builder(Status::Abstain).reasoning(format!("{shown} holds no class files")),
+            Judgment::builder(Status::Abstain)
+                .cause(Cause::EvidenceMissing)
+                .reasoning(format!("{shown} holds no class files")),
         );
     }
     let mut checks = Vec::new();

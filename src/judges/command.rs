@@ -6,12 +6,12 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::config::checks::{CommandLine, WorkspacePath};
-use crate::judgment::{Check, Judgment, JudgmentContext, ReasonCode, Status};
+use crate::judgment::{Cause, Check, Judgment, JudgmentContext, ReasonCode, Status};
 
 use super::maven;
 use super::paths::{Resolved, resolve};
 use super::process::{self, Exit, ProcessOutput, ProcessSpec};
-use super::{Outcome, build, instrument};
+use super::{Outcome, build, instrument, instrument_because};
 
 /// Most characters of output kept in a judgment's metadata.
 const OUTPUT_IN_METADATA: usize = 16 * 1024;
@@ -46,19 +46,24 @@ fn tail_chars(s: &str, max: usize) -> String {
     format!("[… {} characters cut …]\n{cut}", n - max)
 }
 
-/// ERROR for a run that did not reach an exit code of its own.
+/// ERROR for a run that did not reach an exit code of its own; a timeout judge-ci enforced
+/// is the `timeout` cause (a signal from elsewhere has no cause judge-ci knows).
 fn not_finished(display: &str, out: &ProcessOutput, timeout: Duration) -> Option<Outcome> {
-    let why = match out.exit {
-        Exit::TimedOut => format!(
-            "`{display}` did not finish within {}; its process group was killed",
-            humantime(timeout)
+    let (why, cause) = match out.exit {
+        Exit::TimedOut => (
+            format!(
+                "`{display}` did not finish within {}; its process group was killed",
+                humantime(timeout)
+            ),
+            Some(Cause::Timeout),
         ),
-        Exit::Signal(s) => format!("`{display}` was terminated by signal {s}"),
+        Exit::Signal(s) => (format!("`{display}` was terminated by signal {s}"), None),
         Exit::Code(_) => return None,
     };
     Some(build(
         Judgment::builder(Status::Error)
             .reason_code(ReasonCode::JudgeReported)
+            .maybe_cause(cause)
             .reasoning(why.clone())
             .check(Check::failed("command_execution", why).ok()?)
             .metadata("command", display)
@@ -114,7 +119,12 @@ pub async fn command(
     let display = spec.display();
     let out = match process::run(&spec).await {
         Ok(o) => o,
-        Err(e) => return instrument(format!("`{display}` could not be started: {e}")),
+        Err(e) => {
+            return instrument_because(
+                Cause::of_spawn(&e),
+                format!("`{display}` could not be started: {e}"),
+            );
+        }
     };
     if let Some(j) = not_finished(&display, &out, timeout) {
         return j;
@@ -155,8 +165,9 @@ fn build_tool(workspace: &Path, wrapper: &str, tool: &str) -> String {
 }
 
 /// `maven-build` and `gradle-build`: PASS iff the build exits 0. Compiler errors become
-/// findings; a build that could not resolve its dependencies is the environment's failure
-/// (ERROR), not the subject's.
+/// findings; a build that could not resolve its dependencies (Maven's own closing error) or
+/// ran on a disk judge-ci measures full is the environment's failure (ERROR with that cause),
+/// not the subject's. Nothing the build printed elsewhere decides it.
 pub async fn build_tool_run(
     workspace: &Path,
     maven_build: bool,
@@ -187,14 +198,17 @@ pub async fn build_tool_run(
     let out = match process::run(&spec).await {
         Ok(o) => o,
         Err(e) => {
-            return instrument(format!(
-                "`{display}` could not be started: {e}{}",
-                if program.starts_with("./") {
-                    ""
-                } else {
-                    " (is it installed and on the PATH?)"
-                }
-            ));
+            return instrument_because(
+                Cause::of_spawn(&e),
+                format!(
+                    "`{display}` could not be started: {e}{}",
+                    if program.starts_with("./") {
+                        ""
+                    } else {
+                        " (is it installed and on the PATH?)"
+                    }
+                ),
+            );
         }
     };
     if let Some(j) = not_finished(&display, &out, timeout) {
@@ -217,12 +231,7 @@ pub async fn build_tool_run(
             .metadata("exitCode", code)
             .metadata("output", tail_chars(&log, OUTPUT_IN_METADATA))
             .metadata("elapsedMillis", out.elapsed.as_millis() as u64);
-        if !findings.is_empty() {
-            b = b.metadata(
-                "findings",
-                Value::Array(findings.iter().map(maven::Finding::to_json).collect()),
-            );
-        }
+        b = b.findings(findings.iter().cloned());
         if !error_lines.is_empty() {
             b = b.metadata("errorLines", json!(error_lines));
         }
@@ -241,10 +250,11 @@ pub async fn build_tool_run(
         None
     }
     .or_else(|| maven::disk_full(&[workspace, &std::env::temp_dir()]));
-    if let Some(why) = env_failure {
+    if let Some((cause, why)) = env_failure {
         return build(
             with_evidence(Status::Error)
                 .reason_code(ReasonCode::JudgeReported)
+                .cause(cause)
                 .reasoning(format!("the build could not run: {why} (`{display}`)"))
                 .check(Check::failed("build", format!("exit code {code}: {why}"))?),
         );
@@ -295,18 +305,20 @@ pub async fn external(
     {
         Ok(f) => f,
         Err(e) => {
-            return instrument(format!(
-                "cannot write the metadata file for the external judge: {e}"
-            ));
+            return instrument_because(
+                Cause::of_io(&e),
+                format!("cannot write the metadata file for the external judge: {e}"),
+            );
         }
     };
     if let Err(e) = std::fs::write(
         meta_file.path(),
         serde_json::to_vec(&ctx.metadata).unwrap_or_default(),
     ) {
-        return instrument(format!(
-            "cannot write the metadata file for the external judge: {e}"
-        ));
+        return instrument_because(
+            Cause::of_io(&e),
+            format!("cannot write the metadata file for the external judge: {e}"),
+        );
     }
     let mut spec = spec_for(run, workspace, env, timeout);
     spec.env.extend([
@@ -323,7 +335,7 @@ pub async fn external(
     ]);
     spec.stdin = Some(serde_json::to_vec(&context).unwrap_or_default());
     let display = spec.display();
-    let failed = |why: String, out: Option<&ProcessOutput>| -> Outcome {
+    let failed = |cause: Option<Cause>, why: String, out: Option<&ProcessOutput>| -> Outcome {
         let stderr: String = out
             .map(|o| o.stderr.text())
             .unwrap_or_default()
@@ -332,6 +344,7 @@ pub async fn external(
             .collect();
         let mut b = Judgment::builder(Status::Error)
             .reason_code(ReasonCode::JudgeFailed)
+            .maybe_cause(cause)
             .reasoning(if stderr.trim().is_empty() {
                 why.clone()
             } else {
@@ -349,6 +362,7 @@ pub async fn external(
         Ok(o) => o,
         Err(e) => {
             return failed(
+                Cause::of_spawn(&e),
                 format!("external judge `{display}` could not be started: {e}"),
                 None,
             );
@@ -357,6 +371,7 @@ pub async fn external(
     match out.exit {
         Exit::TimedOut => {
             return failed(
+                Some(Cause::Timeout),
                 format!(
                     "external judge `{display}` did not finish within {}",
                     humantime(timeout)
@@ -366,6 +381,7 @@ pub async fn external(
         }
         Exit::Signal(s) => {
             return failed(
+                None,
                 format!("external judge `{display}` was terminated by signal {s}"),
                 Some(&out),
             );
@@ -373,6 +389,7 @@ pub async fn external(
         Exit::Code(0) => {}
         Exit::Code(c) => {
             return failed(
+                Some(Cause::JudgeBroken),
                 format!("external judge `{display}` exited with {c} (the protocol requires 0)"),
                 Some(&out),
             );
@@ -380,6 +397,7 @@ pub async fn external(
     }
     if out.stdout.cut() > 0 {
         return failed(
+            Some(Cause::JudgeBroken),
             format!(
                 "external judge `{display}` printed more than judge-ci reads ({} bytes)",
                 out.stdout.total()
@@ -389,8 +407,18 @@ pub async fn external(
     }
     let text = out.stdout.text();
     match serde_json::from_str::<Judgment>(text.trim()) {
+        // A cause is judge-ci's own observation; a program's word for it (possibly echoing
+        // the subject's output) is not taken.
+        Ok(j) if j.cause().is_some() => failed(
+            Some(Cause::JudgeBroken),
+            format!(
+                "external judge `{display}` set `cause`, which only judge-ci's own observations set; say why in `reasoning` instead"
+            ),
+            Some(&out),
+        ),
         Ok(j) => Ok(j),
         Err(e) => failed(
+            Some(Cause::JudgeBroken),
             format!("external judge `{display}` did not print one valid judgment: {e}"),
             Some(&out),
         ),

@@ -7,10 +7,10 @@ use serde_json::Value;
 use std::path::Path;
 
 use crate::config::checks::{Baseline, WorkspacePath};
-use crate::judgment::{Check, Judgment, JudgmentContext, Status};
+use crate::judgment::{Cause, Check, Judgment, JudgmentContext, Status};
 
 use super::paths::{Resolved, resolve};
-use super::{Outcome, build, instrument};
+use super::{Outcome, build, instrument, instrument_because};
 
 /// Covered and missed counts of one counter type.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -81,6 +81,8 @@ pub fn parse_jacoco(xml: &str) -> Result<Coverage, String> {
 
 enum Read {
     Ok(Coverage),
+    /// The report is not there: evidence the run did not produce.
+    Missing(String),
     Fault(String),
 }
 
@@ -90,7 +92,7 @@ fn read_report(root: &Path, report: &WorkspacePath, fresh: Option<&Freshness>) -
     let shown = report.as_path().display();
     match resolve(root, report.as_path()) {
         Resolved::Escapes(why) => Read::Fault(format!("path escapes the workspace: {why}")),
-        Resolved::Missing(_) => Read::Fault(format!(
+        Resolved::Missing(_) => Read::Missing(format!(
             "coverage report not found: {shown} (did the build run JaCoCo?)"
         )),
         Resolved::Inside(p) => {
@@ -123,7 +125,7 @@ fn baseline(
             };
             match read_report(Path::new(r), report, None) {
                 Read::Ok(c) => Ok(Some(c.line.percent())),
-                Read::Fault(e) => Err(format!("reference baseline: {e}")),
+                Read::Fault(e) | Read::Missing(e) => Err(format!("reference baseline: {e}")),
             }
         }
         None => Ok(match ctx.metadata.get("baselineCoverage") {
@@ -144,7 +146,7 @@ fn inputs(
     let base = match baseline(ctx, configured, report) {
         Ok(Some(b)) if b.is_finite() => b,
         Ok(_) => {
-            return Err(Box::new(build(Judgment::builder(Status::Abstain).reasoning(
+            return Err(Box::new(build(Judgment::builder(Status::Abstain).cause(Cause::JudgeMisconfigured).reasoning(
                 "no baseline coverage: set `baseline` on the check or metadata baselineCoverage (percent)",
             ))));
         }
@@ -154,6 +156,10 @@ fn inputs(
     match read_report(&ctx.workspace, report, Some(&fresh)) {
         Read::Ok(c) => Ok((base, c)),
         Read::Fault(e) => Err(Box::new(instrument(e))),
+        Read::Missing(e) => Err(Box::new(instrument_because(
+            Some(Cause::EvidenceMissing),
+            e,
+        ))),
     }
 }
 

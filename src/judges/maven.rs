@@ -2,41 +2,10 @@
 //! relevant error lines, test summaries, and failures that belong to the environment.
 
 use regex::Regex;
-use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::LazyLock;
 
-/// One compiler error with its place, for annotations.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Finding {
-    /// Path relative to the workspace when it lies inside it.
-    pub path: String,
-    /// Line, from 1.
-    pub line: u32,
-    /// Column, from 1, when known.
-    pub column: Option<u32>,
-    /// The compiler's message.
-    pub message: String,
-}
-
-impl Finding {
-    /// Portable JSON for judgment metadata.
-    pub fn to_json(&self) -> Value {
-        let mut v = json!({"path": self.path, "line": self.line, "message": self.message, "kind": "compiler-error"});
-        if let Some(c) = self.column {
-            v["column"] = c.into();
-        }
-        v
-    }
-
-    /// `path:line[:col]: message`.
-    pub fn one_line(&self) -> String {
-        match self.column {
-            Some(c) => format!("{}:{}:{}: {}", self.path, self.line, c, self.message),
-            None => format!("{}:{}: {}", self.path, self.line, self.message),
-        }
-    }
-}
+use crate::judgment::{Cause, Finding, FindingKind};
 
 static MAVEN_ERR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^\[ERROR\] (?P<path>/?[^\s:\[][^:\[]*\.(?:java|kt|groovy|scala)):\[(?P<line>\d+),(?P<col>\d+)\] (?P<msg>.+)$").expect("valid regex")
@@ -67,23 +36,18 @@ pub fn compiler_errors(log: &str, workspace: &Path) -> Vec<Finding> {
     let mut out: Vec<Finding> = Vec::new();
     for line in log.lines() {
         let line = line.trim_end();
-        let f = if let Some(c) = MAVEN_ERR.captures(line) {
-            Finding {
-                path: relative(&c["path"], workspace),
-                line: c["line"].parse().unwrap_or(0),
-                column: c["col"].parse().ok(),
-                message: c["msg"].trim().to_string(),
-            }
+        let (c, column) = if let Some(c) = MAVEN_ERR.captures(line) {
+            let col = c["col"].parse().ok();
+            (c, col)
         } else if let Some(c) = JAVAC_ERR.captures(line) {
-            Finding {
-                path: relative(&c["path"], workspace),
-                line: c["line"].parse().unwrap_or(0),
-                column: None,
-                message: c["msg"].trim().to_string(),
-            }
+            (c, None)
         } else {
             continue;
         };
+        let mut f = Finding::new(relative(&c["path"], workspace), FindingKind::CompilerError)
+            .at(c["line"].parse().unwrap_or(0))
+            .message(c["msg"].trim());
+        f.column = column;
         if !out.contains(&f) {
             out.push(f);
         }
@@ -130,7 +94,7 @@ pub fn test_summary(log: &str) -> Option<String> {
     Some(s)
 }
 
-/// A reason when Maven's own closing error says the build could not run at all (dependency or
+/// The cause and a reason when Maven's own closing error says the build could not run at all (dependency or
 /// plugin resolution, an offline repository): the environment's failure, not the subject's.
 ///
 /// The log holds what the subject's code printed too (tests, plugins), so only Maven's last
@@ -140,41 +104,52 @@ pub fn test_summary(log: &str) -> Option<String> {
 /// naming a full disk or `OutOfMemoryError`: judge-ci observes the disk itself
 /// ([`disk_full`]), and a build that runs out of memory is the subject's failure
 /// (`spec/trust.md` point 12).
-pub fn environment_failure(log: &str) -> Option<String> {
+pub fn environment_failure(log: &str) -> Option<(Cause, String)> {
     let closing = log.lines().map(strip_ansi).rfind(|l| {
         l.starts_with("[ERROR] Failed to execute goal")
             || l.starts_with("[ERROR] Plugin ")
             || l.starts_with("[FATAL]")
     })?;
-    const PATTERNS: &[(&str, &str)] = &[
-        (
-            "Could not resolve dependencies",
-            "dependency resolution failed",
-        ),
+    // Most specific first: a resolution failure that says the repository was unreachable is
+    // the network's, not a missing artifact's.
+    const PATTERNS: &[(&str, Cause, &str)] = &[
         (
             "Cannot access central",
+            Cause::NetworkUnreachable,
             "the remote repository cannot be reached (offline)",
         ),
         (
+            "could not be resolved: Cannot access",
+            Cause::NetworkUnreachable,
+            "a plugin could not be resolved: the remote repository cannot be reached",
+        ),
+        (
+            "Unknown host",
+            Cause::NetworkUnreachable,
+            "the network is unavailable",
+        ),
+        (
             "Could not transfer artifact",
+            Cause::NetworkUnreachable,
             "an artifact could not be downloaded",
         ),
         (
-            "Non-resolvable parent POM",
-            "the parent POM could not be resolved",
+            "Could not resolve dependencies",
+            Cause::DependencyUnresolved,
+            "dependency resolution failed",
         ),
         (
-            "could not be resolved: Cannot access",
-            "a plugin could not be resolved",
+            "Non-resolvable parent POM",
+            Cause::DependencyUnresolved,
+            "the parent POM could not be resolved",
         ),
-        ("Unknown host", "the network is unavailable"),
     ];
     PATTERNS
         .iter()
-        .find(|(needle, _)| closing.contains(needle))
-        .map(|(_, why)| {
+        .find(|(needle, _, _)| closing.contains(needle))
+        .map(|(_, cause, why)| {
             let line: String = closing.trim().chars().take(300).collect();
-            format!("{why} ({line})")
+            (*cause, format!("{why} ({line})"))
         })
 }
 
@@ -194,16 +169,19 @@ fn strip_ansi(line: &str) -> &str {
 /// full, as judge-ci measures it (not as a log says).
 const DISK_FULL_BYTES: u64 = 1 << 20;
 
-/// A reason when judge-ci itself sees a full disk under `dirs` (the workspace, the temporary
+/// The cause and a reason when judge-ci itself sees a full disk under `dirs` (the workspace, the temporary
 /// folder): fewer than 1 MiB free for unprivileged writers.
-pub fn disk_full(dirs: &[&Path]) -> Option<String> {
+pub fn disk_full(dirs: &[&Path]) -> Option<(Cause, String)> {
     dirs.iter().find_map(|d| {
         let s = nix::sys::statvfs::statvfs(*d).ok()?;
         let free = (s.blocks_available() as u64).saturating_mul(s.fragment_size() as u64);
         (free < DISK_FULL_BYTES).then(|| {
-            format!(
-                "the disk is full: judge-ci measured {free} bytes free on the file system of {}",
-                d.display()
+            (
+                Cause::DiskFull,
+                format!(
+                    "the disk is full: judge-ci measured {free} bytes free on the file system of {}",
+                    d.display()
+                ),
             )
         })
     })
@@ -225,11 +203,14 @@ mod tests {
         let f = compiler_errors(LOG, Path::new("/ws"));
         assert_eq!(f.len(), 2);
         assert_eq!(f[0].path, "src/main/java/com/acme/App.java");
-        assert_eq!((f[0].line, f[0].column), (12, Some(17)));
-        assert_eq!(f[1].message, "package javax.servlet does not exist");
+        assert_eq!((f[0].line, f[0].column), (Some(12), Some(17)));
+        assert_eq!(
+            f[1].message.as_deref(),
+            Some("package javax.servlet does not exist")
+        );
         assert_eq!(error_lines(LOG, 10).len(), 3);
         let j = compiler_errors("src/A.java:4: error: ';' expected\n", Path::new("/ws"));
-        assert_eq!(j[0].line, 4);
+        assert_eq!(j[0].line, Some(4));
         assert_eq!(j[0].column, None);
     }
 
@@ -245,7 +226,9 @@ mod tests {
         let env = environment_failure(
             "[ERROR] Plugin x:y:1.0 or one of its dependencies could not be resolved: Cannot access central (https://repo) in offline mode",
         );
-        assert!(env.unwrap().contains("offline"));
+        let (cause, why) = env.unwrap();
+        assert_eq!(cause, Cause::NetworkUnreachable);
+        assert!(why.contains("offline"), "{why}");
         assert!(environment_failure("[ERROR] BUILD FAILURE").is_none());
         // What the subject prints is not Maven's closing error: a test that echoes a
         // resolution failure, a full disk or an out-of-memory error still fails the build.

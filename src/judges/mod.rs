@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 use crate::config::checks::{Baseline, CheckKind, CommandLine, Family};
 use crate::config::{CheckSpec, JurySpec, Loc};
 use crate::judgment::{
-    BuildError, Fault, Judge, JudgeMetadata, JudgeType, Judgment, JudgmentBuilder, JudgmentContext,
-    Status,
+    BuildError, Cause, Fault, Judge, JudgeMetadata, JudgeType, Judgment, JudgmentBuilder,
+    JudgmentContext, Status,
 };
 use crate::jury::{CascadedJury, Jury, MetaJury, NamedJury, SimpleJury};
 
@@ -38,9 +38,19 @@ pub(crate) fn build(b: JudgmentBuilder) -> Outcome {
     b.build().map_err(Fault::from)
 }
 
-/// An instrument ERROR (`judge_reported`) with the reason.
+/// An instrument ERROR (`judge_reported`) with the reason and no known cause.
 pub(crate) fn instrument(reason: impl Into<String>) -> Outcome {
     Judgment::error(reason).map_err(Fault::from)
+}
+
+/// An instrument ERROR (`judge_reported`) with the cause judge-ci observed, when it knows one.
+pub(crate) fn instrument_because(cause: Option<Cause>, reason: impl Into<String>) -> Outcome {
+    build(
+        Judgment::builder(Status::Error)
+            .reason_code(crate::judgment::ReasonCode::JudgeReported)
+            .maybe_cause(cause)
+            .reasoning(reason),
+    )
 }
 
 /// Receives judge start and finish events, for progress displays and logs.
@@ -64,10 +74,10 @@ async fn off_thread(timeout: Duration, f: impl FnOnce() -> Outcome + Send + 'sta
     match tokio::time::timeout(timeout, tokio::task::spawn_blocking(f)).await {
         Ok(Ok(r)) => r,
         Ok(Err(e)) => Err(Fault::threw("panic", e.to_string())),
-        Err(_) => instrument(format!(
-            "the check did not finish within {}",
-            humantime(timeout)
-        )),
+        Err(_) => instrument_because(
+            Some(Cause::Timeout),
+            format!("the check did not finish within {}", humantime(timeout)),
+        ),
     }
 }
 
@@ -285,11 +295,14 @@ impl ConfiguredJudge {
                 );
                 match tokio::time::timeout(timeout, run).await {
                     Ok(r) => r,
-                    Err(_) => instrument(format!(
-                        "{}: the model did not answer within {} (raise the check's timeout)",
-                        self.spec.name,
-                        humantime(timeout)
-                    )),
+                    Err(_) => instrument_because(
+                        Some(Cause::Timeout),
+                        format!(
+                            "{}: the model did not answer within {} (raise the check's timeout)",
+                            self.spec.name,
+                            humantime(timeout)
+                        ),
+                    ),
                 }
             }
         }

@@ -5,7 +5,9 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use super::cause::Cause;
 use super::error::BuildError;
+use super::finding::Finding;
 use super::portable::{MAX_PORTABLE_INT, Metadata, check_metadata};
 use super::reason::{Family, ReasonCode};
 use super::status::Status;
@@ -28,8 +30,12 @@ pub struct Judgment {
     label: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason_code: Option<ReasonCode>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cause: Option<Cause>,
     reasoning: String,
     checks: Vec<Check>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    findings: Vec<Finding>,
     metadata: Metadata,
 }
 
@@ -40,10 +46,13 @@ struct RawJudgment {
     score: Option<f64>,
     label: Option<String>,
     reason_code: Option<ReasonCode>,
+    cause: Option<Cause>,
     #[serde(default)]
     reasoning: String,
     #[serde(default)]
     checks: Vec<Check>,
+    #[serde(default)]
+    findings: Vec<Finding>,
     #[serde(default)]
     metadata: Metadata,
 }
@@ -56,8 +65,10 @@ impl TryFrom<RawJudgment> for Judgment {
             score: r.score,
             label: r.label,
             reason_code: r.reason_code,
+            cause: r.cause,
             reasoning: r.reasoning,
             checks: r.checks,
+            findings: r.findings,
             metadata: r.metadata,
         })
     }
@@ -123,6 +134,13 @@ impl Judgment {
             }
             _ => {}
         }
+        if let Some(c) = j.cause
+            && !matches!(j.status, Status::Error | Status::Abstain)
+        {
+            return Err(BuildError::argument(format!(
+                "only ERROR and ABSTAIN carry a cause, not {st} (got {c})"
+            )));
+        }
         if j.reason_code.is_some() && blank {
             return Err(BuildError::argument(
                 "a judgment with a reason code requires non-blank reasoning",
@@ -157,8 +175,10 @@ impl Judgment {
                 score: None,
                 label: None,
                 reason_code: None,
+                cause: None,
                 reasoning: String::new(),
                 checks: Vec::new(),
+                findings: Vec::new(),
                 metadata: Map::new(),
             },
             error: None,
@@ -182,8 +202,10 @@ impl Judgment {
             score: None,
             label: None,
             reason_code: None,
+            cause: None,
             reasoning: reasoning.into(),
             checks: Vec::new(),
+            findings: Vec::new(),
             metadata: Map::new(),
         }
     }
@@ -239,8 +261,10 @@ impl Judgment {
             score: None,
             label: None,
             reason_code: Some(ReasonCode::ErrorsPropagated),
+            cause: None,
             reasoning: reasoning.into(),
             checks: Vec::new(),
+            findings: Vec::new(),
             metadata,
         })
     }
@@ -322,9 +346,43 @@ impl Judgment {
         &self.checks
     }
 
+    /// Why an ERROR or ABSTAIN happened, when the judge that saw it knew (never read from
+    /// text the subject controls).
+    pub fn cause(&self) -> Option<Cause> {
+        self.cause
+    }
+
+    /// What the judge found, each at a place (differences, compiler errors, injections).
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
+    }
+
     /// The portable metadata.
     pub fn metadata(&self) -> &Metadata {
         &self.metadata
+    }
+
+    /// Moves what a `judge-ci.report.v1` judgment kept in `metadata.findings` into typed
+    /// findings (the entries judge-ci wrote; any other entry stays in metadata), and sets the
+    /// cause the v1 judge had stated in its own words (`cause`, for an ERROR or ABSTAIN only).
+    /// Used when a stored v1 report is read, so every surface renders from typed data alone.
+    pub(crate) fn upgrade_v1(&mut self, cause: Option<Cause>) {
+        if matches!(self.status, Status::Error | Status::Abstain) && self.cause.is_none() {
+            self.cause = cause;
+        }
+        let Some(Value::Array(old)) = self.metadata.remove("findings") else {
+            return;
+        };
+        let mut rest = Vec::new();
+        for v in old {
+            match Finding::from_v1(&v) {
+                Some(f) => self.findings.push(f),
+                None => rest.push(v),
+            }
+        }
+        if !rest.is_empty() {
+            self.metadata.insert("findings".into(), Value::Array(rest));
+        }
     }
 
     /// The strategy evidence block (`metadata.aggregation`), if any.
@@ -393,8 +451,10 @@ impl Judgment {
             score,
             label: None,
             reason_code,
+            cause: None,
             reasoning,
             checks: Vec::new(),
+            findings: Vec::new(),
             metadata,
         })
     }
@@ -497,6 +557,30 @@ impl JudgmentBuilder {
     /// Appends several checks.
     pub fn checks(mut self, checks: impl IntoIterator<Item = Check>) -> Self {
         self.j.checks.extend(checks);
+        self
+    }
+
+    /// Sets the cause (ERROR and ABSTAIN only; `build` refuses it on any other status).
+    pub fn cause(mut self, cause: Cause) -> Self {
+        self.j.cause = Some(cause);
+        self
+    }
+
+    /// Sets the cause when there is one.
+    pub fn maybe_cause(mut self, cause: Option<Cause>) -> Self {
+        self.j.cause = cause;
+        self
+    }
+
+    /// Appends one finding.
+    pub fn finding(mut self, finding: Finding) -> Self {
+        self.j.findings.push(finding);
+        self
+    }
+
+    /// Appends several findings.
+    pub fn findings(mut self, findings: impl IntoIterator<Item = Finding>) -> Self {
+        self.j.findings.extend(findings);
         self
     }
 

@@ -1,9 +1,11 @@
-//! The vocabulary every stage shares: statuses, reason codes, checks, portable metadata,
-//! judgments, the judge interface and its context. Pure data and traits; no I/O.
+//! The vocabulary every stage shares: statuses, reason codes, causes, checks, findings,
+//! portable metadata, judgments, the judge interface and its context. Pure data and traits; no I/O.
 
+mod cause;
 mod context;
 mod error;
 mod fault;
+mod finding;
 mod gap;
 mod judge;
 #[allow(clippy::module_inception)]
@@ -13,9 +15,11 @@ mod reason;
 mod status;
 mod sub_check;
 
+pub use cause::Cause;
 pub use context::{ExecutionStatus, JudgmentContext};
 pub use error::BuildError;
 pub use fault::Fault;
+pub use finding::{Finding, FindingFamily, FindingKind};
 pub use gap::GapCategory;
 pub use judge::{
     Implementation, Judge, JudgeMetadata, JudgeType, NamedJudge, Phase, not_applicable_capability,

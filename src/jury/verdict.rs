@@ -432,6 +432,21 @@ impl Verdict {
         Ok(v)
     }
 
+    /// Applies `f` to every judgment of the verdict and of every attempt's verdict inside it
+    /// (the aggregate, each individual judgment and its by-name copy alike). For a change
+    /// that keeps every invariant, such as reading a stored v1 report's findings as typed
+    /// findings.
+    pub(crate) fn each_judgment_mut(&mut self, f: &mut impl FnMut(&mut Judgment)) {
+        f(&mut self.aggregated);
+        self.individual.iter_mut().for_each(&mut *f);
+        self.individual_by_name.values_mut().for_each(&mut *f);
+        for a in &mut self.composite_attempts {
+            if let AttemptOutcome::Verdict(v) = &mut a.outcome {
+                v.each_judgment_mut(f);
+            }
+        }
+    }
+
     /// A one-judge verdict: one declared seat, decision own.
     pub fn single(name: impl Into<String>, judgment: Judgment) -> Result<Verdict, BuildError> {
         let mut map = IndexMap::new();

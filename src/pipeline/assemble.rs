@@ -154,20 +154,13 @@ pub fn collect_diffs(spec: &JurySpec, verdict: &Verdict) -> Diffs {
             | CheckType::Ears
             | CheckType::Rfc2119 => continue,
         };
-        for f in j
-            .metadata()
-            .get("findings")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let s = |k: &str| f.get(k).and_then(Value::as_str).map(str::to_string);
+        for f in j.findings() {
             list.push(DiffEntry {
-                path: s("path").unwrap_or_default(),
-                line: f.get("line").and_then(Value::as_u64),
-                kind: s("kind").unwrap_or_default(),
-                expected: s("expected"),
-                actual: s("actual"),
+                path: f.path.clone(),
+                line: f.line.map(u64::from),
+                kind: f.kind,
+                expected: f.expected.clone(),
+                actual: f.actual.clone(),
                 judge: name.clone(),
             });
         }

@@ -73,12 +73,5 @@ pub fn load_from(
 pub fn read_report(path: &Path, hint: &str) -> Result<Report, RunError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| RunError::Input(format!("cannot read {}: {e}{hint}", path.display())))?;
-    serde_json::from_str(&text).map_err(|e| {
-        RunError::Input(format!(
-            "{}:{}:{}: not a judge-ci report: {e}",
-            path.display(),
-            e.line(),
-            e.column()
-        ))
-    })
+    crate::report::read::parse(&text).map_err(|e| RunError::Input(e.at(path)))
 }

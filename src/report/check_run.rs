@@ -4,6 +4,7 @@
 
 use serde_json::{Value, json};
 
+use crate::judgment::{FindingFamily, FindingKind};
 use crate::jury::interpret::Reading;
 
 use super::budget::{CHECK_RUN_BUDGET, truncate};
@@ -116,31 +117,21 @@ pub fn annotations(r: &Report) -> Vec<Value> {
         }
         out.push((rank, a));
     };
-    for (name, j) in r.verdict.individual_by_name() {
-        if let Some(Value::Array(fs)) = j.metadata().get("findings") {
-            for f in fs.iter().filter(|f| f["kind"] == "compiler-error") {
-                push(
-                    0,
-                    f["path"].as_str().unwrap_or(""),
-                    f["line"].as_u64().unwrap_or(1),
-                    f["column"].as_u64(),
-                    "failure",
-                    format!("{name}: compiler error"),
-                    f["message"].as_str().unwrap_or("").to_string(),
-                );
-            }
-            for f in fs.iter().filter(|f| f["kind"] == "prompt-injection") {
-                push(
-                    0,
-                    f["path"].as_str().unwrap_or(""),
-                    f["line"].as_u64().unwrap_or(1),
-                    None,
-                    "failure",
-                    format!("{name}: prompt injection"),
-                    f["message"].as_str().unwrap_or("").to_string(),
-                );
-            }
-        }
+    for (name, f) in super::findings::evidence(r) {
+        let what = match f.kind.family() {
+            FindingFamily::CompilerError => "compiler error",
+            FindingFamily::PromptInjection => "prompt injection",
+            FindingFamily::Difference => "difference",
+        };
+        push(
+            0,
+            &f.path,
+            f.line.map_or(1, u64::from),
+            f.column.map(u64::from),
+            "failure",
+            format!("{name}: {what}"),
+            f.message.clone().unwrap_or_default(),
+        );
     }
     for (section, level, rank) in [
         (&r.diffs.files, "failure", 1u8),
@@ -156,7 +147,10 @@ pub fn annotations(r: &Report) -> Vec<Value> {
             if let Some(e) = &d.expected {
                 msg.push_str(&format!("reference: {e}\n"));
             }
-            let level = if d.kind.contains("forbidden") || d.kind.starts_with("test-failing") {
+            let level = if matches!(
+                d.kind,
+                FindingKind::ImportForbidden | FindingKind::TestFailing
+            ) {
                 "failure"
             } else {
                 level

@@ -7,7 +7,7 @@ use minijinja::{Environment, Value as JinjaValue};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::judgment::{Judgment, Status};
+use crate::judgment::{Finding, FindingKind, Judgment, Status};
 use crate::jury::TierPolicy;
 use crate::jury::interpret::Reading;
 
@@ -184,7 +184,7 @@ fn gaps_view(d: &crate::diagnose::GapAnalysis) -> Option<GapsView> {
             .collect(),
         recommendations: d.recommendations.clone(),
         findings: d
-            .findings
+            .gaps
             .iter()
             .take(GAP_LINES)
             .map(|f| GapFinding {
@@ -202,7 +202,7 @@ fn gaps_view(d: &crate::diagnose::GapAnalysis) -> Option<GapsView> {
                 },
             })
             .collect(),
-        more: d.findings.len().saturating_sub(GAP_LINES),
+        more: d.gaps.len().saturating_sub(GAP_LINES),
     })
 }
 
@@ -411,31 +411,20 @@ fn first_change(diff: &str) -> Option<(Option<u64>, Option<String>, Option<Strin
 /// Up to [`EVIDENCE_LINES`] findings, taken in turn from each kind (kinds with a line in the
 /// workspace first, then in order of first appearance) so a forbidden import and its missing
 /// replacement are both shown.
-fn evidence(findings: &[&Value], links: Option<&CodeLinks>) -> Vec<EvidenceView> {
-    let mut kinds: Vec<&str> = Vec::new();
+fn evidence(findings: &[Finding], links: Option<&CodeLinks>) -> Vec<EvidenceView> {
+    let mut kinds: Vec<FindingKind> = Vec::new();
     for f in findings {
-        let k = f["kind"].as_str().unwrap_or("");
-        if !kinds.contains(&k) {
-            kinds.push(k);
+        if !kinds.contains(&f.kind) {
+            kinds.push(f.kind);
         }
     }
-    let has_line = |k: &str| {
-        findings
-            .iter()
-            .any(|f| f["kind"].as_str().unwrap_or("") == k && f["line"].as_u64().is_some())
-    };
-    kinds.sort_by_key(|k| !has_line(k));
-    let by_kind: Vec<Vec<&Value>> = kinds
+    let has_line = |k: FindingKind| findings.iter().any(|f| f.kind == k && f.line.is_some());
+    kinds.sort_by_key(|k| !has_line(*k));
+    let by_kind: Vec<Vec<&Finding>> = kinds
         .iter()
-        .map(|k| {
-            findings
-                .iter()
-                .copied()
-                .filter(|f| f["kind"].as_str().unwrap_or("") == *k)
-                .collect()
-        })
+        .map(|k| findings.iter().filter(|f| f.kind == *k).collect())
         .collect();
-    let mut picked: Vec<&Value> = Vec::new();
+    let mut picked: Vec<&Finding> = Vec::new();
     let mut round = 0;
     while picked.len() < EVIDENCE_LINES && by_kind.iter().any(|l| l.len() > round) {
         for list in &by_kind {
@@ -450,15 +439,15 @@ fn evidence(findings: &[&Value], links: Option<&CodeLinks>) -> Vec<EvidenceView>
     picked
         .into_iter()
         .map(|f| {
-            let path = f["path"].as_str().unwrap_or("");
-            let text = |k: &str| f[k].as_str().map(first_line).filter(|s| !s.is_empty());
+            let path = f.path.as_str();
+            let text = |t: &Option<String>| t.as_deref().map(first_line).filter(|s| !s.is_empty());
             let (mut line, mut expected, mut actual) = (
-                f["line"].as_u64().filter(|l| *l > 0),
-                text("expected"),
-                text("actual"),
+                f.line.map(u64::from).filter(|l| *l > 0),
+                text(&f.expected),
+                text(&f.actual),
             );
             // A file comparison's finding carries a short unified diff: show its first change.
-            if let Some((l, e, a)) = f["actual"].as_str().and_then(first_change) {
+            if let Some((l, e, a)) = f.actual.as_deref().and_then(first_change) {
                 (line, expected, actual) = (line.or(l), e, a);
             }
             let place = match (path, line) {
@@ -469,8 +458,8 @@ fn evidence(findings: &[&Value], links: Option<&CodeLinks>) -> Vec<EvidenceView>
             EvidenceView {
                 url: links.and_then(|l| l.url(path, line)),
                 place,
-                kind: f["kind"].as_str().unwrap_or("finding").to_string(),
-                message: text("message"),
+                kind: f.kind.token().to_string(),
+                message: text(&f.message),
                 expected,
                 actual,
             }
@@ -546,10 +535,7 @@ fn judge_type(r: &Report, name: &str) -> String {
 }
 
 fn why_view(r: &Report, name: &str, j: &Judgment, links: Option<&CodeLinks>) -> WhyView {
-    let findings: Vec<&Value> = match j.metadata().get("findings") {
-        Some(Value::Array(f)) => f.iter().filter(|f| f.is_object()).collect(),
-        _ => Vec::new(),
-    };
+    let findings = j.findings();
     // Its findings are in the diff sections when a structural judge reported them (compiler
     // errors and text addressed to the grader are evidence, never diffs).
     let d = &r.diffs;
@@ -575,7 +561,7 @@ fn why_view(r: &Report, name: &str, j: &Judgment, links: Option<&CodeLinks>) -> 
     } else {
         String::new()
     };
-    let shown = evidence(&findings, links);
+    let shown = evidence(findings, links);
     WhyView {
         name: name.to_string(),
         judge_type: judge_type(r, name),

@@ -3,12 +3,14 @@
 pub mod budget;
 pub mod check_run;
 pub mod escape;
+pub mod findings;
 pub mod icons;
 pub mod junit;
 pub mod location;
 pub mod markdown;
 mod model;
 pub mod notices;
+pub mod read;
 pub mod sarif;
 
 pub use model::*;

@@ -1,5 +1,7 @@
-//! The report (`judge-ci.report.v1`): one value from which every surface is rendered, stored
-//! as JSON before anything is printed or posted.
+//! The report (`judge-ci.report.v2`): one value from which every surface is rendered, stored
+//! as JSON before anything is printed or posted. v2 differs from v1 in the judgments of the
+//! verdict: findings are a typed `findings` list (v1 kept them in `metadata.findings`) and an
+//! ERROR or ABSTAIN may carry a typed `cause`. `read::parse` reads both.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -8,8 +10,10 @@ use crate::judgment::Status;
 use crate::jury::interpret::{Defect, Reading, ReadingSupport};
 use crate::jury::{TierPolicy, Verdict};
 
-/// The schema token.
-pub const REPORT_SCHEMA: &str = "judge-ci.report.v1";
+/// The schema token written.
+pub const REPORT_SCHEMA: &str = "judge-ci.report.v2";
+/// The previous schema token, still read.
+pub const REPORT_SCHEMA_V1: &str = "judge-ci.report.v1";
 
 /// The whole report.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -435,7 +439,7 @@ pub struct DiffEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u64>,
     /// Kind of difference.
-    pub kind: String,
+    pub kind: crate::judgment::FindingKind,
     /// What the reference has.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expected: Option<String>,

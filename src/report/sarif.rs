@@ -242,43 +242,24 @@ fn result(f: &Found, fingerprint: String) -> Value {
 pub fn sarif(r: &Report) -> Value {
     let prefix = r.subject.path_in_repository.as_deref();
     let mut found: Vec<Found> = Vec::new();
-    for (name, j) in r.verdict.individual_by_name() {
-        if let Some(Value::Array(fs)) = j.metadata().get("findings") {
-            for f in fs.iter().filter(|f| f["kind"] == "compiler-error") {
-                let raw = f["path"].as_str().unwrap_or("");
-                let Some(path) = repository_path(prefix, raw) else {
-                    continue;
-                };
-                let message = f["message"].as_str().unwrap_or("");
-                found.push(Found {
-                    rule: "compiler-error",
-                    level: "error",
-                    judge: name,
-                    text: format!("{name}: {message}"),
-                    path,
-                    line: f["line"].as_u64(),
-                    column: f["column"].as_u64(),
-                    identity: [message, ""],
-                });
-            }
-            // Text in the PR addressed to the grader (a file name has no line: line 1).
-            for f in fs.iter().filter(|f| f["kind"] == "prompt-injection") {
-                let Some(path) = repository_path(prefix, f["path"].as_str().unwrap_or("")) else {
-                    continue;
-                };
-                let message = f["message"].as_str().unwrap_or("");
-                found.push(Found {
-                    rule: "prompt-injection",
-                    level: "error",
-                    judge: name,
-                    text: format!("{name}: {message}"),
-                    path,
-                    line: f["line"].as_u64(),
-                    column: None,
-                    identity: [message, f["rule"].as_str().unwrap_or("")],
-                });
-            }
-        }
+    // Compiler errors and text addressed to the grader come from the judgments' own typed
+    // findings; structural differences from the report's diff sections (a file name has no
+    // line: line 1).
+    for (name, f) in super::findings::evidence(r) {
+        let Some(path) = repository_path(prefix, &f.path) else {
+            continue;
+        };
+        let message = f.message.as_deref().unwrap_or("");
+        found.push(Found {
+            rule: f.kind.token(),
+            level: "error",
+            judge: name,
+            text: format!("{name}: {message}"),
+            path,
+            line: f.line.map(u64::from),
+            column: f.column.map(u64::from),
+            identity: [message, f.rule.as_deref().unwrap_or("")],
+        });
     }
     for d in r
         .diffs
@@ -301,13 +282,13 @@ pub fn sarif(r: &Report) -> Value {
         if d.line.is_none() {
             text.push_str(" (about the whole file)");
         }
-        let level = if d.kind.contains("forbidden") || d.kind.contains("missing") {
+        let level = if d.kind.is_blocking() {
             "error"
         } else {
             "warning"
         };
         found.push(Found {
-            rule: &d.kind,
+            rule: d.kind.token(),
             level,
             judge: &d.judge,
             text,

@@ -112,10 +112,16 @@ pub fn report(out: &Path) -> serde_json::Value {
     serde_json::from_str(&text).expect("report.json is JSON")
 }
 
-/// Validates a report against `schemas/report.v1.json`.
+/// Validates a report against `schemas/report.v2.json`, the schema judge-ci writes.
 pub fn assert_report_schema(report: &serde_json::Value) {
+    assert_report_schema_file(report, "schemas/report.v2.json");
+}
+
+/// Validates a report against the JSON Schema at `schema` (relative to the repository root).
+pub fn assert_report_schema_file(report: &serde_json::Value, schema: &str) {
+    let schema_path = schema;
     let schema: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(repo_root().join("schemas/report.v1.json")).expect("schema"),
+        &std::fs::read_to_string(repo_root().join(schema_path)).expect("schema"),
     )
     .expect("schema JSON");
     let validator = jsonschema::validator_for(&schema).expect("valid schema");
@@ -125,7 +131,7 @@ pub fn assert_report_schema(report: &serde_json::Value) {
         .collect();
     assert!(
         errors.is_empty(),
-        "report.json does not match schemas/report.v1.json: {errors:#?}"
+        "report.json does not match {schema_path}: {errors:#?}"
     );
 }
 

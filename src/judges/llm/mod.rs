@@ -24,9 +24,11 @@ use crate::config::llm::{
     CacheSetting, CriteriaSource, Injection, LlmOutput, LlmSettings, Price, Provider, Question,
     RosterKind,
 };
-use crate::judgment::{Check, Judgment, JudgmentBuilder, JudgmentContext, ReasonCode, Status};
+use crate::judgment::{
+    Cause, Check, Judgment, JudgmentBuilder, JudgmentContext, ReasonCode, Status,
+};
 
-use super::{Outcome, build, instrument};
+use super::{Outcome, build, instrument, instrument_because};
 use cache::Cache;
 use provider::{Ask, LlmError, Model, Reply};
 
@@ -275,13 +277,14 @@ impl Session<'_> {
     fn failed(&self, f: Failure, what: &str) -> Outcome {
         let b = Judgment::builder(Status::Error).reason_code(ReasonCode::JudgeReported);
         let b = match f {
-            Failure::Llm(e) => b.reasoning(format!(
+            Failure::Llm(e) => b.cause(e.cause()).reasoning(format!(
                 "{what}: {e}; {} (model {} at {})",
                 e.help(&self.model),
                 self.model.model,
                 self.model.base_url
             )),
             Failure::Contract { why, raw } => b
+                .cause(Cause::ModelReplyUnusable)
                 .reasoning(format!(
                     "{what}: the model's reply did not fit the requested JSON shape after one repair: {why}"
                 ))
@@ -356,7 +359,9 @@ pub async fn judge(
     let settings = own.or(&rt.defaults);
     let model = match resolve(&settings, timeout, &*rt.env) {
         Ok(m) => m,
-        Err(why) => return instrument(format!("{name}: {why}")),
+        Err(why) => {
+            return instrument_because(Some(Cause::JudgeMisconfigured), format!("{name}: {why}"));
+        }
     };
     let dir = match &settings.cache {
         Some(CacheSetting::Off) => None,
@@ -465,19 +470,16 @@ fn guard(out: Outcome, found: &[injection::Hit], policy: Injection) -> Outcome {
             b = b.reason_code(code);
         }
     }
-    let mut findings: Vec<Value> = j
-        .metadata()
-        .get("findings")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    findings.extend(found.iter().map(injection::Hit::to_json));
-    for (k, v) in j.metadata() {
-        if k != "findings" {
-            b = b.metadata(k.clone(), v.clone());
-        }
+    b = b
+        .findings(j.findings().iter().cloned())
+        .findings(found.iter().map(injection::Hit::finding));
+    if status == said {
+        b = b.maybe_cause(j.cause());
     }
-    b = b.metadata("findings", Value::Array(findings)).metadata(
+    for (k, v) in j.metadata() {
+        b = b.metadata(k.clone(), v.clone());
+    }
+    b = b.metadata(
         "injection",
         json!({"policy": policy.token(), "modelStatus": word(said).to_ascii_lowercase()}),
     );
@@ -644,7 +646,7 @@ async fn ask_question(
                             ));
                         }
                         super::paths::Resolved::Missing(_) => {
-                            return build(Judgment::builder(Status::Abstain).reasoning(format!(
+                            return build(Judgment::builder(Status::Abstain).cause(Cause::EvidenceMissing).reasoning(format!(
                                 "the plan {} does not exist, so there are no criteria to verify",
                                 p.as_path().display()
                             )));
@@ -664,7 +666,7 @@ async fn ask_question(
                     let numbered = verify_lines_at(&text);
                     let lines: Vec<String> = numbered.iter().map(|(_, l)| l.clone()).collect();
                     if lines.is_empty() {
-                        return build(Judgment::builder(Status::Abstain).reasoning(format!(
+                        return build(Judgment::builder(Status::Abstain).cause(Cause::EvidenceMissing).reasoning(format!(
                             "the plan {} has no VERIFY: lines, so there are no criteria to verify",
                             p.as_path().display()
                         )));

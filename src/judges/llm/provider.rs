@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use crate::config::llm::Provider;
 use crate::http::{backoff, chain, retry_wait};
+use crate::judgment::Cause;
 
 /// A resolved model: where it is, how it is reached, how it answers.
 #[derive(Clone)]
@@ -101,6 +102,21 @@ pub enum LlmError {
 }
 
 impl LlmError {
+    /// The cause judge-ci knows from the connection or the provider's HTTP status: the
+    /// network, the provider's availability (429, 5xx), the check's settings (other 4xx), the
+    /// model's refusal or an unusable answer.
+    pub fn cause(&self) -> Cause {
+        match self {
+            LlmError::Unreachable { .. } => Cause::NetworkUnreachable,
+            LlmError::Status { status, .. } if *status == 429 || *status >= 500 => {
+                Cause::ProviderUnavailable
+            }
+            LlmError::Status { .. } => Cause::JudgeMisconfigured,
+            LlmError::Refused(_) => Cause::ProviderRefused,
+            LlmError::Shape { .. } => Cause::ModelReplyUnusable,
+        }
+    }
+
     /// What the user can do about it.
     pub fn help(&self, model: &Model) -> String {
         match self {

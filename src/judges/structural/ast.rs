@@ -8,6 +8,7 @@ use crate::lang::java::{self, Annotation, Field, JavaFile, Method, TypeDecl};
 
 use super::super::Outcome;
 use super::{Finding, compare_files, list, verdict};
+use crate::judgment::FindingKind;
 
 /// Where findings of one file go, and which aspects are compared.
 struct Sink<'a> {
@@ -34,14 +35,14 @@ fn annotation_diff(
     let (e, a) = (annotations(expected), annotations(actual));
     for x in e.iter().filter(|x| !a.contains(x)) {
         out.push(
-            Finding::new(rel, "annotation-missing")
+            Finding::new(rel, FindingKind::AnnotationMissing)
                 .at(line)
                 .expected(format!("{x} on {what}")),
         );
     }
     for x in a.iter().filter(|x| !e.contains(x)) {
         out.push(
-            Finding::new(rel, "annotation-unexpected")
+            Finding::new(rel, FindingKind::AnnotationUnexpected)
                 .at(line)
                 .actual(format!("{x} on {what}")),
         );
@@ -51,7 +52,7 @@ fn annotation_diff(
 fn methods(
     sink: &mut Sink,
     owner: &str,
-    label: &str,
+    (missing, unexpected): (FindingKind, FindingKind),
     exp: &[Method],
     act: &[Method],
     type_line: u32,
@@ -64,18 +65,14 @@ fn methods(
         match act.iter().find(|x| x.signature() == m.signature()) {
             None => {
                 if has(AstAspect::Signatures) {
-                    out.push(
-                        Finding::new(rel, format!("{label}-missing"))
-                            .at(type_line)
-                            .expected(sig),
-                    );
+                    out.push(Finding::new(rel, missing).at(type_line).expected(sig));
                 }
             }
             Some(w) => {
                 if has(AstAspect::Signatures) {
                     if m.returns != w.returns {
                         out.push(
-                            Finding::new(rel, "return-type-changed")
+                            Finding::new(rel, FindingKind::ReturnTypeChanged)
                                 .at(w.line)
                                 .expected(format!("{sig}: {}", m.returns.as_deref().unwrap_or("")))
                                 .actual(format!("{sig}: {}", w.returns.as_deref().unwrap_or(""))),
@@ -83,7 +80,7 @@ fn methods(
                     }
                     if m.throws != w.throws {
                         out.push(
-                            Finding::new(rel, "throws-changed")
+                            Finding::new(rel, FindingKind::ThrowsChanged)
                                 .at(w.line)
                                 .expected(format!("{sig} throws {}", m.throws.join(", ")))
                                 .actual(format!("{sig} throws {}", w.throws.join(", "))),
@@ -91,7 +88,7 @@ fn methods(
                     }
                     if m.modifiers != w.modifiers {
                         out.push(
-                            Finding::new(rel, "modifiers-changed")
+                            Finding::new(rel, FindingKind::ModifiersChanged)
                                 .at(w.line)
                                 .expected(format!("{} {sig}", m.modifiers.join(" ")))
                                 .actual(format!("{} {sig}", w.modifiers.join(" "))),
@@ -103,7 +100,7 @@ fn methods(
                 }
                 if has(AstAspect::Bodies) && m.body_hash != w.body_hash {
                     out.push(
-                        Finding::new(rel, "body-changed")
+                        Finding::new(rel, FindingKind::BodyChanged)
                             .at(w.line)
                             .expected(sig.clone())
                             .actual(sig),
@@ -118,7 +115,7 @@ fn methods(
             .filter(|w| !exp.iter().any(|m| m.signature() == w.signature()))
         {
             out.push(
-                Finding::new(rel, format!("{label}-unexpected"))
+                Finding::new(rel, unexpected)
                     .at(w.line)
                     .actual(format!("{owner}.{}", w.signature())),
             );
@@ -140,7 +137,7 @@ fn fields(
         let name = format!("{owner}.{}", f.name);
         match act.iter().find(|x| x.name == f.name) {
             None if has(AstAspect::Fields) => out.push(
-                Finding::new(rel, "field-missing")
+                Finding::new(rel, FindingKind::FieldMissing)
                     .at(type_line)
                     .expected(format!("{} {name}", f.ty)),
             ),
@@ -148,7 +145,7 @@ fn fields(
             Some(w) => {
                 if has(AstAspect::Fields) && (f.ty != w.ty || f.modifiers != w.modifiers) {
                     out.push(
-                        Finding::new(rel, "field-changed")
+                        Finding::new(rel, FindingKind::FieldChanged)
                             .at(w.line)
                             .expected(
                                 format!("{} {} {name}", f.modifiers.join(" "), f.ty)
@@ -171,7 +168,7 @@ fn fields(
     if has(AstAspect::Fields) {
         for w in act.iter().filter(|w| !exp.iter().any(|f| f.name == w.name)) {
             out.push(
-                Finding::new(rel, "field-unexpected")
+                Finding::new(rel, FindingKind::FieldUnexpected)
                     .at(w.line)
                     .actual(format!("{} {owner}.{}", w.ty, w.name)),
             );
@@ -191,7 +188,7 @@ fn type_diff(
     if has(AstAspect::Types) {
         if e.kind != a.kind {
             out.push(
-                Finding::new(rel, "type-kind-changed")
+                Finding::new(rel, FindingKind::TypeKindChanged)
                     .at(a.line)
                     .expected(format!("{} {path}", e.kind.word()))
                     .actual(format!("{} {path}", a.kind.word())),
@@ -199,7 +196,7 @@ fn type_diff(
         }
         if e.supertypes != a.supertypes {
             out.push(
-                Finding::new(rel, "supertype-changed")
+                Finding::new(rel, FindingKind::SupertypeChanged)
                     .at(a.line)
                     .expected(format!("{path} : {}", e.supertypes.join(", ")))
                     .actual(format!("{path} : {}", a.supertypes.join(", "))),
@@ -207,7 +204,7 @@ fn type_diff(
         }
         if e.modifiers != a.modifiers || e.type_params != a.type_params {
             out.push(
-                Finding::new(rel, "type-declaration-changed")
+                Finding::new(rel, FindingKind::TypeDeclarationChanged)
                     .at(a.line)
                     .expected(
                         format!(
@@ -239,11 +236,21 @@ fn type_diff(
         aspects,
         out: std::mem::take(out),
     };
-    methods(&mut sink, path, "method", &e.methods, &a.methods, a.line);
     methods(
         &mut sink,
         path,
-        "constructor",
+        (FindingKind::MethodMissing, FindingKind::MethodUnexpected),
+        &e.methods,
+        &a.methods,
+        a.line,
+    );
+    methods(
+        &mut sink,
+        path,
+        (
+            FindingKind::ConstructorMissing,
+            FindingKind::ConstructorUnexpected,
+        ),
         &e.constructors,
         &a.constructors,
         a.line,
@@ -272,10 +279,12 @@ pub(super) fn escape_findings(
                 .filter(|(x, _)| *x == l)
                 .map(|(_, c)| format!("\\u{:04x} ({})", u32::from(*c), c.escape_debug()))
                 .collect();
-            Finding::new(rel, "unicode-escape").at(l).actual(format!(
-                "unicode escape outside a literal, read by javac as code: {}",
-                spelled.join(", ")
-            ))
+            Finding::new(rel, FindingKind::UnicodeEscape)
+                .at(l)
+                .actual(format!(
+                    "unicode escape outside a literal, read by javac as code: {}",
+                    spelled.join(", ")
+                ))
         })
         .collect()
 }
@@ -294,13 +303,14 @@ pub fn diff_files(
         match act.iter().find(|(p, _)| p == path) {
             Some((_, a)) => type_diff(rel, path, e, a, aspects, &mut out),
             None => out.push(
-                Finding::new(rel, "type-missing").expected(format!("{} {path}", e.kind.word())),
+                Finding::new(rel, FindingKind::TypeMissing)
+                    .expected(format!("{} {path}", e.kind.word())),
             ),
         }
     }
     for (path, a) in act.iter().filter(|(p, _)| !exp.iter().any(|(q, _)| q == p)) {
         out.push(
-            Finding::new(rel, "type-unexpected")
+            Finding::new(rel, FindingKind::TypeUnexpected)
                 .at(a.line)
                 .actual(format!("{} {path}", a.kind.word())),
         );
@@ -313,14 +323,18 @@ pub fn diff_files(
     if let Some(l) = actual.too_deep
         && expected.too_deep.is_none()
     {
-        out.push(Finding::new(rel, "nesting-too-deep").at(l).actual(format!(
-            "types nested more than {} deep, not compared",
-            java::MAX_NESTING
-        )));
+        out.push(
+            Finding::new(rel, FindingKind::NestingTooDeep)
+                .at(l)
+                .actual(format!(
+                    "types nested more than {} deep, not compared",
+                    java::MAX_NESTING
+                )),
+        );
     }
     if !actual.error_lines.is_empty() && expected.error_lines.is_empty() {
         out.push(
-            Finding::new(rel, "syntax-error")
+            Finding::new(rel, FindingKind::SyntaxError)
                 .at(actual.error_lines[0])
                 .actual(format!("{} line(s) do not parse", actual.error_lines.len())),
         );
@@ -373,7 +387,7 @@ mod tests {
             AstAspect::Bodies,
         ];
         let f = diff_files("A.java", &r, &w, &all);
-        let kinds: Vec<&str> = f.iter().map(|x| x.kind.as_str()).collect();
+        let kinds: Vec<&str> = f.iter().map(|x| x.kind.token()).collect();
         for k in [
             "supertype-changed",
             "annotation-missing",
@@ -388,7 +402,7 @@ mod tests {
         }
         let ann: Vec<&Finding> = f
             .iter()
-            .filter(|x| x.kind == "annotation-missing")
+            .filter(|x| x.kind.token() == "annotation-missing")
             .collect();
         assert!(
             ann.iter().any(
@@ -404,7 +418,9 @@ mod tests {
         assert!(none.is_empty(), "{none:?}");
         let no_bodies = diff_files("A.java", &r, &w, &[AstAspect::Types]);
         assert!(
-            no_bodies.iter().all(|x| x.kind == "supertype-changed"),
+            no_bodies
+                .iter()
+                .all(|x| x.kind.token() == "supertype-changed"),
             "{no_bodies:?}"
         );
     }

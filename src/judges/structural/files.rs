@@ -11,6 +11,7 @@ use crate::lang::java;
 use super::super::{Outcome, instrument};
 use super::pom::{Pom, diff_poms};
 use super::{Finding, ast, compare_files, list, verdict};
+use crate::judgment::FindingKind;
 
 /// Most lines of a unified diff kept per file.
 const DIFF_LINES: usize = 40;
@@ -88,7 +89,7 @@ fn normalise(text: &str) -> String {
 fn compare(rel: &str, w: &[u8], r: &[u8]) -> Vec<Finding> {
     let (Ok(ws), Ok(rf)) = (std::str::from_utf8(w), std::str::from_utf8(r)) else {
         return vec![
-            Finding::new(rel, "binary-differs")
+            Finding::new(rel, FindingKind::BinaryDiffers)
                 .expected(format!("{} bytes", r.len()))
                 .actual(format!("{} bytes", w.len())),
         ];
@@ -109,7 +110,7 @@ fn compare(rel: &str, w: &[u8], r: &[u8]) -> Vec<Finding> {
                 diff_poms(rel, &e, &a, &all, false)
             }
             (Err(_), _) => text_compare(rel, ws, rf),
-            (_, Err(e)) => vec![Finding::new(rel, "pom-unreadable").actual(e)],
+            (_, Err(e)) => vec![Finding::new(rel, FindingKind::PomUnreadable).actual(e)],
         };
     }
     if name.ends_with(".java") {
@@ -136,14 +137,14 @@ fn compare(rel: &str, w: &[u8], r: &[u8]) -> Vec<Finding> {
         return if f.is_empty() && same_header {
             Vec::new()
         } else {
-            vec![Finding::new(rel, "java-differs").actual(short_diff(rel, rf, ws))]
+            vec![Finding::new(rel, FindingKind::JavaDiffers).actual(short_diff(rel, rf, ws))]
         };
     }
     if name.ends_with(".xml") {
         return match (canonical_xml(rf), canonical_xml(ws)) {
             (Ok(a), Ok(b)) if a == b => Vec::new(),
             (Ok(_), Ok(_)) => {
-                vec![Finding::new(rel, "xml-differs").actual(short_diff(rel, rf, ws))]
+                vec![Finding::new(rel, FindingKind::XmlDiffers).actual(short_diff(rel, rf, ws))]
             }
             _ => text_compare(rel, ws, rf),
         };
@@ -155,7 +156,7 @@ fn text_compare(rel: &str, ws: &str, rf: &str) -> Vec<Finding> {
     if normalise(ws) == normalise(rf) {
         Vec::new()
     } else {
-        vec![Finding::new(rel, "text-differs").actual(short_diff(rel, rf, ws))]
+        vec![Finding::new(rel, FindingKind::TextDiffers).actual(short_diff(rel, rf, ws))]
     }
 }
 
@@ -187,7 +188,10 @@ mod tests {
     #[test]
     fn kinds_are_compared_by_their_own_rules() {
         assert!(compare("a.txt", b"hello   world\n", b"hello world").is_empty());
-        assert_eq!(compare("a.txt", b"hello", b"bye")[0].kind, "text-differs");
+        assert_eq!(
+            compare("a.txt", b"hello", b"bye")[0].kind,
+            FindingKind::TextDiffers
+        );
         assert!(
             compare(
                 "c.xml",
@@ -198,7 +202,7 @@ mod tests {
         );
         assert_eq!(
             compare("c.xml", b"<a><b>t</b></a>", b"<a><b>u</b></a>")[0].kind,
-            "xml-differs"
+            FindingKind::XmlDiffers
         );
         assert!(
             compare(
@@ -215,11 +219,11 @@ mod tests {
                 b"class A { int f() { return 1; } }"
             )[0]
             .kind,
-            "java-differs"
+            FindingKind::JavaDiffers
         );
         assert_eq!(
             compare("x.bin", b"\xff\x00", b"\xfe\x00")[0].kind,
-            "binary-differs"
+            FindingKind::BinaryDiffers
         );
         let d = short_diff("a.txt", "a\nb\nc\n", "a\nB\nc\n");
         assert!(

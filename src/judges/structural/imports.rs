@@ -13,6 +13,7 @@ use crate::lang::java::{self, Import};
 
 use super::super::Outcome;
 use super::{Finding, compare_files, list, verdict};
+use crate::judgment::FindingKind;
 
 /// An import pattern: `javax.persistence.*` (the package and everything below it) or an exact
 /// name, where `*` inside stands for one name segment.
@@ -64,11 +65,13 @@ fn compare(rel: &str, w: &[u8], r: &[u8]) -> Vec<Finding> {
     let rkeys: BTreeSet<String> = rf.iter().map(Import::key).collect();
     let mut findings = Vec::new();
     for i in rf.iter().filter(|i| !wkeys.contains(&i.key())) {
-        findings.push(Finding::new(rel, "import-missing").expected(format!("import {};", i.key())));
+        findings.push(
+            Finding::new(rel, FindingKind::ImportMissing).expected(format!("import {};", i.key())),
+        );
     }
     for i in ws.iter().filter(|i| !rkeys.contains(&i.key())) {
         findings.push(
-            Finding::new(rel, "import-unexpected")
+            Finding::new(rel, FindingKind::ImportUnexpected)
                 .at(i.line)
                 .actual(format!("import {};", i.key())),
         );
@@ -106,10 +109,9 @@ pub fn import_diff(
             compare(rel, &w, &r)
         });
     findings.extend(
-        listing
-            .only_workspace
-            .iter()
-            .map(|rel| Finding::new(rel.as_str(), "file-unexpected").actual(rel.as_str())),
+        listing.only_workspace.iter().map(|rel| {
+            Finding::new(rel.as_str(), FindingKind::FileUnexpected).actual(rel.as_str())
+        }),
     );
 
     // Forbidden and required imports are rules on the whole workspace, read as javac reads
@@ -130,7 +132,7 @@ pub fn import_diff(
                 let bytes = match super::read_bounded(&workspace.join(rel)) {
                     Ok(b) => b,
                     Err(why) => {
-                        return Some(Err(Finding::new(rel.as_str(), "file-unreadable")
+                        return Some(Err(Finding::new(rel.as_str(), FindingKind::FileUnreadable)
                             .actual(format!("workspace: {why}"))));
                     }
                 };
@@ -173,12 +175,12 @@ pub fn import_diff(
                 let line = format!("import {};", i.key());
                 // A forbidden import is reported once, as forbidden, not also as unexpected.
                 findings.retain(|f| {
-                    !(f.kind == "import-unexpected"
+                    !(f.kind == FindingKind::ImportUnexpected
                         && f.path == *rel
                         && f.actual.as_deref() == Some(line.as_str()))
                 });
                 findings.push(
-                    Finding::new(rel.as_str(), "import-forbidden")
+                    Finding::new(rel.as_str(), FindingKind::ImportForbidden)
                         .at(i.line)
                         .actual(line),
                 );
@@ -190,7 +192,7 @@ pub fn import_diff(
                 .any(|(_, imports)| imports.iter().any(|i| p.matches(i)))
             {
                 findings.push(
-                    Finding::new("", "import-required")
+                    Finding::new("", FindingKind::ImportRequired)
                         .expected(format!("an import matching {}", p.text)),
                 );
             }

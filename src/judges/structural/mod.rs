@@ -21,91 +21,35 @@ pub use surefire::test_invariance;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use rayon::prelude::*;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex};
 
 use crate::config::checks::FileSet;
-use crate::judgment::{Check, Judgment, JudgmentContext, Status};
+use crate::judgment::{Cause, Check, FindingKind, Judgment, JudgmentContext, Status};
 
-use super::{Outcome, build, instrument};
+use super::{Outcome, build, instrument_because};
 
 /// Largest file compared; a larger one is a finding, never a hang.
 pub const MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
 /// Most findings kept in a judgment's metadata (the count of the rest is kept too).
 pub const MAX_FINDINGS: usize = 2000;
 
-/// One difference, with where it is in the workspace (or the reference, for what is missing).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Finding {
-    /// Path relative to the tree root.
-    pub path: String,
-    /// Line in the workspace file, when the finding has one.
-    pub line: Option<u32>,
-    /// What kind of difference (`import-missing`, `method-missing`, …).
-    pub kind: String,
-    /// What the reference has.
-    pub expected: Option<String>,
-    /// What the workspace has.
-    pub actual: Option<String>,
-}
-
-impl Finding {
-    /// A finding without line, expected or actual.
-    pub fn new(path: impl Into<String>, kind: impl Into<String>) -> Self {
-        Finding {
-            path: path.into(),
-            line: None,
-            kind: kind.into(),
-            expected: None,
-            actual: None,
-        }
-    }
-
-    /// With a workspace line.
-    pub fn at(mut self, line: u32) -> Self {
-        self.line = Some(line);
-        self
-    }
-
-    /// With what the reference has.
-    pub fn expected(mut self, e: impl Into<String>) -> Self {
-        self.expected = Some(e.into());
-        self
-    }
-
-    /// With what the workspace has.
-    pub fn actual(mut self, a: impl Into<String>) -> Self {
-        self.actual = Some(a.into());
-        self
-    }
-
-    /// Portable JSON for judgment metadata (and the report's `diffs`).
-    pub fn to_json(&self) -> Value {
-        let mut v = json!({"path": self.path, "kind": self.kind});
-        if let Some(l) = self.line {
-            v["line"] = l.into();
-        }
-        if let Some(e) = &self.expected {
-            v["expected"] = e.clone().into();
-        }
-        if let Some(a) = &self.actual {
-            v["actual"] = a.clone().into();
-        }
-        v
-    }
-}
+/// One difference, with where it is in the workspace (or the reference, for what is
+/// missing): the finding every judge and surface shares.
+pub use crate::judgment::Finding;
 
 /// The reference folder from the context, or the ABSTAIN that ends the check.
 pub fn reference(ctx: &JudgmentContext) -> Result<PathBuf, Box<Outcome>> {
     match ctx.metadata.get("expectedDir").and_then(Value::as_str) {
         Some(r) if Path::new(r).is_dir() => Ok(PathBuf::from(r)),
-        Some(r) => Err(Box::new(instrument(format!(
-            "the reference folder {r} does not exist"
-        )))),
+        Some(r) => Err(Box::new(instrument_because(
+            Some(Cause::JudgeMisconfigured),
+            format!("the reference folder {r} does not exist"),
+        ))),
         None => Err(Box::new(build(
-            Judgment::builder(Status::Abstain).reasoning(
+            Judgment::builder(Status::Abstain).cause(Cause::JudgeMisconfigured).reasoning(
                 "no reference to compare with: pass --reference or set `reference:` in the config",
             ),
         ))),
@@ -357,7 +301,7 @@ pub fn compare_files(
         .map(|rel| match listing.pair(workspace, reference, rel) {
             Pair::Same => Vec::new(),
             Pair::Unreadable(why) => {
-                vec![Finding::new(rel.as_str(), "file-unreadable").actual(why)]
+                vec![Finding::new(rel.as_str(), FindingKind::FileUnreadable).actual(why)]
             }
             Pair::Differ(w, r) => compare(rel, w, r),
         })
@@ -368,7 +312,7 @@ pub fn compare_files(
         listing
             .only_reference
             .iter()
-            .map(|rel| Finding::new(rel.as_str(), "file-missing").expected(rel.as_str())),
+            .map(|rel| Finding::new(rel.as_str(), FindingKind::FileMissing).expected(rel.as_str())),
     );
     (
         findings,
@@ -394,11 +338,11 @@ pub fn verdict(
     } else {
         matched as f64 / total as f64
     };
-    let mut kinds: Vec<(String, usize)> = Vec::new();
+    let mut kinds: Vec<(crate::judgment::FindingKind, usize)> = Vec::new();
     for f in &findings {
         match kinds.iter_mut().find(|(k, _)| *k == f.kind) {
             Some((_, n)) => *n += 1,
-            None => kinds.push((f.kind.clone(), 1)),
+            None => kinds.push((f.kind, 1)),
         }
     }
     let summary = kinds
@@ -421,15 +365,11 @@ pub fn verdict(
         )?)
         .metadata("filesCompared", total as u64)
         .metadata("filesMatched", matched as u64);
-    let kept: Vec<Value> = findings
-        .iter()
-        .take(MAX_FINDINGS)
-        .map(Finding::to_json)
-        .collect();
     if findings.len() > MAX_FINDINGS {
         b = b.metadata("findingsNotListed", (findings.len() - MAX_FINDINGS) as u64);
     }
-    b = b.metadata("findings", Value::Array(kept));
+    findings.truncate(MAX_FINDINGS);
+    b = b.findings(findings);
     for (k, v) in extra {
         b = b.metadata(k, v);
     }

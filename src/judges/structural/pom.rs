@@ -14,6 +14,7 @@ use crate::config::checks::{FileSet, PomAspect};
 use super::super::{Outcome, instrument};
 use super::effective_pom::{self, BuildContext, MvnConfig, own_text};
 use super::{Finding, list, verdict};
+use crate::judgment::FindingKind;
 
 /// A value with the line it was declared on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -512,7 +513,7 @@ pub fn diff_poms(
     if has(PomAspect::Parent)
         && e.parent.as_ref().map(|p| strip(&p.value)) != a.parent.as_ref().map(|p| strip(&p.value))
     {
-        let mut f = Finding::new(rel, "parent-changed");
+        let mut f = Finding::new(rel, FindingKind::ParentChanged);
         if let Some(p) = &e.parent {
             f = f.expected(p.value.clone());
         }
@@ -527,20 +528,28 @@ pub fn diff_poms(
                 format!("{k}:{} ({})", d.version.as_deref().unwrap_or("?"), d.scope)
             };
             match a.dependencies.get(k) {
-                None => out.push(Finding::new(rel, "dependency-missing").expected(show(&d.value))),
+                None => out.push(
+                    Finding::new(rel, FindingKind::DependencyMissing).expected(show(&d.value)),
+                ),
                 Some(w) => {
                     if !ignore_versions && w.value.version != d.value.version {
                         out.push(
-                            at(Finding::new(rel, "dependency-version-changed"), w.line)
-                                .expected(show(&d.value))
-                                .actual(show(&w.value)),
+                            at(
+                                Finding::new(rel, FindingKind::DependencyVersionChanged),
+                                w.line,
+                            )
+                            .expected(show(&d.value))
+                            .actual(show(&w.value)),
                         );
                     }
                     if w.value.scope != d.value.scope {
                         out.push(
-                            at(Finding::new(rel, "dependency-scope-changed"), w.line)
-                                .expected(show(&d.value))
-                                .actual(show(&w.value)),
+                            at(
+                                Finding::new(rel, FindingKind::DependencyScopeChanged),
+                                w.line,
+                            )
+                            .expected(show(&d.value))
+                            .actual(show(&w.value)),
                         );
                     }
                 }
@@ -552,7 +561,7 @@ pub fn diff_poms(
             .filter(|(k, _)| !e.dependencies.contains_key(*k))
         {
             out.push(
-                at(Finding::new(rel, "dependency-unexpected"), w.line).actual(format!(
+                at(Finding::new(rel, FindingKind::DependencyUnexpected), w.line).actual(format!(
                     "{k}:{} ({})",
                     w.value.version.as_deref().unwrap_or("?"),
                     w.value.scope
@@ -565,11 +574,13 @@ pub fn diff_poms(
             |k: &str, v: &Plugin| format!("{k}:{}", v.version.as_deref().unwrap_or("(default)"));
         for (k, p) in &e.plugins {
             match a.plugins.get(k) {
-                None => out.push(Finding::new(rel, "plugin-missing").expected(show(k, &p.value))),
+                None => out.push(
+                    Finding::new(rel, FindingKind::PluginMissing).expected(show(k, &p.value)),
+                ),
                 Some(w) => {
                     if !ignore_versions && w.value.version != p.value.version {
                         out.push(
-                            at(Finding::new(rel, "plugin-version-changed"), w.line)
+                            at(Finding::new(rel, FindingKind::PluginVersionChanged), w.line)
                                 .expected(show(k, &p.value))
                                 .actual(show(k, &w.value)),
                         );
@@ -583,9 +594,12 @@ pub fn diff_poms(
                             None => format!("{k} {key} (unset)"),
                         };
                         out.push(
-                            at(Finding::new(rel, "plugin-configuration-changed"), w.line)
-                                .expected(side(ec.get(key)))
-                                .actual(side(ac.get(key))),
+                            at(
+                                Finding::new(rel, FindingKind::PluginConfigurationChanged),
+                                w.line,
+                            )
+                            .expected(side(ec.get(key)))
+                            .actual(side(ac.get(key))),
                         );
                     }
                 }
@@ -596,18 +610,22 @@ pub fn diff_poms(
             .iter()
             .filter(|(k, _)| !e.plugins.contains_key(*k))
         {
-            out.push(at(Finding::new(rel, "plugin-unexpected"), w.line).actual(show(k, &w.value)));
+            out.push(
+                at(Finding::new(rel, FindingKind::PluginUnexpected), w.line)
+                    .actual(show(k, &w.value)),
+            );
         }
     }
     if has(PomAspect::Properties) {
         for (k, p) in &e.properties {
             match a.properties.get(k) {
                 None => out.push(
-                    Finding::new(rel, "property-missing").expected(format!("{k} = {}", p.value)),
+                    Finding::new(rel, FindingKind::PropertyMissing)
+                        .expected(format!("{k} = {}", p.value)),
                 ),
                 Some(w) if w.value != p.value && !(ignore_versions && k.ends_with("version")) => {
                     out.push(
-                        at(Finding::new(rel, "property-changed"), w.line)
+                        at(Finding::new(rel, FindingKind::PropertyChanged), w.line)
                             .expected(format!("{k} = {}", p.value))
                             .actual(format!("{k} = {}", w.value)),
                     )
@@ -621,7 +639,7 @@ pub fn diff_poms(
             .filter(|(k, _)| !e.properties.contains_key(*k))
         {
             out.push(
-                at(Finding::new(rel, "property-unexpected"), w.line)
+                at(Finding::new(rel, FindingKind::PropertyUnexpected), w.line)
                     .actual(format!("{k} = {}", w.value)),
             );
         }
@@ -629,7 +647,7 @@ pub fn diff_poms(
     if has(PomAspect::JavaVersion)
         && e.java.as_ref().map(|j| &j.value) != a.java.as_ref().map(|j| &j.value)
     {
-        let mut f = Finding::new(rel, "java-version-changed").expected(
+        let mut f = Finding::new(rel, FindingKind::JavaVersionChanged).expected(
             e.java
                 .as_ref()
                 .map_or("(unset)".into(), |j| j.value.clone()),
@@ -726,10 +744,12 @@ pub fn pom_diff(
         );
         match pair {
             (Err(why), _) => findings.push(
-                Finding::new(rel.as_str(), "file-unreadable").actual(format!("workspace: {why}")),
+                Finding::new(rel.as_str(), FindingKind::FileUnreadable)
+                    .actual(format!("workspace: {why}")),
             ),
             (_, Err(why)) => findings.push(
-                Finding::new(rel.as_str(), "file-unreadable").actual(format!("reference: {why}")),
+                Finding::new(rel.as_str(), FindingKind::FileUnreadable)
+                    .actual(format!("reference: {why}")),
             ),
             (Ok(w), Ok(r)) => {
                 let expected = match load(reference, rel, &r, &rf_config) {
@@ -746,7 +766,8 @@ pub fn pom_diff(
                         }
                         findings.extend(f);
                     }
-                    Err(e) => findings.push(Finding::new(rel.as_str(), "pom-unreadable").actual(e)),
+                    Err(e) => findings
+                        .push(Finding::new(rel.as_str(), FindingKind::PomUnreadable).actual(e)),
                 }
             }
         }
@@ -755,7 +776,7 @@ pub fn pom_diff(
         listing
             .only_reference
             .iter()
-            .map(|rel| Finding::new(rel.as_str(), "file-missing").expected(rel.as_str())),
+            .map(|rel| Finding::new(rel.as_str(), FindingKind::FileMissing).expected(rel.as_str())),
     );
     let total = listing.both.len() + listing.only_reference.len();
     verdict(
@@ -817,7 +838,7 @@ mod tests {
             PomAspect::JavaVersion,
         ];
         let f = diff_poms("pom.xml", &r, &w, &all, false);
-        let kinds: Vec<&str> = f.iter().map(|x| x.kind.as_str()).collect();
+        let kinds: Vec<&str> = f.iter().map(|x| x.kind.token()).collect();
         assert_eq!(
             kinds,
             [

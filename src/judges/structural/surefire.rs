@@ -6,11 +6,12 @@ use std::path::Path;
 
 use crate::config::checks::WorkspacePath;
 use crate::judges::paths::{Resolved, resolve};
-use crate::judgment::{Judgment, Status};
+use crate::judgment::{Cause, Judgment, Status};
 
 use super::super::evidence::Freshness;
 use super::super::{Outcome, build, instrument};
 use super::{Finding, verdict};
+use crate::judgment::FindingKind;
 
 /// One test's outcome.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,20 +86,28 @@ pub fn test_invariance(
         Resolved::Escapes(why) => return instrument(format!("path escapes the workspace: {why}")),
         Resolved::Inside(d) if d.is_dir() => d,
         _ => {
-            return build(Judgment::builder(Status::Abstain).reasoning(format!(
-                "no Surefire reports in {}: did the build run the tests before this check?",
-                reports.as_path().display()
-            )));
+            return build(
+                Judgment::builder(Status::Abstain)
+                    .cause(Cause::EvidenceMissing)
+                    .reasoning(format!(
+                        "no Surefire reports in {}: did the build run the tests before this check?",
+                        reports.as_path().display()
+                    )),
+            );
         }
     };
     let fresh = Freshness::new(workspace, since);
     let ws = match read_reports(&dir, Some(&fresh)) {
         Ok(r) if !r.is_empty() => r,
         Ok(_) => {
-            return build(Judgment::builder(Status::Abstain).reasoning(format!(
-                "{} holds no test results",
-                reports.as_path().display()
-            )));
+            return build(
+                Judgment::builder(Status::Abstain)
+                    .cause(Cause::EvidenceMissing)
+                    .reasoning(format!(
+                        "{} holds no test results",
+                        reports.as_path().display()
+                    )),
+            );
         }
         Err(e) => return instrument(e),
     };
@@ -116,12 +125,13 @@ pub fn test_invariance(
     let mut findings = Vec::new();
     for (k, o) in &ws {
         if let TestOutcome::Failed(msg) = o {
-            findings
-                .push(Finding::new(shown.clone(), "test-failing").actual(format!("{k}: {msg}")));
+            findings.push(
+                Finding::new(shown.clone(), FindingKind::TestFailing).actual(format!("{k}: {msg}")),
+            );
         }
     }
     for k in rf.keys().filter(|k| !ws.contains_key(*k)) {
-        findings.push(Finding::new(shown.clone(), "test-missing").expected(k.clone()));
+        findings.push(Finding::new(shown.clone(), FindingKind::TestMissing).expected(k.clone()));
     }
     // A test the reference runs and the workspace skips is not passing: skipping is how a
     // subject would hide a failure.
@@ -136,7 +146,7 @@ pub fn test_invariance(
         .filter(|(k, o)| **o == TestOutcome::Skipped && ran_in_reference(k))
     {
         findings.push(
-            Finding::new(shown.clone(), "test-skipped")
+            Finding::new(shown.clone(), FindingKind::TestSkipped)
                 .expected(format!("{k} runs"))
                 .actual(format!("{k} skipped")),
         );
