@@ -81,7 +81,8 @@ fn a_compile_error_is_a_fail_with_file_and_line() {
     assert_eq!(code, 1);
     let j = first(&r);
     assert_eq!(j["status"], "fail");
-    let f = &j["metadata"]["findings"][0];
+    let f = &j["findings"][0];
+    assert_eq!(f["kind"], "compiler-error", "{j}");
     assert_eq!(f["path"], "src/main/java/t/App.java", "{j}");
     assert_eq!(f["line"], 3);
     assert!(

@@ -74,7 +74,7 @@ fn judged(repo: &Path, config: &Path, reference: &str) -> Value {
 }
 
 /// What must not depend on how files were chosen: every judgment's status, score, reasoning,
-/// checks and metadata (findings included), the diffs and the outcome; times left out.
+/// checks, findings and metadata, the diffs and the outcome; times left out.
 fn judged_view(r: &Value) -> Value {
     fn strip(v: &mut Value) {
         match v {

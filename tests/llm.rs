@@ -754,7 +754,7 @@ fn text_in_the_diff_addressed_to_the_grader_does_not_pass_on_the_models_word() {
         }
         // The finding names the file and line of each line addressed to the grader.
         let j = &r["tiers"][0]["judges"][0];
-        let found: Vec<(String, u64, String)> = judgment(&r)["metadata"]["findings"]
+        let found: Vec<(String, u64, String)> = judgment(&r)["findings"]
             .as_array()
             .into_iter()
             .flatten()

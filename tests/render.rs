@@ -112,7 +112,7 @@ fn rejected_at_tier_one_with_compiler_errors() {
     ]);
     let build = json!({"status": "fail", "reasoning": "`./mvnw -B test` failed: 2 compiler error(s); first: src/main/java/shop/Cart.java:12:17: cannot find symbol",
         "checks": [{"name": "build", "passed": false, "message": "exit code 1"}],
-        "metadata": {"findings": findings, "errorLines": ["[ERROR] COMPILATION ERROR :", "[ERROR] /ws/src/main/java/shop/Cart.java:[12,17] cannot find symbol"]}});
+        "findings": findings, "metadata": {"errorLines": ["[ERROR] COMPILATION ERROR :", "[ERROR] /ws/src/main/java/shop/Cart.java:[12,17] cannot find symbol"]}});
     let f = vec![
         canned("maven-build", build),
         canned(
@@ -251,7 +251,7 @@ fn hostile_findings() -> Value {
     ]);
     let f = vec![canned(
         "imports",
-        json!({"status": "fail", "reasoning": "1 of 2 file(s) match", "metadata": {"findings": findings}}),
+        json!({"status": "fail", "reasoning": "1 of 2 file(s) match", "findings": findings}),
     )];
     let cfg = config(&format!(
         "    - name: structural\n      checks:\n{}",
@@ -307,7 +307,7 @@ fn sarif_is_ready_for_code_scanning() {
     let mut r = hostile_findings();
     r["subject"]["pathInRepository"] = json!("services/api");
     // An external judge's findings are not structural diffs: planted as import-diff's.
-    let mut planted = r["verdict"]["individual"][0]["metadata"]["findings"].clone();
+    let mut planted = r["verdict"]["individual"][0]["findings"].clone();
     for f in planted.as_array_mut().unwrap() {
         f["judge"] = json!("imports");
     }
@@ -612,7 +612,7 @@ fn junit_and_sarif_are_valid() {
         &files_of(&[
             canned(
                 "a",
-                json!({"status": "fail", "reasoning": "x < y & z", "metadata": {"findings": [{"path": "src/A.java", "line": 3, "kind": "compiler-error", "message": "boom"}]}}),
+                json!({"status": "fail", "reasoning": "x < y & z", "findings": [{"path": "src/A.java", "line": 3, "kind": "compiler-error", "message": "boom"}]}),
             ),
             canned(
                 "b",
