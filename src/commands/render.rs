@@ -16,7 +16,8 @@ pub fn run(args: cli::RenderArgs) -> anyhow::Result<i32> {
     } = args;
     let text = std::fs::read_to_string(&report)
         .with_context(|| format!("cannot read {}", report.display()))?;
-    let parsed = judge_ci::report::read::parse(&text).map_err(|e| anyhow::anyhow!(e.at(&report)))?;
+    let parsed =
+        judge_ci::report::read::parse(&text).map_err(|e| anyhow::anyhow!(e.at(&report)))?;
     let template = match template {
         Some(p) => Some(
             std::fs::read_to_string(&p)

@@ -1,7 +1,5 @@
 //! Stage 7, report assembly: the per-tier views and the structural diffs of a verdict.
 
-use serde_json::Value;
-
 use crate::config::checks::CheckType;
 use crate::config::{CheckSpec, JurySpec};
 use crate::jury::{Decision, Verdict};
