@@ -371,7 +371,7 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Read a stored verdict (0.13–0.17 shapes, or a report holding one) and print its reading.
     Interpret(InterpretArgs),
-    /// Re-render a stored report (any judge-ci.report.v1 JSON) to one surface, or to all of
+    /// Re-render a stored report (any judge-ci.report.v2 or v1 JSON) to one surface, or to all of
     /// them with --out.
     Render(RenderArgs),
     /// Post a stored report to GitHub: for a trusted `workflow_run` workflow publishing what a
