@@ -14,6 +14,7 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::config::checks::CheckType;
 use crate::judgment::{Check, FindingKind, GapCategory, Judgment, Status};
 
 use super::inputs::Inputs;
@@ -47,6 +48,12 @@ pub struct Item<'a> {
 }
 
 impl Item<'_> {
+    /// The check type, when the seat's type is one judge-ci knows (a stored report may name
+    /// one this version does not).
+    pub fn check_type(&self) -> Option<CheckType> {
+        self.judge_type.parse().ok()
+    }
+
     /// What the judge itself said: the reasoning and the checks' messages, without metadata.
     pub fn said(&self) -> String {
         let mut t = format!("{}\n", self.judgment.reasoning());
@@ -175,7 +182,7 @@ fn cause(item: &Item<'_>, _: &Inputs) -> Option<Hit> {
 /// tell an external fault from the judge's own. judge-ci's judges set a typed cause instead,
 /// and their text and metadata carry what the subject printed, so they are never read here.
 fn environment(item: &Item<'_>, _: &Inputs) -> Option<Hit> {
-    if item.judge_type != "external" || item.status() != Status::Error {
+    if item.check_type() != Some(CheckType::External) || item.status() != Status::Error {
         return None;
     }
     static R: OnceLock<Regex> = OnceLock::new();
@@ -362,7 +369,7 @@ fn namespace(item: &Item<'_>, inputs: &Inputs) -> Option<Hit> {
 }
 
 fn build_file(item: &Item<'_>, inputs: &Inputs) -> Option<Hit> {
-    if item.judge_type != "pom-diff" || item.status() != Status::Fail {
+    if item.check_type() != Some(CheckType::PomDiff) || item.status() != Status::Fail {
         return None;
     }
     let f = item.judgment.findings().iter().find(|f| {
@@ -413,17 +420,7 @@ fn execution(item: &Item<'_>, _: &Inputs) -> Option<Hit> {
     if item.status() != Status::Fail {
         return None;
     }
-    let kinds = [
-        "class-version",
-        "ast-diff",
-        "import-diff",
-        "maven-build",
-        "gradle-build",
-        "command",
-        "file-comparison",
-        "test-invariance",
-    ];
-    if !kinds.contains(&item.judge_type) {
+    if !item.check_type().is_some_and(reports_the_change) {
         return None;
     }
     let evidence = match item.check {
@@ -477,16 +474,62 @@ fn terms(s: &str) -> std::collections::BTreeSet<String> {
         .collect()
 }
 
+/// Check types whose FAIL says the change is incomplete or wrong (the `execution` rule).
+fn reports_the_change(t: CheckType) -> bool {
+    match t {
+        CheckType::ClassVersion
+        | CheckType::AstDiff
+        | CheckType::ImportDiff
+        | CheckType::MavenBuild
+        | CheckType::GradleBuild
+        | CheckType::Command
+        | CheckType::FileComparison
+        | CheckType::TestInvariance => true,
+        CheckType::FileExists
+        | CheckType::FileContent
+        | CheckType::CoveragePreservation
+        | CheckType::CoverageImprovement
+        | CheckType::External
+        | CheckType::PomDiff
+        | CheckType::ProtectedPaths
+        | CheckType::Llm
+        | CheckType::TestQualityLlm
+        | CheckType::SemanticDiff
+        | CheckType::Correctness
+        | CheckType::Ears
+        | CheckType::Rfc2119 => false,
+    }
+}
+
+/// Check types that ask a model (the `semantic-criterion` rule).
+fn asks_a_model(t: CheckType) -> bool {
+    match t {
+        CheckType::Llm
+        | CheckType::TestQualityLlm
+        | CheckType::SemanticDiff
+        | CheckType::Correctness
+        | CheckType::Ears
+        | CheckType::Rfc2119 => true,
+        CheckType::FileExists
+        | CheckType::FileContent
+        | CheckType::Command
+        | CheckType::MavenBuild
+        | CheckType::GradleBuild
+        | CheckType::ClassVersion
+        | CheckType::CoveragePreservation
+        | CheckType::CoverageImprovement
+        | CheckType::External
+        | CheckType::ImportDiff
+        | CheckType::AstDiff
+        | CheckType::PomDiff
+        | CheckType::FileComparison
+        | CheckType::TestInvariance
+        | CheckType::ProtectedPaths => false,
+    }
+}
+
 fn semantic_criterion(item: &Item<'_>, inputs: &Inputs) -> Option<Hit> {
-    let semantic = [
-        "llm",
-        "semantic-diff",
-        "test-quality-llm",
-        "correctness",
-        "ears",
-        "rfc2119",
-    ];
-    if !semantic.contains(&item.judge_type) {
+    if !item.check_type().is_some_and(asks_a_model) {
         return None;
     }
     static AMBIGUOUS: OnceLock<Regex> = OnceLock::new();

@@ -10,13 +10,14 @@ use sha2::{Digest, Sha256};
 
 use super::location::{encode, repository_path};
 use super::model::Report;
+use crate::judgment::FindingKind;
 
 /// The key under `partialFingerprints` (versioned: a change of recipe must not match old alerts).
 pub const FINGERPRINT_KEY: &str = "judgeCiFinding/v1";
 
 /// One finding on its way to a result.
 struct Found<'a> {
-    rule: &'a str,
+    rule: FindingKind,
     level: &'static str,
     judge: &'a str,
     text: String,
@@ -40,45 +41,53 @@ fn article(word: &str) -> &'static str {
     }
 }
 
-/// What a rule means, in one line and in full, and what to do about it.
-fn describe(kind: &str) -> (String, String, String) {
+/// What a rule means, in one line and in full, and what to do about it: the kinds with their
+/// own words first, the rest by what their token says (`-missing`, `-unexpected`, …).
+fn describe(kind: FindingKind) -> (String, String, String) {
     let fixed = |s: &str, f: &str, h: &str| (s.to_string(), f.to_string(), h.to_string());
     match kind {
-        "compiler-error" => fixed(
+        FindingKind::CompilerError => fixed(
             "The build reports a compiler error.",
             "The build judge ran the project's build on the pull request's code and the compiler reported an error at this place.",
             "Fix the compilation error shown in the message; the build judge fails until the project compiles.",
         ),
-        "prompt-injection" => fixed(
+        FindingKind::PromptInjection => fixed(
             "Text in the pull request is addressed to the grader.",
             "A file of the pull request holds text written to instruct the model that grades it (to ignore its instructions, fake a prompt boundary or answer for it); the semantic judge reported it instead of obeying it.",
             "Remove the text addressed to the grader; code and comments should speak to people, not to the judge.",
         ),
-        "syntax-error" => fixed(
+        FindingKind::SyntaxError => fixed(
             "The Java source does not parse.",
             "The structural judge could not parse this Java file, so its types and members could not be compared with the reference.",
             "Make the file valid Java; the comparison runs once it parses.",
         ),
-        "nesting-too-deep" => fixed(
+        FindingKind::NestingTooDeep => fixed(
             "The source nests deeper than the parser follows.",
             "The file nests expressions or blocks deeper than the structural judge's limit, so it was not compared.",
             "Flatten the deeply nested code.",
         ),
-        "file-unreadable" | "pom-unreadable" => fixed(
+        FindingKind::FileUnreadable | FindingKind::PomUnreadable => fixed(
             "A file could not be read or parsed.",
             "A structural judge could not read or parse this file, so it could not compare it with the reference.",
             "Make the file readable and well-formed (a valid UTF-8 text file, or a well-formed POM).",
         ),
-        "import-forbidden" => fixed(
+        FindingKind::ImportForbidden => fixed(
             "A forbidden import is used.",
             "The file imports a package or class that the configuration forbids (for example a javax.* API after a Jakarta migration).",
             "Replace the import with the allowed equivalent the reference uses.",
         ),
-        "import-required" => fixed(
+        FindingKind::ImportRequired => fixed(
             "A required import is used nowhere.",
             "The configuration requires an import that no file of the change uses.",
             "Use the required API where the reference does.",
         ),
+        other => by_token(other.token()),
+    }
+}
+
+/// The words of a kind without its own, from what its token says.
+fn by_token(kind: &str) -> (String, String, String) {
+    match kind {
         k if k.ends_with("-differs") => (
             format!("The {} content differs from the reference.", subject(k, "-differs")),
             format!(
@@ -153,11 +162,11 @@ fn rule_name(kind: &str) -> String {
         .collect()
 }
 
-fn rule(kind: &str, level: &str) -> Value {
+fn rule(kind: FindingKind, level: &str) -> Value {
     let (short, full, help) = describe(kind);
     json!({
-        "id": kind,
-        "name": rule_name(kind),
+        "id": kind.token(),
+        "name": rule_name(kind.token()),
         "shortDescription": {"text": short},
         "fullDescription": {"text": full},
         "help": {"text": help, "markdown": help},
@@ -199,7 +208,7 @@ fn fingerprint(automation: &str, f: &Found) -> String {
     for part in [
         automation,
         f.judge,
-        f.rule,
+        f.rule.token(),
         f.path.as_str(),
         f.identity[0],
         f.identity[1],
@@ -227,7 +236,7 @@ fn result(f: &Found, fingerprint: String) -> Value {
         region.insert("startColumn".into(), c.max(1).into());
     }
     json!({
-        "ruleId": f.rule,
+        "ruleId": f.rule.token(),
         "level": f.level,
         "message": {"text": sentence(f.text.clone())},
         "locations": [{"physicalLocation": {
@@ -251,7 +260,7 @@ pub fn sarif(r: &Report) -> Value {
         };
         let message = f.message.as_deref().unwrap_or("");
         found.push(Found {
-            rule: f.kind.token(),
+            rule: f.kind,
             level: "error",
             judge: name,
             text: format!("{name}: {message}"),
@@ -288,7 +297,7 @@ pub fn sarif(r: &Report) -> Value {
             "warning"
         };
         found.push(Found {
-            rule: d.kind.token(),
+            rule: d.kind,
             level,
             judge: &d.judge,
             text,
@@ -302,7 +311,7 @@ pub fn sarif(r: &Report) -> Value {
         });
     }
     let automation = automation_id(r);
-    let mut rules: Vec<(&str, &str)> = Vec::new();
+    let mut rules: Vec<(FindingKind, &str)> = Vec::new();
     for f in &found {
         if !rules.iter().any(|(id, _)| *id == f.rule) {
             rules.push((f.rule, f.level));
@@ -337,7 +346,7 @@ pub fn sarif(r: &Report) -> Value {
                 "version": r.tool.version,
                 "semanticVersion": r.tool.version,
                 "informationUri": env!("CARGO_PKG_REPOSITORY"),
-                "rules": rules.iter().map(|(id, level)| rule(id, level)).collect::<Vec<_>>(),
+                "rules": rules.iter().map(|(id, level)| rule(*id, level)).collect::<Vec<_>>(),
             }},
             "automationDetails": {"id": automation},
             "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The root of the repository the pull request belongs to."}}},
@@ -353,28 +362,26 @@ mod tests {
 
     #[test]
     fn every_kind_gets_a_full_description_and_help() {
-        for k in [
-            "import-missing",
-            "method-unexpected",
-            "return-type-changed",
-            "java-differs",
-            "compiler-error",
-            "something-new",
-        ] {
-            let (s, f, h) = describe(k);
+        for k in FindingKind::ALL {
+            let (s, f, h) = describe(*k);
             assert!(
                 s.ends_with('.') && f.ends_with('.') && h.ends_with('.'),
                 "{k}"
             );
             assert!(!f.is_empty() && !h.is_empty());
         }
+        assert!(by_token("something-new").0.ends_with('.'));
         assert_eq!(rule_name("return-type-changed"), "ReturnTypeChanged");
         assert!(
-            describe("annotation-missing")
+            describe(FindingKind::AnnotationMissing)
                 .0
                 .starts_with("An annotation")
         );
-        assert!(describe("import-missing").1.contains("has an import"));
+        assert!(
+            describe(FindingKind::ImportMissing)
+                .1
+                .contains("has an import")
+        );
         assert_eq!(sentence("x ".into()), "x.");
     }
 }
