@@ -49,7 +49,23 @@ fn main_inner() -> ExitCode {
             }
         }
     };
-    ExitCode::from(u8::try_from(code).unwrap_or(1))
+    exit_code(code)
+}
+
+/// The process exit code for a run's code: 0–4, or 128 + a signal's number. A code out of
+/// range would be judge-ci's own bug; it is said, and exits 3 (the instrument failed), never
+/// a silent 1 that reads as "rejected".
+fn exit_code(code: i32) -> ExitCode {
+    match u8::try_from(code) {
+        Ok(c) => ExitCode::from(c),
+        Err(_) => {
+            eprintln!(
+                "judge-ci: error: internal: exit code {code} is out of range (0-255); exiting {}",
+                pipeline::EXIT_INSTRUMENT
+            );
+            ExitCode::from(pipeline::EXIT_INSTRUMENT as u8)
+        }
+    }
 }
 
 /// Runs one subcommand and returns the exit code.

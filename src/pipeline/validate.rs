@@ -36,7 +36,8 @@ pub fn validate(
     out.push_str(&describe_spec(&bench.jury, ""));
     out.push_str(&format!(
         "\njury description:\n{}\n",
-        serde_json::to_string_pretty(&description).unwrap_or_default()
+        serde_json::to_string_pretty(&description)
+            .map_err(|e| RunError::Instrument(format!("cannot print the jury description: {e}")))?
     ));
     Ok(out)
 }

@@ -804,8 +804,8 @@ pub fn safe_link(s: &str) -> Option<String> {
 
 /// A template that cannot be rendered, with minijinja's explanation (file and line).
 #[derive(Debug, thiserror::Error)]
-#[error("report template: {0}")]
-pub struct TemplateError(String);
+#[error("report template: {0:#}")]
+pub struct TemplateError(minijinja::Error);
 
 /// The environment with judge-ci's escaping filters.
 fn environment(template: &str) -> Result<Environment<'_>, TemplateError> {
@@ -819,18 +819,16 @@ fn environment(template: &str) -> Result<Environment<'_>, TemplateError> {
         code_block(&s, lang.as_deref().unwrap_or(""))
     });
     env.add_template("report", template)
-        .map_err(|e| TemplateError(format!("{e:#}")))?;
+        .map_err(TemplateError)?;
     Ok(env)
 }
 
 /// Renders a report with a template (the built-in one when `None`).
 pub fn render_with(r: &Report, template: Option<&str>) -> Result<String, TemplateError> {
     let env = environment(template.unwrap_or(DEFAULT_TEMPLATE))?;
-    let tmpl = env
-        .get_template("report")
-        .map_err(|e| TemplateError(format!("{e:#}")))?;
+    let tmpl = env.get_template("report").map_err(TemplateError)?;
     tmpl.render(JinjaValue::from_serialize(view(r)))
-        .map_err(|e| TemplateError(format!("{e:#}")))
+        .map_err(TemplateError)
 }
 
 /// Renders a report with the built-in template.

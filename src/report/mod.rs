@@ -60,6 +60,31 @@ impl Surface {
     }
 }
 
+/// Why a surface could not be rendered.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    /// The markdown template did not render.
+    #[error(transparent)]
+    Template(#[from] markdown::TemplateError),
+    /// A JSON surface could not be serialised (never an empty file in its place).
+    #[error("cannot write {file}: {source}")]
+    Json {
+        /// The surface's file name.
+        file: &'static str,
+        /// What serde_json refused.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// A JSON surface, pretty-printed.
+fn json(surface: Surface, value: &impl serde::Serialize) -> Result<String, RenderError> {
+    serde_json::to_string_pretty(value).map_err(|source| RenderError::Json {
+        file: surface.file_name(),
+        source,
+    })
+}
+
 /// Renders one surface. `template` overrides the markdown template; `annotations` caps the
 /// check run's annotations.
 pub fn render(
@@ -67,7 +92,7 @@ pub fn render(
     surface: Surface,
     template: Option<&str>,
     annotations: usize,
-) -> Result<String, markdown::TemplateError> {
+) -> Result<String, RenderError> {
     let md = || markdown::render_with(r, template);
     Ok(match surface {
         Surface::Markdown => budget::truncate(
@@ -81,11 +106,9 @@ pub fn render(
             "the report artifact (report.json)",
         ),
         Surface::Html => budget::html_page(&md()?, &format!("judge-ci · {}", r.config.name)),
-        Surface::CheckRun => {
-            serde_json::to_string_pretty(&check_run::payload(r, annotations)).unwrap_or_default()
-        }
+        Surface::CheckRun => json(surface, &check_run::payload(r, annotations))?,
         Surface::Junit => junit::junit(r),
-        Surface::Sarif => serde_json::to_string_pretty(&sarif::sarif(r)).unwrap_or_default(),
-        Surface::Json => serde_json::to_string_pretty(r).unwrap_or_default(),
+        Surface::Sarif => json(surface, &sarif::sarif(r))?,
+        Surface::Json => json(surface, r)?,
     })
 }
