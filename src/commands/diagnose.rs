@@ -43,9 +43,6 @@ pub fn run(args: cli::DiagnoseArgs) -> anyhow::Result<i32> {
             }
             Ok(0)
         }
-        Err(e) => {
-            eprintln!("judge-ci: error: {e}");
-            Ok(e.exit_code())
-        }
+        Err(e) => Ok(super::stored_report_error(&e)),
     }
 }

@@ -44,6 +44,19 @@ pub fn bad_input(msg: &str) -> anyhow::Result<i32> {
     Ok(pipeline::EXIT_BAD_INPUT)
 }
 
+/// Prints an error of `publish` or `diagnose` and returns its exit code: bad input is printed
+/// as the diagnostic it renders to (`error: …` with its help), anything else after judge-ci's
+/// prefix.
+pub fn stored_report_error(e: &pipeline::RunError) -> i32 {
+    match e {
+        pipeline::RunError::Input(_) => eprintln!("{e}"),
+        pipeline::RunError::Instrument(_) | pipeline::RunError::Cancelled { .. } => {
+            eprintln!("judge-ci: error: {e}")
+        }
+    }
+    e.exit_code()
+}
+
 /// Appends `md` to the job summary when running in GitHub Actions.
 pub fn append_summary(md: &str) -> anyhow::Result<()> {
     if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true")

@@ -19,10 +19,7 @@ pub fn run(args: cli::PublishStoredArgs) -> anyhow::Result<i32> {
         verbosity(&args.output),
     )) {
         Ok(code) => Ok(code),
-        Err(e) => {
-            eprintln!("judge-ci: error: {e}");
-            Ok(e.exit_code())
-        }
+        Err(e) => Ok(super::stored_report_error(&e)),
     }
 }
 

@@ -7,7 +7,7 @@ use crate::config::{load_benchmark, load_task};
 use crate::diagnose::{self, Inputs, inputs};
 use crate::report::Report;
 
-use super::RunError;
+use super::error::{InputError, RunError, config_problems};
 
 /// The extra inputs of `diagnose`.
 #[derive(Clone, Debug, Default)]
@@ -26,9 +26,12 @@ pub struct DiagnoseOptions {
     pub config: Option<PathBuf>,
 }
 
-fn read(what: &str, p: &Path) -> Result<String, RunError> {
-    std::fs::read_to_string(p)
-        .map_err(|e| RunError::Input(format!("--{what} {}: cannot be read: {e}", p.display())))
+fn read(flag: &'static str, p: &Path) -> Result<String, InputError> {
+    std::fs::read_to_string(p).map_err(|source| InputError::FlagFile {
+        flag,
+        path: p.to_path_buf(),
+        source,
+    })
 }
 
 /// Reads `path`, analyzes it again with `opts`, and returns the updated report.
@@ -44,7 +47,7 @@ pub fn rediagnose(path: &Path, opts: &DiagnoseOptions) -> Result<Report, RunErro
     let instruction = match task_path {
         Some(p) => match load_task(&p) {
             Ok((t, _)) => t.instruction,
-            Err(d) => return Err(RunError::Input(d.render(false).trim_end().to_string())),
+            Err(d) => return Err(config_problems(d, false)),
         },
         None => String::new(),
     };
@@ -56,9 +59,7 @@ pub fn rediagnose(path: &Path, opts: &DiagnoseOptions) -> Result<Report, RunErro
         inputs.plan = Some(read("plan", p)?);
     }
     if let Some(d) = &opts.knowledge {
-        inputs.knowledge = Some(
-            inputs::read_knowledge(d).map_err(|e| RunError::Input(format!("--knowledge: {e}")))?,
-        );
+        inputs.knowledge = Some(inputs::read_knowledge(d).map_err(InputError::Knowledge)?);
     }
     if let Some(p) = &opts.journal {
         let (entries, note) = inputs::read_journal(&read("journal", p)?);
@@ -66,15 +67,19 @@ pub fn rediagnose(path: &Path, opts: &DiagnoseOptions) -> Result<Report, RunErro
         inputs.problems.extend(note);
     }
     if let Some(p) = &opts.analysis {
-        inputs.analysis =
-            Some(serde_json::from_str(&read("analysis", p)?).map_err(|e| {
-                RunError::Input(format!("--analysis {}: not JSON: {e}", p.display()))
-            })?);
+        inputs.analysis = Some(
+            serde_json::from_str(&read("analysis", p)?).map_err(|source| {
+                InputError::AnalysisJson {
+                    path: p.clone(),
+                    source,
+                }
+            })?,
+        );
     }
     let rules = match &opts.config {
         Some(c) => match load_benchmark(c) {
             Ok((b, _)) => b.diagnostics.rules,
-            Err(d) => return Err(RunError::Input(d.render(false).trim_end().to_string())),
+            Err(d) => return Err(config_problems(d, false)),
         },
         None => Vec::new(),
     };

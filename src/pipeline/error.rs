@@ -1,16 +1,18 @@
 //! Why a run could not judge, and the exit code each reason maps to.
 
+use std::path::PathBuf;
 use thiserror::Error;
 
 use super::exit::{EXIT_BAD_INPUT, EXIT_INSTRUMENT};
 use crate::config::{Diagnostic, Diagnostics};
+use crate::materialize::CheckoutError;
 
 /// Why a run could not judge.
 #[derive(Debug, Error)]
 pub enum RunError {
-    /// Bad input: exit 2. The text is ready to print (diagnostics with snippets).
-    #[error("{0}")]
-    Input(String),
+    /// Bad input: exit 2. Printed as a diagnostic: the problem, then what would be valid.
+    #[error("{}", render_input(.0))]
+    Input(#[from] InputError),
     /// The engine itself failed before producing a verdict: exit 3.
     #[error("{0}")]
     Instrument(String),
@@ -37,14 +39,234 @@ impl RunError {
     }
 }
 
-pub(super) fn diags_error(d: &Diagnostics, color: bool) -> RunError {
-    RunError::Input(d.render(color).trim_end().to_string())
+/// Bad input, with the file, flag or config place it came from; each kind knows the help
+/// that says what would be valid.
+#[derive(Debug, Error)]
+pub enum InputError {
+    /// The config, task or jury has problems: every one, with `file:line:col` snippets.
+    #[error("{}", .problems.render(*.color).trim_end())]
+    Config {
+        /// The problems.
+        problems: Diagnostics,
+        /// Whether they are rendered in colour.
+        color: bool,
+    },
+    /// The working folder cannot be read.
+    #[error("cannot read the working folder: {0}")]
+    WorkingFolder(#[source] std::io::Error),
+    /// `--out` is refused (a symbolic link on its way).
+    #[error(transparent)]
+    OutDir(#[from] super::save::OutDirError),
+    /// No `--config`, and none found where judge-ci looks.
+    #[error("no configuration found in {place}")]
+    NoConfig {
+        /// Where it looked (the folder, or the trusted commit's tree).
+        place: String,
+        /// Whether it looked in a trusted commit's tree rather than the working tree.
+        in_trusted_tree: bool,
+    },
+    /// `publish --from` found no trusted config.
+    #[error(
+        "publish --from needs the trusted config, whose name names the check run and keys the sticky comment: none found in {} (judge-ci.yml, .github/judge-ci.yml, benchmark.yaml)",
+        .0.display()
+    )]
+    NoTrustedConfig(PathBuf),
+    /// The trusted tree the config is read from cannot be resolved.
+    #[error(transparent)]
+    ConfigSource(#[from] super::inputs::InputsError),
+    /// The head, the workspace or the reference cannot be materialised.
+    #[error("{what}: {source}")]
+    Tree {
+        /// `head`, `workspace` or `reference`.
+        what: &'static str,
+        /// Why.
+        #[source]
+        source: CheckoutError,
+    },
+    /// `--workspace` is not a folder.
+    #[error("the workspace folder {} does not exist", .0.display())]
+    NoWorkspace(PathBuf),
+    /// The config's `reference.path` cannot be written out of the trusted tree.
+    #[error("reference.path {}: {source}", .path.display())]
+    ReferencePath {
+        /// The configured path.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `--model-cache` (or `JUDGE_CI_MODEL_CACHE`) is refused.
+    #[error("{0}")]
+    ModelCache(String),
+    /// `report.template` cannot be read.
+    #[error("cannot read the report template {}: {source}", .path.display())]
+    TemplateFile {
+        /// The configured path.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `report.template` does not render.
+    #[error(transparent)]
+    Template(#[from] crate::report::markdown::TemplateError),
+    /// `restore:` without a reference to restore from.
+    #[error("restore: copies files from the reference, but there is none")]
+    RestoreWithoutReference,
+    /// A stored report cannot be read.
+    #[error("cannot read {}: {source}{hint}", .path.display())]
+    StoredReport {
+        /// Its path.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+        /// What to pass instead (may be empty).
+        hint: &'static str,
+    },
+    /// A stored report is not a judge-ci report (of a version this judge-ci reads).
+    #[error("{}", .source.at(.path))]
+    StoredReportShape {
+        /// Its path.
+        path: PathBuf,
+        /// What is wrong, with line and column.
+        #[source]
+        source: crate::report::read::ReadError,
+    },
+    /// The first job's report does not belong to this run (`resume`).
+    #[error("{}: {why}", .path.display())]
+    FirstJob {
+        /// The first job's report.
+        path: PathBuf,
+        /// What does not match.
+        why: String,
+        /// What to do about it.
+        help: &'static str,
+    },
+    /// A file named by a `diagnose` flag cannot be read.
+    #[error("--{flag} {}: cannot be read: {source}", .path.display())]
+    FlagFile {
+        /// The flag, without dashes.
+        flag: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `diagnose --knowledge` cannot be read.
+    #[error("--knowledge: {0}")]
+    Knowledge(String),
+    /// `diagnose --analysis` is not JSON.
+    #[error("--analysis {}: not JSON: {source}", .path.display())]
+    AnalysisJson {
+        /// The file.
+        path: PathBuf,
+        /// What serde_json said.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// `publish` outside GitHub Actions.
+    #[error(
+        "judge-ci publish runs in GitHub Actions (GITHUB_ACTIONS, GITHUB_REPOSITORY and GITHUB_EVENT_PATH name where to post)"
+    )]
+    NotInActions,
+    /// The Actions environment is malformed.
+    #[error(transparent)]
+    ActionsContext(#[from] crate::github::context::ContextError),
+    /// `publish` of a report of another commit.
+    #[error(
+        "{} is of commit {theirs}, but this workflow runs for {ours}; not publishing a report of another commit",
+        .path.display()
+    )]
+    OtherCommit {
+        /// The stored report.
+        path: PathBuf,
+        /// The commit it judged.
+        theirs: String,
+        /// The commit this workflow runs for.
+        ours: String,
+    },
 }
 
-pub(super) fn one(msg: String, help: Option<&str>) -> RunError {
-    let mut d = Diagnostic::error(None, msg);
-    if let Some(h) = help {
-        d = d.help(h);
+impl InputError {
+    /// What would be valid, when there is more to say than the message.
+    pub fn help(&self) -> Option<&'static str> {
+        match self {
+            InputError::NoConfig {
+                in_trusted_tree: true,
+                ..
+            } => Some(
+                "the config is read from the trusted base, so it must exist there; pass --config PATH, or --config-from head to use the pull request's own",
+            ),
+            InputError::NoConfig {
+                in_trusted_tree: false,
+                ..
+            } => Some(
+                "looked for judge-ci.yml, .github/judge-ci.yml and benchmark.yaml; pass --config PATH",
+            ),
+            InputError::NoTrustedConfig(_) => {
+                Some("check out the base branch, or pass --config PATH")
+            }
+            InputError::ConfigSource(_) => Some(
+                "fetch the base commit (actions/checkout with fetch-depth: 0, or a token that may fetch it), or pass --config-from head|REV",
+            ),
+            InputError::Tree { source, .. } => match source {
+                CheckoutError::NoRevision { .. } => Some(
+                    "check the name, or fetch it (a shallow clone may lack it and the fetch failed)",
+                ),
+                CheckoutError::NoRepository { .. } => {
+                    Some("pass a folder, run judge-ci inside the repository, or use URL#REV")
+                }
+                CheckoutError::NoFolder(_) => {
+                    Some("pass an existing folder, a revision, or URL#REV")
+                }
+                CheckoutError::Failed(_) => None,
+            },
+            InputError::NoWorkspace(_) => Some("pass --workspace DIR"),
+            InputError::ReferencePath { .. } => {
+                Some("the reference folder is read from the trusted base; it must exist there")
+            }
+            InputError::Template(_) => {
+                Some("fix report.template, or remove it to use the built-in one")
+            }
+            InputError::RestoreWithoutReference => Some(
+                "name a reference (the config's `reference:` or --reference), or remove `restore:`",
+            ),
+            InputError::FirstJob { help, .. } => Some(help),
+            InputError::Config { .. }
+            | InputError::WorkingFolder(_)
+            | InputError::OutDir(_)
+            | InputError::ModelCache(_)
+            | InputError::TemplateFile { .. }
+            | InputError::StoredReport { .. }
+            | InputError::StoredReportShape { .. }
+            | InputError::FlagFile { .. }
+            | InputError::Knowledge(_)
+            | InputError::AnalysisJson { .. }
+            | InputError::NotInActions
+            | InputError::ActionsContext(_)
+            | InputError::OtherCommit { .. } => None,
+        }
     }
-    RunError::Input(d.render(None, false).trim_end().to_string())
+}
+
+/// An input error as printed: config problems as rendered (with snippets), anything else as
+/// one diagnostic with its help.
+fn render_input(e: &InputError) -> String {
+    match e {
+        InputError::Config { .. } => e.to_string(),
+        _ => {
+            let mut d = Diagnostic::error(None, e.to_string());
+            if let Some(h) = e.help() {
+                d = d.help(h);
+            }
+            d.render(None, false).trim_end().to_string()
+        }
+    }
+}
+
+/// The config's problems as an input error.
+pub(super) fn config_problems(problems: Diagnostics, color: bool) -> RunError {
+    RunError::Input(InputError::Config { problems, color })
 }

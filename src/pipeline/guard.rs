@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::error::{RunError, one};
+use super::error::{InputError, RunError};
 use super::protect;
 use crate::config::checks::CheckKind;
 use crate::config::{Benchmark, CheckSpec, ConfigSource, JurySpec};
@@ -63,12 +63,7 @@ pub(super) fn guard(
         Vec::new()
     } else {
         let Some(r) = reference else {
-            return Err(one(
-                "restore: copies files from the reference, but there is none".into(),
-                Some(
-                    "name a reference (the config's `reference:` or --reference), or remove `restore:`",
-                ),
-            ));
+            return Err(InputError::RestoreWithoutReference.into());
         };
         protect::restore(r, workspace, &bench.restore)
             .map_err(|e| RunError::Instrument(e.to_string()))?

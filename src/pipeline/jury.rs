@@ -4,7 +4,7 @@ use serde_json::Value;
 use std::io::IsTerminal;
 use std::sync::Arc;
 
-use super::error::{RunError, diags_error};
+use super::error::{RunError, config_problems};
 use super::options::Verbosity;
 use super::progress;
 use crate::config::{Benchmark, Diagnostic, Diagnostics};
@@ -46,7 +46,7 @@ pub(super) fn jury_of(
     let jury = build_jury(&bench.jury, &bench.name, &services).map_err(|e| {
         let mut d = Diagnostics::default();
         d.push(Diagnostic::error(e.loc, e.error.message().to_string()));
-        diags_error(&d, color)
+        config_problems(d, color)
     })?;
     let description = jury
         .describe()

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::error::{RunError, diags_error, one};
+use super::error::{InputError, RunError, config_problems};
 use super::options::Verbosity;
 use crate::config::{
     Benchmark, ConfigSource, Task, discover_in, load_benchmark_from, load_task_from,
@@ -34,30 +34,30 @@ pub fn load_from(
     let path = match config {
         Some(p) => p.to_path_buf(),
         None => {
-            let cwd = std::env::current_dir()
-                .map_err(|e| one(format!("cannot read the working folder: {e}"), None))?;
+            let cwd = std::env::current_dir().map_err(InputError::WorkingFolder)?;
             discover_in(&cwd, &source).ok_or_else(|| {
                 let place = match source.tree() {
-                    Some(t) => format!("{} ({}) of the repository at {}", t.label(), &t.commit()[..7], cwd.display()),
+                    Some(t) => format!(
+                        "{} ({}) of the repository at {}",
+                        t.label(),
+                        &t.commit()[..7],
+                        cwd.display()
+                    ),
                     None => cwd.display().to_string(),
                 };
-                one(
-                    format!("no configuration found in {place}"),
-                    Some(if source.tree().is_some() {
-                        "the config is read from the trusted base, so it must exist there; pass --config PATH, or --config-from head to use the pull request's own"
-                    } else {
-                        "looked for judge-ci.yml, .github/judge-ci.yml and benchmark.yaml; pass --config PATH"
-                    }),
-                )
+                InputError::NoConfig {
+                    place,
+                    in_trusted_tree: source.tree().is_some(),
+                }
             })?
         }
     };
     let (bench, warnings) =
-        load_benchmark_from(&path, Arc::clone(&source)).map_err(|d| diags_error(&d, color))?;
+        load_benchmark_from(&path, Arc::clone(&source)).map_err(|d| config_problems(d, color))?;
     let mut all_warnings = warnings;
     let task = match task {
         Some(t) => {
-            let (task, w) = load_task_from(t, &source).map_err(|d| diags_error(&d, color))?;
+            let (task, w) = load_task_from(t, &source).map_err(|d| config_problems(d, color))?;
             all_warnings.items.extend(w.items);
             Some(task)
         }
@@ -70,8 +70,14 @@ pub fn load_from(
 }
 
 /// Reads a stored report; `hint` says what to pass when the file cannot be read.
-pub fn read_report(path: &Path, hint: &str) -> Result<Report, RunError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| RunError::Input(format!("cannot read {}: {e}{hint}", path.display())))?;
-    crate::report::read::parse(&text).map_err(|e| RunError::Input(e.at(path)))
+pub fn read_report(path: &Path, hint: &'static str) -> Result<Report, InputError> {
+    let text = std::fs::read_to_string(path).map_err(|source| InputError::StoredReport {
+        path: path.to_path_buf(),
+        source,
+        hint,
+    })?;
+    crate::report::read::parse(&text).map_err(|source| InputError::StoredReportShape {
+        path: path.to_path_buf(),
+        source,
+    })
 }

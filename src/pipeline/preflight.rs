@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::error::{RunError, diags_error};
+use super::error::{RunError, config_problems};
 use crate::config::checks::{CheckKind, WorkspacePath};
 use crate::config::{CheckSpec, Diagnostic, Diagnostics, JurySpec};
 use crate::judges::paths;
@@ -48,7 +48,7 @@ pub(super) fn preflight(spec: &JurySpec, workspace: &Path, color: bool) -> Resul
         }
     }
     if d.has_errors() {
-        Err(diags_error(&d, color))
+        Err(config_problems(d, color))
     } else {
         Ok(())
     }

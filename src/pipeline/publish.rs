@@ -15,7 +15,8 @@ use crate::github::outputs;
 use crate::github::publish::{self as gh, Published, Settings};
 use crate::report::{self, Report, Surface, markdown};
 
-use super::{RunError, Verbosity};
+use super::error::{InputError, RunError, config_problems};
+use super::options::Verbosity;
 
 /// The command line's publishing choices; `None` leaves the config's.
 #[derive(Clone, Debug, Default)]
@@ -169,18 +170,12 @@ pub async fn stored(
     let config_path = match trust.config {
         Some(p) => p.to_path_buf(),
         None => {
-            let cwd = std::env::current_dir()
-                .map_err(|e| RunError::Input(format!("cannot read the working folder: {e}")))?;
-            crate::config::discover(&cwd).ok_or_else(|| {
-                RunError::Input(format!(
-                    "publish --from needs the trusted config, whose name names the check run and keys the sticky comment: none found in {} (judge-ci.yml, .github/judge-ci.yml, benchmark.yaml); check out the base branch, or pass --config PATH",
-                    cwd.display()
-                ))
-            })?
+            let cwd = std::env::current_dir().map_err(InputError::WorkingFolder)?;
+            crate::config::discover(&cwd).ok_or(InputError::NoTrustedConfig(cwd))?
         }
     };
-    let (bench, _) = crate::config::load_benchmark(&config_path)
-        .map_err(|d| RunError::Input(d.render(false).trim_end().to_string()))?;
+    let (bench, _) =
+        crate::config::load_benchmark(&config_path).map_err(|d| config_problems(d, false))?;
     let mut report = super::read_report(
         &path,
         "; pass the folder a judge-ci run wrote (--out, default judge-ci-out)",
@@ -188,19 +183,19 @@ pub async fn stored(
     let mut ctx = match context::from_env(&|k| std::env::var(k).ok()) {
         Ok(Some(c)) => c,
         Ok(None) => {
-            return Err(RunError::Input(
-                "judge-ci publish runs in GitHub Actions (GITHUB_ACTIONS, GITHUB_REPOSITORY and GITHUB_EVENT_PATH name where to post)".into(),
-            ));
+            return Err(InputError::NotInActions.into());
         }
-        Err(e) => return Err(RunError::Input(e.to_string())),
+        Err(e) => return Err(InputError::from(e).into()),
     };
     if let (Some(ours), Some(theirs)) = (&ctx.head_sha, &report.subject.head_sha)
         && ours != theirs
     {
-        return Err(RunError::Input(format!(
-            "{} is of commit {theirs}, but this workflow runs for {ours}; not publishing a report of another commit",
-            path.display()
-        )));
+        return Err(InputError::OtherCommit {
+            path,
+            theirs: theirs.clone(),
+            ours: ours.clone(),
+        }
+        .into());
     }
     if ctx.head_sha.is_none() {
         ctx.head_sha = report.subject.head_sha.clone();

@@ -18,7 +18,7 @@ use crate::config::{Benchmark, CheckSpec, JurySpec};
 use crate::judges::split::{Mode, Stored, judgments_of};
 use crate::report::{CommandRecord, Report};
 
-use super::error::{RunError, one};
+use super::error::{InputError, RunError};
 use super::load::read_report;
 
 /// How a run is split between jobs.
@@ -52,8 +52,13 @@ pub fn first_job(
         &path,
         "; pass the output folder of the run made with --stop-before-semantic",
     )?;
-    let refuse =
-        |what: String, help: &str| Err(one(format!("{}: {what}", path.display()), Some(help)));
+    let refuse = |why: String, help: &'static str| {
+        Err(RunError::Input(InputError::FirstJob {
+            path: path.clone(),
+            why,
+            help,
+        }))
+    };
     let version = env!("CARGO_PKG_VERSION");
     if report.tool.version != version {
         return refuse(

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::assemble::{collect_diffs, tier_views};
 use super::cancelled::write_cancelled;
-use super::error::{RunError, one};
+use super::error::{InputError, RunError};
 use super::gate::gate_with_errors;
 use super::guard::{config_files, guard};
 use super::jury::{jury_of, progress_for};
@@ -32,9 +32,8 @@ use crate::report::{
 /// what to print.
 pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     let total = Instant::now();
-    save::check_out_dir(&opts.out).map_err(|why| one(why, None))?;
-    let repo_dir = std::env::current_dir()
-        .map_err(|e| one(format!("cannot read the working folder: {e}"), None))?;
+    save::check_out_dir(&opts.out).map_err(InputError::from)?;
+    let repo_dir = std::env::current_dir().map_err(InputError::WorkingFolder)?;
     let github =
         match github::context::from_env(&|k| std::env::var(k).ok().filter(|_| opts.actions)) {
             Ok(c) => c,
@@ -44,12 +43,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
             }
         };
     let config_source = inputs::config_source(&opts.config_from, github.as_ref(), &repo_dir)
-        .map_err(|e| {
-            one(
-                e.to_string(),
-                Some("fetch the base commit (actions/checkout with fetch-depth: 0, or a token that may fetch it), or pass --config-from head|REV"),
-            )
-        })?;
+        .map_err(InputError::from)?;
     if let Some(t) = config_source.tree()
         && opts.verbosity != Verbosity::Quiet
     {
@@ -72,13 +66,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
             .map_err(|e| checkout_error("head", e))?,
         None => {
             if !opts.workspace.is_dir() {
-                return Err(one(
-                    format!(
-                        "the workspace folder {} does not exist",
-                        opts.workspace.display()
-                    ),
-                    Some("pass --workspace DIR"),
-                ));
+                return Err(InputError::NoWorkspace(opts.workspace.clone()).into());
             }
             materialize::materialize(&Source::Folder(opts.workspace.clone()), &repo_dir, false)
                 .map_err(|e| checkout_error("workspace", e))?
@@ -87,12 +75,15 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     let workspace = head.path.clone();
     // A reference folder inside the repository is the base's too, written out of its tree.
     let trusted_reference = match (&opts.reference, &bench.reference) {
-        (None, Some(ReferenceSpec::Path(p))) => bench.source.materialize_dir(p).map_err(|e| {
-            one(
-                format!("reference.path {}: {e}", p.display()),
-                Some("the reference folder is read from the trusted base; it must exist there"),
-            )
-        })?,
+        (None, Some(ReferenceSpec::Path(p))) => {
+            bench
+                .source
+                .materialize_dir(p)
+                .map_err(|source| InputError::ReferencePath {
+                    path: p.clone(),
+                    source,
+                })?
+        }
         _ => None,
     };
     let reference_checkout =
@@ -101,7 +92,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     crate::lang::cache::configure(opts.model_cache.as_deref(), &workspace, &|k| {
         std::env::var(k).ok()
     })
-    .map_err(|e| one(e, None))?;
+    .map_err(InputError::ModelCache)?;
     // What git knows of both trees, read before any subject code runs.
     let _git_sides =
         crate::judges::structural::select::register(&head, reference_checkout.as_ref());
@@ -109,12 +100,17 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     // Every config-side file is read before judging, so the protected-path check sees them
     // all: the template now, the knowledge folder once more at the end (cheap).
     let template = match &bench.report.template {
-        Some(p) => Some(bench.source.read_to_string(p).map_err(|e| {
-            one(
-                format!("cannot read the report template {}: {e}", p.display()),
-                None,
+        Some(p) => {
+            Some(
+                bench
+                    .source
+                    .read_to_string(p)
+                    .map_err(|source| InputError::TemplateFile {
+                        path: p.clone(),
+                        source,
+                    })?,
             )
-        })?),
+        }
         None => None,
     };
     if let Some(k) = &bench.diagnostics.knowledge {
@@ -299,12 +295,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         outcome,
     };
     // A template that does not render is a bad input, found before anything is written.
-    markdown::render_with(&report, template.as_deref()).map_err(|e| {
-        one(
-            e.to_string(),
-            Some("fix report.template, or remove it to use the built-in one"),
-        )
-    })?;
+    markdown::render_with(&report, template.as_deref()).map_err(InputError::from)?;
     report.llm = crate::report::LlmTotals::of(&report.tiers);
     let inputs = crate::diagnose::Inputs::load(
         &bench.diagnostics,

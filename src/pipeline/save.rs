@@ -61,14 +61,33 @@ impl Saved {
     }
 }
 
+/// Why the output folder is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum OutDirError {
+    /// The working folder, which a relative `--out` is under, cannot be read.
+    #[error("cannot read the working folder: {0}")]
+    WorkingFolder(#[source] std::io::Error),
+    /// A symbolic link on the way to the output folder.
+    #[error(
+        "the output folder {} is, or is under, a symbolic link ({}); judge-ci does not write its reports through a link. Remove the link, or pass --out a real folder outside the workspace",
+        .out.display(),
+        .link.display()
+    )]
+    Link {
+        /// `--out` as given.
+        out: PathBuf,
+        /// The link found on the way.
+        link: PathBuf,
+    },
+}
+
 /// Refuses an output folder that is, or sits under, a symbolic link: a pull request that
 /// commits `judge-ci-out` (or a folder above it) as a link would otherwise have the reports
 /// written, and stale ones removed, wherever it points. Folders above the working folder
 /// are the machine's, not the subject's, and are not checked; every component from there
 /// down that exists must be a real folder.
-pub fn check_out_dir(out: &Path) -> Result<(), String> {
-    let cwd =
-        std::env::current_dir().map_err(|e| format!("cannot read the working folder: {e}"))?;
+pub fn check_out_dir(out: &Path) -> Result<(), OutDirError> {
+    let cwd = std::env::current_dir().map_err(OutDirError::WorkingFolder)?;
     let full = cwd.join(out);
     let mut prefix = PathBuf::new();
     for c in full.components() {
@@ -78,11 +97,10 @@ pub fn check_out_dir(out: &Path) -> Result<(), String> {
         }
         match std::fs::symlink_metadata(&prefix) {
             Ok(m) if m.file_type().is_symlink() => {
-                return Err(format!(
-                    "the output folder {} is, or is under, a symbolic link ({}); judge-ci does not write its reports through a link. Remove the link, or pass --out a real folder outside the workspace",
-                    out.display(),
-                    prefix.display()
-                ));
+                return Err(OutDirError::Link {
+                    out: out.to_path_buf(),
+                    link: prefix,
+                });
             }
             Ok(_) => {}
             // The rest does not exist yet and will be created as real folders.
@@ -106,7 +124,7 @@ pub fn surfaces(out: &Path, surfaces: &[(Surface, String)], spill_dir: &Path) ->
             }
             saved.failed.push((
                 out.join(surface.file_name()),
-                std::io::Error::other(why.clone()),
+                std::io::Error::other(why.to_string()),
             ));
         }
         return saved;
@@ -254,7 +272,12 @@ mod tests {
         let spill_to = d.path().join("spill");
         std::fs::create_dir(&spill_to).unwrap();
         for out in [link.clone(), link.join("below")] {
-            assert!(check_out_dir(&out).unwrap_err().contains("symbolic link"));
+            assert!(
+                check_out_dir(&out)
+                    .unwrap_err()
+                    .to_string()
+                    .contains("symbolic link")
+            );
             let saved = surfaces(&out, &all("{}"), &spill_to);
             assert_eq!(saved.failed.len(), 3);
             assert!(saved.report_json.unwrap().starts_with(&spill_to));

@@ -3,23 +3,15 @@
 
 use std::path::Path;
 
-use super::error::{RunError, one};
+use super::error::{InputError, RunError};
 use super::options::RunOptions;
 use crate::config::{Benchmark, ReferenceSpec};
 use crate::materialize::{self, Checkout, CheckoutError, Source};
 
-pub(super) fn checkout_error(what: &str, e: CheckoutError) -> RunError {
-    let help = match &e {
-        CheckoutError::NoRevision { .. } => {
-            Some("check the name, or fetch it (a shallow clone may lack it and the fetch failed)")
-        }
-        CheckoutError::NoRepository { .. } => {
-            Some("pass a folder, run judge-ci inside the repository, or use URL#REV")
-        }
-        CheckoutError::NoFolder(_) => Some("pass an existing folder, a revision, or URL#REV"),
-        CheckoutError::Failed(_) => None,
-    };
-    one(format!("{what}: {e}"), help)
+/// A tree that could not be materialised, as bad input naming which (`head`, `workspace`,
+/// `reference`).
+pub(super) fn checkout_error(what: &'static str, source: CheckoutError) -> RunError {
+    RunError::Input(InputError::Tree { what, source })
 }
 
 /// The reference, from the command line or the config, materialised when it is a revision.
