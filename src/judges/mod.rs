@@ -85,14 +85,18 @@ async fn off_thread(timeout: Duration, f: impl FnOnce() -> Outcome + Send + 'sta
 /// a reference the check ends as `structural::reference` says (ABSTAIN or ERROR).
 async fn against_reference(
     ctx: &JudgmentContext,
+    comparisons: &Arc<structural::Comparisons>,
     timeout: Duration,
-    compare: impl FnOnce(&std::path::Path, &std::path::Path) -> Outcome + Send + 'static,
+    compare: impl FnOnce(&structural::Comparisons, &std::path::Path, &std::path::Path) -> Outcome
+    + Send
+    + 'static,
 ) -> Outcome {
     let c = ctx.clone();
+    let comparisons = Arc::clone(comparisons);
     // The workspace as submitted, not as a build left it.
     let submitted = snapshot::submitted(ctx);
     off_thread(timeout, move || match structural::reference(&c) {
-        Ok(r) => compare(&submitted, &r),
+        Ok(r) => compare(&comparisons, &submitted, &r),
         Err(ended) => *ended,
     })
     .await
@@ -110,6 +114,8 @@ pub struct Services {
     pub evidence: Arc<evidence::EvidenceClock>,
     /// Whether semantic checks are deferred, or subject-code checks replayed (a split run).
     pub split: split::Mode,
+    /// The structural judges' remembered file comparisons, for this run only.
+    pub comparisons: Arc<structural::Comparisons>,
 }
 
 /// A judge built from one configured check.
@@ -244,30 +250,44 @@ impl ConfiguredJudge {
                 forbid,
                 require,
             } => {
-                against_reference(ctx, timeout, move |ws, r| {
-                    structural::import_diff(ws, r, &files, &forbid, &require)
-                })
+                against_reference(
+                    ctx,
+                    &self.services.comparisons,
+                    timeout,
+                    move |cmp, ws, r| {
+                        structural::import_diff(cmp, ws, r, &files, &forbid, &require)
+                    },
+                )
                 .await
             }
             CheckKind::AstDiff { files, aspects } => {
-                against_reference(ctx, timeout, move |ws, r| {
-                    structural::ast_diff(ws, r, &files, &aspects)
-                })
+                against_reference(
+                    ctx,
+                    &self.services.comparisons,
+                    timeout,
+                    move |cmp, ws, r| structural::ast_diff(cmp, ws, r, &files, &aspects),
+                )
                 .await
             }
             CheckKind::PomDiff {
                 aspects,
                 ignore_versions,
             } => {
-                against_reference(ctx, timeout, move |ws, r| {
-                    structural::pom_diff(ws, r, &aspects, ignore_versions)
-                })
+                against_reference(
+                    ctx,
+                    &self.services.comparisons,
+                    timeout,
+                    move |cmp, ws, r| structural::pom_diff(cmp, ws, r, &aspects, ignore_versions),
+                )
                 .await
             }
             CheckKind::FileComparison { files } => {
-                against_reference(ctx, timeout, move |ws, r| {
-                    structural::file_comparison(ws, r, &files)
-                })
+                against_reference(
+                    ctx,
+                    &self.services.comparisons,
+                    timeout,
+                    move |cmp, ws, r| structural::file_comparison(cmp, ws, r, &files),
+                )
                 .await
             }
             CheckKind::TestInvariance { reports } => {

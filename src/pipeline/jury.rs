@@ -42,6 +42,7 @@ pub(super) fn jury_of(
         llm: Arc::new(crate::judges::llm::Runtime::new(bench.llm.clone())),
         evidence: Arc::default(),
         split,
+        comparisons: Arc::default(),
     };
     let jury = build_jury(&bench.jury, &bench.name, &services).map_err(|e| {
         let mut d = Diagnostics::default();

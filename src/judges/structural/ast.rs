@@ -7,7 +7,7 @@ use crate::config::checks::{AstAspect, FileSet};
 use crate::lang::java::{self, Annotation, Field, JavaFile, Method, TypeDecl};
 
 use super::super::Outcome;
-use super::{Finding, compare_files, list, verdict};
+use super::{Comparisons, Finding, compare_files, list, verdict};
 use crate::judgment::FindingKind;
 
 /// Where findings of one file go, and which aspects are compared.
@@ -344,12 +344,13 @@ pub fn diff_files(
 
 /// Runs the judge over both trees.
 pub fn ast_diff(
+    comparisons: &Comparisons,
     workspace: &Path,
     reference: &Path,
     files: &FileSet,
     aspects: &[AstAspect],
 ) -> Outcome {
-    let listing = match list(workspace, reference, files) {
+    let listing = match list(comparisons, workspace, reference, files) {
         Ok(l) => l,
         Err(e) => return super::super::instrument(e),
     };

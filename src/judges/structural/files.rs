@@ -10,7 +10,7 @@ use crate::lang::java;
 
 use super::super::{Outcome, instrument};
 use super::pom::{Pom, diff_poms};
-use super::{Finding, ast, compare_files, list, verdict};
+use super::{Comparisons, Finding, ast, compare_files, list, verdict};
 use crate::judgment::FindingKind;
 
 /// Most lines of a unified diff kept per file.
@@ -161,8 +161,13 @@ fn text_compare(rel: &str, ws: &str, rf: &str) -> Vec<Finding> {
 }
 
 /// Runs the judge over every selected reference file.
-pub fn file_comparison(workspace: &Path, reference: &Path, files: &FileSet) -> Outcome {
-    let listing = match list(workspace, reference, files) {
+pub fn file_comparison(
+    comparisons: &Comparisons,
+    workspace: &Path,
+    reference: &Path,
+    files: &FileSet,
+) -> Outcome {
+    let listing = match list(comparisons, workspace, reference, files) {
         Ok(l) => l,
         Err(e) => return instrument(e),
     };

@@ -12,7 +12,7 @@ use crate::config::checks::FileSet;
 use crate::lang::java::{self, Import};
 
 use super::super::Outcome;
-use super::{Finding, compare_files, list, verdict};
+use super::{Comparisons, Finding, compare_files, list, verdict};
 use crate::judgment::FindingKind;
 
 /// An import pattern: `javax.persistence.*` (the package and everything below it) or an exact
@@ -86,13 +86,14 @@ fn compare(rel: &str, w: &[u8], r: &[u8]) -> Vec<Finding> {
 
 /// Runs the judge over both trees.
 pub fn import_diff(
+    comparisons: &Comparisons,
     workspace: &Path,
     reference: &Path,
     files: &FileSet,
     forbid: &[String],
     require: &[String],
 ) -> Outcome {
-    let listing = match list(workspace, reference, files) {
+    let listing = match list(comparisons, workspace, reference, files) {
         Ok(l) => l,
         Err(e) => return super::super::instrument(e),
     };

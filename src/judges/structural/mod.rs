@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::{Arc, Mutex};
 
 use crate::config::checks::FileSet;
 use crate::judgment::{Cause, Check, FindingKind, Judgment, JudgmentContext, Status};
@@ -111,20 +111,29 @@ struct Compared {
     by_git: bool,
 }
 
-/// Remembered byte comparisons of one (workspace, reference) pair of trees, shared by every
-/// structural judge of a run so that each file is read once, not once per judge.
+/// Remembered byte comparisons of one (workspace, reference) pair of trees.
 type Index = HashMap<String, Compared>;
 
-type Indexes = HashMap<(PathBuf, PathBuf), Arc<Mutex<Index>>>;
+/// The index of each (workspace, reference) pair.
+type Pairs = HashMap<(PathBuf, PathBuf), Arc<Mutex<Index>>>;
 
-static INDEXES: LazyLock<Mutex<Indexes>> = LazyLock::new(Default::default);
+/// The byte comparisons of a run's pairs of trees, shared by every structural judge of the
+/// run so that each file is read once, not once per judge. Owned by the run (the judges'
+/// [`crate::judges::Services`]) and dropped with it: nothing outlives the run that made it.
+#[derive(Debug, Default)]
+pub struct Comparisons {
+    pairs: Mutex<Pairs>,
+}
 
-fn index_for(workspace: &Path, reference: &Path) -> Arc<Mutex<Index>> {
-    let mut all = INDEXES.lock().unwrap_or_else(|e| e.into_inner());
-    Arc::clone(
-        all.entry((workspace.to_path_buf(), reference.to_path_buf()))
-            .or_default(),
-    )
+impl Comparisons {
+    /// The index of one pair, created empty on first use.
+    fn index_for(&self, workspace: &Path, reference: &Path) -> Arc<Mutex<Index>> {
+        let mut all = self.pairs.lock().unwrap_or_else(|e| e.into_inner());
+        Arc::clone(
+            all.entry((workspace.to_path_buf(), reference.to_path_buf()))
+                .or_default(),
+        )
+    }
 }
 
 /// Regular files under `root` (symlinks are not followed, so loops cannot hang the walk),
@@ -161,20 +170,17 @@ fn walk(
     Ok(out)
 }
 
-/// Forgets the remembered comparisons of a pair of trees (tests compare both ways of listing).
-#[cfg(test)]
-fn forget(workspace: &Path, reference: &Path) {
-    INDEXES
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .remove(&(workspace.to_path_buf(), reference.to_path_buf()));
-}
-
 /// Lists both trees through a file set and finds the identical files of both (in parallel,
 /// remembering the answer for the run's other structural judges). Where git vouches for both
 /// sides' content ids ([`select`]), a file is decided by its ids without being read.
-pub fn list(workspace: &Path, reference: &Path, set: &FileSet) -> Result<Listing, String> {
+pub fn list(
+    comparisons: &Comparisons,
+    workspace: &Path,
+    reference: &Path,
+    set: &FileSet,
+) -> Result<Listing, String> {
     list_in(
+        comparisons,
         workspace,
         reference,
         set,
@@ -184,6 +190,7 @@ pub fn list(workspace: &Path, reference: &Path, set: &FileSet) -> Result<Listing
 
 /// [`list`] with what git knows of the two sides given (`None`: read and compare).
 fn list_in(
+    comparisons: &Comparisons,
     workspace: &Path,
     reference: &Path,
     set: &FileSet,
@@ -197,7 +204,7 @@ fn list_in(
     );
     let (ws, rf) = (ws?, rf?);
     let both: Vec<String> = rf.keys().filter(|k| ws.contains_key(*k)).cloned().collect();
-    let index = index_for(workspace, reference);
+    let index = comparisons.index_for(workspace, reference);
     let mut index = index.lock().unwrap_or_else(|e| e.into_inner());
     let stale: Vec<&String> = both
         .iter()

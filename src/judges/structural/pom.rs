@@ -13,7 +13,7 @@ use crate::config::checks::{FileSet, PomAspect};
 
 use super::super::{Outcome, instrument};
 use super::effective_pom::{self, BuildContext, MvnConfig, own_text};
-use super::{Finding, list, verdict};
+use super::{Comparisons, Finding, list, verdict};
 use crate::judgment::FindingKind;
 
 /// A value with the line it was declared on.
@@ -717,12 +717,13 @@ pub fn parent_files(root: &Path, rel: &str) -> Vec<String> {
 
 /// Runs the judge over every `pom.xml` of the reference.
 pub fn pom_diff(
+    comparisons: &Comparisons,
     workspace: &Path,
     reference: &Path,
     aspects: &[PomAspect],
     ignore_versions: bool,
 ) -> Outcome {
-    let listing = match list(workspace, reference, &pom_files()) {
+    let listing = match list(comparisons, workspace, reference, &pom_files()) {
         Ok(l) => l,
         Err(e) => return instrument(e),
     };

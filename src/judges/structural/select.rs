@@ -404,7 +404,7 @@ pub fn sides(workspace: &Path, reference: &Path) -> Option<(Side, Side)> {
 mod tests {
     use super::*;
     use crate::config::checks::FileSet;
-    use crate::judges::structural::{Listing, forget, list, list_in};
+    use crate::judges::structural::{Comparisons, Listing, list, list_in};
     use crate::materialize::{Source, materialize};
 
     use crate::test_support::git;
@@ -471,11 +471,9 @@ mod tests {
     /// The listing of a pair read as two folders and decided from git, which must agree;
     /// returns the files git vouched for.
     fn both_ways(ws: &Path, rf: &Path, git: Option<(Side, Side)>) -> Vec<String> {
-        forget(ws, rf);
-        let by_folder = list_in(ws, rf, &all(), None).unwrap();
-        forget(ws, rf);
-        let by_git = list_in(ws, rf, &all(), git).unwrap();
-        forget(ws, rf);
+        // A fresh set of comparisons each way, so neither listing reuses the other's.
+        let by_folder = list_in(&Comparisons::default(), ws, rf, &all(), None).unwrap();
+        let by_git = list_in(&Comparisons::default(), ws, rf, &all(), git).unwrap();
         assert_eq!(sorted(&by_git), sorted(&by_folder));
         let mut v: Vec<String> = by_git.by_git.iter().cloned().collect();
         v.sort();
@@ -547,7 +545,13 @@ mod tests {
         // Only the untouched identical files; the lying, assumed, touched and ignored ones
         // are read (Touched is identical, found so by reading).
         assert_eq!(vouched, ["pom.xml", "src/p/Same.java"]);
-        let l = list(&workspace.path, &reference.path, &all()).unwrap();
+        let l = list(
+            &Comparisons::default(),
+            &workspace.path,
+            &reference.path,
+            &all(),
+        )
+        .unwrap();
         assert!(l.identical.contains("src/p/Touched.java"));
         assert!(!l.identical.contains("src/p/Lying.java"));
         assert!(!l.identical.contains("src/p/Assumed.java"));
@@ -611,7 +615,13 @@ mod tests {
                 "src/p/Touched.java"
             ]
         );
-        let l = list(&workspace.path, &reference.path, &all()).unwrap();
+        let l = list(
+            &Comparisons::default(),
+            &workspace.path,
+            &reference.path,
+            &all(),
+        )
+        .unwrap();
         assert!(!l.identical.contains("src/p/Same.java"));
     }
 
