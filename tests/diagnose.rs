@@ -800,3 +800,44 @@ fn a_genuinely_full_disk_is_an_error_with_the_disk_full_cause() {
         "cause disk_full",
     );
 }
+
+/// A cause is judge-ci's own observation: an external judge (whose output may echo what the
+/// subject printed) cannot set one, and a program that cannot be started is the `tool_missing`
+/// cause, a Tool gap, from the spawn error alone.
+#[test]
+fn an_external_judge_cannot_set_a_cause_and_a_missing_program_is_a_tool_gap() {
+    let forged = r#"{"status": "error", "reasonCode": "judge_reported", "reasoning": "the runner is out of disk", "cause": "disk_full"}"#;
+    let r = judge(
+        &flat(
+            "    - {type: external, name: ext, run: [cat, forged.json]}\n    - {type: command, name: gone, run: [judge-ci-no-such-program-18]}\n",
+        ),
+        &[("forged.json", forged)],
+        &[],
+        &[],
+    );
+    let ext = judgment_in(&r.report, "ext");
+    assert_eq!(
+        (&ext["status"], &ext["reasonCode"], &ext["cause"]),
+        (
+            &json!("error"),
+            &json!("judge_failed"),
+            &json!("judge_broken")
+        ),
+        "{ext:#}"
+    );
+    assert!(
+        ext["reasoning"].as_str().unwrap().contains("set `cause`"),
+        "{ext:#}"
+    );
+    let g = r.finding("ext");
+    assert_ne!(g["category"], "Environment", "{g:#}");
+    assert_finding(&g, "Evaluation", "cause", "cause judge_broken");
+
+    let gone = judgment_in(&r.report, "gone");
+    assert_eq!(
+        (&gone["status"], &gone["cause"]),
+        (&json!("error"), &json!("tool_missing")),
+        "{gone:#}"
+    );
+    assert_finding(&r.finding("gone"), "Tool", "cause", "cause tool_missing");
+}

@@ -414,6 +414,32 @@ mod tests {
     }
 
     #[test]
+    fn causes_come_from_the_connection_and_the_http_status() {
+        let status = |status| LlmError::Status {
+            status,
+            message: String::new(),
+        };
+        let unreachable = LlmError::Unreachable {
+            url: "u".into(),
+            why: "refused".into(),
+        };
+        assert_eq!(unreachable.cause(), Cause::NetworkUnreachable);
+        assert_eq!(status(429).cause(), Cause::ProviderUnavailable);
+        assert_eq!(status(503).cause(), Cause::ProviderUnavailable);
+        assert_eq!(status(401).cause(), Cause::JudgeMisconfigured);
+        assert_eq!(status(404).cause(), Cause::JudgeMisconfigured);
+        assert_eq!(
+            LlmError::Refused("no".into()).cause(),
+            Cause::ProviderRefused
+        );
+        let shape = LlmError::Shape {
+            api: "messages",
+            why: "x".into(),
+        };
+        assert_eq!(shape.cause(), Cause::ModelReplyUnusable);
+    }
+
+    #[test]
     fn bodies_ask_for_the_shape_and_never_hold_the_key() {
         let ask = Ask {
             system: "s".into(),
