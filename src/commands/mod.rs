@@ -39,7 +39,7 @@ pub fn color(o: &cli::OutputArgs) -> bool {
 }
 
 /// Prints a bad-input message; exit 2.
-pub fn bad_input(msg: &str) -> anyhow::Result<i32> {
+pub fn bad_input(msg: impl std::fmt::Display) -> anyhow::Result<i32> {
     eprintln!("judge-ci: error: {msg}");
     Ok(pipeline::EXIT_BAD_INPUT)
 }

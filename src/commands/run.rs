@@ -43,7 +43,7 @@ pub fn run(args: cli::RunArgs, resume: Option<std::path::PathBuf>) -> anyhow::Re
         fail_on: args.fail_on,
         config_from: match pipeline::inputs::ConfigFrom::parse(&args.config_from) {
             Ok(c) => c,
-            Err(e) => return bad_input(&e),
+            Err(e) => return bad_input(e),
         },
         publish: super::publish::options(&args.publish)?,
         actions: true,

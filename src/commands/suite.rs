@@ -7,6 +7,7 @@ use anyhow::Context;
 use judge_ci::pipeline::{self, save::write_file};
 use judge_ci::suite;
 use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 
 /// `suite`: judges every task; exit 0 when the suite ran, whatever the readings.
 pub fn run(args: cli::SuiteArgs) -> anyhow::Result<i32> {
@@ -21,7 +22,7 @@ pub fn run(args: cli::SuiteArgs) -> anyhow::Result<i32> {
     } = args;
     let shard = match shard.as_deref().map(suite::Shard::parse).transpose() {
         Ok(s) => s,
-        Err(e) => return bad_input(&e),
+        Err(e) => return bad_input(e),
     };
     let filters = match filter
         .iter()
@@ -29,7 +30,7 @@ pub fn run(args: cli::SuiteArgs) -> anyhow::Result<i32> {
         .collect::<Result<Vec<_>, _>>()
     {
         Ok(f) => f,
-        Err(e) => return bad_input(&e),
+        Err(e) => return bad_input(e),
     };
     let jobs = jobs
         .filter(|n| *n > 0)
@@ -92,7 +93,7 @@ pub fn compare(args: cli::CompareArgs) -> anyhow::Result<i32> {
     } = args;
     let (base, cur) = match (read_suite(&baseline), read_suite(&current)) {
         (Ok(b), Ok(c)) => (b, c),
-        (Err(e), _) | (_, Err(e)) => return bad_input(&e),
+        (Err(e), _) | (_, Err(e)) => return bad_input(e),
     };
     let cmp = suite::compare::compare(&base, &cur, tolerance);
     let md = suite::render::markdown(&cur, Some(&cmp));
@@ -133,23 +134,37 @@ fn suite_error(e: suite::SuiteError) -> anyhow::Result<i32> {
     })
 }
 
+/// A suite report that cannot be read for `compare`.
+#[derive(Debug, thiserror::Error)]
+enum SuiteFileError {
+    /// The file cannot be read.
+    #[error("{}: cannot be read: {source}", .path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not a suite report.
+    #[error("{}:{}:{}: not a judge-ci suite report: {source}", .path.display(), .source.line(), .source.column())]
+    Json {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
 /// A suite report from a `suite.json` or a folder holding one.
-fn read_suite(p: &std::path::Path) -> Result<suite::SuiteReport, String> {
-    let file = if p.is_dir() {
+fn read_suite(p: &Path) -> Result<suite::SuiteReport, SuiteFileError> {
+    let path = if p.is_dir() {
         p.join("suite.json")
     } else {
         p.to_path_buf()
     };
-    let text = std::fs::read_to_string(&file)
-        .map_err(|e| format!("{}: cannot be read: {e}", file.display()))?;
-    serde_json::from_str(&text).map_err(|e| {
-        format!(
-            "{}:{}:{}: not a judge-ci suite report: {e}",
-            file.display(),
-            e.line(),
-            e.column()
-        )
-    })
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(source) => return Err(SuiteFileError::Read { path, source }),
+    };
+    serde_json::from_str(&text).map_err(|source| SuiteFileError::Json { path, source })
 }
 
 /// After a suite or merge: the optional HTML page and the job summary.

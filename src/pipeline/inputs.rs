@@ -29,18 +29,29 @@ pub enum ConfigFrom {
 
 impl ConfigFrom {
     /// Reads the command-line value: `auto`, `head`, `base` or a revision.
-    pub fn parse(s: &str) -> Result<ConfigFrom, String> {
+    pub fn parse(s: &str) -> Result<ConfigFrom, ConfigFromError> {
         match s {
-            "" => Err("--config-from needs a value: auto, head, base or a revision".into()),
+            "" => Err(ConfigFromError::Empty),
             "auto" => Ok(ConfigFrom::Auto),
             "head" => Ok(ConfigFrom::Head),
             "base" => Ok(ConfigFrom::Base),
-            r if r.starts_with('-') => Err(format!(
-                "--config-from '{r}': a revision may not start with '-'; valid: auto, head, base or a revision"
-            )),
+            r if r.starts_with('-') => Err(ConfigFromError::OptionLike(r.to_string())),
             r => Ok(ConfigFrom::Rev(r.to_string())),
         }
     }
+}
+
+/// A `--config-from` value that cannot be used.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigFromError {
+    /// No value.
+    #[error("--config-from needs a value: auto, head, base or a revision")]
+    Empty,
+    /// A revision git would read as an option.
+    #[error(
+        "--config-from '{0}': a revision may not start with '-'; valid: auto, head, base or a revision"
+    )]
+    OptionLike(String),
 }
 
 /// Why the trusted tree could not be had: always bad input (exit 2), never a fallback to the

@@ -53,24 +53,69 @@ pub struct Shard {
     pub count: u32,
 }
 
+/// A `--shard` or `--filter` value that cannot be used, with the value and what is valid.
+#[derive(Debug, Error)]
+pub enum SelectionError {
+    /// `--shard` is not `K/N`.
+    #[error("--shard {0:?}: write K/N, for example 2/4")]
+    ShardForm(String),
+    /// K or N is not a number.
+    #[error("--shard {value:?}: {part} is not a number")]
+    ShardNumber {
+        /// The value given.
+        value: String,
+        /// `K` or `N`.
+        part: &'static str,
+    },
+    /// K is not within 1..=N.
+    #[error("--shard {0:?}: K must be between 1 and N, and N at least 1")]
+    ShardRange(String),
+    /// `--filter id:GLOB` (or a bare glob) that is not a glob.
+    #[error("--filter {value:?}: {source}")]
+    FilterGlob {
+        /// The value given.
+        value: String,
+        /// What globset said.
+        #[source]
+        source: globset::Error,
+    },
+    /// `tag:` or `difficulty:` without a value.
+    #[error("--filter {value:?}: give a value after {field}:")]
+    FilterEmpty {
+        /// The value given.
+        value: String,
+        /// `tag` or `difficulty`.
+        field: &'static str,
+    },
+    /// A field that is not `id`, `tag` or `difficulty`.
+    #[error(
+        "--filter {value:?}: unknown field {field:?}; use id:GLOB, tag:TAG or difficulty:LEVEL"
+    )]
+    FilterField {
+        /// The value given.
+        value: String,
+        /// The field named.
+        field: String,
+    },
+}
+
 impl Shard {
     /// Parses `K/N` with 1 ≤ K ≤ N.
-    pub fn parse(s: &str) -> Result<Shard, String> {
+    pub fn parse(s: &str) -> Result<Shard, SelectionError> {
         let (k, n) = s
             .split_once('/')
-            .ok_or_else(|| format!("--shard {s:?}: write K/N, for example 2/4"))?;
-        let index: u32 = k
-            .trim()
-            .parse()
-            .map_err(|_| format!("--shard {s:?}: K is not a number"))?;
-        let count: u32 = n
-            .trim()
-            .parse()
-            .map_err(|_| format!("--shard {s:?}: N is not a number"))?;
+            .ok_or_else(|| SelectionError::ShardForm(s.to_string()))?;
+        let number = |v: &str, part| {
+            v.trim()
+                .parse::<u32>()
+                .map_err(|_| SelectionError::ShardNumber {
+                    value: s.to_string(),
+                    part,
+                })
+        };
+        let (index, count) = (number(k, "K")?, number(n, "N")?);
         if count == 0 || index == 0 || index > count {
-            return Err(format!(
-                "--shard {s:?}: K must be between 1 and N, and N at least 1"
-            ));
+            return Err(SelectionError::ShardRange(s.to_string()));
         }
         Ok(Shard { index, count })
     }
@@ -104,22 +149,29 @@ pub enum Filter {
 
 impl Filter {
     /// Parses one `--filter`.
-    pub fn parse(s: &str) -> Result<Filter, String> {
+    pub fn parse(s: &str) -> Result<Filter, SelectionError> {
         let glob = |g: &str| {
             globset::Glob::new(g)
                 .map(|g| Filter::Id(g.compile_matcher()))
-                .map_err(|e| format!("--filter {s:?}: {e}"))
+                .map_err(|source| SelectionError::FilterGlob {
+                    value: s.to_string(),
+                    source,
+                })
+        };
+        let empty = |field| SelectionError::FilterEmpty {
+            value: s.to_string(),
+            field,
         };
         match s.split_once(':') {
             Some(("id", g)) => glob(g),
-            Some(("tag", t)) if !t.is_empty() => Ok(Filter::Tag(t.to_string())),
-            Some(("difficulty", d)) if !d.is_empty() => Ok(Filter::Difficulty(d.to_lowercase())),
-            Some((k, _)) if ["tag", "difficulty"].contains(&k) => {
-                Err(format!("--filter {s:?}: give a value after {k}:"))
-            }
-            Some((k, _)) => Err(format!(
-                "--filter {s:?}: unknown field {k:?}; use id:GLOB, tag:TAG or difficulty:LEVEL"
-            )),
+            Some(("tag", "")) => Err(empty("tag")),
+            Some(("tag", t)) => Ok(Filter::Tag(t.to_string())),
+            Some(("difficulty", "")) => Err(empty("difficulty")),
+            Some(("difficulty", d)) => Ok(Filter::Difficulty(d.to_lowercase())),
+            Some((k, _)) => Err(SelectionError::FilterField {
+                value: s.to_string(),
+                field: k.to_string(),
+            }),
             None => glob(s),
         }
     }
@@ -423,7 +475,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<SuiteReport, SuiteError> {
         .iter()
         .map(|(_, r)| r.suite.shard.as_deref().map(Shard::parse).transpose())
         .collect::<Result<_, _>>()
-        .map_err(SuiteError::Input)?;
+        .map_err(|e| SuiteError::Input(e.to_string()))?;
     if let Some(n) = shards.iter().flatten().map(|s| s.count).next() {
         if shards.iter().any(|s| s.is_none_or(|s| s.count != n)) {
             return Err(SuiteError::Input(
