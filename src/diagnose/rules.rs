@@ -154,8 +154,83 @@ pub static BUILTIN: &[Rule] = &[
     },
 ];
 
-fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
-    cell.get_or_init(|| Regex::new(pattern).unwrap_or_else(|_| Regex::new("$^").expect("valid")))
+/// The built-in rules' patterns. Each is compiled once, on first use; the unit test
+/// `every_builtin_pattern_compiles` compiles all of them, so none can fail at run time (before,
+/// a broken one silently became a pattern that never matches).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pattern {
+    /// An external judge's own words for a fault outside the subject (time, disk, memory, network, repositories).
+    ExternalFault,
+    /// A judge that says its own configuration is wrong.
+    JudgeMisconfigured,
+    /// An ABSTAIN for want of the judge's own configuration.
+    JudgeUnconfigured,
+    /// A judge that says the evidence it reads was not produced.
+    EvidenceMissing,
+    /// A compiler error naming a missing `javax`, `jakarta` or `java` package.
+    MissingPackage,
+    /// Text naming a missing `javax` or `jakarta` package.
+    MissingJakartaOrJavaxPackage,
+    /// A plan step about the build file.
+    BuildFileStep,
+    /// A model reporting the instruction ambiguous.
+    Ambiguous,
+    /// A criterion about compiling, building or testing.
+    BuildCriterion,
+}
+
+impl Pattern {
+    /// Every pattern, in declaration order.
+    const ALL: [Pattern; 9] = [
+        Pattern::ExternalFault,
+        Pattern::JudgeMisconfigured,
+        Pattern::JudgeUnconfigured,
+        Pattern::EvidenceMissing,
+        Pattern::MissingPackage,
+        Pattern::MissingJakartaOrJavaxPackage,
+        Pattern::BuildFileStep,
+        Pattern::Ambiguous,
+        Pattern::BuildCriterion,
+    ];
+
+    /// The pattern's source.
+    fn source(self) -> &'static str {
+        match self {
+            Pattern::ExternalFault => {
+                r"(?i)(did not finish within|did not answer within|no answer within|timed? ?out\b|terminated by signal (9|15)\b|exited with 13[7]|exited with 143|no space left on device|OutOfMemoryError|out of memory|connection (refused|reset)|unknown ?host|could not resolve (dependencies|host)|could not transfer artifact|answered (HTTP )?(5\d\d|429)\b|could not be reached)"
+            }
+            Pattern::JudgeMisconfigured => {
+                r"(?i)(escapes the workspace|targetClassVersion|no target class version|API key|did not fit the requested JSON shape|not declared|undeclared|refused|prompt template|is not set|check type)"
+            }
+            Pattern::JudgeUnconfigured => r"(?i)(no target class version|targetClassVersion)",
+            Pattern::EvidenceMissing => {
+                r"(?i)(holds no class files|was the project compiled|classes does not exist|surefire-reports|jacoco\.xml|coverage report|no baseline|no JaCoCo|no Surefire|no criteria to verify)"
+            }
+            Pattern::MissingPackage => {
+                r"package ((?:javax|jakarta|java)\.[a-z0-9_.]+) does not exist"
+            }
+            Pattern::MissingJakartaOrJavaxPackage => {
+                r"package ((?:javax|jakarta)\.[a-z0-9_.]+) does not exist"
+            }
+            Pattern::BuildFileStep => {
+                r"(?i)(pom\.xml|pom\b|build\.gradle|dependenc|maven|gradle|parent)"
+            }
+            Pattern::Ambiguous => r"(?i)\b(ambiguous|unclear|underspecified|contradictory)\b",
+            Pattern::BuildCriterion => {
+                r"(?i)\b(compil\w*|build\w*|tests? pass\w*|test suite|unit tests?)\b"
+            }
+        }
+    }
+
+    /// The compiled pattern.
+    fn regex(self) -> &'static Regex {
+        static CELLS: [OnceLock<Regex>; Pattern::ALL.len()] =
+            [const { OnceLock::new() }; Pattern::ALL.len()];
+        CELLS[self as usize].get_or_init(|| {
+            // A proven invariant: `every_builtin_pattern_compiles` compiles each source.
+            Regex::new(self.source()).expect("a built-in pattern compiles (tested)")
+        })
+    }
 }
 
 /// The line of `text` holding the match of `r`, trimmed and bounded.
@@ -185,11 +260,7 @@ fn environment(item: &Item<'_>, _: &Inputs) -> Option<Hit> {
     if item.check_type() != Some(CheckType::External) || item.status() != Status::Error {
         return None;
     }
-    static R: OnceLock<Regex> = OnceLock::new();
-    let r = re(
-        &R,
-        r"(?i)(did not finish within|did not answer within|no answer within|timed? ?out\b|terminated by signal (9|15)\b|exited with 13[7]|exited with 143|no space left on device|OutOfMemoryError|out of memory|connection (refused|reset)|unknown ?host|could not resolve (dependencies|host)|could not transfer artifact|answered (HTTP )?(5\d\d|429)\b|could not be reached)",
-    );
+    let r = Pattern::ExternalFault.regex();
     let evidence = line_of(item.judgment.reasoning(), r)?;
     Some(Hit {
         category: GapCategory::Environment,
@@ -199,15 +270,10 @@ fn environment(item: &Item<'_>, _: &Inputs) -> Option<Hit> {
 }
 
 fn instrument(item: &Item<'_>, _: &Inputs) -> Option<Hit> {
-    static R: OnceLock<Regex> = OnceLock::new();
-    static CONFIG: OnceLock<Regex> = OnceLock::new();
     let r = match item.status() {
-        Status::Error | Status::NotApplicable => re(
-            &R,
-            r"(?i)(escapes the workspace|targetClassVersion|no target class version|API key|did not fit the requested JSON shape|not declared|undeclared|refused|prompt template|is not set|check type)",
-        ),
+        Status::Error | Status::NotApplicable => Pattern::JudgeMisconfigured.regex(),
         // An ABSTAIN for want of the judge's own configuration (not of the run's evidence).
-        Status::Abstain => re(&CONFIG, r"(?i)(no target class version|targetClassVersion)"),
+        Status::Abstain => Pattern::JudgeUnconfigured.regex(),
         _ => return None,
     };
     if let Some(code) = item.judgment.reason_code()
@@ -234,11 +300,7 @@ fn missing_evidence(item: &Item<'_>, _: &Inputs) -> Option<Hit> {
     if !matches!(item.status(), Status::Abstain | Status::Error) {
         return None;
     }
-    static R: OnceLock<Regex> = OnceLock::new();
-    let r = re(
-        &R,
-        r"(?i)(holds no class files|was the project compiled|classes does not exist|surefire-reports|jacoco\.xml|coverage report|no baseline|no JaCoCo|no Surefire|no criteria to verify)",
-    );
+    let r = Pattern::EvidenceMissing.regex();
     let evidence = line_of(&item.said(), r)?;
     Some(Hit {
         category: GapCategory::Analysis,
@@ -282,11 +344,7 @@ fn renamed_namespace(item: &Item<'_>) -> Option<(String, String)> {
                 ));
             }
             FindingKind::CompilerError => {
-                static R: OnceLock<Regex> = OnceLock::new();
-                let r = re(
-                    &R,
-                    r"package ((?:javax|jakarta|java)\.[a-z0-9_.]+) does not exist",
-                );
+                let r = Pattern::MissingPackage.regex();
                 let msg = f.message.as_deref().unwrap_or_default();
                 if let Some(c) = r.captures(msg) {
                     return Some((namespace_of(&c[1]), format!("{msg} at {at}")));
@@ -295,11 +353,7 @@ fn renamed_namespace(item: &Item<'_>) -> Option<(String, String)> {
             _ => {}
         }
     }
-    static R: OnceLock<Regex> = OnceLock::new();
-    let r = re(
-        &R,
-        r"package ((?:javax|jakarta)\.[a-z0-9_.]+) does not exist",
-    );
+    let r = Pattern::MissingJakartaOrJavaxPackage.regex();
     let c = r.captures(&item.text)?;
     let evidence = line_of(&item.text, r)?;
     Some((namespace_of(&c[1]), evidence))
@@ -392,11 +446,7 @@ fn build_file(item: &Item<'_>, inputs: &Inputs) -> Option<Hit> {
         f.expected.as_deref().unwrap_or("nothing"),
         f.actual.as_deref().unwrap_or("nothing"),
     );
-    static R: OnceLock<Regex> = OnceLock::new();
-    let build_step = re(
-        &R,
-        r"(?i)(pom\.xml|pom\b|build\.gradle|dependenc|maven|gradle|parent)",
-    );
+    let build_step = Pattern::BuildFileStep.regex();
     let (category, rationale) = match &inputs.plan {
         Some(p) if !build_step.is_match(p) => (
             GapCategory::Planning,
@@ -532,11 +582,7 @@ fn semantic_criterion(item: &Item<'_>, inputs: &Inputs) -> Option<Hit> {
     if !item.check_type().is_some_and(asks_a_model) {
         return None;
     }
-    static AMBIGUOUS: OnceLock<Regex> = OnceLock::new();
-    let amb = re(
-        &AMBIGUOUS,
-        r"(?i)\b(ambiguous|unclear|underspecified|contradictory)\b",
-    );
+    let amb = Pattern::Ambiguous.regex();
     if let Some(evidence) = line_of(item.judgment.reasoning(), amb) {
         return Some(Hit {
             category: GapCategory::Prompt,
@@ -547,11 +593,7 @@ fn semantic_criterion(item: &Item<'_>, inputs: &Inputs) -> Option<Hit> {
         });
     }
     let criterion = item.check?.name();
-    static BUILD: OnceLock<Regex> = OnceLock::new();
-    let build = re(
-        &BUILD,
-        r"(?i)\b(compil\w*|build\w*|tests? pass\w*|test suite|unit tests?)\b",
-    );
+    let build = Pattern::BuildCriterion.regex();
     if build.is_match(criterion) {
         return Some(Hit {
             category: GapCategory::Evaluation,
@@ -602,6 +644,17 @@ pub fn default_hit(item: &Item<'_>) -> Hit {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_builtin_pattern_compiles() {
+        for (i, p) in Pattern::ALL.into_iter().enumerate() {
+            // The cell index is the declaration order.
+            assert_eq!(p as usize, i, "{p:?}");
+            if let Err(e) = Regex::new(p.source()) {
+                panic!("{p:?}: {e}");
+            }
+        }
+    }
 
     #[test]
     fn namespaces_and_terms() {
