@@ -15,56 +15,26 @@ use super::token;
 use super::yaml::{Key, Kind, Reader, key};
 
 /// Keys of `diagnostics:`.
+#[rustfmt::skip]
 pub const DIAGNOSTICS_KEYS: &[Key] = &[
-    key(
-        "plan",
-        Kind::Str,
-        "the agent's plan, a file in the workspace",
-    ),
-    key(
-        "knowledge",
-        Kind::Str,
-        "a folder of knowledge-base files, relative to the config",
-    ),
-    key(
-        "analysis",
-        Kind::Str,
-        "a JSON file of detected patterns, in the workspace",
-    ),
-    key(
-        "journal",
-        Kind::Str,
-        "the agent's trace as JSON lines, in the workspace",
-    ),
-    key(
-        "rules",
-        Kind::ObjectList,
-        "user rules, matched before the built-in ones",
-    ),
+    key("plan", Kind::Str, "the agent's plan, a file in the workspace"),
+    key("knowledge", Kind::Str, "a folder of knowledge-base files, relative to the config"),
+    key("analysis", Kind::Str, "a JSON file of detected patterns, in the workspace"),
+    key("journal", Kind::Str, "the agent's trace as JSON lines, in the workspace"),
+    key("rules", Kind::ObjectList, "user rules, matched before the built-in ones"),
 ];
 
 /// Keys of a user rule.
+#[rustfmt::skip]
 pub const RULE_KEYS: &[Key] = &[
     key("id", Kind::Str, "the rule's name in findings"),
     key("type", Kind::Str, "judge type"),
     key("name", Kind::Str, "judge name"),
-    key(
-        "status",
-        Kind::Enum(token::accepted::<Status>),
-        "judgment status",
-    ),
+    key("status", Kind::Enum(token::accepted::<Status>), "judgment status"),
     key("check", Kind::Str, "check-name glob"),
     key("reason", Kind::Str, "reason code"),
-    key(
-        "output",
-        Kind::Str,
-        "regular expression over the reasoning, checks and output",
-    ),
-    key(
-        "category",
-        Kind::Enum(token::accepted::<GapCategory>),
-        "the gap category",
-    ),
+    key("output", Kind::Str, "regular expression over the reasoning, checks and output"),
+    key("category", Kind::Enum(token::accepted::<GapCategory>), "the gap category"),
     key("rationale", Kind::Str, "why, shown with the finding"),
 ];
 

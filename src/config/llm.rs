@@ -9,7 +9,35 @@ use std::path::{Path, PathBuf};
 use marked_yaml::types::MarkedMappingNode;
 
 use super::checks::WorkspacePath;
-use super::yaml::Reader;
+use super::token;
+use super::yaml::{Key, Kind, Reader, key};
+
+/// The model keys, taken by `llm:` and by every semantic check (which overrides `llm:`).
+#[rustfmt::skip]
+pub const MODEL_KEYS: &[Key] = &[
+    key("provider", Kind::Enum(token::accepted::<Provider>), "model provider"),
+    key("model", Kind::Str, "model name"),
+    key("base-url", Kind::Str, "provider endpoint"),
+    key("api-key-env", Kind::Str, "environment variable holding the API key"),
+    key("max-output-tokens", Kind::Integer, "output token limit"),
+    key("temperature", Kind::Number, "sampling temperature"),
+    key("injection", Kind::Enum(token::accepted::<Injection>), "what text in the PR addressed to the grader does to the judgment (abstain)"),
+];
+
+/// Keys of `llm:`: the model keys, and the settings only the config as a whole holds.
+pub fn config_keys() -> Vec<Key> {
+    let mut all = MODEL_KEYS.to_vec();
+    all.extend([
+        key("cache", Kind::Str, "cache folder, or off (.judge-ci/cache)"),
+        key("concurrency", Kind::Integer, "most requests in flight (4)"),
+        key(
+            "prices",
+            Kind::Object,
+            "USD per million tokens by model: {input, output}",
+        ),
+    ]);
+    all
+}
 
 /// Which API a model is reached through (`provider`).
 #[derive(

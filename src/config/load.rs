@@ -16,246 +16,104 @@ use crate::jury::strategies::{
 
 use super::checks::{self, CheckKind};
 use super::diag::{Diagnostic, Diagnostics};
-use super::llm::{Injection, LlmSettings, Provider};
+use super::llm::LlmSettings;
 use super::model::*;
 use super::source::ConfigSource;
 use super::token;
 use super::yaml::{Key, Kind, Reader, is_null, key, parse, to_json};
 
 /// Top-level keys of a benchmark file.
+#[rustfmt::skip]
 pub const BENCHMARK_KEYS: &[Key] = &[
     key("schema", Kind::Str, "bench.benchmark.v1 or judge-ci.v1"),
-    key(
-        "name",
-        Kind::Str,
-        "shown in reports; keys the sticky comment",
-    ),
+    key("name", Kind::Str, "shown in reports; keys the sticky comment"),
     key("version", Kind::Str, "config version (\"1.0\")"),
     key("description", Kind::Str, "what the benchmark grades"),
-    key(
-        "default-timeout",
-        Kind::Duration,
-        "limit of task setup/post commands (PT5M)",
-    ),
+    key("default-timeout", Kind::Duration, "limit of task setup/post commands (PT5M)"),
     key("metadata", Kind::Any, "passed to every judge's context"),
-    key(
-        "reference",
-        Kind::Object,
-        "where the reference comes from: path, or ref (+ repository)",
-    ),
-    key(
-        "jury",
-        Kind::Object,
-        "exactly one of tiers, checks, members",
-    ),
-    key(
-        "diagnostics",
-        Kind::Object,
-        "gap-analysis inputs and user rules",
-    ),
+    key("reference", Kind::Object, "where the reference comes from: path, or ref (+ repository)"),
+    key("jury", Kind::Object, "exactly one of tiers, checks, members"),
+    key("diagnostics", Kind::Object, "gap-analysis inputs and user rules"),
     key("llm", Kind::Object, "defaults for semantic judges"),
     key("report", Kind::Object, "how results are reported"),
-    key(
-        "protected",
-        Kind::StrList,
-        "globs of paths a pull request may not change unnoticed (.github/**, build wrappers); the config and the files it names always are",
-    ),
-    key(
-        "protected-action",
-        Kind::Enum(token::accepted::<ProtectedAction>),
-        "what a change to a protected path does: report it as a finding (default), or also fail with a FAIL judgment protected-paths in the first tier",
-    ),
-    key(
-        "restore",
-        Kind::StrList,
-        "globs of files copied from the reference into the workspace before any judge runs (test files)",
-    ),
-    key(
-        "sandbox",
-        Kind::Object,
-        "the fence around subject processes: network",
-    ),
+    key("protected", Kind::StrList, "globs of paths a pull request may not change unnoticed (.github/**, build wrappers); the config and the files it names always are"),
+    key("protected-action", Kind::Enum(token::accepted::<ProtectedAction>), "what a change to a protected path does: report it as a finding (default), or also fail with a FAIL judgment protected-paths in the first tier"),
+    key("restore", Kind::StrList, "globs of files copied from the reference into the workspace before any judge runs (test files)"),
+    key("sandbox", Kind::Object, "the fence around subject processes: network"),
 ];
 
 /// Keys of `jury:`.
+#[rustfmt::skip]
 pub const JURY_KEYS: &[Key] = &[
-    key(
-        "tiers",
-        Kind::ObjectList,
-        "a cascade: one simple jury per tier",
-    ),
-    key(
-        "checks",
-        Kind::ObjectList,
-        "one simple jury (all-must-pass unless voting says otherwise)",
-    ),
-    key(
-        "members",
-        Kind::ObjectList,
-        "a meta-jury over named sub-juries",
-    ),
+    key("tiers", Kind::ObjectList, "a cascade: one simple jury per tier"),
+    key("checks", Kind::ObjectList, "one simple jury (all-must-pass unless voting says otherwise)"),
+    key("members", Kind::ObjectList, "a meta-jury over named sub-juries"),
     key("voting", Kind::Object, "how checks or members are reduced"),
-    key(
-        "parallel",
-        Kind::Bool,
-        "run the checks concurrently (true) or in order (false)",
-    ),
+    key("parallel", Kind::Bool, "run the checks concurrently (true) or in order (false)"),
 ];
 
 /// Keys of a tier.
+#[rustfmt::skip]
 pub const TIER_KEYS: &[Key] = &[
     key("name", Kind::Str, "unique tier name (tier-N)"),
-    key(
-        "policy",
-        Kind::Enum(token::accepted::<TierPolicy>),
-        "when the cascade stops after this tier",
-    ),
-    key(
-        "voting",
-        Kind::Object,
-        "how the tier's checks are reduced (majority)",
-    ),
+    key("policy", Kind::Enum(token::accepted::<TierPolicy>), "when the cascade stops after this tier"),
+    key("voting", Kind::Object, "how the tier's checks are reduced (majority)"),
     key("checks", Kind::ObjectList, "the tier's checks"),
-    key(
-        "parallel",
-        Kind::Bool,
-        "run the checks concurrently (true) or in order (false)",
-    ),
+    key("parallel", Kind::Bool, "run the checks concurrently (true) or in order (false)"),
 ];
 
 /// Keys of a meta-jury member.
+#[rustfmt::skip]
 pub const MEMBER_KEYS: &[Key] = &[
     key("name", Kind::Str, "unique member name"),
     key("tiers", Kind::ObjectList, "a cascade"),
     key("checks", Kind::ObjectList, "a simple jury"),
     key("members", Kind::ObjectList, "a nested meta-jury"),
-    key(
-        "voting",
-        Kind::Object,
-        "how this member's checks or members are reduced",
-    ),
-    key(
-        "parallel",
-        Kind::Bool,
-        "run the checks concurrently (true) or in order (false)",
-    ),
+    key("voting", Kind::Object, "how this member's checks or members are reduced"),
+    key("parallel", Kind::Bool, "run the checks concurrently (true) or in order (false)"),
 ];
 
 /// Keys of `voting:`.
+#[rustfmt::skip]
 pub const VOTING_KEYS: &[Key] = &[
-    key(
-        "strategy",
-        Kind::Enum(token::accepted::<StrategyKind>),
-        "how the votes are reduced (majority unless the jury says otherwise; the library's camelCase is accepted too)",
-    ),
-    key(
-        "threshold",
-        Kind::Number,
-        "pass threshold of numeric strategies (0.5; required for conjunctive)",
-    ),
-    key(
-        "tie",
-        Kind::Enum(token::accepted::<TiePolicy>),
-        "majority's tie policy (FAIL)",
-    ),
-    key(
-        "errors",
-        Kind::Enum(token::accepted::<ErrorPolicy>),
-        "error policy (propagate)",
-    ),
-    key(
-        "not-applicable",
-        Kind::Enum(token::accepted::<NotApplicablePolicy>),
-        "not-applicable policy (refuse)",
-    ),
+    key("strategy", Kind::Enum(token::accepted::<StrategyKind>), "how the votes are reduced (majority unless the jury says otherwise; the library's camelCase is accepted too)"),
+    key("threshold", Kind::Number, "pass threshold of numeric strategies (0.5; required for conjunctive)"),
+    key("tie", Kind::Enum(token::accepted::<TiePolicy>), "majority's tie policy (FAIL)"),
+    key("errors", Kind::Enum(token::accepted::<ErrorPolicy>), "error policy (propagate)"),
+    key("not-applicable", Kind::Enum(token::accepted::<NotApplicablePolicy>), "not-applicable policy (refuse)"),
 ];
 
 /// Keys of `report:`.
+#[rustfmt::skip]
 pub const REPORT_KEYS: &[Key] = &[
     key("title", Kind::Str, "headline title"),
-    key(
-        "comment",
-        Kind::Enum(token::accepted::<CommentMode>),
-        "sticky comment mode (update)",
-    ),
+    key("comment", Kind::Enum(token::accepted::<CommentMode>), "sticky comment mode (update)"),
     key("check-run", Kind::Bool, "create a check run (true)"),
-    key(
-        "delete-on-pass",
-        Kind::Bool,
-        "delete the sticky comment when accepted (false)",
-    ),
+    key("delete-on-pass", Kind::Bool, "delete the sticky comment when accepted (false)"),
     key("annotations", Kind::Integer, "most annotations (50)"),
-    key(
-        "fail-on",
-        Kind::Enum(token::accepted::<FailOn>),
-        "which readings fail the step (error in GitHub Actions, else fail)",
-    ),
+    key("fail-on", Kind::Enum(token::accepted::<FailOn>), "which readings fail the step (error in GitHub Actions, else fail)"),
     key("template", Kind::Str, "markdown template file"),
 ];
 
 /// Keys of `reference:`.
+#[rustfmt::skip]
 pub const REFERENCE_KEYS: &[Key] = &[
     key("path", Kind::Str, "a folder, relative to the config file"),
-    key(
-        "ref",
-        Kind::Str,
-        "a git revision (origin/solution, a tag, a SHA)",
-    ),
+    key("ref", Kind::Str, "a git revision (origin/solution, a tag, a SHA)"),
     key("repository", Kind::Str, "another repository's URL for ref"),
 ];
 
-/// Keys of `llm:`.
-pub const LLM_KEYS: &[Key] = &[
-    key(
-        "provider",
-        Kind::Enum(token::accepted::<Provider>),
-        "model provider",
-    ),
-    key("model", Kind::Str, "model name"),
-    key("base-url", Kind::Str, "provider endpoint"),
-    key(
-        "api-key-env",
-        Kind::Str,
-        "environment variable holding the key",
-    ),
-    key("max-output-tokens", Kind::Integer, "output token limit"),
-    key("temperature", Kind::Number, "sampling temperature"),
-    key("cache", Kind::Str, "cache folder, or off (.judge-ci/cache)"),
-    key("concurrency", Kind::Integer, "most requests in flight (4)"),
-    key(
-        "injection",
-        Kind::Enum(token::accepted::<Injection>),
-        "what text in the PR addressed to the grader does to the judgment (abstain)",
-    ),
-    key(
-        "prices",
-        Kind::Object,
-        "USD per million tokens by model: {input, output}",
-    ),
-];
-
 /// Keys of a task file.
+#[rustfmt::skip]
 pub const TASK_KEYS: &[Key] = &[
     key("schema", Kind::Str, "bench.task.v1"),
     key("id", Kind::Str, "task id"),
-    key(
-        "instruction",
-        Kind::Str,
-        "the goal given to semantic judges",
-    ),
+    key("instruction", Kind::Str, "the goal given to semantic judges"),
     key("difficulty", Kind::Str, "free text"),
     key("timeout", Kind::Duration, "the agent's limit"),
     key("metadata", Kind::Any, "passed to judges"),
-    key(
-        "setup",
-        Kind::StrList,
-        "commands run in the workspace before judging",
-    ),
-    key(
-        "post",
-        Kind::StrList,
-        "commands run in the workspace after setup, before judging",
-    ),
+    key("setup", Kind::StrList, "commands run in the workspace before judging"),
+    key("post", Kind::StrList, "commands run in the workspace after setup, before judging"),
 ];
 
 /// The files looked for, in order, when `--config` is not given.
@@ -398,7 +256,7 @@ fn read_benchmark(r: &mut Reader, root: &Node, path: &Path, bytes: &[u8]) -> Opt
     let llm = match m.get_node("llm") {
         Some(n) => {
             let lm = r.mapping(n, "llm")?;
-            r.check_keys(lm, "llm", LLM_KEYS, false);
+            r.check_keys(lm, "llm", &super::llm::config_keys(), false);
             super::llm::read(r, lm, "llm")
         }
         None => Some(LlmSettings::default()),

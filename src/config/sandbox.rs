@@ -8,11 +8,8 @@ use marked_yaml::Node;
 use super::yaml::{Key, Kind, Reader, key};
 
 /// Keys of `sandbox:`.
-pub const SANDBOX_KEYS: &[Key] = &[key(
-    "network",
-    Kind::Bool,
-    "false: subject processes get no network (a network namespace; refused where none can be made)",
-)];
+#[rustfmt::skip]
+pub const SANDBOX_KEYS: &[Key] = &[key("network", Kind::Bool, "false: subject processes get no network (a network namespace; refused where none can be made)")];
 
 /// The fence settings of a config.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -3,10 +3,9 @@
 
 use serde_json::{Map, Value, json};
 
-use super::checks::{CATALOG, keys_of};
+use super::checks::{catalog, keys_of};
 use super::load::{
-    BENCHMARK_KEYS, JURY_KEYS, LLM_KEYS, MEMBER_KEYS, REFERENCE_KEYS, REPORT_KEYS, TIER_KEYS,
-    VOTING_KEYS,
+    BENCHMARK_KEYS, JURY_KEYS, MEMBER_KEYS, REFERENCE_KEYS, REPORT_KEYS, TIER_KEYS, VOTING_KEYS,
 };
 use super::yaml::{Key, Kind};
 
@@ -49,14 +48,9 @@ fn object(table: &[Key], overrides: &[(&str, Value)], additional: bool) -> Value
 
 /// The schema (draft 2020-12) for `judge-ci.yml`.
 pub fn config_schema() -> Value {
-    let checks: Vec<Value> = CATALOG
-        .iter()
-        .map(|t| {
-            let mut o = object(
-                &keys_of(t),
-                &[("type", json!({"const": t.ty.token()}))],
-                true,
-            );
+    let checks: Vec<Value> = catalog()
+        .map(|(ty, t)| {
+            let mut o = object(&keys_of(t), &[("type", json!({"const": ty.token()}))], true);
             o["description"] = t.doc.into();
             o["required"] = json!(["type"]);
             o
@@ -92,7 +86,7 @@ pub fn config_schema() -> Value {
             ("jury", jury),
             ("report", object(REPORT_KEYS, &[], false)),
             ("reference", object(REFERENCE_KEYS, &[], false)),
-            ("llm", object(LLM_KEYS, &[], false)),
+            ("llm", object(&super::llm::config_keys(), &[], false)),
             ("sandbox", object(super::sandbox::SANDBOX_KEYS, &[], false)),
             (
                 "diagnostics",

@@ -1,0 +1,16 @@
+//! `protected-paths`: not a type a config names. The run adds it to the first tier when the
+//! pull request changes a protected path and `protected-action` is `fail`.
+
+use std::time::Duration;
+
+use super::{CheckInfo, Family};
+
+/// `protected-paths`: FAIL, listing the protected paths the pull request changed.
+#[rustfmt::skip]
+pub const PROTECTED_PATHS: CheckInfo = CheckInfo {
+    family: Family::Deterministic,
+    doc: "FAIL if the pull request changed a protected path (added by the run)",
+    keys: &[],
+    default_timeout: Duration::from_secs(10),
+    read: None,
+};

@@ -1,0 +1,218 @@
+//! The structural checks: the workspace compared with the reference (imports, declarations,
+//! the POM, every file, the test count).
+
+use marked_yaml::types::MarkedMappingNode;
+
+use super::read::{CheckNode, get, list, path_key};
+use super::{CheckInfo, CheckKind, Family};
+use crate::config::token;
+use crate::config::yaml::{Kind, Reader, key};
+
+/// `import-diff`: compares import sets per file against the reference.
+#[rustfmt::skip]
+pub const IMPORT_DIFF: CheckInfo = CheckInfo {
+    family: Family::Structural,
+    doc: "compares import sets per file against the reference",
+    keys: keys![
+        key("include", Kind::StrList, "globs (**/*.java)"),
+        key("exclude", Kind::StrList, "globs"),
+        key("forbid", Kind::StrList, "forbidden import patterns"),
+        key("require", Kind::StrList, "required import patterns")
+    ],
+    default_timeout: super::CHECK_TIMEOUT,
+    read: Some(read_import_diff),
+};
+
+/// Reads one `import-diff` check.
+fn read_import_diff(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
+    let (m, what) = (c.m, c.what);
+    let files = file_set(r, m, &["**/*.java"], &[], what);
+    let forbid = list(r, m, what, "forbid", &[]);
+    let require = list(r, m, what, "require", &[]);
+    Some(CheckKind::ImportDiff {
+        files: files?,
+        forbid: forbid?,
+        require: require?,
+    })
+}
+
+/// `ast-diff`: compares types, members and annotations against the reference.
+#[rustfmt::skip]
+pub const AST_DIFF: CheckInfo = CheckInfo {
+    family: Family::Structural,
+    doc: "compares types, members and annotations against the reference",
+    keys: keys![
+        key("include", Kind::StrList, "globs"),
+        key("exclude", Kind::StrList, "globs"),
+        key("aspects", Kind::EnumList(token::accepted::<AstAspect>), "what to compare (all but bodies)")
+    ],
+    default_timeout: super::CHECK_TIMEOUT,
+    read: Some(read_ast_diff),
+};
+
+/// Reads one `ast-diff` check.
+fn read_ast_diff(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
+    let (m, what) = (c.m, c.what);
+    let files = file_set(r, m, &["**/*.java"], &[], what);
+    let aspects = match get(m, "aspects") {
+        Some(n) => r.token_list(n, &format!("{what}.aspects"))?,
+        None => vec![
+            AstAspect::Types,
+            AstAspect::Annotations,
+            AstAspect::Signatures,
+            AstAspect::Fields,
+        ],
+    };
+    Some(CheckKind::AstDiff {
+        files: files?,
+        aspects,
+    })
+}
+
+/// `pom-diff`: compares effective POM coordinates against the reference.
+#[rustfmt::skip]
+pub const POM_DIFF: CheckInfo = CheckInfo {
+    family: Family::Structural,
+    doc: "compares effective POM coordinates against the reference",
+    keys: keys![
+        key("aspects", Kind::EnumList(token::accepted::<PomAspect>), "what to compare (all)"),
+        key("ignore-versions", Kind::Bool, "ignore versions (false)")
+    ],
+    default_timeout: super::CHECK_TIMEOUT,
+    read: Some(read_pom_diff),
+};
+
+/// Reads one `pom-diff` check.
+fn read_pom_diff(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
+    let (m, what) = (c.m, c.what);
+    let aspects = match get(m, "aspects") {
+        Some(n) => r.token_list(n, &format!("{what}.aspects"))?,
+        None => token::Tokens::values(),
+    };
+    let ignore_versions = match get(m, "ignore-versions") {
+        Some(n) => r.boolean(n, &format!("{what}.ignore-versions"))?,
+        None => false,
+    };
+    Some(CheckKind::PomDiff {
+        aspects,
+        ignore_versions,
+    })
+}
+
+/// `file-comparison`: compares every reference file with the workspace.
+#[rustfmt::skip]
+pub const FILE_COMPARISON: CheckInfo = CheckInfo {
+    family: Family::Structural,
+    doc: "compares every reference file with the workspace",
+    keys: keys![
+        key("include", Kind::StrList, "globs"),
+        key("exclude", Kind::StrList, "globs (target/**, .git/**)")
+    ],
+    default_timeout: super::CHECK_TIMEOUT,
+    read: Some(read_file_comparison),
+};
+
+/// Reads one `file-comparison` check.
+fn read_file_comparison(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
+    let (m, what) = (c.m, c.what);
+    let files = file_set(r, m, &["**"], &["target/**", ".git/**"], what)?;
+    Some(CheckKind::FileComparison { files })
+}
+
+/// `test-invariance`: fails on failing tests or fewer tests than the reference.
+#[rustfmt::skip]
+pub const TEST_INVARIANCE: CheckInfo = CheckInfo {
+    family: Family::Structural,
+    doc: "fails on failing tests or fewer tests than the reference",
+    keys: keys![key("reports", Kind::Str, "Surefire reports folder")],
+    default_timeout: super::CHECK_TIMEOUT,
+    read: Some(read_test_invariance),
+};
+
+/// Reads one `test-invariance` check.
+fn read_test_invariance(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
+    let (m, what) = (c.m, c.what);
+    Some(CheckKind::TestInvariance {
+        reports: path_key(r, m, "reports", Some("target/surefire-reports"), what)?,
+    })
+}
+
+/// Include and exclude globs over paths relative to the tree root (`**/*.java`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileSet {
+    /// Globs a file must match (any).
+    pub include: Vec<String>,
+    /// Globs that exclude a file (any).
+    pub exclude: Vec<String>,
+}
+
+/// What `ast-diff` compares (`aspects`).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, strum::Display, strum::EnumIter, strum::IntoStaticStr,
+)]
+#[strum(serialize_all = "kebab-case")]
+pub enum AstAspect {
+    /// Type declarations: kind, modifiers, type parameters, supertypes.
+    Types,
+    /// Annotations on types, members and fields.
+    Annotations,
+    /// Method and constructor signatures, return types, throws, modifiers.
+    Signatures,
+    /// Fields: presence, type, modifiers.
+    Fields,
+    /// Normalised method bodies (opt-in).
+    Bodies,
+}
+
+/// What `pom-diff` compares (`aspects`).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, strum::Display, strum::EnumIter, strum::IntoStaticStr,
+)]
+#[strum(serialize_all = "kebab-case")]
+pub enum PomAspect {
+    /// The parent coordinates.
+    Parent,
+    /// Dependencies: version and scope per groupId:artifactId.
+    Dependencies,
+    /// Build plugins, their versions and configuration (pluginManagement applied).
+    Plugins,
+    /// `<properties>`.
+    Properties,
+    /// The Java release (maven.compiler.release/source/target, compiler plugin release).
+    JavaVersion,
+}
+
+/// `include`/`exclude` globs, each checked to compile.
+fn file_set(
+    r: &mut Reader,
+    m: &MarkedMappingNode,
+    include: &[&str],
+    exclude: &[&str],
+    what: &str,
+) -> Option<FileSet> {
+    let mut read = |k: &str, default: &[&str]| -> Option<Vec<String>> {
+        let Some(n) = get(m, k) else {
+            return Some(default.iter().map(|s| s.to_string()).collect());
+        };
+        let globs = r.string_list(n, &format!("{what}.{k}"))?;
+        for g in &globs {
+            if let Err(e) = globset::Glob::new(g) {
+                r.error_help(
+                    n,
+                    format!("{what}.{k}: '{g}' is not a valid glob: {e}"),
+                    "e.g. **/*.java or src/main/**",
+                );
+                return None;
+            }
+        }
+        Some(globs)
+    };
+    let include = read("include", include);
+    let exclude = read("exclude", exclude);
+    Some(FileSet {
+        include: include?,
+        exclude: exclude?,
+    })
+}
+
+crate::config::token::strum_tokens!(AstAspect, PomAspect);
