@@ -335,6 +335,94 @@ fn a_task_file_that_is_not_a_task() {
     );
 }
 
+/// Every token set's unknown value is refused at its own line and column, naming the valid
+/// tokens, and all of them in one load.
+#[test]
+fn every_unknown_token_is_reported_at_once_with_the_valid_ones() {
+    let yaml = "\
+name: t
+protected-action: explode
+report:
+  comment: loud
+  fail-on: sometimes
+llm:
+  provider: acme
+  injection: shrug
+jury:
+  tiers:
+    - name: a
+      policy: STOP
+      voting: {strategy: plurality, tie: COIN, errors: swallow, not-applicable: skip}
+      checks:
+        - {type: file-content, path: a, expected: x, match: FUZZY}
+        - {type: ast-diff, aspects: [types, colours]}
+        - {type: pom-diff, aspects: [parent, licence]}
+        - {type: llm, output: poem}
+    - name: b
+      checks:
+        - {type: file-exists, path: a}
+diagnostics:
+  rules:
+    - {status: PASS, category: Tool}
+    - {category: Luck}
+";
+    let err = refused(yaml, &[]);
+    // (the unknown word, which is unique in the file; the help that must follow it)
+    let expected: &[(&str, &str)] = &[
+        ("explode", "valid: report, fail"),
+        ("loud", "valid: update, recreate, minimize, off"),
+        ("sometimes", "valid: fail, not-pass, never, error"),
+        ("acme", "valid: anthropic, openai"),
+        ("shrug", "valid: abstain, fail, report"),
+        (
+            "STOP",
+            "valid: REJECT_ON_ANY_FAIL, ACCEPT_ON_ALL_PASS, FINAL_TIER",
+        ),
+        (
+            "plurality",
+            "valid: majority, consensus, all-must-pass, average, median, weighted-average, conjunctive",
+        ),
+        ("COIN", "valid: PASS, FAIL, ABSTAIN"),
+        (
+            "swallow",
+            "valid: propagate, treat-as-fail, treat-as-abstain, ignore",
+        ),
+        ("skip", "valid: refuse, exclude, treat-as-fail"),
+        ("FUZZY", "valid: EXACT, CONTAINS, REGEX"),
+        (
+            "colours",
+            "valid: types, annotations, signatures, fields, bodies",
+        ),
+        (
+            "licence",
+            "valid: parent, dependencies, plugins, properties, java-version",
+        ),
+        ("poem", "valid: verdict, score, criteria"),
+        ("PASS", "valid: FAIL, ABSTAIN, NOT_APPLICABLE, ERROR"),
+        (
+            "Luck",
+            "valid: Knowledge, Analysis, Planning, Execution, Tool, Prompt, Evaluation, Environment",
+        ),
+    ];
+    for (word, valid) in expected {
+        let (line, column) = yaml
+            .lines()
+            .enumerate()
+            .find_map(|(i, l)| l.find(&format!(" {word}")).map(|c| (i + 1, c + 2)))
+            .unwrap();
+        assert!(
+            err.contains(&format!("judge-ci.yml:{line}:{column}")),
+            "no error at {line}:{column} for '{word}':\n{err}"
+        );
+        assert!(
+            err.contains(&format!("'{word}' is not valid")),
+            "{word}:\n{err}"
+        );
+        assert!(err.contains(valid), "no '{valid}' for '{word}':\n{err}");
+    }
+    assert_eq!(err.matches("is not valid").count(), expected.len(), "{err}");
+}
+
 #[test]
 fn every_problem_is_reported_at_once() {
     let err = refused(

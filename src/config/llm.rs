@@ -305,24 +305,14 @@ pub fn read(r: &mut Reader, m: &MarkedMappingNode, what: &str) -> Option<LlmSett
         }
     }
     if let Some(n) = m.get_node("max-output-tokens") {
-        match r.integer(n, &format!("{what}.max-output-tokens")) {
-            Some(v) if (1..=1_000_000).contains(&v) => s.max_output_tokens = Some(v as u32),
-            Some(_) => {
-                r.error(n, format!("{what}.max-output-tokens must be 1 to 1000000"));
-                ok = false;
-            }
-            None => ok = false,
-        }
+        s.max_output_tokens = r
+            .integer_in(n, &format!("{what}.max-output-tokens"), 1..=1_000_000)
+            .map(|v| v as u32);
+        ok &= s.max_output_tokens.is_some();
     }
     if let Some(n) = m.get_node("temperature") {
-        match r.number(n, &format!("{what}.temperature")) {
-            Some(v) if (0.0..=2.0).contains(&v) => s.temperature = Some(v),
-            Some(_) => {
-                r.error(n, format!("{what}.temperature must be between 0 and 2"));
-                ok = false;
-            }
-            None => ok = false,
-        }
+        s.temperature = r.number_in(n, &format!("{what}.temperature"), 0.0..=2.0);
+        ok &= s.temperature.is_some();
     }
     if let Some(n) = m.get_node("cache") {
         match r.non_blank(n, &format!("{what}.cache")) {
@@ -342,14 +332,10 @@ pub fn read(r: &mut Reader, m: &MarkedMappingNode, what: &str) -> Option<LlmSett
         }
     }
     if let Some(n) = m.get_node("concurrency") {
-        match r.integer(n, &format!("{what}.concurrency")) {
-            Some(v) if (1..=64).contains(&v) => s.concurrency = Some(v as usize),
-            Some(_) => {
-                r.error(n, format!("{what}.concurrency must be 1 to 64"));
-                ok = false;
-            }
-            None => ok = false,
-        }
+        s.concurrency = r
+            .integer_in(n, &format!("{what}.concurrency"), 1..=64)
+            .map(|v| v as usize);
+        ok &= s.concurrency.is_some();
     }
     if let Some(n) = m.get_node("prices") {
         let pm = r.mapping(n, &format!("{what}.prices"))?;

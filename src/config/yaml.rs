@@ -317,6 +317,43 @@ impl Reader {
         }
     }
 
+    /// A whole number within `range`; one outside it is an error naming the range.
+    pub fn integer_in(
+        &mut self,
+        n: &Node,
+        what: &str,
+        range: std::ops::RangeInclusive<i64>,
+    ) -> Option<i64> {
+        let v = self.integer(n, what)?;
+        self.within(n, what, v, range)
+    }
+
+    /// A finite number within `range`; one outside it is an error naming the range.
+    pub fn number_in(
+        &mut self,
+        n: &Node,
+        what: &str,
+        range: std::ops::RangeInclusive<f64>,
+    ) -> Option<f64> {
+        let v = self.number(n, what)?;
+        self.within(n, what, v, range)
+    }
+
+    fn within<T: PartialOrd + std::fmt::Display>(
+        &mut self,
+        n: &Node,
+        what: &str,
+        v: T,
+        range: std::ops::RangeInclusive<T>,
+    ) -> Option<T> {
+        if range.contains(&v) {
+            return Some(v);
+        }
+        let (lo, hi) = range.into_inner();
+        self.error(n, format!("{what} must be from {lo} to {hi}, got {v}"));
+        None
+    }
+
     /// One token of the set `T` (exact; the set's aliases count too). An unknown one is an
     /// error at its position naming the valid tokens.
     pub fn token<T: Tokens>(&mut self, n: &Node, what: &str) -> Option<T> {

@@ -27,19 +27,8 @@ fn read_command(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
     let run =
         required(r, m, whole, "run", what).and_then(|n| command_line(r, n, &format!("{what}.run")));
     let expect_exit = match get(m, "expect-exit") {
-        Some(n) => {
-            let v = r.integer(n, &format!("{what}.expect-exit"))?;
-            match i32::try_from(v) {
-                Ok(v) if (0..=255).contains(&v) => v,
-                _ => {
-                    r.error(
-                        n,
-                        format!("{what}.expect-exit must be an exit code from 0 to 255"),
-                    );
-                    return None;
-                }
-            }
-        }
+        // An exit code, so 0 to 255: the cast cannot truncate.
+        Some(n) => r.integer_in(n, &format!("{what}.expect-exit"), 0..=255)? as i32,
         None => 0,
     };
     let env = env(r, m, what);

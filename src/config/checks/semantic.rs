@@ -33,14 +33,7 @@ fn read_llm(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
         None => LlmOutput::Verdict,
     };
     let threshold = match get(m, "threshold") {
-        Some(n) => {
-            let v = r.number(n, &format!("{what}.threshold"))?;
-            if !(0.0..=1.0).contains(&v) {
-                r.error(n, format!("{what}.threshold must be between 0 and 1"));
-                return None;
-            }
-            v
-        }
+        Some(n) => r.number_in(n, &format!("{what}.threshold"), 0.0..=1.0)?,
         None => 0.5,
     };
     semantic(r, m, Question::Llm { output, threshold }, what)
@@ -101,13 +94,7 @@ fn read_semantic_diff(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
         (None, None) => CriteriaSource::Goal,
     };
     let max = match get(m, "max-criteria") {
-        Some(n) => match r.integer(n, &format!("{what}.max-criteria"))? {
-            v @ 1..=200 => v as usize,
-            _ => {
-                r.error(n, format!("{what}.max-criteria must be 1 to 200"));
-                return None;
-            }
-        },
+        Some(n) => r.integer_in(n, &format!("{what}.max-criteria"), 1..=200)? as usize,
         None => 20,
     };
     semantic(r, m, Question::SemanticDiff { criteria, max }, what)
