@@ -76,7 +76,74 @@ pub enum CheckoutError {
         /// Where judge-ci looked.
         dir: String,
     },
-    /// Anything else (I/O, a corrupt object, git not installed).
+    /// A revision or repository git would misread, or a transport that is not allowed.
+    #[error(transparent)]
+    Refused(#[from] GitArgError),
+    /// The repository cannot be read (a corrupt or missing object).
+    #[error("cannot read the repository: {}", .0.message())]
+    Repository(#[source] git2::Error),
+    /// No temporary folder for the tree.
+    #[error("cannot create a temporary folder: {0}")]
+    TempDir(#[source] std::io::Error),
+    /// A file or folder cannot be read, created, written or copied.
+    #[error("cannot {action} {}: {source}", .path.display())]
+    Io {
+        /// `read`, `create`, `write` or `copy`.
+        action: &'static str,
+        /// The file or folder.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A fetched tree cannot be walked for copying.
+    #[error("cannot copy the fetched tree: {0}")]
+    Walk(#[source] walkdir::Error),
+    /// `judge-ci checkout` of a folder.
+    #[error("{} is a folder already; give a revision", .0.display())]
+    FolderGiven(PathBuf),
+    /// `judge-ci checkout` into a folder that holds files.
+    #[error("{} exists and is not empty", .0.display())]
+    NotEmpty(PathBuf),
+}
+
+/// A revision or repository URL refused before git sees it.
+#[derive(Debug, Error)]
+pub enum GitArgError {
+    /// A revision git would read as an option (`--upload-pack=…`).
+    #[error(
+        "the revision {0:?} starts with '-', which git would read as an option; name a branch, tag or commit"
+    )]
+    RevisionLikeOption(String),
+    /// A repository git would read as an option.
+    #[error(
+        "the repository {0:?} starts with '-', which git would read as an option; use https://host/owner/repo.git, ssh://… or git@host:owner/repo.git, or a local path"
+    )]
+    RepositoryLikeOption(String),
+    /// A repository naming a transport helper (`ext::…`).
+    #[error(
+        "the repository {0:?} names a git transport helper (`…::`); use https://host/owner/repo.git, ssh://… or git@host:owner/repo.git, or a local path"
+    )]
+    TransportHelper(String),
+    /// A scheme that is unencrypted or unauthenticated.
+    #[error(
+        "the repository {url:?} uses {scheme}://, which is not allowed (it is unencrypted or unauthenticated); use https://host/owner/repo.git, ssh://… or git@host:owner/repo.git, or a local path"
+    )]
+    Scheme {
+        /// The repository.
+        url: String,
+        /// Its scheme.
+        scheme: String,
+    },
+}
+
+/// Why a `git` command failed.
+#[derive(Debug, Error)]
+pub enum GitError {
+    /// git could not be started.
+    #[error("cannot run git: {0}")]
+    Spawn(#[source] std::io::Error),
+    /// git failed; its last line of standard error.
     #[error("{0}")]
     Failed(String),
 }
@@ -105,11 +172,9 @@ const TOKEN_VARS: &[&str] = &["GITHUB_TOKEN", "GH_TOKEN"];
 const ALLOWED_PROTOCOLS: &str = "https:ssh:file";
 
 /// Refuses a revision git could read as an option (`--upload-pack=…`).
-pub fn check_rev(rev: &str) -> Result<(), String> {
+pub fn check_rev(rev: &str) -> Result<(), GitArgError> {
     if rev.starts_with('-') {
-        Err(format!(
-            "the revision {rev:?} starts with '-', which git would read as an option; name a branch, tag or commit"
-        ))
+        Err(GitArgError::RevisionLikeOption(rev.to_string()))
     } else {
         Ok(())
     }
@@ -117,25 +182,20 @@ pub fn check_rev(rev: &str) -> Result<(), String> {
 
 /// Refuses a repository URL that is not https, ssh or a local path, or that git could read
 /// as an option.
-pub fn check_remote(url: &str) -> Result<(), String> {
-    let valid =
-        "use https://host/owner/repo.git, ssh://… or git@host:owner/repo.git, or a local path";
+pub fn check_remote(url: &str) -> Result<(), GitArgError> {
     if url.starts_with('-') {
-        return Err(format!(
-            "the repository {url:?} starts with '-', which git would read as an option; {valid}"
-        ));
+        return Err(GitArgError::RepositoryLikeOption(url.to_string()));
     }
     if url.contains("::") {
-        return Err(format!(
-            "the repository {url:?} names a git transport helper (`…::`); {valid}"
-        ));
+        return Err(GitArgError::TransportHelper(url.to_string()));
     }
     match url.split_once("://") {
         Some((scheme, _)) => match scheme.to_ascii_lowercase().as_str() {
             "https" | "ssh" | "git+ssh" | "file" => Ok(()),
-            other => Err(format!(
-                "the repository {url:?} uses {other}://, which is not allowed (it is unencrypted or unauthenticated); {valid}"
-            )),
+            other => Err(GitArgError::Scheme {
+                url: url.to_string(),
+                scheme: other.to_string(),
+            }),
         },
         // scp-like `host:path` and plain paths.
         None => Ok(()),
@@ -172,7 +232,7 @@ pub fn token_may_go_to(remote: &str, server_host: Option<&str>) -> bool {
 /// no system or global config. The token goes (through `GIT_CONFIG_*` variables, never on a
 /// command line or in a message) only when `remote` is an https URL of the run's GitHub
 /// server, and the header is scoped to that server's URLs.
-fn git(dir: &Path, args: &[&str], remote: Option<&str>) -> Result<(), String> {
+fn git(dir: &Path, args: &[&str], remote: Option<&str>) -> Result<(), GitError> {
     let mut cmd = Command::new("git");
     cmd.current_dir(dir)
         .args(args)
@@ -209,17 +269,18 @@ fn git(dir: &Path, args: &[&str], remote: Option<&str>) -> Result<(), String> {
             cmd.env("GIT_CONFIG_COUNT", "0");
         }
     }
-    let out = cmd.output().map_err(|e| format!("cannot run git: {e}"))?;
+    let out = cmd.output().map_err(GitError::Spawn)?;
     if out.status.success() {
         Ok(())
     } else {
         let err = String::from_utf8_lossy(&out.stderr);
-        Err(err
-            .lines()
-            .rfind(|l| !l.trim().is_empty())
-            .unwrap_or("git failed")
-            .trim()
-            .to_string())
+        Err(GitError::Failed(
+            err.lines()
+                .rfind(|l| !l.trim().is_empty())
+                .unwrap_or("git failed")
+                .trim()
+                .to_string(),
+        ))
     }
 }
 
@@ -262,7 +323,7 @@ pub(crate) fn resolve_rev(repo: &Repository, rev: &str) -> Result<Oid, CheckoutE
                 Ok(id) => return Ok(id),
                 Err(e) => e.message().to_string(),
             },
-            Err(e) => e,
+            Err(e) => e.to_string(),
         }
     } else {
         String::new()
@@ -287,9 +348,7 @@ struct Entry {
 
 /// Writes the tree of `commit` into `dest` (which must exist), blobs in parallel.
 fn write_tree(repo_path: &Path, commit: Oid, dest: &Path) -> Result<usize, CheckoutError> {
-    let fail = |e: git2::Error| {
-        CheckoutError::Failed(format!("cannot read the repository: {}", e.message()))
-    };
+    let fail = CheckoutError::Repository;
     let repo = Repository::open(repo_path).map_err(fail)?;
     let tree = repo
         .find_commit(commit)
@@ -314,23 +373,30 @@ fn write_tree(repo_path: &Path, commit: Oid, dest: &Path) -> Result<usize, Check
     })
     .map_err(fail)?;
     for d in &dirs {
-        std::fs::create_dir_all(dest.join(d))
-            .map_err(|e| CheckoutError::Failed(format!("cannot create {}: {e}", d.display())))?;
+        std::fs::create_dir_all(dest.join(d)).map_err(|source| CheckoutError::Io {
+            action: "create",
+            path: d.clone(),
+            source,
+        })?;
     }
     entries
         .par_iter()
         .map_init(
             || Repository::open(repo_path),
             |repo, e| -> Result<(), CheckoutError> {
-                let repo = repo
-                    .as_ref()
-                    .map_err(|err| CheckoutError::Failed(err.message().to_string()))?;
-                let blob = repo
-                    .find_blob(e.oid)
-                    .map_err(|err| CheckoutError::Failed(err.message().to_string()))?;
+                let repo = repo.as_ref().map_err(|err| {
+                    CheckoutError::Repository(git2::Error::new(
+                        err.code(),
+                        err.class(),
+                        err.message(),
+                    ))
+                })?;
+                let blob = repo.find_blob(e.oid).map_err(CheckoutError::Repository)?;
                 let target = dest.join(&e.path);
-                let io = |err: std::io::Error| {
-                    CheckoutError::Failed(format!("cannot write {}: {err}", e.path.display()))
+                let io = |source: std::io::Error| CheckoutError::Io {
+                    action: "write",
+                    path: e.path.clone(),
+                    source,
                 };
                 if e.mode == 0o120000 {
                     let link = String::from_utf8_lossy(blob.content()).into_owned();
@@ -357,7 +423,7 @@ fn temp_dir(
     let t = tempfile::Builder::new()
         .prefix(prefix)
         .tempdir()
-        .map_err(|e| CheckoutError::Failed(format!("cannot create a temporary folder: {e}")))?;
+        .map_err(CheckoutError::TempDir)?;
     // A reference checkout is judge-ci's, never the subject's to read.
     crate::fence::hide(t.path());
     if keep {
@@ -380,9 +446,11 @@ pub fn materialize(
             if !p.is_dir() {
                 return Err(CheckoutError::NoFolder(p.clone()));
             }
-            let path = p
-                .canonicalize()
-                .map_err(|e| CheckoutError::Failed(format!("cannot read {}: {e}", p.display())))?;
+            let path = p.canonicalize().map_err(|source| CheckoutError::Io {
+                action: "read",
+                path: p.clone(),
+                source,
+            })?;
             Ok(Checkout {
                 path,
                 commit: None,
@@ -393,7 +461,7 @@ pub fn materialize(
             })
         }
         Source::Rev(rev) => {
-            check_rev(rev).map_err(CheckoutError::Failed)?;
+            check_rev(rev)?;
             let repo = Repository::discover(repo_dir).map_err(|_| CheckoutError::NoRepository {
                 rev: rev.clone(),
                 dir: repo_dir.display().to_string(),
@@ -412,10 +480,9 @@ pub fn materialize(
         }
         Source::Remote { url, rev } => {
             let (git_dir, git_temp) = temp_dir(false, "judge-ci-remote-")?;
-            Repository::init_bare(&git_dir)
-                .map_err(|e| CheckoutError::Failed(e.message().to_string()))?;
-            check_remote(url).map_err(CheckoutError::Failed)?;
-            check_rev(rev).map_err(CheckoutError::Failed)?;
+            Repository::init_bare(&git_dir).map_err(CheckoutError::Repository)?;
+            check_remote(url)?;
+            check_rev(rev)?;
             git(
                 &git_dir,
                 &[
@@ -434,8 +501,7 @@ pub fn materialize(
                 repo: url.clone(),
                 fetch: format!(" (fetching failed: {e})"),
             })?;
-            let repo = Repository::open_bare(&git_dir)
-                .map_err(|e| CheckoutError::Failed(e.message().to_string()))?;
+            let repo = Repository::open_bare(&git_dir).map_err(CheckoutError::Repository)?;
             let id = resolve_rev(&repo, "FETCH_HEAD")?;
             let (path, temp) = temp_dir(keep, "judge-ci-rev-")?;
             write_tree(&git_dir, id, &path)?;
@@ -461,10 +527,7 @@ pub fn materialize_into(
     let rev = match source {
         Source::Rev(rev) => rev,
         Source::Folder(p) => {
-            return Err(CheckoutError::Failed(format!(
-                "{} is a folder already; give a revision",
-                p.display()
-            )));
+            return Err(CheckoutError::FolderGiven(p.clone()));
         }
         Source::Remote { .. } => {
             let c = materialize(source, repo_dir, false)?;
@@ -477,19 +540,19 @@ pub fn materialize_into(
             return Ok((c.commit.unwrap_or_default(), n));
         }
     };
-    check_rev(rev).map_err(CheckoutError::Failed)?;
+    check_rev(rev)?;
     if dest.exists()
         && std::fs::read_dir(dest)
             .map(|mut d| d.next().is_some())
             .unwrap_or(true)
     {
-        return Err(CheckoutError::Failed(format!(
-            "{} exists and is not empty",
-            dest.display()
-        )));
+        return Err(CheckoutError::NotEmpty(dest.to_path_buf()));
     }
-    std::fs::create_dir_all(dest)
-        .map_err(|e| CheckoutError::Failed(format!("cannot create {}: {e}", dest.display())))?;
+    std::fs::create_dir_all(dest).map_err(|source| CheckoutError::Io {
+        action: "create",
+        path: dest.to_path_buf(),
+        source,
+    })?;
     let repo = Repository::discover(repo_dir).map_err(|_| CheckoutError::NoRepository {
         rev: rev.clone(),
         dir: repo_dir.display().to_string(),
@@ -501,11 +564,13 @@ pub fn materialize_into(
 
 fn copy_tree(from: &Path, to: &Path) -> Result<(), CheckoutError> {
     for e in walkdir::WalkDir::new(from).follow_links(false) {
-        let e = e.map_err(|err| CheckoutError::Failed(err.to_string()))?;
+        let e = e.map_err(CheckoutError::Walk)?;
         let rel = e.path().strip_prefix(from).unwrap_or(e.path());
         let target = to.join(rel);
-        let io = |err: std::io::Error| {
-            CheckoutError::Failed(format!("cannot copy {}: {err}", rel.display()))
+        let io = |source: std::io::Error| CheckoutError::Io {
+            action: "copy",
+            path: rel.to_path_buf(),
+            source,
         };
         if e.file_type().is_dir() {
             std::fs::create_dir_all(&target).map_err(io)?;

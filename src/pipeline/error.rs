@@ -221,7 +221,13 @@ impl InputError {
                 CheckoutError::NoFolder(_) => {
                     Some("pass an existing folder, a revision, or URL#REV")
                 }
-                CheckoutError::Failed(_) => None,
+                CheckoutError::Refused(_)
+                | CheckoutError::Repository(_)
+                | CheckoutError::TempDir(_)
+                | CheckoutError::Io { .. }
+                | CheckoutError::Walk(_)
+                | CheckoutError::FolderGiven(_)
+                | CheckoutError::NotEmpty(_) => None,
             },
             InputError::NoWorkspace(_) => Some("pass --workspace DIR"),
             InputError::ReferencePath { .. } => {
