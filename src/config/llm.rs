@@ -244,18 +244,9 @@ pub enum Question {
 pub fn read(r: &mut Reader, m: &MarkedMappingNode, what: &str) -> Option<LlmSettings> {
     let mut s = LlmSettings::default();
     let mut ok = true;
-    if let Some(n) = m.get_node("provider") {
-        s.provider = r.token(n, &format!("{what}.provider"));
-        ok &= s.provider.is_some();
-    }
-    if let Some(n) = m.get_node("injection") {
-        s.injection = r.token(n, &format!("{what}.injection"));
-        ok &= s.injection.is_some();
-    }
-    if let Some(n) = m.get_node("model") {
-        s.model = r.non_blank(n, &format!("{what}.model"));
-        ok &= s.model.is_some();
-    }
+    s.provider = r.key(m, what, "provider", &mut ok, Reader::token);
+    s.injection = r.key(m, what, "injection", &mut ok, Reader::token);
+    s.model = r.key(m, what, "model", &mut ok, Reader::non_blank);
     if let Some(n) = m.get_node("base-url") {
         match r.non_blank(n, &format!("{what}.base-url")) {
             Some(u) if u.starts_with("http://") || u.starts_with("https://") => {
@@ -304,16 +295,15 @@ pub fn read(r: &mut Reader, m: &MarkedMappingNode, what: &str) -> Option<LlmSett
             None => ok = false,
         }
     }
-    if let Some(n) = m.get_node("max-output-tokens") {
-        s.max_output_tokens = r
-            .integer_in(n, &format!("{what}.max-output-tokens"), 1..=1_000_000)
-            .map(|v| v as u32);
-        ok &= s.max_output_tokens.is_some();
-    }
-    if let Some(n) = m.get_node("temperature") {
-        s.temperature = r.number_in(n, &format!("{what}.temperature"), 0.0..=2.0);
-        ok &= s.temperature.is_some();
-    }
+    // At most a million, so the cast cannot truncate.
+    s.max_output_tokens = r
+        .key(m, what, "max-output-tokens", &mut ok, |r, n, w| {
+            r.integer_in(n, w, 1..=1_000_000)
+        })
+        .map(|v| v as u32);
+    s.temperature = r.key(m, what, "temperature", &mut ok, |r, n, w| {
+        r.number_in(n, w, 0.0..=2.0)
+    });
     if let Some(n) = m.get_node("cache") {
         match r.non_blank(n, &format!("{what}.cache")) {
             Some(v) if v == "off" => s.cache = Some(CacheSetting::Off),
@@ -331,12 +321,11 @@ pub fn read(r: &mut Reader, m: &MarkedMappingNode, what: &str) -> Option<LlmSett
             None => ok = false,
         }
     }
-    if let Some(n) = m.get_node("concurrency") {
-        s.concurrency = r
-            .integer_in(n, &format!("{what}.concurrency"), 1..=64)
-            .map(|v| v as usize);
-        ok &= s.concurrency.is_some();
-    }
+    s.concurrency = r
+        .key(m, what, "concurrency", &mut ok, |r, n, w| {
+            r.integer_in(n, w, 1..=64)
+        })
+        .map(|v| v as usize);
     if let Some(n) = m.get_node("prices") {
         let pm = r.mapping(n, &format!("{what}.prices"))?;
         for (model, v) in pm.iter() {

@@ -397,27 +397,13 @@ fn report(r: &mut Reader, n: &Node, dir: &Path) -> Option<ReportSettings> {
     r.check_keys(m, "report", REPORT_KEYS, false);
     let mut s = ReportSettings::default();
     let mut ok = true;
-    if let Some(x) = m.get_node("title") {
-        s.title = r.string(x, "report.title");
-    }
-    if let Some(x) = m.get_node("comment") {
-        match r.token(x, "report.comment") {
-            Some(c) => s.comment = c,
-            None => ok = false,
-        }
-    }
-    if let Some(x) = m.get_node("delete-on-pass") {
-        match r.boolean(x, "report.delete-on-pass") {
-            Some(b) => s.delete_on_pass = b,
-            None => ok = false,
-        }
-    }
-    if let Some(x) = m.get_node("check-run") {
-        match r.boolean(x, "report.check-run") {
-            Some(b) => s.check_run = b,
-            None => ok = false,
-        }
-    }
+    s.title = r.key(m, "report", "title", &mut ok, Reader::string);
+    let comment = r.key(m, "report", "comment", &mut ok, Reader::token);
+    s.comment = comment.unwrap_or(s.comment);
+    let delete = r.key(m, "report", "delete-on-pass", &mut ok, Reader::boolean);
+    s.delete_on_pass = delete.unwrap_or(s.delete_on_pass);
+    let check_run = r.key(m, "report", "check-run", &mut ok, Reader::boolean);
+    s.check_run = check_run.unwrap_or(s.check_run);
     if let Some(x) = m.get_node("annotations") {
         match r.integer(x, "report.annotations").map(usize::try_from) {
             Some(Ok(v)) => s.annotations = v,
@@ -428,10 +414,7 @@ fn report(r: &mut Reader, n: &Node, dir: &Path) -> Option<ReportSettings> {
             None => ok = false,
         }
     }
-    if let Some(x) = m.get_node("fail-on") {
-        s.fail_on = r.token(x, "report.fail-on");
-        ok &= s.fail_on.is_some();
-    }
+    s.fail_on = r.key(m, "report", "fail-on", &mut ok, Reader::token);
     if let Some(x) = m.get_node("template") {
         match r.non_blank(x, "report.template") {
             Some(t) => {
@@ -483,18 +466,15 @@ fn voting(
             None => ok = false,
         }
     }
-    if let Some(x) = m.get_node("tie") {
-        spec.tie_policy = r.token(x, &format!("{what}.tie"));
-        ok &= spec.tie_policy.is_some();
-    }
-    if let Some(x) = m.get_node("errors") {
-        spec.error_policy = r.token(x, &format!("{what}.errors"));
-        ok &= spec.error_policy.is_some();
-    }
-    if let Some(x) = m.get_node("not-applicable") {
-        spec.not_applicable_policy = r.token(x, &format!("{what}.not-applicable"));
-        ok &= spec.not_applicable_policy.is_some();
-    }
+    spec.tie_policy = r
+        .key(m, what, "tie", &mut ok, Reader::token)
+        .or(spec.tie_policy);
+    spec.error_policy = r
+        .key(m, what, "errors", &mut ok, Reader::token)
+        .or(spec.error_policy);
+    spec.not_applicable_policy = r
+        .key(m, what, "not-applicable", &mut ok, Reader::token)
+        .or(spec.not_applicable_policy);
     if !ok {
         return None;
     }

@@ -317,6 +317,22 @@ impl Reader {
         }
     }
 
+    /// Reads key `k` of `m` (named `{what}.{k}` in messages) with `read` when present; a
+    /// refused value clears `ok`, so a caller can go on and report every problem.
+    pub fn key<T>(
+        &mut self,
+        m: &MarkedMappingNode,
+        what: &str,
+        k: &str,
+        ok: &mut bool,
+        read: impl FnOnce(&mut Self, &Node, &str) -> Option<T>,
+    ) -> Option<T> {
+        let n = m.get_node(k)?;
+        let v = read(self, n, &format!("{what}.{k}"));
+        *ok &= v.is_some();
+        v
+    }
+
     /// A whole number within `range`; one outside it is an error naming the range.
     pub fn integer_in(
         &mut self,
