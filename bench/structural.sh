@@ -30,7 +30,7 @@ jury:
         - {type: ast-diff, include: ["**/*.java"]}
         - type: pom-diff
 YAML
-declare -A wall
+declare -A wall cpus
 measure() { # key label dir reference cache
   local key=$1 label=$2 dir=$3 ref=$4 cache=$5
   local files mb
@@ -41,13 +41,15 @@ measure() { # key label dir reference cache
     --format json --out "$work/out" > /dev/null) || true
   read -r w user sys rss < <(tail -n 1 "$work/time")
   local cpu; cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')
-  printf '%-44s %6d files/side %5d MB/side  wall %6.2f s  cpu %6.2f s  peak RSS %5d MB\n' \
-    "$label" "$files" "$mb" "$w" "$cpu" "$((rss / 1024))"
+  local load; load=$(cut -d' ' -f1 /proc/loadavg)
+  printf '%-44s %6d files/side %5d MB/side  wall %6.2f s  cpu %6.2f s  peak RSS %5d MB  load %s\n' \
+    "$label" "$files" "$mb" "$w" "$cpu" "$((rss / 1024))" "$load"
   wall[$key]=$w
+  cpus[$key]=$cpu
 }
 ratio() { # label numerator denominator goal
-  awk -v a="${wall[$2]}" -v b="${wall[$3]}" -v l="$1" -v g="$4" \
-    'BEGIN { printf "  %-52s %6.1f%%  (goal %s)\n", l, 100 * a / b, g }'
+  awk -v a="${wall[$2]}" -v b="${wall[$3]}" -v ca="${cpus[$2]}" -v cb="${cpus[$3]}" -v l="$1" -v g="$4" \
+    'BEGIN { printf "  %-52s %6.1f%% of wall, %6.1f%% of cpu  (goal %s)\n", l, 100 * a / b, 100 * ca / cb, g }'
 }
 git_in() { git -C "$1" -c user.name=bench -c user.email=bench@example.com -c commit.gpgsign=false "${@:2}"; }
 

@@ -632,9 +632,15 @@ pub fn configure(
                     workspace.display()
                 ));
             }
+            if inside(workspace, &p) {
+                return Err(format!(
+                    "{name} {d} holds the workspace {}; the fence hides the cache folder from subject processes, which would hide their own workspace; give a folder beside it, or off",
+                    workspace.display()
+                ));
+            }
             Some(p)
         }
-        None => default_dir(env).filter(|d| !inside(d, workspace)),
+        None => default_dir(env).filter(|d| !inside(d, workspace) && !inside(workspace, d)),
     };
     if let Some(d) = &dir {
         // Made now, so that the fence hides the folder itself, not only what holds it.
@@ -1019,5 +1025,29 @@ mod tests {
         let ws = tempfile::tempdir().unwrap();
         assert!(inside(&ws.path().join(".cache/models"), ws.path()));
         assert!(!inside(&ws.path().join("../elsewhere"), ws.path()));
+    }
+
+    #[test]
+    fn a_folder_inside_or_around_the_workspace_is_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let ws = root.path().join("ws");
+        std::fs::create_dir_all(&ws).unwrap();
+        let none = |_: &str| None;
+        let inner = ws.join(".cache/models");
+        let err = configure(Some(inner.to_str().unwrap()), &ws, &none).unwrap_err();
+        assert!(
+            err.contains("--model-cache") && err.contains("inside the workspace"),
+            "{err}"
+        );
+        let err = configure(Some(root.path().to_str().unwrap()), &ws, &none).unwrap_err();
+        assert!(
+            err.contains("--model-cache") && err.contains("holds the workspace"),
+            "{err}"
+        );
+        // Through the environment, named as such.
+        let env =
+            |k: &str| (k == "JUDGE_CI_MODEL_CACHE").then(|| root.path().display().to_string());
+        let err = configure(None, &ws, &env).unwrap_err();
+        assert!(err.starts_with("JUDGE_CI_MODEL_CACHE"), "{err}");
     }
 }
