@@ -428,3 +428,30 @@ fn a_build_that_rewrites_the_sources_does_not_pass_the_structural_tier() {
     assert_eq!(report["interpretation"]["decidedBy"], "structural");
     assert_eq!(report["interpretation"]["reading"], "REJECTED");
 }
+
+#[test]
+fn a_build_that_kills_itself_is_a_fail_and_a_lenient_later_tier_cannot_accept() {
+    // The subject's program dies of a signal judge-ci never sent (here a real segfault, which
+    // even a PID namespace's first process cannot ignore). Were that an instrument ERROR, the
+    // cascade would go on and the lenient tier below would accept the PR.
+    let config = "schema: judge-ci.v1\nname: crash\nversion: \"1\"\njury:\n  tiers:\n    - name: build\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - type: command\n          name: build\n          run: \"exec python3 -c 'import ctypes; ctypes.string_at(0)'\"\n          timeout: PT60S\n    - name: lenient\n      policy: FINAL_TIER\n      checks:\n        - {type: file-exists, path: src/A.java}\n";
+    let ws = workspace(config);
+    let o = common::command(ws.path(), &["--dry-run", "--out", "judge-ci-out"])
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    let report = common::report(&ws.path().join("judge-ci-out"));
+    assert_eq!(
+        report["tiers"][0]["judges"][0]["status"], "fail",
+        "{report}"
+    );
+    let build = &report["verdict"]["individual"][0];
+    assert!(
+        build["reasoning"]
+            .as_str()
+            .is_some_and(|r| r.contains("signal 11") && r.contains("did not send")),
+        "{build}"
+    );
+    assert_eq!(report["interpretation"]["reading"], "REJECTED", "{report}");
+    assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));
+}

@@ -46,26 +46,38 @@ fn tail_chars(s: &str, max: usize) -> String {
     format!("[… {} characters cut …]\n{cut}", n - max)
 }
 
-/// ERROR for a run that did not reach an exit code of its own; a timeout judge-ci enforced
-/// is the `timeout` cause (a signal from elsewhere has no cause judge-ci knows).
+/// The judgment of a run that did not reach an exit code of its own. A timeout judge-ci
+/// enforced is an ERROR with the `timeout` cause. A signal judge-ci did not send is the
+/// subject's doing (its program crashed, or something it started killed it), so it is a FAIL
+/// like any other failed run: were it an ERROR, a PR could kill its own build and let a
+/// lenient later tier decide (trust.md: no faked environment failure).
 fn not_finished(display: &str, out: &ProcessOutput, timeout: Duration) -> Option<Outcome> {
-    let (why, cause) = match out.exit {
-        Exit::TimedOut => (
-            format!(
+    let builder = match out.exit {
+        Exit::TimedOut => {
+            let why = format!(
                 "`{display}` did not finish within {}; its process group was killed",
                 humantime(timeout)
-            ),
-            Some(Cause::Timeout),
-        ),
-        Exit::Signal(s) => (format!("`{display}` was terminated by signal {s}"), None),
+            );
+            Judgment::builder(Status::Error)
+                .reason_code(ReasonCode::JudgeReported)
+                .cause(Cause::Timeout)
+                .reasoning(why.clone())
+                .check(Check::failed("command_execution", why).ok()?)
+        }
+        Exit::Signal(s) => {
+            let why = format!(
+                "`{display}` was killed by signal {s}, which judge-ci did not send: the subject's \
+                 process ended abnormally (a crash, or a kill from inside the run)"
+            );
+            Judgment::builder(Status::Fail)
+                .reasoning(why.clone())
+                .check(Check::failed("command_execution", why).ok()?)
+                .metadata("signal", s)
+        }
         Exit::Code(_) => return None,
     };
     Some(build(
-        Judgment::builder(Status::Error)
-            .reason_code(ReasonCode::JudgeReported)
-            .maybe_cause(cause)
-            .reasoning(why.clone())
-            .check(Check::failed("command_execution", why).ok()?)
+        builder
             .metadata("command", display)
             .metadata("output", tail_chars(&out.combined(), OUTPUT_IN_METADATA))
             .metadata("elapsedMillis", out.elapsed.as_millis() as u64),
