@@ -222,22 +222,19 @@ fn read_benchmark(r: &mut Reader, root: &Node, path: &Path, bytes: &[u8]) -> Opt
                 .unwrap_or_else(|| "judge-ci".into()),
         ),
     };
-    let version = match m.get_node("version") {
-        Some(n) => r.string(n, "version"),
-        None => Some("1.0".into()),
-    };
+    let version = r.key_or(m, "", "version", "1.0".into(), Reader::string);
     let description = m
         .get_node("description")
         .and_then(|n| r.string(n, "description"));
-    let default_timeout = match m.get_node("default-timeout") {
-        Some(n) => checks::timeout(r, n, "default-timeout"),
-        None => Some(Duration::from_secs(300)),
-    };
+    let default_timeout = r.key_or(
+        m,
+        "",
+        "default-timeout",
+        Duration::from_secs(300),
+        checks::timeout,
+    );
     let metadata = metadata(r, m.get_node("metadata"), "metadata");
-    let reference = match m.get_node("reference") {
-        Some(n) => reference(r, n, &dir),
-        None => Some(None),
-    };
+    let reference = r.key_or(m, "", "reference", None, |r, n, _| reference(r, n, &dir));
     let jury = match m.get_node("jury") {
         Some(n) => jury(r, n, "jury", true),
         None => {
@@ -249,10 +246,9 @@ fn read_benchmark(r: &mut Reader, root: &Node, path: &Path, bytes: &[u8]) -> Opt
             None
         }
     };
-    let report = match m.get_node("report") {
-        Some(n) => report(r, n, &dir),
-        None => Some(ReportSettings::default()),
-    };
+    let report = r.key_or(m, "", "report", ReportSettings::default(), |r, n, _| {
+        report(r, n, &dir)
+    });
     let llm = match m.get_node("llm") {
         Some(n) => {
             let lm = r.mapping(n, "llm")?;
@@ -261,27 +257,21 @@ fn read_benchmark(r: &mut Reader, root: &Node, path: &Path, bytes: &[u8]) -> Opt
         }
         None => Some(LlmSettings::default()),
     };
-    let diagnostics = match m.get_node("diagnostics") {
-        Some(n) => super::diagnostics::read(r, n),
-        None => Some(super::diagnostics::DiagnosticsSettings::default()),
-    };
-    let protected = match m.get_node("protected") {
-        Some(n) => globs(r, n, "protected").map(Some),
-        None => Some(None),
-    };
-    let protected_action = match m.get_node("protected-action") {
-        Some(n) => r.token(n, "protected-action"),
-        None => Some(ProtectedAction::Report),
-    };
-    let restore = match m.get_node("restore") {
-        Some(n) => globs(r, n, "restore"),
-        None => Some(Vec::new()),
-    };
-
-    let sandbox = match m.get_node("sandbox") {
-        Some(n) => super::sandbox::read(r, n),
-        None => Some(super::sandbox::SandboxSettings::default()),
-    };
+    let diagnostics = r.key_or(m, "", "diagnostics", Default::default(), |r, n, _| {
+        super::diagnostics::read(r, n)
+    });
+    let protected = r.key_or(m, "", "protected", None, |r, n, w| globs(r, n, w).map(Some));
+    let protected_action = r.key_or(
+        m,
+        "",
+        "protected-action",
+        ProtectedAction::Report,
+        Reader::token,
+    );
+    let restore = r.key_or(m, "", "restore", Vec::new(), globs);
+    let sandbox = r.key_or(m, "", "sandbox", Default::default(), |r, n, _| {
+        super::sandbox::read(r, n)
+    });
     Some(Benchmark {
         sandbox: sandbox?,
         path: path.to_path_buf(),

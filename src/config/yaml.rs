@@ -134,6 +134,15 @@ pub fn parse(file: &Arc<PathBuf>, text: &str) -> Result<Node, Diagnostic> {
     })
 }
 
+/// How messages name key `k` of `what` (`report.comment`; a top-level key by itself).
+fn key_name(what: &str, k: &str) -> String {
+    if what.is_empty() {
+        k.to_string()
+    } else {
+        format!("{what}.{k}")
+    }
+}
+
 /// True for a plain `~`, `null` or empty scalar.
 pub fn is_null(n: &Node) -> bool {
     match n {
@@ -328,9 +337,24 @@ impl Reader {
         read: impl FnOnce(&mut Self, &Node, &str) -> Option<T>,
     ) -> Option<T> {
         let n = m.get_node(k)?;
-        let v = read(self, n, &format!("{what}.{k}"));
+        let v = read(self, n, &key_name(what, k));
         *ok &= v.is_some();
         v
+    }
+
+    /// As [`Reader::key`], with `default` when the key is absent; `None` only when refused.
+    pub fn key_or<T>(
+        &mut self,
+        m: &MarkedMappingNode,
+        what: &str,
+        k: &str,
+        default: T,
+        read: impl FnOnce(&mut Self, &Node, &str) -> Option<T>,
+    ) -> Option<T> {
+        match m.get_node(k) {
+            Some(n) => read(self, n, &key_name(what, k)),
+            None => Some(default),
+        }
     }
 
     /// A whole number within `range`; one outside it is an error naming the range.

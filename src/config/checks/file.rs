@@ -45,10 +45,7 @@ fn read_file_content(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
     let path = path_key(r, m, "path", None, what);
     let expected = required(r, m, whole, "expected", what)
         .and_then(|n| r.string(n, &format!("{what}.expected")));
-    let mode = match get(m, "match") {
-        Some(n) => r.token(n, &format!("{what}.match"))?,
-        None => MatchMode::Exact,
-    };
+    let mode = r.key_or(m, what, "match", MatchMode::Exact, Reader::token)?;
     let expected = expected?;
     if mode == MatchMode::Regex
         && let Err(e) = regex_lite_check(&expected)

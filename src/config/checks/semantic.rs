@@ -28,14 +28,10 @@ pub const LLM: CheckInfo = CheckInfo {
 /// Reads one `llm` check.
 fn read_llm(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
     let (m, what) = (c.m, c.what);
-    let output = match get(m, "output") {
-        Some(n) => r.token(n, &format!("{what}.output"))?,
-        None => LlmOutput::Verdict,
-    };
-    let threshold = match get(m, "threshold") {
-        Some(n) => r.number_in(n, &format!("{what}.threshold"), 0.0..=1.0)?,
-        None => 0.5,
-    };
+    let output = r.key_or(m, what, "output", LlmOutput::Verdict, Reader::token)?;
+    let threshold = r.key_or(m, what, "threshold", 0.5, |r, n, w| {
+        r.number_in(n, w, 0.0..=1.0)
+    })?;
     semantic(r, m, Question::Llm { output, threshold }, what)
 }
 
@@ -93,10 +89,9 @@ fn read_semantic_diff(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
         (None, Some(_)) => CriteriaSource::Plan(path_key(r, m, "plan", None, what)?),
         (None, None) => CriteriaSource::Goal,
     };
-    let max = match get(m, "max-criteria") {
-        Some(n) => r.integer_in(n, &format!("{what}.max-criteria"), 1..=200)? as usize,
-        None => 20,
-    };
+    let max = r.key_or(m, what, "max-criteria", 20, |r, n, w| {
+        r.integer_in(n, w, 1..=200)
+    })? as usize;
     semantic(r, m, Question::SemanticDiff { criteria, max }, what)
 }
 

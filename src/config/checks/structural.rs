@@ -85,14 +85,14 @@ pub const POM_DIFF: CheckInfo = CheckInfo {
 /// Reads one `pom-diff` check.
 fn read_pom_diff(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
     let (m, what) = (c.m, c.what);
-    let aspects = match get(m, "aspects") {
-        Some(n) => r.token_list(n, &format!("{what}.aspects"))?,
-        None => token::Tokens::values(),
-    };
-    let ignore_versions = match get(m, "ignore-versions") {
-        Some(n) => r.boolean(n, &format!("{what}.ignore-versions"))?,
-        None => false,
-    };
+    let aspects = r.key_or(
+        m,
+        what,
+        "aspects",
+        token::Tokens::values(),
+        Reader::token_list,
+    )?;
+    let ignore_versions = r.key_or(m, what, "ignore-versions", false, Reader::boolean)?;
     Some(CheckKind::PomDiff {
         aspects,
         ignore_versions,
