@@ -41,7 +41,7 @@ pub struct Benchmark {
     /// `diagnostics`: the gap analysis's inputs and user rules.
     pub diagnostics: super::diagnostics::DiagnosticsSettings,
     /// `protected`: globs of paths whose change by the pull request is a finding; `None`
-    /// means the defaults ([`DEFAULT_PROTECTED`]). The config and the files it names are
+    /// means the defaults ([`default_protected`]). The config and the files it names are
     /// protected whatever this says.
     pub protected: Option<Vec<String>>,
     /// `protected-action`.
@@ -55,20 +55,31 @@ pub struct Benchmark {
     pub sandbox: super::sandbox::SandboxSettings,
 }
 
-/// The paths protected when the config does not list its own: the workflows, and the build
-/// wrappers and settings a build runs with (a pull request could switch its tests off there).
-pub const DEFAULT_PROTECTED: &[&str] = &[
-    ".github/**",
+/// The build wrappers and their settings folders: a pull request could switch its tests off
+/// there, so they are protected by default, and a build runs with the trusted tree's copies.
+pub const BUILD_FILES: &[&str] = &[
     "mvnw",
     "mvnw.cmd",
     ".mvn/**",
     "gradlew",
     "gradlew.bat",
     "gradle/wrapper/**",
-    "gradle.properties",
-    "settings.gradle",
-    "settings.gradle.kts",
 ];
+
+/// The paths protected when the config does not list its own: the workflows, the build
+/// wrappers ([`BUILD_FILES`]) and the build settings.
+pub fn default_protected() -> Vec<String> {
+    [".github/**"]
+        .into_iter()
+        .chain(BUILD_FILES.iter().copied())
+        .chain([
+            "gradle.properties",
+            "settings.gradle",
+            "settings.gradle.kts",
+        ])
+        .map(str::to_string)
+        .collect()
+}
 
 /// What a change to a protected path does (`protected-action`).
 #[derive(

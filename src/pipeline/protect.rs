@@ -10,8 +10,8 @@ use std::path::{Component, Path};
 use git2::{ObjectType, Oid};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
-use crate::config::DEFAULT_PROTECTED;
 use crate::config::source::GitTree;
+use crate::config::{BUILD_FILES, default_protected};
 use crate::report::{ConfigFileInfo, ProtectedChange};
 
 /// The pattern shown for the config's own files.
@@ -81,7 +81,7 @@ pub fn protected_changes(
 ) -> Result<Vec<ProtectedChange>, ProtectError> {
     let globs: Vec<String> = match protected {
         Some(g) => g.to_vec(),
-        None => DEFAULT_PROTECTED.iter().map(|s| s.to_string()).collect(),
+        None => default_protected(),
     };
     let set = globset(&globs)?;
     let pattern_of = |path: &str| {
@@ -191,16 +191,6 @@ fn write_inside(
     }
     std::fs::write(&target, bytes).map_err(io)
 }
-
-/// The build wrappers and their settings: a build runs with the trusted tree's copies.
-pub const BUILD_FILES: &[&str] = &[
-    "mvnw",
-    "mvnw.cmd",
-    ".mvn/**",
-    "gradlew",
-    "gradlew.bat",
-    "gradle/wrapper/**",
-];
 
 /// Where the subject lies against the trusted tree: the folder laid out as the repository
 /// (the working tree's root when the workspace is inside it, else the workspace itself, a
