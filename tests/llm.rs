@@ -888,3 +888,56 @@ fn a_prompt_template_that_shows_the_diff_outside_the_boundary_is_an_error() {
     );
     assert!(llm.seen().is_empty(), "nothing was sent");
 }
+
+#[test]
+fn a_build_step_can_neither_plant_nor_read_a_cached_reply() {
+    // The reply cache is the instrument's memory: a build step that could write it would
+    // answer the semantic tier itself, and one that could read it would see replies that
+    // quote the reference.
+    let llm = FakeLlm::start(KEY);
+    llm.on(
+        "",
+        1,
+        Reply::Json(
+            json!({"verdict": "FAIL", "reasoning": "Filter.java still imports javax.servlet"}),
+        ),
+    );
+    let attack = |cache: &std::path::Path| {
+        format!(
+            "    - name: build\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - type: command\n          name: cache-attack\n          run: {}\n{}",
+            serde_json::to_string(&format!(
+                "! ls {c} >/dev/null 2>&1 && ! sh -c 'echo forged > {c}/planted' 2>/dev/null",
+                c = cache.display()
+            ))
+            .unwrap(),
+            one_tier("        - type: llm\n          name: review\n")
+        )
+    };
+    // The project's cache folder is `<root>/cache`: write the config once the root is known.
+    let p = Project::new(
+        "anthropic",
+        &llm,
+        &attack(std::path::Path::new("/nonexistent")),
+    );
+    let cache = p.root.path().join("cache");
+    let cfg = p.ws().join("judge-ci.yml");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(&cfg, text.replace("/nonexistent", cache.to_str().unwrap())).unwrap();
+    for run in ["first (the model answers)", "second (the cache answers)"] {
+        let (o, r) = p.run(Some(KEY));
+        let attack = &r["tiers"][0]["judges"][0];
+        assert_eq!(
+            attack["status"],
+            "pass",
+            "{run}: the attack worked: {r}\n{}",
+            stderr(&o)
+        );
+        assert_eq!(status_of(&r), "FAIL", "{run}: the model's answer stands");
+        assert!(!cache.join("planted").exists(), "{run}");
+    }
+    assert_eq!(
+        llm.seen().len(),
+        1,
+        "the second run was answered from the cache"
+    );
+}

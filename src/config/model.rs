@@ -139,6 +139,19 @@ pub enum JurySpec {
     },
 }
 
+impl JurySpec {
+    /// Every check of the jury, at any depth (tiers, members), in config order.
+    pub fn all_checks(&self) -> Vec<&CheckSpec> {
+        match self {
+            JurySpec::Checks { checks, .. } => checks.iter().collect(),
+            JurySpec::Tiers(t) => t.iter().flat_map(|t| &t.checks).collect(),
+            JurySpec::Members { members, .. } => {
+                members.iter().flat_map(|m| m.jury.all_checks()).collect()
+            }
+        }
+    }
+}
+
 /// One cascade tier.
 #[derive(Clone, Debug)]
 pub struct TierSpec {

@@ -74,7 +74,7 @@ pub fn needed(spec: &JurySpec) -> bool {
         }
         // One jury (or members voting side by side): any order is possible.
         JurySpec::Checks { .. } | JurySpec::Members { .. } => {
-            let checks = checks(spec);
+            let checks = spec.all_checks();
             checks.iter().any(|c| runs_code(c)) && checks.iter().any(|c| structural(c))
         }
     }
@@ -94,7 +94,7 @@ impl Reads {
     pub fn of(spec: &JurySpec) -> Result<Reads, String> {
         let mut sets = Vec::new();
         let mut poms = false;
-        for c in checks(spec) {
+        for c in spec.all_checks() {
             let set = match &c.kind {
                 CheckKind::ImportDiff { files, .. }
                 | CheckKind::AstDiff { files, .. }
@@ -119,15 +119,6 @@ impl Reads {
         self.sets
             .iter()
             .any(|(include, exclude)| include.is_match(rel) && !exclude.is_match(rel))
-    }
-}
-
-/// Every check of a jury.
-fn checks(spec: &JurySpec) -> Vec<&CheckSpec> {
-    match spec {
-        JurySpec::Checks { checks, .. } => checks.iter().collect(),
-        JurySpec::Tiers(t) => t.iter().flat_map(|t| &t.checks).collect(),
-        JurySpec::Members { members, .. } => members.iter().flat_map(|m| checks(&m.jury)).collect(),
     }
 }
 

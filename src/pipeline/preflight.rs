@@ -10,14 +10,7 @@ use crate::judges::paths;
 
 /// Every workspace path a check names, with the check.
 fn check_paths(spec: &JurySpec) -> Vec<(&CheckSpec, &WorkspacePath)> {
-    let checks: Vec<&CheckSpec> = match spec {
-        JurySpec::Checks { checks, .. } => checks.iter().collect(),
-        JurySpec::Tiers(t) => t.iter().flat_map(|t| &t.checks).collect(),
-        JurySpec::Members { members, .. } => members
-            .iter()
-            .flat_map(|m| check_paths(&m.jury).into_iter().map(|(c, _)| c))
-            .collect(),
-    };
+    let checks = spec.all_checks();
     let mut out: Vec<(&CheckSpec, &WorkspacePath)> = Vec::new();
     for c in checks {
         match &c.kind {

@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::config::{Benchmark, CheckSpec, JurySpec};
+use crate::config::Benchmark;
 use crate::judges::split::{Mode, Stored, judgments_of};
 use crate::report::{CommandRecord, Report};
 
@@ -99,7 +99,7 @@ pub fn first_job(
         .flat_map(|t| &t.judges)
         .map(|j| (j.name.as_str(), j.judge_type.as_str()))
         .collect();
-    let checks = checks_of(&bench.jury);
+    let checks = bench.jury.all_checks();
     judgments.retain(|name, _| {
         checks
             .iter()
@@ -112,15 +112,4 @@ pub fn first_job(
         })),
         commands: report.task.map(|t| t.commands).unwrap_or_default(),
     })
-}
-
-/// Every check of a jury spec, at any depth.
-fn checks_of(spec: &JurySpec) -> Vec<&CheckSpec> {
-    match spec {
-        JurySpec::Checks { checks, .. } => checks.iter().collect(),
-        JurySpec::Tiers(t) => t.iter().flat_map(|t| &t.checks).collect(),
-        JurySpec::Members { members, .. } => {
-            members.iter().flat_map(|m| checks_of(&m.jury)).collect()
-        }
-    }
 }

@@ -133,6 +133,11 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     if opts.out.is_dir() {
         crate::fence::hide(&opts.out);
     }
+    for d in crate::judges::llm::cache::folders(&bench, &workspace, &|k| std::env::var(k).ok()) {
+        // Made now, so that the fence hides the folder itself, not only what holds it.
+        let _ = std::fs::create_dir_all(&d);
+        crate::fence::hide(&d);
+    }
     let checkout_ms = checkout.elapsed().as_millis() as u64;
 
     let (progress, actions) = progress_for(opts.verbosity);

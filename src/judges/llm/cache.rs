@@ -148,6 +148,37 @@ impl Cache {
     }
 }
 
+/// Every reply-cache folder the semantic checks of `bench` may use (their own `cache`, the
+/// config's, else the default), or none when it has no semantic check. The run hides them
+/// from subject processes before any runs, so a build can neither plant a reply nor read one
+/// (replies may quote the reference). A folder holding the workspace is left out: hiding it
+/// would hide the workspace from its own build (the loader refuses such folders anyway).
+pub fn folders(
+    bench: &crate::config::Benchmark,
+    workspace: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Vec<PathBuf> {
+    use crate::config::llm::CacheSetting;
+    let mut out: Vec<PathBuf> = Vec::new();
+    for c in bench.jury.all_checks() {
+        let crate::config::checks::CheckKind::Semantic { llm, .. } = &c.kind else {
+            continue;
+        };
+        let dir = match llm.cache.as_ref().or(bench.llm.cache.as_ref()) {
+            Some(CacheSetting::Off) => None,
+            Some(CacheSetting::Folder(p)) => Some(p.clone()),
+            None => default_dir(env),
+        };
+        if let Some(d) = dir
+            && !workspace.starts_with(&d)
+            && !out.contains(&d)
+        {
+            out.push(d);
+        }
+    }
+    out
+}
+
 /// The default cache folder: `$RUNNER_TEMP/judge-ci/llm` inside GitHub Actions (kept between
 /// runs with `actions/cache`), else `$XDG_CACHE_HOME/judge-ci/llm`, else
 /// `$HOME/.cache/judge-ci/llm`; `None` when none of them is set.
