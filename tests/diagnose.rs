@@ -841,3 +841,50 @@ fn an_external_judge_cannot_set_a_cause_and_a_missing_program_is_a_tool_gap() {
     );
     assert_finding(&r.finding("gone"), "Tool", "cause", "cause tool_missing");
 }
+
+/// A pull request that adds a dependency no repository here holds (and the reference does not
+/// need) cannot turn its build tier into an environment ERROR: Maven offline says the central
+/// repository cannot be reached, but only the pull request's POM declares the artifact, so the
+/// build FAILs at its tier and the lenient tier never decides. The same artifact in the
+/// reference's POM too stays the environment's (ERROR, `network_unreachable`).
+#[test]
+fn a_made_up_dependency_is_the_pull_requests_failure_not_the_environments() {
+    common::require_offline_maven();
+    let dependency = "<dependency><groupId>org.example.absent</groupId><artifactId>nowhere</artifactId><version>9.9</version></dependency>";
+    let with = common::POM.replace(
+        "</dependencies>",
+        &format!("  {dependency}\n  </dependencies>"),
+    );
+    assert_ne!(with, common::POM, "the dependency is in the POM");
+    let config = "name: d\nreference: {path: ../reference}\njury:\n  tiers:\n    - name: build\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - {type: maven-build, goals: [compile], timeout: PT3M}\n    - name: lenient\n      policy: FINAL_TIER\n      checks:\n        - {type: file-exists, path: pom.xml}\n";
+    let app = "package t;\npublic class App {}\n";
+    let r = judge(
+        config,
+        &maven_ws(app, &with),
+        &[("pom.xml", common::POM), ("src/main/java/t/App.java", app)],
+        &[],
+    );
+    let j = judgment_in(&r.report, "maven-build");
+    assert_eq!(j["status"], "fail", "{j:#}");
+    assert!(j.get("cause").is_none(), "{j:#}");
+    assert!(
+        j["reasoning"]
+            .as_str()
+            .is_some_and(|w| w.contains("org.example.absent:nowhere") && w.contains("introduced")),
+        "{j:#}"
+    );
+    assert_eq!(r.report["interpretation"]["reading"], "REJECTED");
+    assert_eq!(r.report["interpretation"]["decidedBy"], "build");
+
+    // The reference declares it too: this environment cannot build the known-good solution
+    // either, which is the environment's failure.
+    let r = judge(
+        config,
+        &maven_ws(app, &with),
+        &[("pom.xml", &with), ("src/main/java/t/App.java", app)],
+        &[],
+    );
+    let j = judgment_in(&r.report, "maven-build");
+    assert_eq!(j["status"], "error", "{j:#}");
+    assert_eq!(j["cause"], "network_unreachable", "{j:#}");
+}

@@ -182,6 +182,7 @@ fn build_tool(workspace: &Path, wrapper: &str, tool: &str) -> String {
 /// not the subject's. Nothing the build printed elsewhere decides it.
 pub async fn build_tool_run(
     workspace: &Path,
+    reference: Option<&Path>,
     maven_build: bool,
     goals: &[String],
     args: &[String],
@@ -254,6 +255,18 @@ pub async fn build_tool_run(
             with_evidence(Status::Pass)
                 .reasoning(format!("`{display}` succeeded"))
                 .check(Check::passed("build", "exit code 0")?),
+        );
+    }
+    if maven_build && let Some(ours) = maven::introduced_unresolvable(&log, workspace, reference) {
+        let why = format!(
+            "{} cannot be resolved here and only the pull request's POM declares it (the \
+             reference's does not): a dependency the change introduced",
+            ours.join(", ")
+        );
+        return build(
+            with_evidence(Status::Fail)
+                .reasoning(format!("`{display}` failed: {why}"))
+                .check(Check::failed("build", format!("exit code {code}: {why}"))?),
         );
     }
     let env_failure = if maven_build {

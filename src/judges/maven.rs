@@ -105,11 +105,7 @@ pub fn test_summary(log: &str) -> Option<String> {
 /// ([`disk_full`]), and a build that runs out of memory is the subject's failure
 /// (`spec/trust.md` point 12).
 pub fn environment_failure(log: &str) -> Option<(Cause, String)> {
-    let closing = log.lines().map(strip_ansi).rfind(|l| {
-        l.starts_with("[ERROR] Failed to execute goal")
-            || l.starts_with("[ERROR] Plugin ")
-            || l.starts_with("[FATAL]")
-    })?;
+    let closing = closing_error(log)?;
     // Most specific first: a resolution failure that says the repository was unreachable is
     // the network's, not a missing artifact's.
     const PATTERNS: &[(&str, Cause, &str)] = &[
@@ -151,6 +147,88 @@ pub fn environment_failure(log: &str) -> Option<(Cause, String)> {
             let line: String = closing.trim().chars().take(300).collect();
             (*cause, format!("{why} ({line})"))
         })
+}
+
+/// Maven's last structured error line: the last `[ERROR] Failed to execute goal`,
+/// `[ERROR] Plugin` or `[FATAL]` line, which Maven prints after anything the build ran.
+fn closing_error(log: &str) -> Option<&str> {
+    log.lines().map(strip_ansi).rfind(|l| {
+        l.starts_with("[ERROR] Failed to execute goal")
+            || l.starts_with("[ERROR] Plugin ")
+            || l.starts_with("[FATAL]")
+    })
+}
+
+/// The `group:artifact` of every coordinate (`g:a:v`, `g:a:jar:v`, …) Maven's closing error
+/// line names: the artifacts or plugins it could not resolve.
+fn unresolved_artifacts(closing: &str) -> Vec<(String, String)> {
+    let part = |p: &str| {
+        !p.is_empty()
+            && p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+    };
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut previous = "";
+    for token in closing.split(|c: char| c.is_whitespace() || ",()[]'\"".contains(c)) {
+        // "for project g:a:jar:v" names the project being built, not what it lacks.
+        let project = previous == "project";
+        if !token.is_empty() {
+            previous = token;
+        }
+        let parts: Vec<&str> = token.trim_end_matches(['.', ':']).split(':').collect();
+        if !project && parts.len() >= 3 && parts.iter().all(|p| part(p)) {
+            let ga = (parts[0].to_string(), parts[1].to_string());
+            if !out.contains(&ga) {
+                out.push(ga);
+            }
+        }
+    }
+    out
+}
+
+/// The POM files of a tree (`pom.xml` at any depth, build output and `.git` left out).
+fn pom_texts(root: &Path) -> Vec<String> {
+    walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .max_depth(12)
+        .into_iter()
+        .filter_entry(|e| {
+            let n = e.file_name().to_string_lossy();
+            !(e.file_type().is_dir() && (n == ".git" || n == "target" || n == "node_modules"))
+        })
+        .flatten()
+        .filter(|e| e.file_type().is_file() && e.file_name() == "pom.xml")
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+        .collect()
+}
+
+/// When every artifact Maven could not resolve is declared by a POM of the workspace and by
+/// none of the reference's, the pull request introduced them: an artifact this environment
+/// cannot resolve that the known-good solution does not need is the subject's failure, not
+/// the environment's (else a PR could add a made-up dependency to turn its build tier into
+/// an ERROR and let a lenient later tier decide). Returns the artifacts, or `None` when the
+/// rule does not apply (no reference POM, nothing named, or one the reference declares too).
+pub fn introduced_unresolvable(
+    log: &str,
+    workspace: &Path,
+    reference: Option<&Path>,
+) -> Option<Vec<String>> {
+    let artifacts = unresolved_artifacts(closing_error(log)?);
+    let reference = pom_texts(reference?);
+    if artifacts.is_empty() || reference.is_empty() {
+        return None;
+    }
+    let ours = pom_texts(workspace);
+    let declares = |text: &String, (g, a): &(String, String)| {
+        text.contains(&format!("<groupId>{g}</groupId>"))
+            && text.contains(&format!("<artifactId>{a}</artifactId>"))
+    };
+    artifacts
+        .iter()
+        .all(|ga| {
+            ours.iter().any(|t| declares(t, ga)) && !reference.iter().any(|t| declares(t, ga))
+        })
+        .then(|| artifacts.iter().map(|(g, a)| format!("{g}:{a}")).collect())
 }
 
 /// A line without the leading ANSI colour sequences Maven may still print (`ESC[0m`).
@@ -212,6 +290,67 @@ mod tests {
         let j = compiler_errors("src/A.java:4: error: ';' expected\n", Path::new("/ws"));
         assert_eq!(j[0].line, Some(4));
         assert_eq!(j[0].column, None);
+    }
+
+    #[test]
+    fn the_unresolved_artifacts_are_read_from_mavens_closing_line_not_the_project() {
+        let dep = "[ERROR] Failed to execute goal on project t: Could not resolve dependencies for project t:t:jar:1: Cannot access central (https://repo.maven.apache.org/maven2) in offline mode and the artifact org.example.absent:nowhere:jar:9.9 has not been downloaded from it before. -> [Help 1]";
+        assert_eq!(
+            unresolved_artifacts(dep),
+            [("org.example.absent".to_string(), "nowhere".to_string())]
+        );
+        let plugin = "[ERROR] Plugin org.example.absent:nowhere-maven-plugin:9.9 or one of its dependencies could not be resolved: Cannot access central (https://repo.maven.apache.org/maven2) in offline mode and the artifact org.example.absent:nowhere-maven-plugin:jar:9.9 has not been downloaded from it before.";
+        assert_eq!(
+            unresolved_artifacts(plugin),
+            [(
+                "org.example.absent".to_string(),
+                "nowhere-maven-plugin".to_string()
+            )]
+        );
+        let two = "[ERROR] Failed to execute goal on project t: Could not resolve dependencies for project t:t:jar:1: The following artifacts could not be resolved: a.b:c:jar:1 (absent), d.e:f:jar:2 (absent): Cannot access central";
+        assert_eq!(unresolved_artifacts(two).len(), 2);
+    }
+
+    #[test]
+    fn an_artifact_only_the_pull_request_declares_is_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ws, reference) = (dir.path().join("ws"), dir.path().join("ref"));
+        let pom = |extra: &str| {
+            format!(
+                "<project><groupId>t</groupId><artifactId>t</artifactId><version>1</version><dependencies><dependency><groupId>junit</groupId><artifactId>junit</artifactId></dependency>{extra}</dependencies></project>"
+            )
+        };
+        let absent = "<dependency><groupId>org.example.absent</groupId><artifactId>nowhere</artifactId><version>9.9</version></dependency>";
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::create_dir_all(&reference).unwrap();
+        std::fs::write(ws.join("pom.xml"), pom(absent)).unwrap();
+        std::fs::write(reference.join("pom.xml"), pom("")).unwrap();
+        let log = |ga: &str| {
+            format!(
+                "[INFO] x\n[ERROR] Failed to execute goal on project t: Could not resolve dependencies for project t:t:jar:1: Cannot access central (https://repo.maven.apache.org/maven2) in offline mode and the artifact {ga}:jar:9.9 has not been downloaded from it before.\n"
+            )
+        };
+        let ours = log("org.example.absent:nowhere");
+        assert_eq!(
+            introduced_unresolvable(&ours, &ws, Some(&reference)),
+            Some(vec!["org.example.absent:nowhere".to_string()])
+        );
+        // One the reference needs too is the environment's; so is any without a reference
+        // POM to compare with.
+        let shared = log("junit:junit");
+        assert_eq!(
+            introduced_unresolvable(&shared, &ws, Some(&reference)),
+            None
+        );
+        assert_eq!(introduced_unresolvable(&ours, &ws, None), None);
+        std::fs::remove_file(reference.join("pom.xml")).unwrap();
+        assert_eq!(introduced_unresolvable(&ours, &ws, Some(&reference)), None);
+        // Text the build printed elsewhere decides nothing.
+        let printed = "[INFO] Could not resolve dependencies for project t:t:jar:1: the artifact org.example.absent:nowhere:jar:9.9\n";
+        assert_eq!(
+            introduced_unresolvable(printed, &ws, Some(&reference)),
+            None
+        );
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod structural;
 
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -202,10 +203,16 @@ impl ConfiguredJudge {
                     .map(|s| s.to_string())
                     .collect();
                 pinned.extend(args);
-                command::build_tool_run(&ws, true, &goals, &pinned, timeout).await
+                let reference = ctx
+                    .metadata
+                    .get("expectedDir")
+                    .and_then(Value::as_str)
+                    .map(PathBuf::from);
+                command::build_tool_run(&ws, reference.as_deref(), true, &goals, &pinned, timeout)
+                    .await
             }
             CheckKind::GradleBuild { tasks, args } => {
-                command::build_tool_run(&ws, false, &tasks, &args, timeout).await
+                command::build_tool_run(&ws, None, false, &tasks, &args, timeout).await
             }
             CheckKind::ClassVersion { target, dir } => {
                 let c = ctx.clone();
