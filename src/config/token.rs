@@ -2,7 +2,7 @@
 //! is one enum, and [`Tokens`] turns it into the parser, the "valid: …" help, the JSON Schema's
 //! `enum` and the Display form, so no token is spelled twice.
 //!
-//! Config-only sets derive their tokens with strum ([`strum_tokens!`]); the jury's own sets
+//! Config-only sets derive their tokens with strum (`strum_tokens!`); the jury's own sets
 //! (strategies, policies) keep the library tokens of jury-semantics (`allMustPass`, `FINAL_TIER`)
 //! and the config accepts them plus their kebab-case form (`all-must-pass`), which it prefers.
 

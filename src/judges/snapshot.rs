@@ -13,7 +13,7 @@
 //! controls — and for `pom-diff` each POM's parents; with `pom-diff`, every other file is an
 //! empty stand-in, since profile activation asks whether a file exists. So `target/` and
 //! `node_modules/` are not copied unless a selector selects them. Where git vouched for a
-//! copied file's content in the workspace ([`select`](super::structural::select)), the copy is
+//! copied file's content in the workspace ([`super::structural::select`]), the copy is
 //! registered with the same id, so that git-aware selection still holds.
 
 use sha2::{Digest, Sha256};

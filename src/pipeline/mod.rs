@@ -3,13 +3,13 @@
 //!
 //! One module per stage, in the order a run passes through them ([`run::run`] calls them):
 //! [`options`] (what a run is asked) and [`inputs`] (where the config is read from) →
-//! [`load`] (config and task) → [`trees`] (subject and reference) → [`preflight`] (paths that
+//! [`mod@load`] (config and task) → [`trees`] (subject and reference) → [`preflight`] (paths that
 //! escape) → [`guard`] (protected paths, restored files; [`protect`]) → [`resume`] (the first
 //! job of a split run) → [`task`] (setup and post commands) → [`jury`] (built, then voting,
 //! with [`progress`]; [`signals`] stop it and [`cancelled`] records that) → [`assemble`] (the
-//! report's views) → [`gate`] (reading to exit code, [`exit`]) → [`save`] (to disk) →
+//! report's views) → [`mod@gate`] (reading to exit code, [`exit`]) → [`save`] (to disk) →
 //! [`publish`] (to GitHub). [`diagnose`] re-runs the gap analysis on a stored report and
-//! [`validate`] runs only the loading and jury stages. [`error`] is why a run could not judge.
+//! [`mod@validate`] runs only the loading and jury stages. [`error`] is why a run could not judge.
 
 pub mod assemble;
 pub mod cancelled;

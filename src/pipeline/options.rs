@@ -77,6 +77,6 @@ pub struct RunResult {
     /// could not take it, or nowhere (see the warnings printed).
     pub report_path: Option<PathBuf>,
     /// The process exit code: the verdict's (`report.outcome.exit_code`), or
-    /// [`EXIT_PUBLISH`] when `--require-publish` is set and publishing fell short.
+    /// [`super::exit::EXIT_PUBLISH`] when `--require-publish` is set and publishing fell short.
     pub exit_code: i32,
 }

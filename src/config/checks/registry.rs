@@ -1,6 +1,6 @@
 //! The registry: one line per check type, in documentation order. A line names the
 //! [`CheckType`] variant (its kebab-case form is the `type:` token) and the [`CheckInfo`] in the
-//! type's own file; [`registry!`] makes the enum, its strum derives and [`CheckType::info`]
+//! type's own file; `registry!` makes the enum, its strum derives and [`CheckType::info`]
 //! from these lines, so adding a type is its file plus one line here.
 
 use super::{
@@ -21,7 +21,7 @@ macro_rules! registry {
         #[strum(serialize_all = "kebab-case")]
         pub enum CheckType {
             $(
-                #[doc = concat!("See [`", stringify!($entry), "`].")]
+                #[doc = concat!("Its entry: `", stringify!($entry), "`.")]
                 $variant,
             )+
         }
