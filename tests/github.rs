@@ -698,37 +698,47 @@ fn every_event_kind_reports_on_its_head_commit() {
     assert!(gh.violations().is_empty(), "{:#?}", gh.violations());
 }
 
+/// The head commit of the fork's pull request in the two-workflow tests.
+const FORK_HEAD: &str = "aaaabbbbccccddddeeeeffff0000111122223333";
+
+/// The untrusted half of the two-workflow pattern: judge-ci in a fork's `pull_request` run
+/// with a read-only token. Returns the runner (it owns the artifact's folder), the out
+/// folder (the artifact a trusted `workflow_run` job downloads) and the run.
+fn fork_pull_request_run(p: &Project, gh: &FakeGitHub) -> (Runner, String, Run) {
+    let untrusted = Runner::new();
+    let fork = edited_event(untrusted.dir.path(), "pull_request.opened.json", |v| {
+        v["pull_request"]["head"]["repo"]["full_name"] = "someone/Hello-World".into();
+        v["pull_request"]["head"]["sha"] = FORK_HEAD.into();
+    });
+    let artifact = untrusted.out_dir();
+    let run = untrusted.run(
+        &p.ws(),
+        gh,
+        "pull_request",
+        &fork,
+        Some(TOKEN),
+        &["--out", &artifact],
+    );
+    (untrusted, artifact, run)
+}
+
 #[test]
 fn publish_from_a_stored_report_in_a_workflow_run() {
     let gh = FakeGitHub::start(Layout::DOTCOM);
     gh.read_only(TOKEN);
     let p = Project::new(2, "");
     // The untrusted run: a fork's PR, read-only token; its out folder is the artifact.
-    let untrusted = Runner::new();
-    let fork_head = "aaaabbbbccccddddeeeeffff0000111122223333";
-    let fork = edited_event(untrusted.dir.path(), "pull_request.opened.json", |v| {
-        v["pull_request"]["head"]["repo"]["full_name"] = "someone/Hello-World".into();
-        v["pull_request"]["head"]["sha"] = fork_head.into();
-    });
-    let artifact = untrusted.out_dir();
-    let run = untrusted.run(
-        &p.ws(),
-        &gh,
-        "pull_request",
-        &fork,
-        Some(TOKEN),
-        &["--out", &artifact],
-    );
+    let (_untrusted, artifact, run) = fork_pull_request_run(&p, &gh);
     assert_eq!(run.out.status.code(), Some(1));
     assert!(gh.comments().is_empty());
 
     // The trusted run: workflow_run with a write token; the PR list in the payload is empty
     // (forks), the saved event proposes PR 2, and GitHub confirms its head.
     let gh2 = FakeGitHub::start(Layout::DOTCOM);
-    gh2.add_pull(2, fork_head, "someone:main");
+    gh2.add_pull(2, FORK_HEAD, "someone:main");
     let trusted = Runner::new();
     let wr = edited_event(trusted.dir.path(), "workflow_run.completed.json", |v| {
-        v["workflow_run"]["head_sha"] = fork_head.into();
+        v["workflow_run"]["head_sha"] = FORK_HEAD.into();
         v["workflow_run"]["pull_requests"] = json!([]);
         v["workflow_run"]["head_repository"]["full_name"] = "someone/Hello-World".into();
     });
@@ -752,7 +762,7 @@ fn publish_from_a_stored_report_in_a_workflow_run() {
     let c = ours(&gh2);
     assert_eq!(c.len(), 1, "{}", run.stderr);
     assert_eq!(c[0].issue, 2);
-    assert_eq!(gh2.check_runs()[0].create["head_sha"], fork_head);
+    assert_eq!(gh2.check_runs()[0].create["head_sha"], FORK_HEAD);
     assert_eq!(run.outputs["publish-mode"], "api");
     assert!(gh2.violations().is_empty(), "{:#?}", gh2.violations());
 
@@ -810,21 +820,7 @@ fn a_hand_made_pass_report_from_a_forks_workflow_is_only_advisory() {
     let gh = FakeGitHub::start(Layout::DOTCOM);
     gh.read_only(TOKEN);
     let p = Project::new(0, "");
-    let untrusted = Runner::new();
-    let fork_head = "aaaabbbbccccddddeeeeffff0000111122223333";
-    let fork = edited_event(untrusted.dir.path(), "pull_request.opened.json", |v| {
-        v["pull_request"]["head"]["repo"]["full_name"] = "someone/Hello-World".into();
-        v["pull_request"]["head"]["sha"] = fork_head.into();
-    });
-    let artifact = untrusted.out_dir();
-    let run = untrusted.run(
-        &p.ws(),
-        &gh,
-        "pull_request",
-        &fork,
-        Some(TOKEN),
-        &["--out", &artifact],
-    );
+    let (_untrusted, artifact, run) = fork_pull_request_run(&p, &gh);
     assert_eq!(run.out.status.code(), Some(0), "{}", run.stderr);
     let path = Path::new(&artifact).join("report.json");
     let mut forged: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
@@ -837,7 +833,7 @@ fn a_hand_made_pass_report_from_a_forks_workflow_is_only_advisory() {
     // The trusted workflow_run job: its checkout of the base branch holds the real config.
     let trusted = Runner::new();
     let wr = edited_event(trusted.dir.path(), "workflow_run.completed.json", |v| {
-        v["workflow_run"]["head_sha"] = fork_head.into();
+        v["workflow_run"]["head_sha"] = FORK_HEAD.into();
         v["workflow_run"]["pull_requests"] = json!([]);
         v["workflow_run"]["head_repository"]["full_name"] = "someone/Hello-World".into();
     });
@@ -860,7 +856,7 @@ fn a_hand_made_pass_report_from_a_forks_workflow_is_only_advisory() {
         )
     };
     let gh2 = FakeGitHub::start(Layout::DOTCOM);
-    gh2.add_pull(2, fork_head, "someone:main");
+    gh2.add_pull(2, FORK_HEAD, "someone:main");
     let run = publish(&gh2, &[]);
     assert_eq!(run.out.status.code(), Some(0), "{}", run.stderr);
     let runs = gh2.check_runs();
@@ -897,7 +893,7 @@ fn a_hand_made_pass_report_from_a_forks_workflow_is_only_advisory() {
 
     // --trust-report is the workflow's explicit choice (wrong for forks): then it gates.
     let gh3 = FakeGitHub::start(Layout::DOTCOM);
-    gh3.add_pull(2, fork_head, "someone:main");
+    gh3.add_pull(2, FORK_HEAD, "someone:main");
     let run = publish(&gh3, &["--trust-report"]);
     assert_eq!(run.out.status.code(), Some(0), "{}", run.stderr);
     assert_eq!(gh3.check_runs()[0].create["conclusion"], "success");
