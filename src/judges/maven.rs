@@ -186,6 +186,9 @@ fn unresolved_artifacts(closing: &str) -> Vec<(String, String)> {
     out
 }
 
+/// The largest `pom.xml` read when comparing declared artifacts.
+const POM_MAX_BYTES: u64 = 8 * 1024 * 1024;
+
 /// The POM files of a tree (`pom.xml` at any depth, build output and `.git` left out).
 fn pom_texts(root: &Path) -> Vec<String> {
     walkdir::WalkDir::new(root)
@@ -198,6 +201,8 @@ fn pom_texts(root: &Path) -> Vec<String> {
         })
         .flatten()
         .filter(|e| e.file_type().is_file() && e.file_name() == "pom.xml")
+        // A POM is small; a huge file under that name (the pull request's) is not read.
+        .filter(|e| e.metadata().is_ok_and(|m| m.len() <= POM_MAX_BYTES))
         .filter_map(|e| std::fs::read_to_string(e.path()).ok())
         .collect()
 }
