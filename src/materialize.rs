@@ -160,9 +160,22 @@ pub struct Checkout {
     /// The repository holding `commit`, for revisions (git-aware file selection reads the
     /// commit's tree from it).
     pub git_dir: Option<PathBuf>,
+    /// Whether the folder holds the files, or a revision's files were left in git.
+    pub contents: Contents,
     _temp: Option<tempfile::TempDir>,
     /// A fetched remote's bare repository, kept while the checkout lives.
     _git_temp: Option<tempfile::TempDir>,
+}
+
+/// Whether a materialised revision's files were written into its folder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Contents {
+    /// Every file of the tree is in the folder (a folder source is always this).
+    Written,
+    /// The folder is empty and the files stay in git: asked for when only judges that read
+    /// a tree from git (the structural ones, see [`crate::judges::structural::tree`]) read it,
+    /// so that a run's cost follows the change, not the size of the tree.
+    InGit,
 }
 
 /// Token variables read for fetching private repositories.
@@ -346,33 +359,65 @@ struct Entry {
     mode: i32,
 }
 
+/// The files and folders of a commit's tree.
+struct TreeEntries {
+    files: Vec<Entry>,
+    dirs: Vec<PathBuf>,
+}
+
+impl TreeEntries {
+    /// Walks the tree of `commit`.
+    fn of(repo: &Repository, commit: Oid) -> Result<TreeEntries, CheckoutError> {
+        let fail = CheckoutError::Repository;
+        let tree = repo
+            .find_commit(commit)
+            .and_then(|c| c.tree())
+            .map_err(fail)?;
+        let mut files = Vec::new();
+        let mut dirs = Vec::new();
+        tree.walk(TreeWalkMode::PreOrder, |root, e| {
+            let name = e.name().unwrap_or("");
+            let rel = PathBuf::from(root).join(name);
+            match e.kind() {
+                Some(ObjectType::Blob) => files.push(Entry {
+                    path: rel,
+                    oid: e.id(),
+                    mode: e.filemode(),
+                }),
+                Some(ObjectType::Tree) => dirs.push(rel),
+                // Submodules (commits) are not part of the tree's content.
+                _ => {}
+            }
+            TreeWalkResult::Ok
+        })
+        .map_err(fail)?;
+        Ok(TreeEntries { files, dirs })
+    }
+
+    /// Whether the tree holds a symbolic link: a tree read from git resolves paths by name
+    /// only, so such a tree is written out (where links resolve as they always did).
+    fn has_symlinks(&self) -> bool {
+        self.files.iter().any(|e| e.mode == 0o120000)
+    }
+}
+
 /// Writes the tree of `commit` into `dest` (which must exist), blobs in parallel.
 fn write_tree(repo_path: &Path, commit: Oid, dest: &Path) -> Result<usize, CheckoutError> {
-    let fail = CheckoutError::Repository;
-    let repo = Repository::open(repo_path).map_err(fail)?;
-    let tree = repo
-        .find_commit(commit)
-        .and_then(|c| c.tree())
-        .map_err(fail)?;
-    let mut entries = Vec::new();
-    let mut dirs = Vec::new();
-    tree.walk(TreeWalkMode::PreOrder, |root, e| {
-        let name = e.name().unwrap_or("");
-        let rel = PathBuf::from(root).join(name);
-        match e.kind() {
-            Some(ObjectType::Blob) => entries.push(Entry {
-                path: rel,
-                oid: e.id(),
-                mode: e.filemode(),
-            }),
-            Some(ObjectType::Tree) => dirs.push(rel),
-            // Submodules (commits) are not part of the tree's content.
-            _ => {}
-        }
-        TreeWalkResult::Ok
-    })
-    .map_err(fail)?;
-    for d in &dirs {
+    let repo = Repository::open(repo_path).map_err(CheckoutError::Repository)?;
+    write_entries(repo_path, &TreeEntries::of(&repo, commit)?, dest)
+}
+
+/// Writes walked tree entries into `dest`.
+fn write_entries(
+    repo_path: &Path,
+    tree: &TreeEntries,
+    dest: &Path,
+) -> Result<usize, CheckoutError> {
+    let TreeEntries {
+        files: entries,
+        dirs,
+    } = tree;
+    for d in dirs {
         std::fs::create_dir_all(dest.join(d)).map_err(|source| CheckoutError::Io {
             action: "create",
             path: d.clone(),
@@ -434,12 +479,42 @@ fn temp_dir(
     }
 }
 
-/// Materialises a source. `repo_dir` is where a revision's repository is looked for;
-/// `keep` leaves temporary folders behind (`--keep-checkouts`).
+/// Materialises a source, every file written. `repo_dir` is where a revision's repository is
+/// looked for; `keep` leaves temporary folders behind (`--keep-checkouts`).
 pub fn materialize(
     source: &Source,
     repo_dir: &Path,
     keep: bool,
+) -> Result<Checkout, CheckoutError> {
+    materialize_as(source, repo_dir, keep, Contents::Written)
+}
+
+/// Writes a revision's tree into its folder unless `want` is [`Contents::InGit`] and the tree
+/// can be read from git as it would be from the folder (it holds no symbolic link) and is not
+/// to be kept (`keep`, a folder the user wants to look at).
+fn write_unless(
+    repo_path: &Path,
+    commit: Oid,
+    dest: &Path,
+    keep: bool,
+    want: Contents,
+) -> Result<Contents, CheckoutError> {
+    let repo = Repository::open(repo_path).map_err(CheckoutError::Repository)?;
+    let tree = TreeEntries::of(&repo, commit)?;
+    if want == Contents::InGit && !keep && !tree.has_symlinks() {
+        return Ok(Contents::InGit);
+    }
+    write_entries(repo_path, &tree, dest)?;
+    Ok(Contents::Written)
+}
+
+/// Materialises a source; for a revision, `want` says whether its files are written into
+/// the folder or left in git ([`Contents`]). A folder source is used as it is.
+pub fn materialize_as(
+    source: &Source,
+    repo_dir: &Path,
+    keep: bool,
+    want: Contents,
 ) -> Result<Checkout, CheckoutError> {
     match source {
         Source::Folder(p) => {
@@ -456,6 +531,7 @@ pub fn materialize(
                 commit: None,
                 label: p.display().to_string(),
                 git_dir: None,
+                contents: Contents::Written,
                 _temp: None,
                 _git_temp: None,
             })
@@ -468,12 +544,13 @@ pub fn materialize(
             })?;
             let id = resolve_rev(&repo, rev)?;
             let (path, temp) = temp_dir(keep, "judge-ci-rev-")?;
-            write_tree(repo.path(), id, &path)?;
+            let contents = write_unless(repo.path(), id, &path, keep, want)?;
             Ok(Checkout {
                 path,
                 commit: Some(id.to_string()),
                 label: rev.clone(),
                 git_dir: Some(repo.path().to_path_buf()),
+                contents,
                 _temp: temp,
                 _git_temp: None,
             })
@@ -504,12 +581,13 @@ pub fn materialize(
             let repo = Repository::open_bare(&git_dir).map_err(CheckoutError::Repository)?;
             let id = resolve_rev(&repo, "FETCH_HEAD")?;
             let (path, temp) = temp_dir(keep, "judge-ci-rev-")?;
-            write_tree(&git_dir, id, &path)?;
+            let contents = write_unless(&git_dir, id, &path, keep, want)?;
             Ok(Checkout {
                 path,
                 commit: Some(id.to_string()),
                 label: format!("{url}#{rev}"),
                 git_dir: Some(git_dir),
+                contents,
                 _temp: temp,
                 _git_temp: git_temp,
             })

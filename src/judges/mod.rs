@@ -103,6 +103,32 @@ async fn against_reference(
     .await
 }
 
+/// Whether a check reads the reference as a folder on disk, so that a revision must be written
+/// out for it. The structural comparisons read it through [`structural::tree::Tree`], which
+/// also reads a revision left in git; the others either read the folder (a build comparing
+/// POMs, a coverage baseline, an external judge, a model's diff, test reports) or never
+/// look at the reference.
+pub fn reads_reference_folder(kind: &CheckKind) -> bool {
+    match kind {
+        CheckKind::MavenBuild { .. }
+        | CheckKind::CoveragePreservation { .. }
+        | CheckKind::CoverageImprovement { .. }
+        | CheckKind::External { .. }
+        | CheckKind::TestInvariance { .. }
+        | CheckKind::Semantic { .. } => true,
+        CheckKind::FileExists { .. }
+        | CheckKind::FileContent { .. }
+        | CheckKind::Command { .. }
+        | CheckKind::GradleBuild { .. }
+        | CheckKind::ClassVersion { .. }
+        | CheckKind::ImportDiff { .. }
+        | CheckKind::AstDiff { .. }
+        | CheckKind::PomDiff { .. }
+        | CheckKind::FileComparison { .. }
+        | CheckKind::ProtectedPaths { .. } => false,
+    }
+}
+
 /// What every judge of a run shares: where progress goes, and the model runtime of the
 /// semantic checks (the config's `llm:` defaults, one HTTP client, the request cap).
 #[derive(Clone)]

@@ -20,7 +20,7 @@ pub fn read_text_limited(p: &Path, limit: u64) -> Result<String, String> {
 /// bounded reader, so a file that grows while read cannot get past the limit either).
 pub fn read_limited(p: &Path, limit: u64) -> Result<Vec<u8>, String> {
     let f = std::fs::File::open(p).map_err(|e| e.to_string())?;
-    let too_large = |size: String| format!("{size}, over the {} read", size_words(limit));
+    let too_large = |size: String| too_large(&size, limit);
     // The size first, so a huge file costs nothing; the bounded read below catches growth.
     if let Ok(m) = f.metadata()
         && m.len() > limit
@@ -39,6 +39,11 @@ pub fn read_limited(p: &Path, limit: u64) -> Result<Vec<u8>, String> {
         return Err(too_large(size));
     }
     Ok(bytes)
+}
+
+/// Why a file of `size` (in words, `123 bytes`) is not read under `limit`.
+pub fn too_large(size: &str, limit: u64) -> String {
+    format!("{size}, over the {} read", size_words(limit))
 }
 
 /// `16 MiB`, `512 KiB`, `100 bytes`.

@@ -16,7 +16,7 @@ use super::options::{Format, RunOptions, RunResult, Verbosity};
 use super::preflight::preflight;
 use super::signals::cancellation;
 use super::task::task_commands;
-use super::trees::{checkout_error, resolve_reference};
+use super::trees::{checkout_error, reference_contents, resolve_reference};
 use super::{inputs, progress, publish, resume, save};
 use crate::config::{FailOn, ReferenceSpec};
 use crate::github::{self, outputs as gh_outputs};
@@ -86,8 +86,13 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         }
         _ => None,
     };
-    let reference_checkout =
-        resolve_reference(opts, &bench, &repo_dir, trusted_reference.as_ref())?;
+    let reference_checkout = resolve_reference(
+        opts,
+        &bench,
+        &repo_dir,
+        trusted_reference.as_ref(),
+        reference_contents(opts, &bench),
+    )?;
     let reference = reference_checkout.as_ref().map(|c| c.path.clone());
     crate::lang::cache::configure(opts.model_cache.as_deref(), &workspace, &|k| {
         std::env::var(k).ok()

@@ -6,7 +6,7 @@ use std::path::Path;
 use super::error::{InputError, RunError};
 use super::options::RunOptions;
 use crate::config::{Benchmark, ReferenceSpec};
-use crate::materialize::{self, Checkout, CheckoutError, Source};
+use crate::materialize::{self, Checkout, CheckoutError, Contents, Source};
 
 /// A tree that could not be materialised, as bad input naming which (`head`, `workspace`,
 /// `reference`).
@@ -14,12 +14,36 @@ pub(super) fn checkout_error(what: &'static str, source: CheckoutError) -> RunEr
     RunError::Input(InputError::Tree { what, source })
 }
 
-/// The reference, from the command line or the config, materialised when it is a revision.
+/// Whether a revision given as the reference must be written into its folder, or can stay in
+/// git ([`Contents::InGit`]): it stays there when the structural judges are its only readers
+/// and read it before any subject code runs (the repository a revision is read from may be
+/// the workspace's own, which a build can reach), no protected file is restored from it, and
+/// the user did not ask to keep the checkouts.
+pub(super) fn reference_contents(opts: &RunOptions, bench: &Benchmark) -> Contents {
+    let folder_read = bench
+        .jury
+        .all_checks()
+        .iter()
+        .any(|c| crate::judges::reads_reference_folder(&c.kind));
+    if folder_read
+        || opts.keep_checkouts
+        || !bench.restore.is_empty()
+        || crate::judges::snapshot::needed(&bench.jury)
+    {
+        Contents::Written
+    } else {
+        Contents::InGit
+    }
+}
+
+/// The reference, from the command line or the config, materialised when it is a revision
+/// (its files written out or left in git, as `contents` says).
 pub(super) fn resolve_reference(
     opts: &RunOptions,
     bench: &Benchmark,
     repo_dir: &Path,
     trusted_reference: Option<&tempfile::TempDir>,
+    contents: Contents,
 ) -> Result<Option<Checkout>, RunError> {
     let source = match (&opts.reference, &bench.reference) {
         (Some(arg), _) => Source::parse(arg),
@@ -46,7 +70,7 @@ pub(super) fn resolve_reference(
         },
         (None, None) => return Ok(None),
     };
-    materialize::materialize(&source, repo_dir, opts.keep_checkouts)
+    materialize::materialize_as(&source, repo_dir, opts.keep_checkouts, contents)
         .map(Some)
         .map_err(|e| checkout_error("reference", e))
 }

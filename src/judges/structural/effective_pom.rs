@@ -11,7 +11,9 @@
 //! profiles match the reference's shows no difference).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+use super::tree::Tree;
 
 /// What `.mvn/maven.config` and `.mvn/jvm.config` set for every build of a tree.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -25,10 +27,10 @@ pub struct MvnConfig {
 }
 
 impl MvnConfig {
-    /// Reads `.mvn/` of the project at `dir` (missing files are empty).
-    pub fn read(dir: &Path) -> MvnConfig {
+    /// Reads `.mvn/` at the root of `tree` (missing files are empty).
+    pub fn read(tree: &Tree) -> MvnConfig {
         let read = |name: &str| {
-            super::read_bounded(&dir.join(".mvn").join(name))
+            tree.read(&format!(".mvn/{name}"))
                 .map(|b| String::from_utf8_lossy(&b).into_owned())
                 .unwrap_or_default()
         };
@@ -77,8 +79,9 @@ impl MvnConfig {
 pub struct BuildContext {
     /// `.mvn/` settings of the tree.
     pub config: MvnConfig,
-    /// The folder holding the POM, when it is on disk.
-    pub dir: Option<PathBuf>,
+    /// The tree, and the folder in it (relative to its root) holding the POM, when the POM
+    /// is read from a tree.
+    pub dir: Option<(Tree, PathBuf)>,
 }
 
 /// Whether a profile is part of the build.
@@ -129,7 +132,7 @@ pub fn activation(profile: roxmltree::Node, ctx: &BuildContext) -> Activation {
         match c.tag_name().name() {
             "activeByDefault" => {}
             "property" => conditions.push(property(c, &ctx.config)),
-            "file" => conditions.push(file(c, ctx.dir.as_deref())),
+            "file" => conditions.push(file(c, ctx.dir.as_ref())),
             // jdk, os, packaging and what later Mavens add depend on the build machine.
             _ => conditions.push(Activation::Maybe),
         }
@@ -174,7 +177,7 @@ fn property(c: roxmltree::Node, config: &MvnConfig) -> Activation {
 }
 
 /// `<file><exists>` / `<missing>`, decided in the tree for plain paths outside `target/`.
-fn file(c: roxmltree::Node, dir: Option<&Path>) -> Activation {
+fn file(c: roxmltree::Node, dir: Option<&(Tree, PathBuf)>) -> Activation {
     let (path, want) = match (child(c, "exists"), child(c, "missing")) {
         (Some(e), _) => (own_text(e), true),
         (None, Some(m)) => (own_text(m), false),
@@ -184,13 +187,13 @@ fn file(c: roxmltree::Node, dir: Option<&Path>) -> Activation {
         .replace("${project.basedir}", "")
         .replace("${basedir}", "");
     let path = path.trim_start_matches('/');
-    let Some(dir) = dir else {
+    let Some((tree, dir)) = dir else {
         return Activation::Maybe;
     };
     if path.contains("${") || path.starts_with("target") || path.contains("..") || path.is_empty() {
         return Activation::Maybe;
     }
-    let exists = dir.join(path).exists();
+    let exists = tree.exists(&dir.join(path));
     if exists == want {
         Activation::On
     } else {
@@ -330,7 +333,7 @@ mod tests {
         std::fs::write(dir.path().join("marker"), "").unwrap();
         let ctx = BuildContext {
             config: MvnConfig::parse("-Denv=ci -Pforced -P!killed", ""),
-            dir: Some(dir.path().to_path_buf()),
+            dir: Some((Tree::Folder(dir.path().to_path_buf()), PathBuf::new())),
         };
         let xml = r#"<profiles>
           <profile><id>a</id><activation><activeByDefault>&#x74;rue</activeByDefault></activation></profile>

@@ -12,6 +12,7 @@ mod imports;
 mod pom;
 pub mod select;
 mod surefire;
+pub mod tree;
 
 pub use ast::ast_diff;
 pub use files::file_comparison;
@@ -78,6 +79,8 @@ pub struct Listing {
     identical: HashSet<String>,
     /// Of `identical`, the ones git vouched for (never read at all).
     by_git: HashSet<String>,
+    /// The reference, as the listing read it.
+    reference: Option<tree::Tree>,
 }
 
 impl Listing {
@@ -86,8 +89,18 @@ impl Listing {
         if self.identical.contains(rel) {
             Pair::Same
         } else {
-            read_pair(workspace, reference, rel)
+            match &self.reference {
+                Some(t) => read_pair(workspace, t, rel),
+                None => read_pair(workspace, &tree::Tree::of(reference), rel),
+            }
         }
+    }
+
+    /// The reference tree the listing was made of.
+    pub fn reference_tree(&self, reference: &Path) -> tree::Tree {
+        self.reference
+            .clone()
+            .unwrap_or_else(|| tree::Tree::of(reference))
     }
 
     /// Judgment metadata saying how many identical files were known from git without being
@@ -138,7 +151,7 @@ impl Comparisons {
 
 /// Regular files under `root` (symlinks are not followed, so loops cannot hang the walk),
 /// relative, `/`-separated, selected by the globs, with their stamps.
-fn walk(
+pub(super) fn walk(
     root: &Path,
     include: &GlobSet,
     exclude: &GlobSet,
@@ -198,9 +211,10 @@ fn list_in(
 ) -> Result<Listing, String> {
     let include = globs(&set.include)?;
     let exclude = globs(&set.exclude)?;
+    let reference_tree = tree::Tree::of(reference);
     let (ws, rf) = rayon::join(
         || walk(workspace, &include, &exclude),
-        || walk(reference, &include, &exclude),
+        || reference_tree.list(&include, &exclude),
     );
     let (ws, rf) = (ws?, rf?);
     let both: Vec<String> = rf.keys().filter(|k| ws.contains_key(*k)).cloned().collect();
@@ -223,10 +237,17 @@ fn list_in(
                 // Known to differ without reading.
                 Some((a, b)) if a != b => (false, false),
                 // Known identical; a file too large to read stays a finding, as it is read.
-                Some(_) if w.len <= MAX_FILE_BYTES && w.len == r.len => (true, true),
+                // (A tree in git has no stat data: equal ids are equal lengths.)
+                Some(_)
+                    if w.len <= MAX_FILE_BYTES && (w.len == r.len || reference_tree.in_git()) =>
+                {
+                    (true, true)
+                }
                 // Different sizes differ without reading.
+                // (A tree in git has no sizes to compare: it is read.)
                 _ => (
-                    w.len == r.len && matches!(read_pair(workspace, reference, rel), Pair::Same),
+                    (w.len == r.len || reference_tree.in_git())
+                        && matches!(read_pair(workspace, &reference_tree, rel), Pair::Same),
                     false,
                 ),
             };
@@ -262,6 +283,7 @@ fn list_in(
         both,
         identical,
         by_git,
+        reference: Some(reference_tree),
     })
 }
 
@@ -281,11 +303,8 @@ pub fn read_bounded(p: &Path) -> Result<Vec<u8>, String> {
 }
 
 /// Reads a file from both trees.
-fn read_pair(workspace: &Path, reference: &Path, rel: &str) -> Pair {
-    match (
-        read_bounded(&workspace.join(rel)),
-        read_bounded(&reference.join(rel)),
-    ) {
+fn read_pair(workspace: &Path, reference: &tree::Tree, rel: &str) -> Pair {
+    match (read_bounded(&workspace.join(rel)), reference.read(rel)) {
         (Ok(w), Ok(r)) if w == r => Pair::Same,
         (Ok(w), Ok(r)) => Pair::Differ(w, r),
         (Err(e), _) => Pair::Unreadable(format!("workspace: {e}")),

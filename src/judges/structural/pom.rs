@@ -7,12 +7,13 @@
 //! references are decoded by the XML parser; DTDs are never read, so no entity can expand.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::config::checks::{FileSet, PomAspect};
 
 use super::super::{Outcome, instrument};
 use super::effective_pom::{self, BuildContext, MvnConfig, own_text};
+use super::tree::Tree;
 use super::{Comparisons, Finding, list, verdict};
 use crate::judgment::FindingKind;
 
@@ -446,39 +447,36 @@ fn expand(s: &str, props: &BTreeMap<String, String>) -> String {
 /// Most parents followed up a chain (a cycle stops there).
 const MAX_PARENTS: usize = 10;
 
-/// Reads and resolves `rel` in `root` as Maven builds it: `.mvn/` of the tree, active
+/// Reads and resolves `rel` in `tree` as Maven builds it: `.mvn/` of the tree, active
 /// profiles, and the chain of parents found in the tree (by `relativePath`, any file name).
-fn load(root: &Path, rel: &str, bytes: &[u8], config: &MvnConfig) -> Result<Pom, String> {
+fn load(tree: &Tree, rel: &str, bytes: &[u8], config: &MvnConfig) -> Result<Pom, String> {
     let ctx = |rel: &Path| BuildContext {
         config: config.clone(),
-        dir: rel.parent().map(|d| root.join(d)),
+        dir: rel.parent().map(|d| (tree.clone(), d.to_path_buf())),
     };
     let pom = Pom::parse_in(&String::from_utf8_lossy(bytes), &ctx(Path::new(rel)))?;
+    if tree.resolve(Path::new("")).is_none() {
+        return Err(format!("cannot read {}", tree.folder().display()));
+    }
     // The chain of parents, child first.
-    let root_canon = root.canonicalize().map_err(|e| e.to_string())?;
     let mut chain = vec![pom];
-    let mut at = root.join(rel);
+    let mut at = PathBuf::from(rel);
     while chain.len() <= MAX_PARENTS {
         let Some(pp) = chain.last().and_then(|p| p.parent_path.clone()) else {
             break;
         };
-        let p = at.parent().unwrap_or(root).join(&pp);
-        let p = if p.is_dir() { p.join("pom.xml") } else { p };
-        let Ok(canon) = p.canonicalize() else { break };
-        if !canon.starts_with(&root_canon) {
-            break;
-        }
-        let Ok(bytes) = super::read_bounded(&canon) else {
+        let Some(found) = parent_in(tree, &at, &pp) else {
             break;
         };
-        let Ok(rel_parent) = canon.strip_prefix(&root_canon) else {
+        let Ok(bytes) = tree.read(&found) else {
             break;
         };
-        let Ok(parent) = Pom::parse_in(&String::from_utf8_lossy(&bytes), &ctx(rel_parent)) else {
+        let Ok(parent) = Pom::parse_in(&String::from_utf8_lossy(&bytes), &ctx(Path::new(&found)))
+        else {
             break;
         };
         chain.push(parent);
-        at = canon;
+        at = PathBuf::from(found);
     }
     let mut resolved: Option<Pom> = None;
     while let Some(mut p) = chain.pop() {
@@ -486,6 +484,19 @@ fn load(root: &Path, rel: &str, bytes: &[u8], config: &MvnConfig) -> Result<Pom,
         resolved = Some(p);
     }
     resolved.ok_or_else(|| "no POM".to_string())
+}
+
+/// The parent a POM at `at` names by `relative_path` (a file, or a folder holding
+/// `pom.xml`), relative to the tree's root, never outside the tree.
+fn parent_in(tree: &Tree, at: &Path, relative_path: &str) -> Option<String> {
+    let p = at.parent().unwrap_or(Path::new("")).join(relative_path);
+    match tree.resolve(&p)? {
+        (dir, true) => match tree.resolve(&Path::new(&dir).join("pom.xml"))? {
+            (file, false) => Some(file),
+            (_, true) => None,
+        },
+        (file, false) => Some(file),
+    }
 }
 
 /// `f` at `line`, unless the value came from a parent POM (line 0).
@@ -676,17 +687,15 @@ pub fn pom_files() -> FileSet {
 /// The parents `pom-diff` reads for the POM `rel` of `root` (by `relativePath`, any file name,
 /// never outside `root`), relative to `root`, child's parent first.
 pub fn parent_files(root: &Path, rel: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let Ok(root_canon) = root.canonicalize() else {
-        return out;
-    };
+    let tree = Tree::Folder(root.to_path_buf());
     let ctx = BuildContext {
         config: MvnConfig::default(),
         dir: None,
     };
-    let mut at = root.join(rel);
+    let mut out = Vec::new();
+    let mut at = rel.to_string();
     while out.len() < MAX_PARENTS {
-        let Ok(bytes) = super::read_bounded(&at) else {
+        let Ok(bytes) = tree.read(&at) else {
             break;
         };
         let Some(pp) = Pom::parse_in(&String::from_utf8_lossy(&bytes), &ctx)
@@ -695,22 +704,14 @@ pub fn parent_files(root: &Path, rel: &str) -> Vec<String> {
         else {
             break;
         };
-        let p = at.parent().unwrap_or(root).join(&pp);
-        let p = if p.is_dir() { p.join("pom.xml") } else { p };
-        let Ok(canon) = p.canonicalize() else { break };
-        let Some(rel) = canon
-            .strip_prefix(&root_canon)
-            .ok()
-            .and_then(|r| r.to_str())
-            .map(|r| r.replace('\\', "/"))
-        else {
+        let Some(found) = parent_in(&tree, Path::new(&at), &pp) else {
             break;
         };
-        if out.contains(&rel) {
+        if out.contains(&found) {
             break;
         }
-        out.push(rel);
-        at = canon;
+        out.push(found.clone());
+        at = found;
     }
     out
 }
@@ -737,12 +738,13 @@ pub fn pom_diff(
     let mut matched = 0;
     // Identical bytes are no proof of an identical build: a parent elsewhere in the tree or
     // `.mvn/` may differ, so every pair is read and resolved (POMs are few and small).
-    let (ws_config, rf_config) = (MvnConfig::read(workspace), MvnConfig::read(reference));
+    let (ws_tree, rf_tree) = (
+        Tree::Folder(workspace.to_path_buf()),
+        listing.reference_tree(reference),
+    );
+    let (ws_config, rf_config) = (MvnConfig::read(&ws_tree), MvnConfig::read(&rf_tree));
     for rel in &listing.both {
-        let pair = (
-            super::read_bounded(&workspace.join(rel)),
-            super::read_bounded(&reference.join(rel)),
-        );
+        let pair = (ws_tree.read(rel), rf_tree.read(rel));
         match pair {
             (Err(why), _) => findings.push(
                 Finding::new(rel.as_str(), FindingKind::FileUnreadable)
@@ -753,13 +755,13 @@ pub fn pom_diff(
                     .actual(format!("reference: {why}")),
             ),
             (Ok(w), Ok(r)) => {
-                let expected = match load(reference, rel, &r, &rf_config) {
+                let expected = match load(&rf_tree, rel, &r, &rf_config) {
                     Ok(p) => p,
                     Err(e) => {
                         return instrument(format!("the reference's {rel} cannot be read: {e}"));
                     }
                 };
-                match load(workspace, rel, &w, &ws_config) {
+                match load(&ws_tree, rel, &w, &ws_config) {
                     Ok(actual) => {
                         let f = diff_poms(rel, &expected, &actual, aspects, ignore_versions);
                         if f.is_empty() {
@@ -934,7 +936,14 @@ mod tests {
         std::fs::create_dir_all(root.join(".mvn")).unwrap();
         std::fs::write(root.join(".mvn/maven.config"), "-Dskip.it=true\n").unwrap();
 
-        let pom = load(root, "app/pom.xml", app.as_bytes(), &MvnConfig::read(root)).unwrap();
+        let tree = Tree::Folder(root.to_path_buf());
+        let pom = load(
+            &tree,
+            "app/pom.xml",
+            app.as_bytes(),
+            &MvnConfig::read(&tree),
+        )
+        .unwrap();
         // Inherited from the grandparent, whose file is not called pom.xml.
         let javax = &pom.dependencies["javax.servlet:javax.servlet-api"];
         assert_eq!(
@@ -963,7 +972,7 @@ mod tests {
         assert!(!pom.plugins.contains_key("x:unused-plugin"));
 
         // What pom-diff then says when only the workspace's .mvn/ skips the tests.
-        let reference = load(root, "app/pom.xml", app.as_bytes(), &MvnConfig::default()).unwrap();
+        let reference = load(&tree, "app/pom.xml", app.as_bytes(), &MvnConfig::default()).unwrap();
         let f = diff_poms(
             "app/pom.xml",
             &reference,

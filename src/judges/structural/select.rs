@@ -30,20 +30,20 @@
 //!   checks every object's hash.
 
 use git2::{ObjectType, Oid, Repository, TreeWalkMode, TreeWalkResult};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::materialize::Checkout;
+use crate::materialize::{Checkout, Contents};
 
 /// How far behind the precise clock the kernel's coarse clock (which stamps ctime) may be:
 /// a file whose ctime is this close to the registration is read, never trusted.
 pub const RACY_MARGIN: Duration = Duration::from_millis(20);
 
 /// A point in time as the file system stamps it: seconds and nanoseconds since the epoch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Time {
     /// Seconds since the epoch.
     pub secs: i64,
@@ -63,7 +63,7 @@ impl Time {
 
 /// What the walk of a tree learns of one regular file (an `lstat`): enough to tell whether
 /// a remembered comparison or a git index entry still holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Stat {
     /// Size in bytes.
     pub len: u64,
@@ -212,50 +212,143 @@ fn settled(stat: &Stat, registered: Time) -> bool {
     ns(stat.ctime) + margin < ns(registered)
 }
 
-/// A commit's tree that judge-ci materialised into a folder of its own.
-#[derive(Debug)]
+/// A commit's tree that judge-ci materialised into a folder of its own, or left in git
+/// ([`Contents::InGit`]: the folder is empty and the structural judges read the tree from
+/// here, see [`super::tree`]).
 pub struct Commit {
     git_dir: PathBuf,
     commit: Oid,
-    /// Regular files of the tree: path → blob id (read on first use).
-    files: OnceLock<HashMap<String, Oid>>,
+    /// Whether the files are in the folder.
+    contents: Contents,
+    /// The tree's regular files and folders (read on first use; at registration when the
+    /// files stay in git, before any subject code runs).
+    index: OnceLock<TreeIndex>,
     /// When the materialised folder was complete.
     registered: Time,
+    /// Opened repositories, for reading blobs from several threads.
+    repos: Mutex<Vec<Repository>>,
+}
+
+impl std::fmt::Debug for Commit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Commit")
+            .field("git_dir", &self.git_dir)
+            .field("commit", &self.commit)
+            .field("contents", &self.contents)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a commit's tree holds: regular files (path → blob id) and folders, UTF-8 paths only.
+#[derive(Debug, Default)]
+struct TreeIndex {
+    files: HashMap<String, Oid>,
+    dirs: HashSet<String>,
 }
 
 impl Commit {
     /// The tree of `commit` in the repository at `git_dir`, materialised into a folder whose
-    /// files were all written more than [`RACY_MARGIN`] before this call.
-    pub fn new(git_dir: PathBuf, commit: Oid) -> Commit {
-        Commit {
+    /// files were all written more than [`RACY_MARGIN`] before this call, or left in git.
+    pub fn new(git_dir: PathBuf, commit: Oid, contents: Contents) -> Commit {
+        let c = Commit {
             git_dir,
             commit,
-            files: OnceLock::new(),
+            contents,
+            index: OnceLock::new(),
             registered: Time::of(SystemTime::now()),
+            repos: Mutex::new(Vec::new()),
+        };
+        if contents == Contents::InGit {
+            c.index();
         }
+        c
     }
 
-    fn files(&self) -> &HashMap<String, Oid> {
-        self.files
-            .get_or_init(|| tree_files(&self.git_dir, self.commit).unwrap_or_default())
+    fn index(&self) -> &TreeIndex {
+        self.index
+            .get_or_init(|| tree_index(&self.git_dir, self.commit).unwrap_or_default())
     }
 
     fn id(&self, rel: &str, stat: &Stat) -> Option<Oid> {
-        let id = *self.files().get(rel)?;
-        settled(stat, self.registered).then_some(id)
+        let id = *self.index().files.get(rel)?;
+        match self.contents {
+            Contents::Written => settled(stat, self.registered).then_some(id),
+            // Nothing on disk to change: the id is the content.
+            Contents::InGit => Some(id),
+        }
+    }
+
+    /// Whether the tree's files stay in git (its folder is empty).
+    pub fn in_git(&self) -> bool {
+        self.contents == Contents::InGit
+    }
+
+    /// The tree's regular files (path → blob id).
+    pub fn files(&self) -> impl Iterator<Item = (&str, Oid)> {
+        self.index().files.iter().map(|(k, v)| (k.as_str(), *v))
+    }
+
+    /// Whether `rel` (`/`-separated, normalised) is a regular file of the tree.
+    pub fn is_file(&self, rel: &str) -> bool {
+        self.index().files.contains_key(rel)
+    }
+
+    /// Whether `rel` (`/`-separated, normalised; empty for the root) is a folder of the tree.
+    pub fn is_dir(&self, rel: &str) -> bool {
+        rel.is_empty() || self.index().dirs.contains(rel)
+    }
+
+    /// The bytes of the regular file `rel`, up to `limit` (a larger blob is refused with the
+    /// same words as a larger file on disk). The object database checks each object's hash
+    /// as it reads it.
+    pub fn read(&self, rel: &str, limit: u64) -> Result<Vec<u8>, String> {
+        let id = *self
+            .index()
+            .files
+            .get(rel)
+            .ok_or_else(|| "No such file or directory (os error 2)".to_string())?;
+        let pooled = self.repos.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let repo = match pooled {
+            Some(r) => r,
+            None => Repository::open(&self.git_dir).map_err(|e| e.message().to_string())?,
+        };
+        let read = || -> Result<Vec<u8>, String> {
+            let fail = |e: git2::Error| format!("cannot read {rel} from git: {}", e.message());
+            let (size, _) = repo.odb().and_then(|o| o.read_header(id)).map_err(fail)?;
+            if size as u64 > limit {
+                return Err(crate::judges::paths::too_large(
+                    &format!("{size} bytes"),
+                    limit,
+                ));
+            }
+            Ok(repo.find_blob(id).map_err(fail)?.content().to_vec())
+        };
+        let out = read();
+        self.repos
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(repo);
+        out
     }
 }
 
-/// Regular files (modes 100644 and 100755) of a commit's tree with UTF-8 paths.
-fn tree_files(git_dir: &Path, commit: Oid) -> Result<HashMap<String, Oid>, git2::Error> {
+/// Regular files (modes 100644 and 100755) and folders of a commit's tree, UTF-8 paths only.
+fn tree_index(git_dir: &Path, commit: Oid) -> Result<TreeIndex, git2::Error> {
     let repo = Repository::open(git_dir)?;
     let tree = repo.find_commit(commit)?.tree()?;
-    let mut out = HashMap::new();
+    let mut out = TreeIndex::default();
     tree.walk(TreeWalkMode::PreOrder, |root, e| {
-        let regular = e.kind() == Some(ObjectType::Blob)
-            && (e.filemode() == 0o100644 || e.filemode() == 0o100755);
-        if let (true, Ok(name)) = (regular, e.name()) {
-            out.insert(format!("{root}{name}"), e.id());
+        let Ok(name) = e.name() else {
+            return TreeWalkResult::Ok;
+        };
+        match e.kind() {
+            Some(ObjectType::Blob) if e.filemode() == 0o100644 || e.filemode() == 0o100755 => {
+                out.files.insert(format!("{root}{name}"), e.id());
+            }
+            Some(ObjectType::Tree) => {
+                out.dirs.insert(format!("{root}{name}"));
+            }
+            _ => {}
         }
         TreeWalkResult::Ok
     })?;
@@ -344,10 +437,11 @@ pub fn register(workspace: &Checkout, reference: Option<&Checkout>) -> Registrat
             folders: Vec::new(),
         };
     };
-    let of = |c: &Checkout| -> Option<(PathBuf, Oid)> {
+    let of = |c: &Checkout| -> Option<(PathBuf, Oid, Contents)> {
         Some((
             c.git_dir.clone()?,
             Oid::from_str(c.commit.as_deref()?).ok()?,
+            c.contents,
         ))
     };
     let Some(reference_tree) = of(reference) else {
@@ -358,8 +452,9 @@ pub fn register(workspace: &Checkout, reference: Option<&Checkout>) -> Registrat
     // Every file judge-ci materialised was written before now; waiting out the coarse
     // clock's lag lets all of them be trusted while any later change still shows in its ctime.
     std::thread::sleep(RACY_MARGIN + Duration::from_millis(5));
-    let commit_side =
-        |(git_dir, id): (PathBuf, Oid)| Side::Commit(Arc::new(Commit::new(git_dir, id)));
+    let commit_side = |(git_dir, id, contents): (PathBuf, Oid, Contents)| {
+        Side::Commit(Arc::new(Commit::new(git_dir, id, contents)))
+    };
     let r = commit_side(reference_tree);
     let w = of(workspace)
         .map(commit_side)

@@ -1,0 +1,223 @@
+//! The reference as the structural judges read it: a folder on disk, or a commit's tree read
+//! from git without being written out ([`crate::materialize::Contents::InGit`]). Writing a
+//! 10,000-file revision into a folder costs more than comparing the 100 files a change
+//! touches, so when only the structural judges read the reference its files stay in git and
+//! are read from there: listed from the tree, the differing ones read as blobs, paths resolved
+//! by name (such a tree holds no symbolic link, see [`crate::materialize`]).
+//!
+//! Both kinds answer the same questions the same way (the bundled pairs and a generated
+//! repository are judged both ways in the tests): which files a file set selects, a file's
+//! bytes, whether a path is a file or a folder.
+
+use globset::GlobSet;
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use super::select::{self, Commit, Side};
+use super::{MAX_FILE_BYTES, Stamp};
+
+/// A tree a structural judge reads the reference from.
+#[derive(Clone, Debug)]
+pub enum Tree {
+    /// A folder on disk (a folder source, or a revision written out).
+    Folder(PathBuf),
+    /// A revision whose files stay in git; `folder` is its (empty) folder, named in messages.
+    Commit {
+        /// The empty folder standing for the tree.
+        folder: PathBuf,
+        /// The commit's tree.
+        commit: Arc<Commit>,
+    },
+}
+
+impl Tree {
+    /// The tree `folder` stands for: the commit registered for it when its files stay in
+    /// git, else the folder itself.
+    pub fn of(folder: &Path) -> Tree {
+        match select::side_of(folder) {
+            Some(Side::Commit(commit)) if commit.in_git() => Tree::Commit {
+                folder: folder.to_path_buf(),
+                commit,
+            },
+            _ => Tree::Folder(folder.to_path_buf()),
+        }
+    }
+
+    /// Whether the files stay in git (there are no stat data to compare).
+    pub fn in_git(&self) -> bool {
+        matches!(self, Tree::Commit { .. })
+    }
+
+    /// The folder on disk this tree is (or stands for).
+    pub fn folder(&self) -> &Path {
+        match self {
+            Tree::Folder(f) | Tree::Commit { folder: f, .. } => f,
+        }
+    }
+
+    /// The regular files a file set selects, relative and `/`-separated, with their stamps
+    /// (a tree in git has no stat data: its stamps are all zero, and never change).
+    pub fn list(
+        &self,
+        include: &GlobSet,
+        exclude: &GlobSet,
+    ) -> Result<BTreeMap<String, Stamp>, String> {
+        match self {
+            Tree::Folder(root) => super::walk(root, include, exclude),
+            Tree::Commit { commit, .. } => Ok(commit
+                .files()
+                .filter(|(rel, _)| !under_git_dir(rel))
+                .filter(|(rel, _)| include.is_match(rel) && !exclude.is_match(rel))
+                .map(|(rel, _)| (rel.to_string(), Stamp::default()))
+                .collect()),
+        }
+    }
+
+    /// The bytes of the file `rel` (relative, `/`-separated), up to [`MAX_FILE_BYTES`].
+    pub fn read(&self, rel: &str) -> Result<Vec<u8>, String> {
+        match self {
+            Tree::Folder(root) => super::read_bounded(&root.join(rel)),
+            Tree::Commit { commit, .. } => commit.read(rel, MAX_FILE_BYTES),
+        }
+    }
+
+    /// Resolves `path` (relative to the tree's root, possibly with `.` and `..`) to a regular
+    /// file or folder of the tree, as canonicalising it on disk would, never leaving the tree:
+    /// the normalised relative path and whether it is a folder. `None` when nothing is there
+    /// or the path leaves the tree.
+    pub fn resolve(&self, path: &Path) -> Option<(String, bool)> {
+        match self {
+            Tree::Folder(root) => {
+                let root = root.canonicalize().ok()?;
+                let canon = root.join(path).canonicalize().ok()?;
+                let rel = canon.strip_prefix(&root).ok()?.to_str()?.replace('\\', "/");
+                Some((rel, canon.is_dir()))
+            }
+            Tree::Commit { commit, .. } => {
+                // Each step must exist, as for canonicalize: `missing/../pom.xml` is nothing.
+                // A file followed by anything is nothing (`A.java/..`).
+                let mut parts: Vec<&str> = Vec::new();
+                let mut at_file = false;
+                for c in path.components() {
+                    if at_file && c != Component::CurDir {
+                        return None;
+                    }
+                    match c {
+                        Component::CurDir => {}
+                        Component::ParentDir => {
+                            parts.pop()?;
+                        }
+                        Component::Normal(n) => {
+                            parts.push(n.to_str()?);
+                            let at = parts.join("/");
+                            at_file = commit.is_file(&at);
+                            if !at_file && !commit.is_dir(&at) {
+                                return None;
+                            }
+                        }
+                        Component::RootDir | Component::Prefix(_) => return None,
+                    }
+                }
+                let rel = parts.join("/");
+                let dir = commit.is_dir(&rel);
+                Some((rel, dir))
+            }
+        }
+    }
+
+    /// Whether `path` (relative to the tree's root) names a file or folder of the tree.
+    pub fn exists(&self, path: &Path) -> bool {
+        match self {
+            Tree::Folder(root) => root.join(path).exists(),
+            Tree::Commit { .. } => self.resolve(path).is_some(),
+        }
+    }
+}
+
+/// A path under a `.git` folder, which the folder walk never enters.
+fn under_git_dir(rel: &str) -> bool {
+    rel.split('/').rev().skip(1).any(|c| c == ".git")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::materialize::{Contents, Source, materialize_as};
+    use crate::test_support::git;
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    /// The same revision written out and left in git answers every question alike.
+    #[test]
+    fn a_tree_in_git_answers_as_the_folder_it_would_be_written_to() {
+        let repo = tempfile::tempdir().unwrap();
+        let d = repo.path();
+        git(d, &["init", "-q"]);
+        write(d, "pom.xml", "<project/>");
+        write(d, "app/pom.xml", "<project><parent/></project>");
+        write(d, "app/src/A.java", "class A {}");
+        write(d, "build/base.xml", "<project/>");
+        write(d, "big.bin", &"x".repeat(100));
+        git(d, &["add", "-A"]);
+        git(d, &["commit", "-qm", "r"]);
+        git(d, &["tag", "ref"]);
+        let written =
+            materialize_as(&Source::Rev("ref".into()), d, false, Contents::Written).unwrap();
+        let in_git = materialize_as(&Source::Rev("ref".into()), d, false, Contents::InGit).unwrap();
+        assert_eq!(in_git.contents, Contents::InGit);
+        assert_eq!(std::fs::read_dir(&in_git.path).unwrap().count(), 0);
+        let _r = select::register(&written, Some(&in_git));
+        let (a, b) = (Tree::of(&written.path), Tree::of(&in_git.path));
+        assert!(matches!(a, Tree::Folder(_)));
+        assert!(matches!(b, Tree::Commit { .. }));
+        let all = super::super::globs(&["**/*".into()]).unwrap();
+        let none = super::super::globs(&[]).unwrap();
+        let keys = |t: &Tree| t.list(&all, &none).unwrap().into_keys().collect::<Vec<_>>();
+        assert_eq!(keys(&a), keys(&b));
+        for rel in ["pom.xml", "app/src/A.java", "big.bin", "missing", "app"] {
+            assert_eq!(a.read(rel).is_ok(), b.read(rel).is_ok(), "{rel}");
+            assert_eq!(a.read(rel).ok(), b.read(rel).ok(), "{rel}");
+        }
+        for p in [
+            "app/../pom.xml",
+            "app/./pom.xml",
+            "app",
+            "app/",
+            "./build/base.xml",
+            "missing/../pom.xml",
+            "../pom.xml",
+            "app/../../x",
+            "app/src/A.java/..",
+            "",
+        ] {
+            assert_eq!(a.resolve(Path::new(p)), b.resolve(Path::new(p)), "{p}");
+            assert_eq!(a.exists(Path::new(p)), b.exists(Path::new(p)), "{p}");
+        }
+    }
+
+    #[test]
+    fn a_blob_over_the_bound_is_refused_as_a_file_over_it_is() {
+        let repo = tempfile::tempdir().unwrap();
+        let d = repo.path();
+        git(d, &["init", "-q"]);
+        let big = "y".repeat((MAX_FILE_BYTES + 1) as usize);
+        write(d, "big.txt", &big);
+        git(d, &["add", "-A"]);
+        git(d, &["commit", "-qm", "r"]);
+        let written =
+            materialize_as(&Source::Rev("HEAD".into()), d, false, Contents::Written).unwrap();
+        let in_git =
+            materialize_as(&Source::Rev("HEAD".into()), d, false, Contents::InGit).unwrap();
+        let _r = select::register(&written, Some(&in_git));
+        let (a, b) = (Tree::of(&written.path), Tree::of(&in_git.path));
+        assert_eq!(
+            a.read("big.txt").unwrap_err(),
+            b.read("big.txt").unwrap_err()
+        );
+    }
+}
