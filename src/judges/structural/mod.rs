@@ -25,7 +25,7 @@ use rayon::prelude::*;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::config::checks::FileSet;
 use crate::judgment::{Cause, Check, FindingKind, Judgment, JudgmentContext, Status};
@@ -130,12 +130,25 @@ type Index = HashMap<String, Compared>;
 /// The index of each (workspace, reference) pair.
 type Pairs = HashMap<(PathBuf, PathBuf), Arc<Mutex<Index>>>;
 
+/// A listing made once and shared: the judge that asks first makes it, the others wait.
+type Shared = Arc<OnceLock<Result<Arc<Listing>, String>>>;
+
+/// Which listing: the two folders and the file set's globs.
+type ListingKey = (PathBuf, PathBuf, Vec<String>, Vec<String>);
+
 /// The byte comparisons of a run's pairs of trees, shared by every structural judge of the
 /// run so that each file is read once, not once per judge. Owned by the run (the judges'
 /// [`crate::judges::Services`]) and dropped with it: nothing outlives the run that made it.
+///
+/// Judges with the same file set share one listing (one walk, one comparison): the trees they
+/// read do not change while they run. The reference is judge-ci's own (hidden, or in git);
+/// the workspace is either the snapshot (hidden, and checked for changes when judging ends)
+/// or, when no subject code runs before or beside a structural judge
+/// ([`crate::judges::snapshot::needed`]), the live workspace that nothing else writes then.
 #[derive(Debug, Default)]
 pub struct Comparisons {
     pairs: Mutex<Pairs>,
+    listings: Mutex<HashMap<ListingKey, Shared>>,
 }
 
 impl Comparisons {
@@ -191,14 +204,33 @@ pub fn list(
     workspace: &Path,
     reference: &Path,
     set: &FileSet,
-) -> Result<Listing, String> {
-    list_in(
-        comparisons,
-        workspace,
-        reference,
-        set,
-        select::sides(workspace, reference),
-    )
+) -> Result<Arc<Listing>, String> {
+    let key = (
+        workspace.to_path_buf(),
+        reference.to_path_buf(),
+        set.include.clone(),
+        set.exclude.clone(),
+    );
+    let shared = Arc::clone(
+        comparisons
+            .listings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(key)
+            .or_default(),
+    );
+    shared
+        .get_or_init(|| {
+            list_in(
+                comparisons,
+                workspace,
+                reference,
+                set,
+                select::sides(workspace, reference),
+            )
+            .map(Arc::new)
+        })
+        .clone()
 }
 
 /// [`list`] with what git knows of the two sides given (`None`: read and compare).
@@ -228,6 +260,7 @@ fn list_in(
         .collect();
     let fresh: Vec<(String, Compared)> = stale
         .par_iter()
+        .with_max_len(64)
         .map(|rel| {
             let (w, r) = (ws[*rel], rf[*rel]);
             let ids = git
@@ -321,9 +354,16 @@ pub fn compare_files(
     reference: &Path,
     compare: impl Fn(&str, Vec<u8>, Vec<u8>) -> Vec<Finding> + Sync,
 ) -> (Vec<Finding>, usize, usize) {
-    let per_file: Vec<Vec<Finding>> = listing
+    // Only the files not known identical are work, and they may sit together in the listing
+    // (one package changed): split them one by one so that both cores share them.
+    let work: Vec<&String> = listing
         .both
+        .iter()
+        .filter(|rel| !listing.identical.contains(*rel))
+        .collect();
+    let per_file: Vec<Vec<Finding>> = work
         .par_iter()
+        .with_max_len(1)
         .map(|rel| match listing.pair(workspace, reference, rel) {
             Pair::Same => Vec::new(),
             Pair::Unreadable(why) => {
@@ -332,7 +372,8 @@ pub fn compare_files(
             Pair::Differ(w, r) => compare(rel, w, r),
         })
         .collect();
-    let matched = per_file.iter().filter(|f| f.is_empty()).count();
+    let matched =
+        listing.both.len() - work.len() + per_file.iter().filter(|f| f.is_empty()).count();
     let mut findings: Vec<Finding> = per_file.into_iter().flatten().collect();
     findings.extend(
         listing

@@ -451,7 +451,11 @@ pub fn register(workspace: &Checkout, reference: Option<&Checkout>) -> Registrat
     };
     // Every file judge-ci materialised was written before now; waiting out the coarse
     // clock's lag lets all of them be trusted while any later change still shows in its ctime.
-    std::thread::sleep(RACY_MARGIN + Duration::from_millis(5));
+    // (A tree left in git has no files to wait for; a working tree has its own racy rule.)
+    let written = |c: &Checkout| c.commit.is_some() && c.contents == Contents::Written;
+    if written(reference) || written(workspace) {
+        std::thread::sleep(RACY_MARGIN + Duration::from_millis(5));
+    }
     let commit_side = |(git_dir, id, contents): (PathBuf, Oid, Contents)| {
         Side::Commit(Arc::new(Commit::new(git_dir, id, contents)))
     };
