@@ -7,8 +7,10 @@
 
 use git2::{ObjectType, Oid, Repository, TreeWalkMode, TreeWalkResult};
 use rayon::prelude::*;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
 use thiserror::Error;
 
 /// Where a tree comes from.
@@ -162,6 +164,8 @@ pub struct Checkout {
     pub git_dir: Option<PathBuf>,
     /// Whether the folder holds the files, or a revision's files were left in git.
     pub contents: Contents,
+    /// A revision left in git: its regular files and folders, as walked when it was resolved.
+    pub listing: Option<Arc<TreeListing>>,
     _temp: Option<tempfile::TempDir>,
     /// A fetched remote's bare repository, kept while the checkout lives.
     _git_temp: Option<tempfile::TempDir>,
@@ -176,6 +180,16 @@ pub enum Contents {
     /// a tree from git (the structural ones, see [`crate::judges::structural::tree`]) read it,
     /// so that a run's cost follows the change, not the size of the tree.
     InGit,
+}
+
+/// What a commit's tree holds: regular files (modes 100644 and 100755; path → blob id) and
+/// folders, by `/`-separated UTF-8 path.
+#[derive(Debug, Default)]
+pub struct TreeListing {
+    /// Regular files.
+    pub files: HashMap<String, Oid>,
+    /// Folders.
+    pub dirs: HashSet<String>,
 }
 
 /// Token variables read for fetching private repositories.
@@ -399,6 +413,20 @@ impl TreeEntries {
     fn has_symlinks(&self) -> bool {
         self.files.iter().any(|e| e.mode == 0o120000)
     }
+
+    /// The regular files and folders with UTF-8 paths.
+    fn listing(&self) -> TreeListing {
+        let text = |p: &Path| p.to_str().map(|s| s.replace('\\', "/"));
+        TreeListing {
+            files: self
+                .files
+                .iter()
+                .filter(|e| e.mode == 0o100644 || e.mode == 0o100755)
+                .filter_map(|e| Some((text(&e.path)?, e.oid)))
+                .collect(),
+            dirs: self.dirs.iter().filter_map(|d| text(d)).collect(),
+        }
+    }
 }
 
 /// Writes the tree of `commit` into `dest` (which must exist), blobs in parallel.
@@ -498,14 +526,14 @@ fn write_unless(
     dest: &Path,
     keep: bool,
     want: Contents,
-) -> Result<Contents, CheckoutError> {
+) -> Result<(Contents, Option<Arc<TreeListing>>), CheckoutError> {
     let repo = Repository::open(repo_path).map_err(CheckoutError::Repository)?;
     let tree = TreeEntries::of(&repo, commit)?;
     if want == Contents::InGit && !keep && !tree.has_symlinks() {
-        return Ok(Contents::InGit);
+        return Ok((Contents::InGit, Some(Arc::new(tree.listing()))));
     }
     write_entries(repo_path, &tree, dest)?;
-    Ok(Contents::Written)
+    Ok((Contents::Written, None))
 }
 
 /// Materialises a source; for a revision, `want` says whether its files are written into
@@ -532,6 +560,7 @@ pub fn materialize_as(
                 label: p.display().to_string(),
                 git_dir: None,
                 contents: Contents::Written,
+                listing: None,
                 _temp: None,
                 _git_temp: None,
             })
@@ -544,13 +573,14 @@ pub fn materialize_as(
             })?;
             let id = resolve_rev(&repo, rev)?;
             let (path, temp) = temp_dir(keep, "judge-ci-rev-")?;
-            let contents = write_unless(repo.path(), id, &path, keep, want)?;
+            let (contents, listing) = write_unless(repo.path(), id, &path, keep, want)?;
             Ok(Checkout {
                 path,
                 commit: Some(id.to_string()),
                 label: rev.clone(),
                 git_dir: Some(repo.path().to_path_buf()),
                 contents,
+                listing,
                 _temp: temp,
                 _git_temp: None,
             })
@@ -581,13 +611,14 @@ pub fn materialize_as(
             let repo = Repository::open_bare(&git_dir).map_err(CheckoutError::Repository)?;
             let id = resolve_rev(&repo, "FETCH_HEAD")?;
             let (path, temp) = temp_dir(keep, "judge-ci-rev-")?;
-            let contents = write_unless(&git_dir, id, &path, keep, want)?;
+            let (contents, listing) = write_unless(&git_dir, id, &path, keep, want)?;
             Ok(Checkout {
                 path,
                 commit: Some(id.to_string()),
                 label: format!("{url}#{rev}"),
                 git_dir: Some(git_dir),
                 contents,
+                listing,
                 _temp: temp,
                 _git_temp: git_temp,
             })

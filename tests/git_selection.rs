@@ -510,3 +510,52 @@ fn a_build_step_cannot_poison_the_model_cache() {
     let (_, fooled, _) = judged_with_cache(&ws, &reference, &plain, Some(&cache), &xdg);
     assert_ne!(structural_view(&fooled), structural_view(&honest));
 }
+
+/// A workspace file rewritten after a run with other bytes of the same size, its mtime put
+/// back: the digest remembered for it (by path and stat data) no longer holds, because the
+/// kernel moved its ctime, so the re-run reads it and judges what it now says.
+#[test]
+fn a_file_rewritten_behind_the_digest_memory_is_read_again() {
+    let root = tempfile::tempdir().unwrap();
+    let ws = common::copy_example(root.path());
+    let _ = std::fs::remove_dir_all(ws.join("judge-ci-out"));
+    let reference = root.path().join("reference");
+    let config = root.path().join("judge-ci.yml");
+    std::fs::write(&config, CONFIG).unwrap();
+    let (cache, xdg) = (root.path().join("models"), root.path().join("xdg"));
+    age(&ws);
+    age(&reference);
+    // Past the coarse clock's lag: files this fresh are read, never remembered.
+    std::thread::sleep(Duration::from_millis(100));
+    let (_, cold, _) = judged_with_cache(&ws, &reference, &config, Some(&cache), &xdg);
+    assert!(
+        std::fs::metadata(cache.join(format!("v{}/digests", judge_ci::lang::MODEL_VERSION)))
+            .is_ok(),
+        "the cold run remembered the digests"
+    );
+    let rel = "src/main/java/com/example/greeting/HealthFilter.java";
+    let path = ws.join(rel);
+    let before = std::fs::metadata(&path).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("import javax."), "{text}");
+    let lied = text.replacen("import javax.", "import jbvax.", 1);
+    assert_eq!(lied.len(), text.len());
+    std::fs::write(&path, &lied).unwrap();
+    let f = std::fs::File::options().write(true).open(&path).unwrap();
+    f.set_modified(before.modified().unwrap()).unwrap();
+    let after = std::fs::metadata(&path).unwrap();
+    assert_eq!(
+        (after.len(), after.modified().unwrap()),
+        (before.len(), before.modified().unwrap())
+    );
+    let (_, warm, _) = judged_with_cache(&ws, &reference, &config, Some(&cache), &xdg);
+    let (_, uncached, _) =
+        judged_with_cache(&ws, &reference, &config, Some(Path::new("off")), &xdg);
+    assert_ne!(
+        judged_view(&uncached),
+        judged_view(&cold),
+        "the lie changed the judgment"
+    );
+    assert_eq!(judged_view(&warm), judged_view(&uncached));
+    assert!(warm["diffs"].to_string().contains("jbvax"), "{warm:#}");
+}

@@ -67,7 +67,8 @@ const FOOTER: u64 = 8 + 4 + KEY_BYTES as u64 + 4;
 /// A SHA-256.
 const KEY_BYTES: usize = 32;
 
-type Key = [u8; KEY_BYTES];
+/// A SHA-256: an entry's key and a payload's digest.
+pub type Key = [u8; KEY_BYTES];
 
 /// Which model an entry holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -321,6 +322,8 @@ pub struct Store {
     used: Mutex<HashSet<(Kind, Key)>>,
     pending: Mutex<Option<Writer>>,
     written: AtomicU64,
+    /// Files' digests remembered between runs, so that a re-run finds models unread.
+    digests: super::digests::Memory,
 }
 
 static STORE: LazyLock<RwLock<Option<Arc<Store>>>> = LazyLock::new(Default::default);
@@ -394,7 +397,9 @@ impl Store {
     pub fn new(dir: PathBuf, max_bytes: u64) -> Store {
         let root = dir.join(format!("v{MODEL_VERSION}"));
         let (packs, broken) = open_packs(&root);
+        let digests = super::digests::Memory::open(root.join("digests"));
         Store {
+            digests,
             root,
             dir,
             max_bytes,
@@ -488,6 +493,7 @@ impl Store {
     /// packs of writers that died, and merges the packs when there are more than
     /// [`MAX_PACKS`] or they exceed the bound. Returns the bytes the folder holds after.
     pub fn finish(&self) -> u64 {
+        self.digests.save();
         let ours = self.flush();
         let Ok(lock_file) = std::fs::OpenOptions::new()
             .create(true)
@@ -677,14 +683,50 @@ pub fn cached<T: Serialize + DeserializeOwned>(
     v
 }
 
+/// The digest remembered for the content `id` names (see [`super::digests`]).
+pub fn known_digest(id: &[u8]) -> Option<Key> {
+    current()?.digests.get(id)
+}
+
+/// Remembers `digest` for the content `id` names; call it only when the content cannot have
+/// changed under that name since it was read (see [`super::digests`]).
+pub fn remember_digest(id: Vec<u8>, digest: Key) {
+    if let Some(s) = current() {
+        s.digests.put(id, digest);
+    }
+}
+
+/// The cached model of the content whose SHA-256 is `key`, when there is a sound entry.
+pub fn get_keyed<T: DeserializeOwned>(kind: Kind, key: &Key) -> Option<T> {
+    current()?.get(kind, key)
+}
+
+/// Stores `model` as the model of the content whose SHA-256 is `key`.
+pub fn put_keyed<T: Serialize>(kind: Kind, key: &Key, model: &T) {
+    if let Some(s) = current() {
+        s.put(kind, key, model);
+    }
+}
+
+/// Whether a model cache is in use (digests are worth computing only then).
+pub fn enabled() -> bool {
+    current().is_some()
+}
+
 /// A Java file's model, body hashes included or not.
 pub fn java(bytes: &[u8], bodies: bool) -> super::java::JavaFile {
-    let kind = if bodies {
+    cached(java_kind(bodies), bytes, || {
+        super::java::parse_with(bytes, bodies)
+    })
+}
+
+/// Which entry holds a Java file's model, body hashes included or not.
+pub fn java_kind(bodies: bool) -> Kind {
+    if bodies {
         Kind::JavaWithBodies
     } else {
         Kind::JavaSignatures
-    };
-    cached(kind, bytes, || super::java::parse_with(bytes, bodies))
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Source-language front ends (Java first): parsing into small models structural judges compare.
 
 pub mod cache;
+pub mod digests;
 pub mod escapes;
 pub mod java;
 

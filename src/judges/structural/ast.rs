@@ -1,6 +1,7 @@
 //! `ast-diff`: per type, what a reviewer would call a structural difference — a missing type
 //! or member, a changed supertype, annotation, signature or field type; bodies on request.
 
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use crate::config::checks::{AstAspect, FileSet};
@@ -60,9 +61,17 @@ fn methods(
     let (rel, aspects) = (sink.rel, sink.aspects);
     let out = &mut sink.out;
     let has = |a: AstAspect| aspects.contains(&a);
-    for m in exp {
-        let sig = format!("{owner}.{}", m.signature());
-        match act.iter().find(|x| x.signature() == m.signature()) {
+    // Each signature once (a type may have hundreds of methods); the first of a signature
+    // answers, as a search from the start would.
+    let act_sigs: Vec<String> = act.iter().map(Method::signature).collect();
+    let exp_sigs: Vec<String> = exp.iter().map(Method::signature).collect();
+    let mut by_sig: HashMap<&str, &Method> = HashMap::new();
+    for (s, m) in act_sigs.iter().zip(act) {
+        by_sig.entry(s.as_str()).or_insert(m);
+    }
+    for (m, msig) in exp.iter().zip(&exp_sigs) {
+        let sig = format!("{owner}.{msig}");
+        match by_sig.get(msig.as_str()).copied() {
             None => {
                 if has(AstAspect::Signatures) {
                     out.push(Finding::new(rel, missing).at(type_line).expected(sig));
@@ -110,14 +119,16 @@ fn methods(
         }
     }
     if has(AstAspect::Signatures) {
-        for w in act
+        let expected: HashSet<&str> = exp_sigs.iter().map(String::as_str).collect();
+        for (w, wsig) in act
             .iter()
-            .filter(|w| !exp.iter().any(|m| m.signature() == w.signature()))
+            .zip(&act_sigs)
+            .filter(|(_, s)| !expected.contains(s.as_str()))
         {
             out.push(
                 Finding::new(rel, unexpected)
                     .at(w.line)
-                    .actual(format!("{owner}.{}", w.signature())),
+                    .actual(format!("{owner}.{wsig}")),
             );
         }
     }
@@ -355,14 +366,19 @@ pub fn ast_diff(
         Err(e) => return super::super::instrument(e),
     };
     let bodies = aspects.contains(&AstAspect::Bodies);
-    let (findings, matched, total) = compare_files(&listing, workspace, reference, |rel, w, r| {
-        diff_files(
-            rel,
-            &crate::lang::cache::java(&r, bodies),
-            &crate::lang::cache::java(&w, bodies),
-            aspects,
-        )
-    });
+    let kind = crate::lang::cache::java_kind(bodies);
+    let (findings, matched, total) =
+        compare_files(
+            &listing,
+            workspace,
+            reference,
+            |rel, w, r| match super::content::models(rel, w, r, kind, |b| {
+                java::parse_with(b, bodies)
+            }) {
+                Ok((actual, expected)) => diff_files(rel, &expected, &actual, aspects),
+                Err(unreadable) => unreadable,
+            },
+        );
     verdict(
         "ast-diff",
         findings,

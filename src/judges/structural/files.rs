@@ -171,9 +171,16 @@ pub fn file_comparison(
         Ok(l) => l,
         Err(e) => return instrument(e),
     };
-    let (findings, matched, total) = compare_files(&listing, workspace, reference, |rel, w, r| {
-        compare(rel, &w, &r)
-    });
+    let (findings, matched, total) =
+        compare_files(
+            &listing,
+            workspace,
+            reference,
+            |rel, w, r| match super::content::bytes(rel, w, r) {
+                Ok((w, r)) => compare(rel, w, r),
+                Err(unreadable) => unreadable,
+            },
+        );
     verdict(
         "file-comparison",
         findings,

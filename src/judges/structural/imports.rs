@@ -12,8 +12,10 @@ use crate::config::checks::FileSet;
 use crate::lang::java::{self, Import};
 
 use super::super::Outcome;
+use super::content::{self, Content};
 use super::{Comparisons, Finding, compare_files, list, verdict};
 use crate::judgment::FindingKind;
+use crate::lang::cache::Kind;
 
 /// An import pattern: `javax.persistence.*` (the package and everything below it) or an exact
 /// name, where `*` inside stands for one name segment.
@@ -58,8 +60,11 @@ fn header_of(bytes: &[u8]) -> java::Header {
     })
 }
 
-fn compare(rel: &str, w: &[u8], r: &[u8]) -> Vec<Finding> {
-    let (wh, rh) = (header_of(w), header_of(r));
+fn compare(rel: &str, w: &Content, r: &Content) -> Vec<Finding> {
+    let (wh, rh) = match content::models(rel, w, r, Kind::Header, java::header) {
+        Ok(pair) => pair,
+        Err(unreadable) => return unreadable,
+    };
     let (ws, rf) = (&wh.imports, &rh.imports);
     let wkeys: BTreeSet<String> = ws.iter().map(Import::key).collect();
     let rkeys: BTreeSet<String> = rf.iter().map(Import::key).collect();
@@ -107,7 +112,7 @@ pub fn import_diff(
     };
     let (mut findings, matched, total) =
         compare_files(&listing, workspace, reference, |rel, w, r| {
-            compare(rel, &w, &r)
+            compare(rel, w, r)
         });
     findings.extend(
         listing.only_workspace.iter().map(|rel| {

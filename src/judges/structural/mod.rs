@@ -6,6 +6,7 @@
 //! file's model lives only while its pair is compared.
 
 mod ast;
+pub mod content;
 mod effective_pom;
 mod files;
 mod imports;
@@ -13,6 +14,9 @@ mod pom;
 pub mod select;
 mod surefire;
 pub mod tree;
+
+use crate::lang::cache::Key;
+pub use content::Content;
 
 pub use ast::ast_diff;
 pub use files::file_comparison;
@@ -79,21 +83,28 @@ pub struct Listing {
     identical: HashSet<String>,
     /// Of `identical`, the ones git vouched for (never read at all).
     by_git: HashSet<String>,
+    /// Of `both` but not `identical`, each side's stat data (zero for a tree in git).
+    stamps: HashMap<String, (Stamp, Stamp)>,
+    /// Of `both` but not `identical`, each side's digest where the listing learnt it.
+    digests: HashMap<String, (Option<Key>, Option<Key>)>,
     /// The reference, as the listing read it.
     reference: Option<tree::Tree>,
 }
 
 impl Listing {
-    /// A file of `both` from the two trees: `Same` without reading when known identical.
-    pub fn pair(&self, workspace: &Path, reference: &Path, rel: &str) -> Pair {
-        if self.identical.contains(rel) {
-            Pair::Same
-        } else {
-            match &self.reference {
-                Some(t) => read_pair(workspace, t, rel),
-                None => read_pair(workspace, &tree::Tree::of(reference), rel),
-            }
-        }
+    /// The two versions of `rel`, a file of `both` not known identical, read when needed.
+    fn contents<'a>(
+        &self,
+        workspace: &'a Path,
+        reference: &'a tree::Tree,
+        rel: &'a str,
+    ) -> (Content<'a>, Content<'a>) {
+        let (ws, rf) = self.stamps.get(rel).copied().unwrap_or_default();
+        let (dw, dr) = self.digests.get(rel).copied().unwrap_or_default();
+        (
+            Content::new(rel, content::Side::Workspace(workspace), ws, dw),
+            Content::new(rel, content::Side::Reference(reference), rf, dr),
+        )
     }
 
     /// The reference tree the listing was made of.
@@ -258,7 +269,9 @@ fn list_in(
             !matches!(index.get(*rel), Some(c) if c.workspace == ws[*rel] && c.reference == rf[*rel])
         })
         .collect();
-    let fresh: Vec<(String, Compared)> = stale
+    /// A file's comparison, and both digests when the comparison learnt them.
+    type Learnt = (String, Compared, Option<(Key, Key)>);
+    let learnt: Vec<Learnt> = stale
         .par_iter()
         .with_max_len(64)
         .map(|rel| {
@@ -266,6 +279,7 @@ fn list_in(
             let ids = git
                 .as_ref()
                 .and_then(|(gw, gr)| Some((gw.id(rel, &w)?, gr.id(rel, &r)?)));
+            let mut digests = None;
             let (same, by_git) = match ids {
                 // Known to differ without reading.
                 Some((a, b)) if a != b => (false, false),
@@ -276,13 +290,26 @@ fn list_in(
                 {
                     (true, true)
                 }
-                // Different sizes differ without reading.
-                // (A tree in git has no sizes to compare: it is read.)
-                _ => (
-                    (w.len == r.len || reference_tree.in_git())
-                        && matches!(read_pair(workspace, &reference_tree, rel), Pair::Same),
-                    false,
-                ),
+                // Different sizes differ without reading. (A tree in git has no sizes to
+                // compare.) Otherwise the digests remembered from an earlier run decide, or
+                // both are read and compared (and their digests learnt, when a model cache
+                // will want them).
+                _ if w.len != r.len && !reference_tree.in_git() => (false, false),
+                _ => {
+                    let cw = Content::new(rel, content::Side::Workspace(workspace), w, None);
+                    let cr = Content::new(rel, content::Side::Reference(&reference_tree), r, None);
+                    let same = match (cw.known_digest(), cr.known_digest()) {
+                        (Some(a), Some(b)) => a == b,
+                        _ => matches!((cw.bytes(), cr.bytes()), (Ok(a), Ok(b)) if a == b),
+                    };
+                    if !same && crate::lang::cache::enabled() {
+                        digests = cw.digest().ok().zip(cr.digest().ok());
+                    } else if same && crate::lang::cache::enabled() {
+                        // Remembered, so the next run needs to read neither.
+                        let _ = (cw.digest(), cr.digest());
+                    }
+                    (same, false)
+                }
             };
             let c = Compared {
                 workspace: w,
@@ -290,9 +317,17 @@ fn list_in(
                 same,
                 by_git,
             };
-            ((*rel).clone(), c)
+            ((*rel).clone(), c, digests)
         })
         .collect();
+    let mut digests = HashMap::new();
+    let mut fresh = Vec::with_capacity(learnt.len());
+    for (rel, c, d) in learnt {
+        if let Some((a, b)) = d {
+            digests.insert(rel.clone(), (Some(a), Some(b)));
+        }
+        fresh.push((rel, c));
+    }
     index.extend(fresh);
     let of = |keep: fn(&Compared) -> bool| -> HashSet<String> {
         both.iter()
@@ -302,7 +337,14 @@ fn list_in(
     };
     let identical = of(|c| c.same);
     let by_git = of(|c| c.same && c.by_git);
+    let stamps = both
+        .iter()
+        .filter(|rel| !identical.contains(*rel))
+        .map(|rel| (rel.clone(), (ws[rel], rf[rel])))
+        .collect();
     Ok(Listing {
+        stamps,
+        digests,
         only_reference: rf
             .keys()
             .filter(|k| !ws.contains_key(*k))
@@ -320,29 +362,9 @@ fn list_in(
     })
 }
 
-/// Two versions of one file.
-pub enum Pair {
-    /// Byte-identical: nothing to parse.
-    Same,
-    /// Different: workspace bytes, reference bytes.
-    Differ(Vec<u8>, Vec<u8>),
-    /// One side could not be read (or is too large), with why.
-    Unreadable(String),
-}
-
 /// A file of either tree, up to [`MAX_FILE_BYTES`].
 pub fn read_bounded(p: &Path) -> Result<Vec<u8>, String> {
     crate::judges::paths::read_limited(p, MAX_FILE_BYTES)
-}
-
-/// Reads a file from both trees.
-fn read_pair(workspace: &Path, reference: &tree::Tree, rel: &str) -> Pair {
-    match (read_bounded(&workspace.join(rel)), reference.read(rel)) {
-        (Ok(w), Ok(r)) if w == r => Pair::Same,
-        (Ok(w), Ok(r)) => Pair::Differ(w, r),
-        (Err(e), _) => Pair::Unreadable(format!("workspace: {e}")),
-        (_, Err(e)) => Pair::Unreadable(format!("reference: {e}")),
-    }
 }
 
 /// Compares every file of `both` with `compare` (identical files are never read or parsed,
@@ -352,8 +374,9 @@ pub fn compare_files(
     listing: &Listing,
     workspace: &Path,
     reference: &Path,
-    compare: impl Fn(&str, Vec<u8>, Vec<u8>) -> Vec<Finding> + Sync,
+    compare: impl Fn(&str, &Content, &Content) -> Vec<Finding> + Sync,
 ) -> (Vec<Finding>, usize, usize) {
+    let reference = listing.reference_tree(reference);
     // Only the files not known identical are work, and they may sit together in the listing
     // (one package changed): split them one by one so that both cores share them.
     let work: Vec<&String> = listing
@@ -364,12 +387,9 @@ pub fn compare_files(
     let per_file: Vec<Vec<Finding>> = work
         .par_iter()
         .with_max_len(1)
-        .map(|rel| match listing.pair(workspace, reference, rel) {
-            Pair::Same => Vec::new(),
-            Pair::Unreadable(why) => {
-                vec![Finding::new(rel.as_str(), FindingKind::FileUnreadable).actual(why)]
-            }
-            Pair::Differ(w, r) => compare(rel, w, r),
+        .map(|rel| {
+            let (w, r) = listing.contents(workspace, &reference, rel);
+            compare(rel, &w, &r)
         })
         .collect();
     let matched =

@@ -30,13 +30,13 @@
 //!   checks every object's hash.
 
 use git2::{ObjectType, Oid, Repository, TreeWalkMode, TreeWalkResult};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::materialize::{Checkout, Contents};
+use crate::materialize::{Checkout, Contents, TreeListing};
 
 /// How far behind the precise clock the kernel's coarse clock (which stamps ctime) may be:
 /// a file whose ctime is this close to the registration is read, never trusted.
@@ -52,7 +52,8 @@ pub struct Time {
 }
 
 impl Time {
-    fn of(t: SystemTime) -> Time {
+    /// The time `t` as the file system stamps it.
+    pub fn of(t: SystemTime) -> Time {
         let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
         Time {
             secs: i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
@@ -206,7 +207,7 @@ impl WorkTree {
 
 /// Whether a file's ctime is old enough, at `registered`, that any later change would have
 /// moved it: ctime is set by the kernel's coarse clock, which may lag by a tick.
-fn settled(stat: &Stat, registered: Time) -> bool {
+pub(super) fn settled(stat: &Stat, registered: Time) -> bool {
     let margin = RACY_MARGIN.as_nanos() as i128;
     let ns = |t: Time| i128::from(t.secs) * 1_000_000_000 + i128::from(t.nanos);
     ns(stat.ctime) + margin < ns(registered)
@@ -220,9 +221,9 @@ pub struct Commit {
     commit: Oid,
     /// Whether the files are in the folder.
     contents: Contents,
-    /// The tree's regular files and folders (read on first use; at registration when the
-    /// files stay in git, before any subject code runs).
-    index: OnceLock<TreeIndex>,
+    /// The tree's regular files and folders (read on first use; when the files stay in git,
+    /// as walked when the revision was resolved, before any subject code ran).
+    index: OnceLock<Arc<TreeListing>>,
     /// When the materialised folder was complete.
     registered: Time,
     /// Opened repositories, for reading blobs from several threads.
@@ -239,34 +240,36 @@ impl std::fmt::Debug for Commit {
     }
 }
 
-/// What a commit's tree holds: regular files (path → blob id) and folders, UTF-8 paths only.
-#[derive(Debug, Default)]
-struct TreeIndex {
-    files: HashMap<String, Oid>,
-    dirs: HashSet<String>,
-}
-
 impl Commit {
     /// The tree of `commit` in the repository at `git_dir`, materialised into a folder whose
     /// files were all written more than [`RACY_MARGIN`] before this call, or left in git.
-    pub fn new(git_dir: PathBuf, commit: Oid, contents: Contents) -> Commit {
-        let c = Commit {
+    pub fn new(
+        git_dir: PathBuf,
+        commit: Oid,
+        contents: Contents,
+        listing: Option<Arc<TreeListing>>,
+    ) -> Commit {
+        let index = OnceLock::new();
+        let listing = listing.or_else(|| {
+            (contents == Contents::InGit)
+                .then(|| Arc::new(tree_index(&git_dir, commit).unwrap_or_default()))
+        });
+        if let Some(l) = listing {
+            let _ = index.set(l);
+        }
+        Commit {
             git_dir,
             commit,
             contents,
-            index: OnceLock::new(),
+            index,
             registered: Time::of(SystemTime::now()),
             repos: Mutex::new(Vec::new()),
-        };
-        if contents == Contents::InGit {
-            c.index();
         }
-        c
     }
 
-    fn index(&self) -> &TreeIndex {
+    fn index(&self) -> &TreeListing {
         self.index
-            .get_or_init(|| tree_index(&self.git_dir, self.commit).unwrap_or_default())
+            .get_or_init(|| Arc::new(tree_index(&self.git_dir, self.commit).unwrap_or_default()))
     }
 
     fn id(&self, rel: &str, stat: &Stat) -> Option<Oid> {
@@ -286,6 +289,11 @@ impl Commit {
     /// The tree's regular files (path → blob id).
     pub fn files(&self) -> impl Iterator<Item = (&str, Oid)> {
         self.index().files.iter().map(|(k, v)| (k.as_str(), *v))
+    }
+
+    /// The blob id of the regular file `rel`.
+    pub fn blob(&self, rel: &str) -> Option<Oid> {
+        self.index().files.get(rel).copied()
     }
 
     /// Whether `rel` (`/`-separated, normalised) is a regular file of the tree.
@@ -333,10 +341,10 @@ impl Commit {
 }
 
 /// Regular files (modes 100644 and 100755) and folders of a commit's tree, UTF-8 paths only.
-fn tree_index(git_dir: &Path, commit: Oid) -> Result<TreeIndex, git2::Error> {
+fn tree_index(git_dir: &Path, commit: Oid) -> Result<TreeListing, git2::Error> {
     let repo = Repository::open(git_dir)?;
     let tree = repo.find_commit(commit)?.tree()?;
-    let mut out = TreeIndex::default();
+    let mut out = TreeListing::default();
     tree.walk(TreeWalkMode::PreOrder, |root, e| {
         let Ok(name) = e.name() else {
             return TreeWalkResult::Ok;
@@ -437,11 +445,13 @@ pub fn register(workspace: &Checkout, reference: Option<&Checkout>) -> Registrat
             folders: Vec::new(),
         };
     };
-    let of = |c: &Checkout| -> Option<(PathBuf, Oid, Contents)> {
+    type Known = (PathBuf, Oid, Contents, Option<Arc<TreeListing>>);
+    let of = |c: &Checkout| -> Option<Known> {
         Some((
             c.git_dir.clone()?,
             Oid::from_str(c.commit.as_deref()?).ok()?,
             c.contents,
+            c.listing.clone(),
         ))
     };
     let Some(reference_tree) = of(reference) else {
@@ -456,8 +466,8 @@ pub fn register(workspace: &Checkout, reference: Option<&Checkout>) -> Registrat
     if written(reference) || written(workspace) {
         std::thread::sleep(RACY_MARGIN + Duration::from_millis(5));
     }
-    let commit_side = |(git_dir, id, contents): (PathBuf, Oid, Contents)| {
-        Side::Commit(Arc::new(Commit::new(git_dir, id, contents)))
+    let commit_side = |(git_dir, id, contents, listing): Known| {
+        Side::Commit(Arc::new(Commit::new(git_dir, id, contents, listing)))
     };
     let r = commit_side(reference_tree);
     let w = of(workspace)

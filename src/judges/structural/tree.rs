@@ -74,6 +74,14 @@ impl Tree {
         }
     }
 
+    /// The blob id of the file `rel` of a tree in git (its content's name).
+    pub fn blob_id(&self, rel: &str) -> Option<git2::Oid> {
+        match self {
+            Tree::Folder(_) => None,
+            Tree::Commit { commit, .. } => commit.blob(rel),
+        }
+    }
+
     /// The bytes of the file `rel` (relative, `/`-separated), up to [`MAX_FILE_BYTES`].
     pub fn read(&self, rel: &str) -> Result<Vec<u8>, String> {
         match self {
@@ -198,6 +206,98 @@ mod tests {
             assert_eq!(a.resolve(Path::new(p)), b.resolve(Path::new(p)), "{p}");
             assert_eq!(a.exists(Path::new(p)), b.exists(Path::new(p)), "{p}");
         }
+    }
+
+    /// Every structural judge gives the same judgment with the reference written out and
+    /// left in git: parents found by `relativePath` (a folder, `..`), `.mvn/maven.config`,
+    /// a profile switched on by a file that exists, Java files that differ.
+    #[test]
+    fn the_judges_judge_a_reference_in_git_as_the_written_one() {
+        use crate::config::checks::{AstAspect, FileSet, PomAspect};
+        use crate::judges::structural::{
+            Comparisons, ast_diff, file_comparison, import_diff, pom_diff,
+        };
+        let repo = tempfile::tempdir().unwrap();
+        let d = repo.path();
+        git(d, &["init", "-q"]);
+        let parent = "<project><groupId>g</groupId><artifactId>parent</artifactId><version>1</version><properties><jakarta.version>6.0.0</jakarta.version></properties><profiles><profile><id>marked</id><activation><file><exists>marker.txt</exists></file></activation><properties><release>21</release></properties></profile></profiles></project>";
+        let child = |dep: &str| {
+            format!(
+                "<project><parent><groupId>g</groupId><artifactId>parent</artifactId><version>1</version><relativePath>../build</relativePath></parent><artifactId>app</artifactId><properties><maven.compiler.release>${{release}}</maven.compiler.release></properties><dependencies><dependency><groupId>jakarta.servlet</groupId><artifactId>{dep}</artifactId><version>${{jakarta.version}}</version></dependency></dependencies></project>"
+            )
+        };
+        write(d, "build/pom.xml", parent);
+        write(d, "app/pom.xml", &child("jakarta.servlet-api"));
+        write(d, "app/marker.txt", "");
+        write(d, ".mvn/maven.config", "-Dextra=1\n");
+        write(
+            d,
+            "app/src/A.java",
+            "package p;\nimport jakarta.servlet.Servlet;\nclass A { void m() {} }\n",
+        );
+        write(d, "app/src/B.java", "package p;\nclass B {}\n");
+        git(d, &["add", "-A"]);
+        git(d, &["commit", "-qm", "r"]);
+        git(d, &["tag", "ref"]);
+        let ws = tempfile::tempdir().unwrap();
+        let w = ws.path();
+        write(w, "build/pom.xml", parent);
+        write(w, "app/pom.xml", &child("servlet-api"));
+        write(w, ".mvn/maven.config", "-Dextra=2\n");
+        write(
+            w,
+            "app/src/A.java",
+            "package p;\nimport javax.servlet.Servlet;\nclass A { int m() { return 1; } }\n",
+        );
+        write(w, "app/src/B.java", "package p;\nclass B {}\n");
+        write(w, "app/src/C.java", "package p;\nclass C {}\n");
+        let workspace =
+            crate::materialize::materialize(&Source::Folder(w.to_path_buf()), d, false).unwrap();
+        let judge_all = |reference: &Path| {
+            let c = Comparisons::default();
+            let java = FileSet {
+                include: vec!["**/*.java".into()],
+                exclude: Vec::new(),
+            };
+            let every = FileSet {
+                include: vec!["**/*".into()],
+                exclude: Vec::new(),
+            };
+            let aspects = [AstAspect::Types, AstAspect::Signatures, AstAspect::Bodies];
+            let poms = [
+                PomAspect::Dependencies,
+                PomAspect::JavaVersion,
+                PomAspect::Properties,
+            ];
+            [
+                import_diff(&c, w, reference, &java, &["javax.*".into()], &[]),
+                ast_diff(&c, w, reference, &java, &aspects),
+                pom_diff(&c, w, reference, &poms, false),
+                file_comparison(&c, w, reference, &every),
+            ]
+            .map(|o| {
+                let j = o.unwrap();
+                (
+                    j.status(),
+                    j.score(),
+                    j.reasoning().to_string(),
+                    j.findings().to_vec(),
+                )
+            })
+        };
+        let written =
+            materialize_as(&Source::Rev("ref".into()), d, false, Contents::Written).unwrap();
+        let expected = {
+            let _r = select::register(&workspace, Some(&written));
+            judge_all(&written.path)
+        };
+        let in_git = materialize_as(&Source::Rev("ref".into()), d, false, Contents::InGit).unwrap();
+        let _r = select::register(&workspace, Some(&in_git));
+        assert!(matches!(Tree::of(&in_git.path), Tree::Commit { .. }));
+        let got = judge_all(&in_git.path);
+        assert_eq!(got, expected);
+        // The comparison found what differs (so the sameness above is not two empty runs).
+        assert!(got.iter().all(|(_, _, _, f)| !f.is_empty()), "{got:#?}");
     }
 
     #[test]
