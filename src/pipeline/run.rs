@@ -91,7 +91,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         &bench,
         &repo_dir,
         trusted_reference.as_ref(),
-        reference_contents(opts, &bench),
+        reference_contents(opts.keep_checkouts, &bench),
     )?;
     let reference = reference_checkout.as_ref().map(|c| c.path.clone());
     crate::lang::cache::configure(opts.model_cache.as_deref(), &workspace, &|k| {

@@ -19,14 +19,14 @@ pub(super) fn checkout_error(what: &'static str, source: CheckoutError) -> RunEr
 /// and read it before any subject code runs (the repository a revision is read from may be
 /// the workspace's own, which a build can reach), no protected file is restored from it, and
 /// the user did not ask to keep the checkouts.
-pub(super) fn reference_contents(opts: &RunOptions, bench: &Benchmark) -> Contents {
+pub(super) fn reference_contents(keep_checkouts: bool, bench: &Benchmark) -> Contents {
     let folder_read = bench
         .jury
         .all_checks()
         .iter()
         .any(|c| crate::judges::reads_reference_folder(&c.kind));
     if folder_read
-        || opts.keep_checkouts
+        || keep_checkouts
         || !bench.restore.is_empty()
         || crate::judges::snapshot::needed(&bench.jury)
     {
@@ -73,4 +73,60 @@ pub(super) fn resolve_reference(
     materialize::materialize_as(&source, repo_dir, opts.keep_checkouts, contents)
         .map(Some)
         .map_err(|e| checkout_error("reference", e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bench(jury: &str, extra: &str) -> Benchmark {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("judge-ci.yml");
+        std::fs::write(
+            &p,
+            format!("schema: judge-ci.v1\nname: t\nversion: \"1\"\n{extra}jury:\n{jury}"),
+        )
+        .unwrap();
+        crate::config::load_benchmark(&p).unwrap().0
+    }
+
+    /// A revision stays in git only when nothing but the structural judges reads it, and they
+    /// read it before any subject code runs.
+    #[test]
+    fn a_reference_stays_in_git_only_for_structural_readers_before_any_subject_code() {
+        let structural = "      - type: ast-diff\n      - type: pom-diff\n";
+        let build = "      - type: command\n        run: \"true\"\n";
+        let semantic = "      - type: external\n        run: \"true\"\n";
+        let tiers = |a: &str, b: &str| {
+            format!(
+                "  tiers:\n    - name: a\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n{a}    - name: b\n      checks:\n{b}"
+            )
+        };
+        let contents =
+            |jury: &str, extra: &str, keep: bool| reference_contents(keep, &bench(jury, extra));
+        assert_eq!(
+            contents(&tiers(structural, build), "", false),
+            Contents::InGit
+        );
+        assert_eq!(
+            contents(&tiers(build, structural), "", false),
+            Contents::Written
+        );
+        assert_eq!(
+            contents(&tiers(structural, semantic), "", false),
+            Contents::Written
+        );
+        assert_eq!(
+            contents(&tiers(structural, build), "", true),
+            Contents::Written
+        );
+        assert_eq!(
+            contents(
+                &tiers(structural, build),
+                "restore: [\"src/test/**\"]\n",
+                false
+            ),
+            Contents::Written
+        );
+    }
 }
