@@ -27,6 +27,10 @@
 //! the digest held in memory since then: a pack written or changed by anyone else during the
 //! run changes nothing.
 //!
+//! Beside the packs, the store keeps the digest memory ([`super::digests`]): which SHA-256 a
+//! file has, by its path and stat data or its blob id, so that a re-run finds models without
+//! reading the files.
+//!
 //! Default: `$RUNNER_TEMP/judge-ci/models` in GitHub Actions (keep it with `actions/cache`),
 //! else `$XDG_CACHE_HOME/judge-ci/models`, else `~/.cache/judge-ci/models`, beside the LLM
 //! reply cache; `--model-cache DIR|off` (or `JUDGE_CI_MODEL_CACHE`) moves it or turns it off.
@@ -595,7 +599,9 @@ fn remove_stale_temps(root: &Path) {
             .and_then(|m| m.modified().ok())
             .and_then(|m| m.elapsed().ok())
             .is_some_and(|age| age > STALE_TEMP);
-        if stale && e.file_name().to_string_lossy().starts_with(".tmp-pack-") {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if stale && (name.starts_with(".tmp-pack-") || name.starts_with(".digests-")) {
             let _ = std::fs::remove_file(e.path());
         }
     }

@@ -5,8 +5,9 @@
 //!
 //! Kept beside the packs ([`super::cache`]) as one file, `digests`: a magic, the entries
 //! (postcard), then their SHA-256; a file that does not hold is ignored, and replaced when the
-//! run ends. It holds what the last run used or learnt (at most [`MAX_ENTRIES`]), written to a
-//! temporary file and renamed into place, so runs sharing the folder never read half of one
+//! run ends. It holds what the last run used or learnt, then older entries, at most
+//! [`MAX_ENTRIES`] (an entry whose file changed is never asked for again and falls out when the
+//! bound is reached), written to a temporary file and renamed into place, so runs sharing the folder never read half of one
 //! (the last to finish wins). It is read when the store opens, before any subject code runs;
 //! the folder is hidden from subject processes. The caller records a file's digest only when
 //! the file's ctime was settled before it was read, so a file written since then, however it
@@ -21,8 +22,8 @@ use std::sync::Mutex;
 /// A SHA-256.
 pub type Key = [u8; 32];
 
-/// Most entries kept (about 100 bytes each).
-pub const MAX_ENTRIES: usize = 1_000_000;
+/// Most entries kept (about 120 bytes each: a path, stat data and a digest; some 60 MB).
+pub const MAX_ENTRIES: usize = 500_000;
 
 /// The file starts with this.
 const MAGIC: &[u8; 4] = b"JCD\x01";
@@ -71,17 +72,18 @@ impl Memory {
         }
     }
 
-    /// Keeps what this run used or learnt, for the next run (best effort: a memory that
-    /// cannot be written only makes the next run read more).
+    /// Keeps what this run used or learnt, then what earlier runs remembered, up to
+    /// [`MAX_ENTRIES`], for the next run (best effort: a memory that cannot be written only
+    /// makes the next run read more). Nothing is written when the run learnt nothing new.
     pub fn save(&self) {
         let now = self.now();
-        if now.is_empty()
-            || now.len() == self.known.len()
-                && now.iter().all(|(k, v)| self.known.get(k) == Some(v))
-        {
+        if now.iter().all(|(k, v)| self.known.get(k) == Some(v)) {
             return;
         }
-        let Ok(payload) = postcard::to_stdvec(&now.iter().collect::<Vec<_>>()) else {
+        let mut entries: Vec<(&Vec<u8>, &Key)> = now.iter().collect();
+        let older = self.known.iter().filter(|(k, _)| !now.contains_key(*k));
+        entries.extend(older.take(MAX_ENTRIES.saturating_sub(entries.len())));
+        let Ok(payload) = postcard::to_stdvec(&entries) else {
             return;
         };
         let _ = write_atomically(&self.path, &payload);
@@ -139,7 +141,7 @@ mod tests {
     }
 
     #[test]
-    fn the_next_run_keeps_what_this_one_used() {
+    fn the_next_run_keeps_what_this_one_learnt_and_what_earlier_ones_did() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("digests");
         let m = Memory::open(path.clone());
@@ -150,9 +152,19 @@ mod tests {
         assert_eq!(m.get(b"used"), Some([2; 32]));
         m.put(b"new".to_vec(), [3; 32]);
         m.save();
-        let m = Memory::open(path);
-        assert_eq!(m.get(b"old"), None);
+        let m = Memory::open(path.clone());
+        assert_eq!(m.get(b"old"), Some([1; 32]));
         assert_eq!(m.get(b"used"), Some([2; 32]));
         assert_eq!(m.get(b"new"), Some([3; 32]));
+        // A run that learns nothing new leaves the file as it was.
+        let before = std::fs::metadata(&path).unwrap().modified().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let m = Memory::open(path.clone());
+        assert_eq!(m.get(b"new"), Some([3; 32]));
+        m.save();
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().modified().unwrap(),
+            before
+        );
     }
 }
