@@ -52,7 +52,9 @@ ratio() { # label numerator denominator goal
   awk -v a="${wall[$2]}" -v b="${wall[$3]}" -v ca="${cpus[$2]}" -v cb="${cpus[$3]}" -v l="$1" -v g="$4" \
     'BEGIN { printf "  %-52s %6.1f%% of wall, %6.1f%% of cpu  (goal %s)\n", l, 100 * a / b, 100 * ca / cb, g }'
 }
-git_in() { git -C "$1" -c user.name=bench -c user.email=bench@example.com -c commit.gpgsign=false "${@:2}"; }
+# No background `git gc --auto` while runs are timed: each repository is packed once, in the
+# foreground, as a CI checkout is.
+git_in() { git -C "$1" -c user.name=bench -c user.email=bench@example.com -c commit.gpgsign=false -c gc.auto=0 "${@:2}"; }
 
 # The repository: the reference committed and tagged, then the 100-file change committed over
 # it (its working tree is the workspace of (a)); the every-file change is a second clone.
@@ -63,6 +65,7 @@ make_repo() { # dir workspace-tree
   mkdir -p "$1" && git_in "$1" init -q
   cp -r "$work/ref/." "$1/" && git_in "$1" add -A && git_in "$1" commit -qm reference && git_in "$1" tag ref
   git_in "$1" rm -rq . && cp -r "$2/." "$1/" && git_in "$1" add -A && git_in "$1" commit -qm workspace
+  git_in "$1" gc -q
 }
 make_repo "$work/repo100" "$work/ws100"
 make_repo "$work/repoall" "$work/wsall"
