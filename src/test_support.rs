@@ -35,3 +35,10 @@ pub fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -
             .map(|(_, v)| v.to_string())
     }
 }
+
+/// Writes `text` to `rel` under `root`, creating its folders.
+pub fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().expect("a file has a folder")).expect("create folders");
+    std::fs::write(p, text).expect("write the file");
+}

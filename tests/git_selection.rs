@@ -7,7 +7,7 @@ mod common;
 
 use common::{copy_tree, git, judge_ci, report, stderr, write_tree};
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 const CONFIG: &str = "name: git-selection\njury:\n  tiers:\n    - name: structural\n      voting: {strategy: all-must-pass, errors: treat-as-fail}\n      checks:\n        - {type: import-diff, forbid: [javax.servlet.*], require: [jakarta.servlet.*]}\n        - type: ast-diff\n        - type: pom-diff\n        - {type: file-comparison, include: ['**/*'], exclude: ['judge-ci-out/**', '.cache/**']}\n";
@@ -120,13 +120,20 @@ fn same_both_ways(repo: &Path, reference_folder: &Path, config: &Path) -> Value 
     from_git
 }
 
+/// The bundled example copied under `root` without its output folder, and the structural
+/// config written beside it as `name`: the workspace, the reference folder and the config.
+fn example(root: &Path, name: &str, config: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let ws = common::copy_example(root);
+    let _ = std::fs::remove_dir_all(ws.join("judge-ci-out"));
+    let path = root.join(name);
+    std::fs::write(&path, config).unwrap();
+    (ws, root.join("reference"), path)
+}
+
 #[test]
 fn the_bundled_example_is_judged_the_same_from_git_and_from_folders() {
     let root = tempfile::tempdir().unwrap();
-    let ws = common::copy_example(root.path());
-    let _ = std::fs::remove_dir_all(ws.join("judge-ci-out"));
-    let config = root.path().join("judge-ci.yml");
-    std::fs::write(&config, CONFIG).unwrap();
+    let (ws, _, config) = example(root.path(), "judge-ci.yml", CONFIG);
     let repo = root.path().join("repo");
     as_repo(&repo, &root.path().join("reference"), &ws);
     let r = same_both_ways(&repo, &root.path().join("reference"), &config);
@@ -248,11 +255,7 @@ fn structural_view(r: &Value) -> Value {
 #[test]
 fn after_a_build_the_snapshot_is_judged_the_same_and_git_still_selects() {
     let root = tempfile::tempdir().unwrap();
-    let ws = common::copy_example(root.path());
-    let _ = std::fs::remove_dir_all(ws.join("judge-ci-out"));
-    let reference = root.path().join("reference");
-    let plain = root.path().join("plain.yml");
-    std::fs::write(&plain, CONFIG).unwrap();
+    let (ws, reference, plain) = example(root.path(), "plain.yml", CONFIG);
     let after_build = root.path().join("after-build.yml");
     std::fs::write(&after_build, CONFIG_AFTER_BUILD).unwrap();
     let fresh = |name: &str| {
@@ -329,11 +332,7 @@ fn entry_files(dir: &Path) -> Vec<std::path::PathBuf> {
 fn the_model_cache_gives_the_same_judgment_warm_corrupt_and_never_from_the_workspace() {
     use judge_ci::lang::cache::{Kind, Store};
     let root = tempfile::tempdir().unwrap();
-    let ws = common::copy_example(root.path());
-    let _ = std::fs::remove_dir_all(ws.join("judge-ci-out"));
-    let reference = root.path().join("reference");
-    let config = root.path().join("judge-ci.yml");
-    std::fs::write(&config, CONFIG).unwrap();
+    let (ws, reference, config) = example(root.path(), "judge-ci.yml", CONFIG);
     let cache = root.path().join("models");
     let xdg = root.path().join("xdg");
     let (code, uncached, _) =
@@ -433,11 +432,7 @@ fn forged_pack(ws: &Path, reference: &Path) -> Vec<u8> {
 #[test]
 fn a_build_step_cannot_poison_the_model_cache() {
     let root = tempfile::tempdir().unwrap();
-    let ws = common::copy_example(root.path());
-    let _ = std::fs::remove_dir_all(ws.join("judge-ci-out"));
-    let reference = root.path().join("reference");
-    let plain = root.path().join("plain.yml");
-    std::fs::write(&plain, CONFIG).unwrap();
+    let (ws, reference, plain) = example(root.path(), "plain.yml", CONFIG);
     let cache = root.path().join("models");
     let packs = cache.join(format!("v{}", judge_ci::lang::MODEL_VERSION));
     let xdg = root.path().join("xdg");
@@ -517,11 +512,7 @@ fn a_build_step_cannot_poison_the_model_cache() {
 #[test]
 fn a_file_rewritten_behind_the_digest_memory_is_read_again() {
     let root = tempfile::tempdir().unwrap();
-    let ws = common::copy_example(root.path());
-    let _ = std::fs::remove_dir_all(ws.join("judge-ci-out"));
-    let reference = root.path().join("reference");
-    let config = root.path().join("judge-ci.yml");
-    std::fs::write(&config, CONFIG).unwrap();
+    let (ws, reference, config) = example(root.path(), "judge-ci.yml", CONFIG);
     let (cache, xdg) = (root.path().join("models"), root.path().join("xdg"));
     age(&ws);
     age(&reference);

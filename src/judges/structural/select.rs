@@ -516,13 +516,7 @@ mod tests {
     use crate::judges::structural::{Comparisons, Listing, list, list_in};
     use crate::materialize::{Source, materialize};
 
-    use crate::test_support::git;
-
-    fn write(root: &Path, rel: &str, text: &str) {
-        let p = root.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
+    use crate::test_support::{git, write};
 
     /// Sets a file's mtime an hour back, so that the index written next is not racy for it.
     fn age(root: &Path, rel: &str) {

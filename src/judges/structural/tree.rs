@@ -152,13 +152,7 @@ fn under_git_dir(rel: &str) -> bool {
 mod tests {
     use super::*;
     use crate::materialize::{Contents, Source, materialize_as};
-    use crate::test_support::git;
-
-    fn write(root: &Path, rel: &str, text: &str) {
-        let p = root.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
+    use crate::test_support::{git, write};
 
     /// The same revision written out and left in git answers every question alike.
     #[test]
