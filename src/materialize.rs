@@ -377,6 +377,8 @@ struct Entry {
 struct TreeEntries {
     files: Vec<Entry>,
     dirs: Vec<PathBuf>,
+    /// Some name is not UTF-8.
+    unnamed: bool,
 }
 
 impl TreeEntries {
@@ -389,7 +391,9 @@ impl TreeEntries {
             .map_err(fail)?;
         let mut files = Vec::new();
         let mut dirs = Vec::new();
+        let mut unnamed = false;
         tree.walk(TreeWalkMode::PreOrder, |root, e| {
+            unnamed |= e.name().is_err();
             let name = e.name().unwrap_or("");
             let rel = PathBuf::from(root).join(name);
             match e.kind() {
@@ -405,13 +409,18 @@ impl TreeEntries {
             TreeWalkResult::Ok
         })
         .map_err(fail)?;
-        Ok(TreeEntries { files, dirs })
+        Ok(TreeEntries {
+            files,
+            dirs,
+            unnamed,
+        })
     }
 
-    /// Whether the tree holds a symbolic link: a tree read from git resolves paths by name
-    /// only, so such a tree is written out (where links resolve as they always did).
-    fn has_symlinks(&self) -> bool {
-        self.files.iter().any(|e| e.mode == 0o120000)
+    /// Whether the tree must be written out to be read as it always was: it holds a symbolic
+    /// link (a tree read from git resolves paths by name only) or a name that is not UTF-8
+    /// (the listing keys are UTF-8; writing such a tree fails as it always did).
+    fn needs_folder(&self) -> bool {
+        self.unnamed || self.files.iter().any(|e| e.mode == 0o120000)
     }
 
     /// The regular files and folders with UTF-8 paths.
@@ -444,6 +453,7 @@ fn write_entries(
     let TreeEntries {
         files: entries,
         dirs,
+        ..
     } = tree;
     for d in dirs {
         std::fs::create_dir_all(dest.join(d)).map_err(|source| CheckoutError::Io {
@@ -529,7 +539,7 @@ fn write_unless(
 ) -> Result<(Contents, Option<Arc<TreeListing>>), CheckoutError> {
     let repo = Repository::open(repo_path).map_err(CheckoutError::Repository)?;
     let tree = TreeEntries::of(&repo, commit)?;
-    if want == Contents::InGit && !keep && !tree.has_symlinks() {
+    if want == Contents::InGit && !keep && !tree.needs_folder() {
         return Ok((Contents::InGit, Some(Arc::new(tree.listing()))));
     }
     write_entries(repo_path, &tree, dest)?;

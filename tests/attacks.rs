@@ -430,6 +430,52 @@ fn a_build_that_rewrites_the_sources_does_not_pass_the_structural_tier() {
 }
 
 #[test]
+fn a_task_command_that_rewrites_the_sources_does_not_pass_the_structural_tier() {
+    // The task's `post` command (run before the jury, in the workspace) runs code that copies
+    // the migrated file over the submitted one; the structural tier, the first tier, must
+    // still judge the files as submitted, and with the reference as a revision of the
+    // workspace's own repository.
+    let root = tempfile::tempdir().unwrap();
+    let ws = root.path().join("ws");
+    let config = "schema: judge-ci.v1\nname: task-rewrite\nversion: \"1\"\njury:\n  tiers:\n    - name: structural\n      policy: FINAL_TIER\n      checks:\n        - type: import-diff\n          forbid: [javax.servlet.*]\n";
+    let migrated = "package a;\nimport jakarta.servlet.Servlet;\nclass A {}\n";
+    common::write_tree(
+        &ws,
+        &[
+            ("judge-ci.yml", config),
+            ("src/main/java/a/A.java", migrated),
+        ],
+    );
+    common::git(&ws, &["init", "-q"]);
+    common::git(&ws, &["add", "-A"]);
+    common::git(&ws, &["commit", "-qm", "reference"]);
+    common::git(&ws, &["tag", "solution"]);
+    common::write_tree(
+        &ws,
+        &[(
+            "src/main/java/a/A.java",
+            "package a;\nimport javax.servlet.Servlet;\nclass A {}\n",
+        )],
+    );
+    common::git(&ws, &["commit", "-qam", "submitted"]);
+    let task = root.path().join("task.yml");
+    std::fs::write(
+        &task,
+        "schema: bench.task.v1\nid: t\ninstruction: migrate\npost:\n  - git show solution:src/main/java/a/A.java > src/main/java/a/A.java\n",
+    )
+    .unwrap();
+    let o = common::judge_ci(
+        &ws,
+        &["--task", task.to_str().unwrap(), "--reference", "solution"],
+    );
+    let live = std::fs::read_to_string(ws.join("src/main/java/a/A.java")).unwrap();
+    assert!(live.contains("jakarta"), "the rewrite ran: {live}");
+    assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));
+    let report = common::report(&ws.join("judge-ci-out"));
+    assert_eq!(report["interpretation"]["reading"], "REJECTED", "{report}");
+}
+
+#[test]
 fn a_build_that_kills_itself_is_a_fail_and_a_lenient_later_tier_cannot_accept() {
     // The subject's program dies of a signal judge-ci never sent (here a real segfault, which
     // even a PID namespace's first process cannot ignore). Were that an instrument ERROR, the

@@ -38,6 +38,24 @@ pub fn submitted(ctx: &crate::judgment::JudgmentContext) -> PathBuf {
         .unwrap_or_else(|| ctx.workspace.clone())
 }
 
+/// [`needed`], or `code_first` (subject code runs before the jury: a task's `setup` or `post`
+/// commands) while the jury has a structural judge.
+pub fn needed_after(spec: &JurySpec, code_first: bool) -> bool {
+    needed(spec) || code_first && spec.all_checks().iter().any(|c| structural(c))
+}
+
+/// A check that reads the workspace's sources and the reference (import, AST, POM and file
+/// comparisons).
+fn structural(c: &CheckSpec) -> bool {
+    matches!(
+        c.kind,
+        CheckKind::ImportDiff { .. }
+            | CheckKind::AstDiff { .. }
+            | CheckKind::PomDiff { .. }
+            | CheckKind::FileComparison { .. }
+    )
+}
+
 /// Whether a structural judge could run after (or beside) subject code: it sits in a tier at
 /// or after the first tier with a build, `command` or `external` check, or in a jury that
 /// also runs one. When every structural judge runs before any subject code, the live
@@ -50,15 +68,6 @@ pub fn needed(spec: &JurySpec) -> bool {
                 | CheckKind::MavenBuild { .. }
                 | CheckKind::GradleBuild { .. }
                 | CheckKind::External { .. }
-        )
-    }
-    fn structural(c: &CheckSpec) -> bool {
-        matches!(
-            c.kind,
-            CheckKind::ImportDiff { .. }
-                | CheckKind::AstDiff { .. }
-                | CheckKind::PomDiff { .. }
-                | CheckKind::FileComparison { .. }
         )
     }
     match spec {

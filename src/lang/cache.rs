@@ -607,6 +607,11 @@ fn remove_stale_temps(root: &Path) {
     }
 }
 
+/// Held by the unit tests that set the process's store, so that they do not set it under
+/// each other.
+#[cfg(test)]
+pub(crate) static TEST_STORE: Mutex<()> = Mutex::new(());
+
 /// Uses `store` for the models of this process (`None`: no cache).
 pub fn set(store: Option<Store>) {
     *STORE.write().unwrap_or_else(|e| e.into_inner()) = store.map(Arc::new);
@@ -906,6 +911,7 @@ mod tests {
         std::fs::write(&path, &payload_flip).unwrap();
         let broken = dir.path().join(format!("v{MODEL_VERSION}/pack-broken.jcp"));
         std::fs::write(&broken, b"garbage").unwrap();
+        let _only = lock(&TEST_STORE);
         set(Some(store(dir.path())));
         let model = java(JAVA, true);
         finish();

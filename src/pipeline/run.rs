@@ -91,7 +91,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         &bench,
         &repo_dir,
         trusted_reference.as_ref(),
-        reference_contents(opts.keep_checkouts, &bench),
+        reference_contents(opts.keep_checkouts, &bench, task_runs_code(&task, opts)),
     )?;
     let reference = reference_checkout.as_ref().map(|c| c.path.clone());
     crate::lang::cache::configure(opts.model_cache.as_deref(), &workspace, &|k| {
@@ -155,11 +155,6 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     let (jury, description) = jury_of(&bench, recording.clone(), opts.color, mode)?;
 
     let judging = Instant::now();
-    let commands = match (&task, first) {
-        (_, Some(f)) => f.commands,
-        (Some(t), None) => task_commands(t, &bench, &workspace, opts.actions).await,
-        (None, None) => Vec::new(),
-    };
     let mut metadata = bench.metadata.clone();
     if let Some(t) = &task {
         for (k, v) in &t.metadata {
@@ -169,9 +164,10 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     if let Some(r) = &reference {
         metadata.insert("expectedDir".into(), Value::from(r.display().to_string()));
     }
-    // The workspace as submitted, for the structural judges, before the jury runs any
-    // subject code.
-    let snapshot = if crate::judges::snapshot::needed(&bench.jury) {
+    // The workspace as submitted, for the structural judges, before any subject code runs
+    // (a task's commands, then the jury's).
+    let code_first = first.is_none() && task_runs_code(&task, opts);
+    let snapshot = if crate::judges::snapshot::needed_after(&bench.jury, code_first) {
         let s = crate::judges::snapshot::Snapshot::take(&workspace, &bench.jury).map_err(|e| {
             RunError::Instrument(format!(
                 "cannot take the snapshot of the workspace the structural judges read: {e}"
@@ -184,6 +180,11 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         Some(s)
     } else {
         None
+    };
+    let commands = match (&task, first) {
+        (_, Some(f)) => f.commands,
+        (Some(t), None) => task_commands(t, &bench, &workspace, opts.actions).await,
+        (None, None) => Vec::new(),
     };
     let mut ctx = JudgmentContext::new(&workspace).with_goal(
         task.as_ref()
@@ -418,4 +419,11 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         report_path: saved.report_json,
         exit_code,
     })
+}
+
+/// Whether the task's commands run the pull request's code before the jury: `post` always,
+/// `setup` inside Actions.
+fn task_runs_code(task: &Option<crate::config::Task>, opts: &RunOptions) -> bool {
+    task.as_ref()
+        .is_some_and(|t| !t.post.is_empty() || opts.actions && !t.setup.is_empty())
 }

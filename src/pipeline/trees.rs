@@ -17,9 +17,14 @@ pub(super) fn checkout_error(what: &'static str, source: CheckoutError) -> RunEr
 /// Whether a revision given as the reference must be written into its folder, or can stay in
 /// git ([`Contents::InGit`]): it stays there when the structural judges are its only readers
 /// and read it before any subject code runs (the repository a revision is read from may be
-/// the workspace's own, which a build can reach), no protected file is restored from it, and
-/// the user did not ask to keep the checkouts.
-pub(super) fn reference_contents(keep_checkouts: bool, bench: &Benchmark) -> Contents {
+/// the workspace's own, which a build can reach; `code_first`: a task's commands run before
+/// the jury), no protected file is restored from it, and the user did not ask to keep the
+/// checkouts.
+pub(super) fn reference_contents(
+    keep_checkouts: bool,
+    bench: &Benchmark,
+    code_first: bool,
+) -> Contents {
     let folder_read = bench
         .jury
         .all_checks()
@@ -28,7 +33,7 @@ pub(super) fn reference_contents(keep_checkouts: bool, bench: &Benchmark) -> Con
     if folder_read
         || keep_checkouts
         || !bench.restore.is_empty()
-        || crate::judges::snapshot::needed(&bench.jury)
+        || crate::judges::snapshot::needed_after(&bench.jury, code_first)
     {
         Contents::Written
     } else {
@@ -102,8 +107,9 @@ mod tests {
                 "  tiers:\n    - name: a\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n{a}    - name: b\n      checks:\n{b}"
             )
         };
-        let contents =
-            |jury: &str, extra: &str, keep: bool| reference_contents(keep, &bench(jury, extra));
+        let contents = |jury: &str, extra: &str, keep: bool| {
+            reference_contents(keep, &bench(jury, extra), false)
+        };
         assert_eq!(
             contents(&tiers(structural, build), "", false),
             Contents::InGit
@@ -118,6 +124,11 @@ mod tests {
         );
         assert_eq!(
             contents(&tiers(structural, build), "", true),
+            Contents::Written
+        );
+        // A task's commands run the pull request's code before the jury.
+        assert_eq!(
+            reference_contents(false, &bench(&tiers(structural, build), ""), true),
             Contents::Written
         );
         assert_eq!(

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 use std::time::SystemTime;
 
-use super::select::{Stat, Time, settled};
+use super::select::{self, Stat, Time, settled};
 use super::tree::Tree;
 use crate::judgment::{Finding, FindingKind};
 use crate::lang::cache::{self, Key, Kind};
@@ -34,6 +34,8 @@ pub struct Content<'a> {
     stamp: Stat,
     digest: OnceLock<Key>,
     bytes: OnceLock<Result<Vec<u8>, String>>,
+    /// The SHA-256 of `bytes`.
+    read_digest: OnceLock<Key>,
 }
 
 impl<'a> Content<'a> {
@@ -49,6 +51,7 @@ impl<'a> Content<'a> {
             stamp,
             digest: d,
             bytes: OnceLock::new(),
+            read_digest: OnceLock::new(),
         }
     }
 
@@ -60,18 +63,32 @@ impl<'a> Content<'a> {
         }
     }
 
-    /// What names this content in the digest memory: a blob id, or the file's absolute path
-    /// and stat data.
+    /// What names this content in the digest memory: a blob id (a tree in git, or a file git
+    /// vouches for), or the file's absolute path and stat data. A snapshot judge-ci copied
+    /// gets no name: its folder is new each run.
     fn id(&self) -> Option<Vec<u8>> {
-        let root = match self.side {
+        let blob = |id: git2::Oid| {
+            let mut out = b"b".to_vec();
+            out.extend_from_slice(id.as_bytes());
+            out
+        };
+        let root: &Path = match self.side {
+            Side::Reference(t @ Tree::Commit { .. }) => return t.blob_id(self.rel).map(blob),
             Side::Workspace(root) => root,
             Side::Reference(Tree::Folder(root)) => root,
-            Side::Reference(t @ Tree::Commit { .. }) => {
-                let mut id = b"b".to_vec();
-                id.extend_from_slice(t.blob_id(self.rel)?.as_bytes());
-                return Some(id);
-            }
         };
+        // Where git vouches for the file as it is now (a revision judge-ci wrote, untouched
+        // since; a working-tree file whose stat data match its index entry), its blob id
+        // names it, which a fresh checkout of the same commit shares.
+        match select::side_of(root) {
+            Some(select::Side::Copy(_)) => return None,
+            Some(side) => {
+                if let Some(id) = side.id(self.rel, &self.stamp) {
+                    return Some(blob(id));
+                }
+            }
+            None => {}
+        }
         let s = &self.stamp;
         let mut id = b"f".to_vec();
         id.extend_from_slice(root.join(self.rel).as_os_str().as_bytes());
@@ -103,6 +120,15 @@ impl<'a> Content<'a> {
             .map_err(|e| format!("{}: {e}", self.side_name()))
     }
 
+    /// The SHA-256 of the bytes read (hashed once).
+    fn read_digest(&self) -> Result<Key, String> {
+        if let Some(k) = self.read_digest.get() {
+            return Ok(*k);
+        }
+        let k: Key = Sha256::digest(self.bytes()?).into();
+        Ok(*self.read_digest.get_or_init(|| k))
+    }
+
     /// The digest when known without reading: given by the listing, or remembered.
     pub fn known_digest(&self) -> Option<Key> {
         if let Some(k) = self.digest.get() {
@@ -113,16 +139,23 @@ impl<'a> Content<'a> {
     }
 
     /// The digest, reading the file when it is not known; remembered for the next run when
-    /// the file cannot have changed under the same stat data since it was read.
+    /// the file cannot have changed under its stat data: its stat data after the read are
+    /// still the listing's, and its ctime was settled before the read.
     pub fn digest(&self) -> Result<Key, String> {
         if let Some(k) = self.known_digest() {
             return Ok(k);
         }
         let read_at = Time::of(SystemTime::now());
-        let key: Key = Sha256::digest(self.bytes()?).into();
+        let key = self.read_digest()?;
+        let on_disk = |root: &Path| {
+            settled(&self.stamp, read_at)
+                && std::fs::symlink_metadata(root.join(self.rel))
+                    .is_ok_and(|m| Stat::of(&m) == self.stamp)
+        };
         let stable = match self.side {
             Side::Reference(Tree::Commit { .. }) => true,
-            Side::Workspace(_) | Side::Reference(Tree::Folder(_)) => settled(&self.stamp, read_at),
+            Side::Workspace(root) => on_disk(root),
+            Side::Reference(Tree::Folder(root)) => on_disk(root),
         };
         if stable && let Some(id) = self.id() {
             cache::remember_digest(id, key);
@@ -131,7 +164,8 @@ impl<'a> Content<'a> {
     }
 
     /// The model `parse` makes of the bytes: from the model cache by digest when it holds
-    /// one (the file then need not be read), else parsed and stored.
+    /// one (the file then need not be read), else parsed and stored under the digest of the
+    /// bytes parsed (never a digest learnt earlier: the file may have changed since).
     pub fn model<T: Serialize + DeserializeOwned>(
         &self,
         kind: Kind,
@@ -140,10 +174,10 @@ impl<'a> Content<'a> {
         if !cache::enabled() {
             return Ok(parse(self.bytes()?));
         }
-        let key = self.digest()?;
-        if let Some(m) = cache::get_keyed(kind, &key) {
+        if let Some(m) = cache::get_keyed(kind, &self.digest()?) {
             return Ok(m);
         }
+        let key = self.read_digest()?;
         let m = parse(self.bytes()?);
         cache::put_keyed(kind, &key, &m);
         Ok(m)
@@ -178,4 +212,44 @@ pub fn bytes<'c>(
     let wb = w.bytes().map_err(|e| unreadable(rel, e))?;
     let rb = r.bytes().map_err(|e| unreadable(rel, e))?;
     Ok((wb, rb))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lang::cache::Store;
+
+    /// A file whose bytes changed after its digest was learnt: its model is stored under the
+    /// digest of the bytes parsed, never under the digest learnt before (which a later run
+    /// would then take for the old bytes' model).
+    #[test]
+    fn a_model_is_stored_under_the_digest_of_the_bytes_parsed() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = b"package p;\nimport javax.servlet.Servlet;\nclass A {}\n";
+        let new = b"package p;\nimport jakarta.servlet.Servlet;\nclass A {}\n";
+        std::fs::write(dir.path().join("A.java"), new).unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let _only = cache::TEST_STORE.lock().unwrap_or_else(|e| e.into_inner());
+        cache::set(Some(Store::new(cache.path().to_path_buf(), u64::MAX)));
+        let learnt: Key = Sha256::digest(old).into();
+        let c = Content::new(
+            "A.java",
+            Side::Workspace(dir.path()),
+            Stat::default(),
+            Some(learnt),
+        );
+        let h = c.model(Kind::Header, crate::lang::java::header).unwrap();
+        let parsed: Key = Sha256::digest(new).into();
+        let under_learnt: Option<crate::lang::java::Header> =
+            cache::get_keyed(Kind::Header, &learnt);
+        let under_parsed: Option<crate::lang::java::Header> =
+            cache::get_keyed(Kind::Header, &parsed);
+        cache::set(None);
+        assert_eq!(h.imports[0].path, "jakarta.servlet.Servlet");
+        assert!(under_learnt.is_none());
+        assert_eq!(
+            under_parsed.unwrap().imports[0].path,
+            "jakarta.servlet.Servlet"
+        );
+    }
 }

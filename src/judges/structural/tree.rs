@@ -11,6 +11,7 @@
 
 use globset::GlobSet;
 use std::collections::BTreeMap;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
@@ -129,6 +130,11 @@ impl Tree {
                 }
                 let rel = parts.join("/");
                 let dir = commit.is_dir(&rel);
+                // `file/` and `file/.` name nothing on disk (ENOTDIR); components() drops them.
+                let raw = path.as_os_str().as_bytes();
+                if !dir && (raw.ends_with(b"/") || raw.ends_with(b"/.")) {
+                    return None;
+                }
                 Some((rel, dir))
             }
         }
@@ -195,6 +201,11 @@ mod tests {
             "../pom.xml",
             "app/../../x",
             "app/src/A.java/..",
+            "app/src/A.java/",
+            "app/src/A.java/.",
+            "pom.xml/",
+            "app/",
+            "app/.",
             "",
         ] {
             assert_eq!(a.resolve(Path::new(p)), b.resolve(Path::new(p)), "{p}");
