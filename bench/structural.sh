@@ -8,6 +8,7 @@
 #   (b) every file differs, cold model cache  — next to the time tree-sitter alone needs
 #   (c) every file differs, warm re-run (the cache (b) wrote)
 #   (b0) every file differs without the model cache (what writing it costs)
+#   (e) as (a), after a build tier: the snapshot is taken and the reference written out
 #   (a') and (b') the same pairs as two plain folders (no git), for comparison
 #   (d) JDK 25 against JDK 17 sources, cold then warm (when both src.zip are on the machine)
 # Prints files, MB, wall and CPU seconds and peak RSS per run, then the ratios the goals are
@@ -31,14 +32,31 @@ jury:
         - {type: ast-diff, include: ["**/*.java"]}
         - type: pom-diff
 YAML
+# (e): the same structural tier after a build tier (a command that does nothing), so that
+# subject code runs first: the workspace is snapshotted and the reference written out.
+cat > "$work/build-first.yml" <<'YAML'
+name: structural-bench-build-first
+jury:
+  tiers:
+    - name: build
+      policy: REJECT_ON_ANY_FAIL
+      checks:
+        - {type: command, run: "true"}
+    - name: structural
+      voting: {strategy: all-must-pass}
+      checks:
+        - {type: import-diff, include: ["**/*.java"]}
+        - {type: ast-diff, include: ["**/*.java"]}
+        - type: pom-diff
+YAML
 declare -A wall cpus
-measure() { # key label dir reference cache
-  local key=$1 label=$2 dir=$3 ref=$4 cache=$5
+measure() { # key label dir reference cache [config]
+  local key=$1 label=$2 dir=$3 ref=$4 cache=$5 config=${6:-$work/judge-ci.yml}
   local files mb
   files=$(find "$dir" -name '*.java' -not -path '*/.git/*' | wc -l)
   mb=$(du -sm --apparent-size --exclude=.git "$dir" | cut -f1)
   (cd "$dir" && /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$bin" --dry-run -q \
-    --config "$work/judge-ci.yml" --workspace . --reference "$ref" --model-cache "$cache" \
+    --config "$config" --workspace . --reference "$ref" --model-cache "$cache" \
     --format json --out "$work/out" > /dev/null) || true
   read -r w user sys rss < <(tail -n 1 "$work/time")
   local cpu; cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')
@@ -75,6 +93,7 @@ measure b  "(b) git: 10,000 files, all differ (cold)" "$work/repoall" ref "$work
 echo "  $("$floor" "$work/wsall" "$work/ref")"
 measure c  "(c) git: 10,000 files, all differ (warm)" "$work/repoall" ref "$work/cache-b"
 measure b0 "(b0) git: all differ, model cache off" "$work/repoall" ref off
+measure e  "(e) git: 100 differ, a build tier first (cold)" "$work/repo100" ref "$work/cache-e" "$work/build-first.yml"
 measure a2 "(a') folders: 100 differ (cold)" "$work/ws100" "$work/ref" "$work/cache-a2"
 measure b2 "(b') folders: all differ (cold)" "$work/wsall" "$work/ref" "$work/cache-b2"
 measure c2 "(c') folders: all differ (warm)" "$work/wsall" "$work/ref" "$work/cache-b2"
@@ -84,6 +103,7 @@ printf '  not paid by (a): writing the reference revision into a folder (judge-c
 ratio "(a) 100 differ / (b) all differ, cold" a b "<= 2%"
 ratio "(c) warm re-run / (b) cold" c b "<= 15%"
 ratio "(b) cold, writing the cache / (b0) no cache" b b0 "the cost of writing it"
+ratio "(e) build tier first, 100 differ / (b)" e b "none; snapshot and reference written out"
 ratio "(a') folders 100 differ / (b') all differ" a2 b2 "none; git-less path"
 ratio "(c') folders warm / (b') cold" c2 b2 "none; git-less path"
 
