@@ -21,34 +21,21 @@ bin="$root/target/release/judge-ci"
 floor="$root/target/release/examples/parse-floor"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cat > "$work/judge-ci.yml" <<'YAML'
-name: structural-bench
-jury:
-  tiers:
-    - name: structural
+# The structural tier every run judges with; (e) runs it after a build tier (a command that
+# does nothing), so that subject code runs first: the workspace is snapshotted and the
+# reference written out.
+structural_tier='    - name: structural
       voting: {strategy: all-must-pass}
       checks:
         - {type: import-diff, include: ["**/*.java"]}
         - {type: ast-diff, include: ["**/*.java"]}
-        - type: pom-diff
-YAML
-# (e): the same structural tier after a build tier (a command that does nothing), so that
-# subject code runs first: the workspace is snapshotted and the reference written out.
-cat > "$work/build-first.yml" <<'YAML'
-name: structural-bench-build-first
-jury:
-  tiers:
-    - name: build
+        - type: pom-diff'
+printf 'name: structural-bench\njury:\n  tiers:\n%s\n' "$structural_tier" > "$work/judge-ci.yml"
+printf 'name: structural-bench-build-first\njury:\n  tiers:\n%s\n%s\n' \
+  '    - name: build
       policy: REJECT_ON_ANY_FAIL
       checks:
-        - {type: command, run: "true"}
-    - name: structural
-      voting: {strategy: all-must-pass}
-      checks:
-        - {type: import-diff, include: ["**/*.java"]}
-        - {type: ast-diff, include: ["**/*.java"]}
-        - type: pom-diff
-YAML
+        - {type: command, run: "true"}' "$structural_tier" > "$work/build-first.yml"
 declare -A wall cpus
 measure() { # key label dir reference cache [config]
   local key=$1 label=$2 dir=$3 ref=$4 cache=$5 config=${6:-$work/judge-ci.yml}

@@ -192,6 +192,14 @@ pub struct TreeListing {
     pub dirs: HashSet<String>,
 }
 
+impl TreeListing {
+    /// The regular files and folders of the tree of `commit` in the repository at `git_dir`.
+    pub fn of(git_dir: &Path, commit: Oid) -> Result<TreeListing, CheckoutError> {
+        let repo = Repository::open(git_dir).map_err(CheckoutError::Repository)?;
+        Ok(TreeEntries::of(&repo, commit)?.listing())
+    }
+}
+
 /// Token variables read for fetching private repositories.
 const TOKEN_VARS: &[&str] = &["GITHUB_TOKEN", "GH_TOKEN"];
 
@@ -423,9 +431,14 @@ impl TreeEntries {
         self.unnamed || self.files.iter().any(|e| e.mode == 0o120000)
     }
 
-    /// The regular files and folders with UTF-8 paths.
+    /// The regular files and folders with UTF-8 paths (a name that is not UTF-8 was walked
+    /// as empty, leaving its folder's path with a trailing `/`, or nothing: left out).
     fn listing(&self) -> TreeListing {
-        let text = |p: &Path| p.to_str().map(|s| s.replace('\\', "/"));
+        let text = |p: &Path| {
+            p.to_str()
+                .map(|s| s.replace('\\', "/"))
+                .filter(|s| !s.is_empty() && !s.ends_with('/'))
+        };
         TreeListing {
             files: self
                 .files

@@ -371,7 +371,6 @@ pub fn ast_diff(
         compare_files(
             &listing,
             workspace,
-            reference,
             |rel, w, r| match super::content::models(rel, w, r, kind, |b| {
                 java::parse_with(b, bodies)
             }) {

@@ -175,7 +175,6 @@ pub fn file_comparison(
         compare_files(
             &listing,
             workspace,
-            reference,
             |rel, w, r| match super::content::bytes(rel, w, r) {
                 Ok((w, r)) => compare(rel, w, r),
                 Err(unreadable) => unreadable,

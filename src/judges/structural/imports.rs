@@ -110,10 +110,7 @@ pub fn import_diff(
         Ok(v) => v,
         Err(e) => return super::super::instrument(e),
     };
-    let (mut findings, matched, total) =
-        compare_files(&listing, workspace, reference, |rel, w, r| {
-            compare(rel, w, r)
-        });
+    let (mut findings, matched, total) = compare_files(&listing, workspace, compare);
     findings.extend(
         listing.only_workspace.iter().map(|rel| {
             Finding::new(rel.as_str(), FindingKind::FileUnexpected).actual(rel.as_str())

@@ -15,7 +15,6 @@ pub mod select;
 mod surefire;
 pub mod tree;
 
-use crate::lang::cache::Key;
 pub use content::Content;
 
 pub use ast::ast_diff;
@@ -71,7 +70,7 @@ pub(crate) fn globs(patterns: &[String]) -> Result<GlobSet, String> {
 }
 
 /// The files of both trees that a file set selects.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Listing {
     /// In both trees.
     pub both: Vec<String>,
@@ -85,33 +84,23 @@ pub struct Listing {
     by_git: HashSet<String>,
     /// Of `both` but not `identical`, each side's stat data (zero for a tree in git).
     stamps: HashMap<String, (Stamp, Stamp)>,
-    /// Of `both` but not `identical`, each side's digest where the listing learnt it.
-    digests: HashMap<String, (Option<Key>, Option<Key>)>,
     /// The reference, as the listing read it.
-    reference: Option<tree::Tree>,
+    reference: tree::Tree,
 }
 
 impl Listing {
     /// The two versions of `rel`, a file of `both` not known identical, read when needed.
-    fn contents<'a>(
-        &self,
-        workspace: &'a Path,
-        reference: &'a tree::Tree,
-        rel: &'a str,
-    ) -> (Content<'a>, Content<'a>) {
+    fn contents<'a>(&'a self, workspace: &'a Path, rel: &'a str) -> (Content<'a>, Content<'a>) {
         let (ws, rf) = self.stamps.get(rel).copied().unwrap_or_default();
-        let (dw, dr) = self.digests.get(rel).copied().unwrap_or_default();
         (
-            Content::new(rel, content::Side::Workspace(workspace), ws, dw),
-            Content::new(rel, content::Side::Reference(reference), rf, dr),
+            Content::new(rel, content::Side::Workspace(workspace), ws),
+            Content::new(rel, content::Side::Reference(&self.reference), rf),
         )
     }
 
     /// The reference tree the listing was made of.
-    pub fn reference_tree(&self, reference: &Path) -> tree::Tree {
-        self.reference
-            .clone()
-            .unwrap_or_else(|| tree::Tree::of(reference))
+    pub fn reference_tree(&self) -> &tree::Tree {
+        &self.reference
     }
 
     /// Judgment metadata saying how many identical files were known from git without being
@@ -275,9 +264,7 @@ fn list_in(
             !matches!(index.get(*rel), Some(c) if c.workspace == ws[*rel] && c.reference == rf[*rel])
         })
         .collect();
-    /// A file's comparison, and both digests when the comparison learnt them.
-    type Learnt = (String, Compared, Option<(Key, Key)>);
-    let learnt: Vec<Learnt> = stale
+    let fresh: Vec<(String, Compared)> = stale
         .par_iter()
         .with_max_len(64)
         .map(|rel| {
@@ -285,7 +272,6 @@ fn list_in(
             let ids = git
                 .as_ref()
                 .and_then(|(gw, gr)| Some((gw.id(rel, &w)?, gr.id(rel, &r)?)));
-            let mut digests = None;
             let (same, by_git) = match ids {
                 // Known to differ without reading.
                 Some((a, b)) if a != b => (false, false),
@@ -298,20 +284,17 @@ fn list_in(
                 }
                 // Different sizes differ without reading. (A tree in git has no sizes to
                 // compare.) Otherwise the digests remembered from an earlier run decide, or
-                // both are read and compared (and their digests learnt, when a model cache
-                // will want them).
+                // both are read and compared (and their digests remembered for the next run,
+                // when there is a model cache).
                 _ if w.len != r.len && !reference_tree.in_git() => (false, false),
                 _ => {
-                    let cw = Content::new(rel, content::Side::Workspace(workspace), w, None);
-                    let cr = Content::new(rel, content::Side::Reference(&reference_tree), r, None);
+                    let cw = Content::new(rel, content::Side::Workspace(workspace), w);
+                    let cr = Content::new(rel, content::Side::Reference(&reference_tree), r);
                     let same = match (cw.known_digest(), cr.known_digest()) {
                         (Some(a), Some(b)) => a == b,
                         _ => matches!((cw.bytes(), cr.bytes()), (Ok(a), Ok(b)) if a == b),
                     };
-                    if !same && crate::lang::cache::enabled() {
-                        digests = cw.digest().ok().zip(cr.digest().ok());
-                    } else if same && crate::lang::cache::enabled() {
-                        // Remembered, so the next run needs to read neither.
+                    if crate::lang::cache::enabled() {
                         let _ = (cw.digest(), cr.digest());
                     }
                     (same, false)
@@ -323,17 +306,9 @@ fn list_in(
                 same,
                 by_git,
             };
-            ((*rel).clone(), c, digests)
+            ((*rel).clone(), c)
         })
         .collect();
-    let mut digests = HashMap::new();
-    let mut fresh = Vec::with_capacity(learnt.len());
-    for (rel, c, d) in learnt {
-        if let Some((a, b)) = d {
-            digests.insert(rel.clone(), (Some(a), Some(b)));
-        }
-        fresh.push((rel, c));
-    }
     index.extend(fresh);
     let of = |keep: fn(&Compared) -> bool| -> HashSet<String> {
         both.iter()
@@ -350,7 +325,6 @@ fn list_in(
         .collect();
     Ok(Listing {
         stamps,
-        digests,
         only_reference: rf
             .keys()
             .filter(|k| !ws.contains_key(*k))
@@ -364,7 +338,7 @@ fn list_in(
         both,
         identical,
         by_git,
-        reference: Some(reference_tree),
+        reference: reference_tree,
     })
 }
 
@@ -379,10 +353,8 @@ pub fn read_bounded(p: &Path) -> Result<Vec<u8>, String> {
 pub fn compare_files(
     listing: &Listing,
     workspace: &Path,
-    reference: &Path,
     compare: impl Fn(&str, &Content, &Content) -> Vec<Finding> + Sync,
 ) -> (Vec<Finding>, usize, usize) {
-    let reference = listing.reference_tree(reference);
     // Only the files not known identical are work, and they may sit together in the listing
     // (one package changed): split them one by one so that both cores share them.
     let work: Vec<&String> = listing
@@ -394,7 +366,7 @@ pub fn compare_files(
         .par_iter()
         .with_max_len(1)
         .map(|rel| {
-            let (w, r) = listing.contents(workspace, &reference, rel);
+            let (w, r) = listing.contents(workspace, rel);
             compare(rel, &w, &r)
         })
         .collect();

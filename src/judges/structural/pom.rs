@@ -740,7 +740,7 @@ pub fn pom_diff(
     // `.mvn/` may differ, so every pair is read and resolved (POMs are few and small).
     let (ws_tree, rf_tree) = (
         Tree::Folder(workspace.to_path_buf()),
-        listing.reference_tree(reference),
+        listing.reference_tree().clone(),
     );
     let (ws_config, rf_config) = (MvnConfig::read(&ws_tree), MvnConfig::read(&rf_tree));
     for rel in &listing.both {

@@ -29,7 +29,7 @@
 //!   for content identity. Commits and trees are read from the object database by id, which
 //!   checks every object's hash.
 
-use git2::{ObjectType, Oid, Repository, TreeWalkMode, TreeWalkResult};
+use git2::{Oid, Repository};
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -252,7 +252,7 @@ impl Commit {
         let index = OnceLock::new();
         let listing = listing.or_else(|| {
             (contents == Contents::InGit)
-                .then(|| Arc::new(tree_index(&git_dir, commit).unwrap_or_default()))
+                .then(|| Arc::new(TreeListing::of(&git_dir, commit).unwrap_or_default()))
         });
         if let Some(l) = listing {
             let _ = index.set(l);
@@ -268,8 +268,9 @@ impl Commit {
     }
 
     fn index(&self) -> &TreeListing {
-        self.index
-            .get_or_init(|| Arc::new(tree_index(&self.git_dir, self.commit).unwrap_or_default()))
+        self.index.get_or_init(|| {
+            Arc::new(TreeListing::of(&self.git_dir, self.commit).unwrap_or_default())
+        })
     }
 
     fn id(&self, rel: &str, stat: &Stat) -> Option<Oid> {
@@ -338,29 +339,6 @@ impl Commit {
             .push(repo);
         out
     }
-}
-
-/// Regular files (modes 100644 and 100755) and folders of a commit's tree, UTF-8 paths only.
-fn tree_index(git_dir: &Path, commit: Oid) -> Result<TreeListing, git2::Error> {
-    let repo = Repository::open(git_dir)?;
-    let tree = repo.find_commit(commit)?.tree()?;
-    let mut out = TreeListing::default();
-    tree.walk(TreeWalkMode::PreOrder, |root, e| {
-        let Ok(name) = e.name() else {
-            return TreeWalkResult::Ok;
-        };
-        match e.kind() {
-            Some(ObjectType::Blob) if e.filemode() == 0o100644 || e.filemode() == 0o100755 => {
-                out.files.insert(format!("{root}{name}"), e.id());
-            }
-            Some(ObjectType::Tree) => {
-                out.dirs.insert(format!("{root}{name}"));
-            }
-            _ => {}
-        }
-        TreeWalkResult::Ok
-    })?;
-    Ok(out)
 }
 
 /// A copy judge-ci made of files whose ids git vouched for in the original (the snapshot of
@@ -571,6 +549,11 @@ mod tests {
         )
     }
 
+    /// Every file of the pair listed, with fresh comparisons.
+    fn listed(ws: &Path, rf: &Path) -> std::sync::Arc<Listing> {
+        list(&Comparisons::default(), ws, rf, &all()).unwrap()
+    }
+
     /// The listing of a pair read as two folders and decided from git, which must agree;
     /// returns the files git vouched for.
     fn both_ways(ws: &Path, rf: &Path, git: Option<(Side, Side)>) -> Vec<String> {
@@ -648,13 +631,7 @@ mod tests {
         // Only the untouched identical files; the lying, assumed, touched and ignored ones
         // are read (Touched is identical, found so by reading).
         assert_eq!(vouched, ["pom.xml", "src/p/Same.java"]);
-        let l = list(
-            &Comparisons::default(),
-            &workspace.path,
-            &reference.path,
-            &all(),
-        )
-        .unwrap();
+        let l = listed(&workspace.path, &reference.path);
         assert!(l.identical.contains("src/p/Touched.java"));
         assert!(!l.identical.contains("src/p/Lying.java"));
         assert!(!l.identical.contains("src/p/Assumed.java"));
@@ -718,13 +695,7 @@ mod tests {
                 "src/p/Touched.java"
             ]
         );
-        let l = list(
-            &Comparisons::default(),
-            &workspace.path,
-            &reference.path,
-            &all(),
-        )
-        .unwrap();
+        let l = listed(&workspace.path, &reference.path);
         assert!(!l.identical.contains("src/p/Same.java"));
     }
 
