@@ -655,3 +655,55 @@ fn a_forks_workflow_run_and_a_comment_on_a_pr_read_the_default_branchs_config() 
         );
     }
 }
+
+#[test]
+fn every_event_whose_payload_names_a_pull_request_reads_the_base_config() {
+    // Whether a run concerns a pull request is read from the payload, not from a list of event
+    // names: a review, a check run on the PR's head, and an event judge-ci has never heard of
+    // that carries a pull request all judge the loosened head by the base's config.
+    let loose = "name: gate\njury:\n  checks:\n    - type: file-exists\n      path: src/App.java\n";
+    let (d, base, head) = pull_request(
+        &[
+            ("judge-ci.yml", STRICT),
+            ("prompts/review.md", "Review strictly.\n"),
+            ("criteria.yml", "- {id: R1, text: no javax left}\n"),
+            ("kb/servlets.md", "jakarta only\n"),
+            ("src/App.java", "import javax.servlet.Filter;\n"),
+        ],
+        &[("judge-ci.yml", loose)],
+    );
+    let repo = d.path().join("repo");
+    let runner = d.path().join("runner");
+    std::fs::create_dir_all(&runner).unwrap();
+    let pr_payload = pull_request_event(&runner, &base, &head);
+    let mut check_run: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            common::repo_root().join("tests/fixtures/github/events/check_run.created.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    check_run["check_run"]["head_sha"] = head.as_str().into();
+    check_run["check_run"]["pull_requests"][0]["base"]["sha"] = base.as_str().into();
+    let check_run_path = runner.join("check_run.json");
+    std::fs::write(&check_run_path, check_run.to_string()).unwrap();
+    for (event_name, event) in [
+        ("pull_request_review", &pr_payload),
+        ("pull_request_review_comment", &pr_payload),
+        ("check_run", &check_run_path),
+        ("a_pull_request_event_from_the_future", &pr_payload),
+    ] {
+        let out = runner.join(format!("out-{event_name}"));
+        let mut cmd = common::command(&repo, &["--dry-run", "--out", out.to_str().unwrap()]);
+        in_actions(&mut cmd, &runner, event_name, event);
+        let o = cmd.output().unwrap();
+        assert_ne!(o.status.code(), Some(0), "{event_name}: {}", stderr(&o));
+        let r = report(&out);
+        assert_eq!(
+            r["config"]["source"]["commit"],
+            base.as_str(),
+            "{event_name}: {:#}",
+            r["config"]
+        );
+    }
+}

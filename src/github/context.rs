@@ -48,8 +48,8 @@ pub struct Context {
     /// trusted config's home when the event carries no base commit (a fork's `workflow_run`,
     /// `issue_comment`).
     pub default_branch: Option<String>,
-    /// True when the event is about a pull request, whose head is untrusted: `pull_request`,
-    /// `pull_request_target`, `merge_group`, `workflow_run` of a PR, `issue_comment` on a PR.
+    /// True when the event is about a pull request, whose head is untrusted: decided from the
+    /// payload (see `about_pull_request`), never from the event's name.
     pub pr_context: bool,
 }
 
@@ -124,58 +124,89 @@ pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<Context>,
         default_branch: s(&payload, "/repository/default_branch"),
         ..Context::default()
     };
-    match event.as_str() {
-        "pull_request" | "pull_request_target" => {
-            c.pull_request = payload
-                .pointer("/pull_request/number")
-                .and_then(Value::as_u64);
-            c.head_sha = s(&payload, "/pull_request/head/sha");
-            c.base_sha = s(&payload, "/pull_request/base/sha");
-            c.head_repository = s(&payload, "/pull_request/head/repo/full_name");
-            c.head_owner = s(&payload, "/pull_request/head/repo/owner/login");
-            c.fork = c.head_repository.as_deref() != Some(repository.as_str());
-            c.pr_context = true;
-        }
-        "workflow_run" => {
-            c.head_sha = s(&payload, "/workflow_run/head_sha");
-            c.head_branch = s(&payload, "/workflow_run/head_branch");
-            c.pull_request = payload
-                .pointer("/workflow_run/pull_requests/0/number")
-                .and_then(Value::as_u64);
-            c.head_repository = s(&payload, "/workflow_run/head_repository/full_name");
-            c.head_owner = s(&payload, "/workflow_run/head_repository/owner/login");
-            c.fork = c.head_repository.as_ref().is_some_and(|h| *h != repository);
-            c.base_sha = s(&payload, "/workflow_run/pull_requests/0/base/sha");
-            // A fork's PR is not listed in `pull_requests`; the triggering event still says.
-            c.pr_context = c.pull_request.is_some()
-                || s(&payload, "/workflow_run/event")
-                    .is_some_and(|e| e.starts_with("pull_request") || e == "merge_group");
-        }
-        "merge_group" => {
-            c.head_sha = s(&payload, "/merge_group/head_sha");
-            c.base_sha = s(&payload, "/merge_group/base_sha");
-            c.pr_context = true;
-        }
-        "check_suite" => {
-            c.head_sha = s(&payload, "/check_suite/head_sha");
-            c.pull_request = payload
-                .pointer("/check_suite/pull_requests/0/number")
-                .and_then(Value::as_u64);
-            c.base_sha = s(&payload, "/check_suite/pull_requests/0/base/sha");
-            c.pr_context = c.pull_request.is_some();
-        }
-        "issue_comment" => {
-            // A comment on a PR: its head commit is not in the payload (the client looks it up).
-            if payload.pointer("/issue/pull_request").is_some() {
-                c.pull_request = payload.pointer("/issue/number").and_then(Value::as_u64);
-                c.pr_context = true;
-            }
-        }
-        _ => {
-            c.head_sha = env("GITHUB_SHA").or_else(|| s(&payload, "/after"));
-        }
+    c.pr_context = about_pull_request(&payload, &repository, &mut c);
+    if !c.pr_context && c.head_sha.is_none() {
+        c.head_sha = env("GITHUB_SHA").or_else(|| s(&payload, "/after"));
     }
     Ok(Some(c))
+}
+
+/// Fills in what `payload` says about a pull request, whatever the event is called, and says
+/// whether the run concerns one (trust.md point 1). The shapes GitHub documents come first
+/// (`pull_request`, `issue.pull_request`, `merge_group`, `workflow_run`, `check_suite`,
+/// `check_run`); any other payload that names a pull request anywhere (an event judge-ci does
+/// not know yet, a `repository_dispatch` carrying one) is a pull-request context too, so the
+/// config is read from the base: the safe reading when in doubt.
+fn about_pull_request(payload: &Value, repository: &str, c: &mut Context) -> bool {
+    if let Some(pr) = payload.get("pull_request").filter(|v| v.is_object()) {
+        // pull_request, pull_request_target, pull_request_review(_comment, _thread).
+        c.pull_request = pr.get("number").and_then(Value::as_u64);
+        c.head_sha = s(pr, "/head/sha");
+        c.base_sha = s(pr, "/base/sha");
+        c.head_repository = s(pr, "/head/repo/full_name");
+        c.head_owner = s(pr, "/head/repo/owner/login");
+        c.fork = c.head_repository.as_deref() != Some(repository);
+        return true;
+    }
+    if payload.pointer("/issue/pull_request").is_some() {
+        // issue_comment and issues on a PR: the head commit is not in the payload (the client
+        // looks it up and confirms it).
+        c.pull_request = payload.pointer("/issue/number").and_then(Value::as_u64);
+        return true;
+    }
+    if let Some(mg) = payload.get("merge_group").filter(|v| v.is_object()) {
+        c.head_sha = s(mg, "/head_sha");
+        c.base_sha = s(mg, "/base_sha");
+        return true;
+    }
+    if let Some(wr) = payload.get("workflow_run").filter(|v| v.is_object()) {
+        // workflow_run, deployment_review.
+        c.head_sha = s(wr, "/head_sha");
+        c.head_branch = s(wr, "/head_branch");
+        c.pull_request = wr
+            .pointer("/pull_requests/0/number")
+            .and_then(Value::as_u64);
+        c.head_repository = s(wr, "/head_repository/full_name");
+        c.head_owner = s(wr, "/head_repository/owner/login");
+        c.fork = c.head_repository.as_ref().is_some_and(|h| h != repository);
+        c.base_sha = s(wr, "/pull_requests/0/base/sha");
+        // A fork's PR is not listed in `pull_requests`; the triggering event still says.
+        return c.pull_request.is_some()
+            || s(wr, "/event")
+                .is_some_and(|e| e.starts_with("pull_request") || e == "merge_group")
+            || names_pull_request(wr, 0);
+    }
+    for key in ["check_suite", "check_run"] {
+        if let Some(check) = payload.get(key).filter(|v| v.is_object()) {
+            c.head_sha = s(check, "/head_sha");
+            let prs = check
+                .pointer("/pull_requests/0")
+                .or_else(|| check.pointer("/check_suite/pull_requests/0"));
+            c.pull_request = prs.and_then(|p| p.get("number")).and_then(Value::as_u64);
+            c.base_sha = prs.and_then(|p| s(p, "/base/sha"));
+            return c.pull_request.is_some() || names_pull_request(check, 0);
+        }
+    }
+    names_pull_request(payload, 0)
+}
+
+/// True when `v` holds, at any depth up to a bound, a `pull_request` object or a non-empty
+/// `pull_requests` list: the mark of a payload about a pull request, whatever its event.
+fn names_pull_request(v: &Value, depth: usize) -> bool {
+    // Payloads GitHub sends nest a few levels; a deeper one is hostile or broken, and treating it
+    // as a pull request only means reading the config from the base.
+    if depth > 32 {
+        return true;
+    }
+    match v {
+        Value::Object(map) => map.iter().any(|(k, x)| {
+            (k == "pull_request" && x.is_object())
+                || (k == "pull_requests" && x.as_array().is_some_and(|a| !a.is_empty()))
+                || names_pull_request(x, depth + 1)
+        }),
+        Value::Array(items) => items.iter().any(|x| names_pull_request(x, depth + 1)),
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -202,6 +233,24 @@ mod tests {
             vars.insert(k.to_string(), v.to_string());
         }
         from_env(&|k| vars.get(k).cloned()).unwrap().unwrap()
+    }
+
+    /// The fixture's comment is on an issue; GitHub marks a pull request's with
+    /// `issue.pull_request`.
+    fn comment_on_a_pull_request() -> (tempfile::TempDir, PathBuf) {
+        let path = format!(
+            "{}/tests/fixtures/github/events/issue_comment.created.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let mut payload: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        payload["issue"]["pull_request"] = serde_json::json!({
+            "url": "https://api.github.com/repos/Codertocat/Hello-World/pulls/1"
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("comment.json");
+        std::fs::write(&file, payload.to_string()).unwrap();
+        (dir, file)
     }
 
     #[test]
@@ -241,8 +290,18 @@ mod tests {
             mg.head_sha.as_deref(),
             Some("2ffea6db159f6b6c47a24e778fb9ef40cf6b1c7d")
         );
-        let ic = ctx("issue_comment", "issue_comment.created.json", &[]);
+        let (_dir, comment) = comment_on_a_pull_request();
+        let ic = ctx(
+            "issue_comment",
+            "issue_comment.created.json",
+            &[("GITHUB_EVENT_PATH", comment.to_str().unwrap())],
+        );
         assert_eq!(ic.head_sha, None);
+        let plain = ctx("issue_comment", "issue_comment.created.json", &[]);
+        assert!(
+            !plain.pr_context,
+            "a comment on an issue is not about a pull request"
+        );
         let cs = ctx("check_suite", "check_suite.completed.json", &[]);
         assert_eq!(
             (cs.head_sha.as_deref(), cs.pull_request),
@@ -293,5 +352,117 @@ mod tests {
             _ => None,
         });
         assert!(matches!(bad, Err(ContextError::Payload { .. })));
+    }
+
+    #[test]
+    fn every_event_whose_payload_names_a_pull_request_is_a_pull_request_context() {
+        // One fixture per event GitHub documents with a pull-request payload; the event name
+        // decides nothing, so each is also read under a name judge-ci does not know.
+        let cases = [
+            ("pull_request", "pull_request.opened.json", Some(2)),
+            (
+                "pull_request_target",
+                "pull_request.synchronize.json",
+                Some(2),
+            ),
+            (
+                "pull_request_review",
+                "pull_request_review.submitted.json",
+                Some(2),
+            ),
+            (
+                "pull_request_review_comment",
+                "pull_request_review_comment.created.json",
+                Some(2),
+            ),
+            (
+                "pull_request_review_thread",
+                "pull_request_review_thread.resolved.json",
+                Some(118),
+            ),
+            ("issues", "issues.demilestoned.json", Some(2)),
+            ("merge_group", "merge_group.checks_requested.json", None),
+            ("check_suite", "check_suite.completed.json", Some(2)),
+            ("check_run", "check_run.created.json", Some(2)),
+            (
+                "deployment_review",
+                "deployment_review.requested.json",
+                Some(3),
+            ),
+        ];
+        let (_dir, comment) = comment_on_a_pull_request();
+        let comment = comment.to_str().unwrap();
+        let cases = cases.iter().map(|&(e, f, n)| (e, f, n, None)).chain([(
+            "issue_comment",
+            "issue_comment.created.json",
+            Some(1),
+            Some(comment),
+        )]);
+        for (event, file, number, path) in cases {
+            for name in [event, "an_event_from_the_future"] {
+                let extra: Vec<(&str, &str)> =
+                    path.map(|p| ("GITHUB_EVENT_PATH", p)).into_iter().collect();
+                let c = ctx(name, file, &extra);
+                assert!(c.pr_context, "{name} with {file} is about a pull request");
+                assert_eq!(c.pull_request, number, "{name} with {file}");
+                assert_ne!(
+                    c.head_sha.as_deref(),
+                    Some("0000000000000000000000000000000000000merge"),
+                    "{name} with {file}: the head is never GITHUB_SHA's merge commit"
+                );
+            }
+        }
+        let review = ctx(
+            "pull_request_review",
+            "pull_request_review_thread.resolved.json",
+            &[],
+        );
+        assert_eq!(
+            (review.head_sha.as_deref(), review.base_sha.as_deref()),
+            (
+                Some("14ae1f988d344e6b4f97f6153fb0287dcda335bf"),
+                Some("fcaaddec44575a657bf81b049208b2ce139da3ca")
+            )
+        );
+        let push = ctx("push", "push.json", &[]);
+        assert!(!push.pr_context && push.pull_request.is_none());
+    }
+
+    #[test]
+    fn a_pull_request_named_anywhere_in_an_unknown_payload_counts() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("dispatch.json");
+        std::fs::write(
+            &path,
+            r#"{"action":"judge","client_payload":{"item":{"pull_request":{"number":9}}}}"#,
+        )
+        .unwrap();
+        let c = ctx(
+            "repository_dispatch",
+            "push.json",
+            &[("GITHUB_EVENT_PATH", path.to_str().unwrap())],
+        );
+        assert!(c.pr_context);
+        std::fs::write(&path, r#"{"action":"x","items":{"pull_requests":[]}}"#).unwrap();
+        let c = ctx(
+            "repository_dispatch",
+            "push.json",
+            &[("GITHUB_EVENT_PATH", path.to_str().unwrap())],
+        );
+        assert!(!c.pr_context, "an empty pull_requests list names none");
+        let mut deep = serde_json::json!({"x": 1});
+        for _ in 0..40 {
+            deep = serde_json::json!({ "nested": deep });
+        }
+        std::fs::write(&path, deep.to_string()).unwrap();
+        let c = ctx(
+            "repository_dispatch",
+            "push.json",
+            &[("GITHUB_EVENT_PATH", path.to_str().unwrap())],
+        );
+        assert!(
+            c.pr_context,
+            "a payload too deep to search is read as a pull request's"
+        );
     }
 }
