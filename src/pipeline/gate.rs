@@ -17,12 +17,27 @@ pub fn gate_with_errors(
     let mut o = gate(reading, fail_on, decided_by);
     let passing = matches!(reading, Some(Reading::Accepted | Reading::NotApplicable));
     if passing && !errored.is_empty() {
-        let names: Vec<String> = errored.iter().map(|t| format!("'{}'", t.tier)).collect();
-        let what = format!(
-            "{} {} could not run",
-            if names.len() == 1 { "tier" } else { "tiers" },
-            names.join(", ")
-        );
+        let names: Vec<String> = errored
+            .iter()
+            .filter(|t| !t.is_task_commands())
+            .map(|t| format!("'{}'", t.tier))
+            .collect();
+        let tiers = (!names.is_empty()).then(|| {
+            format!(
+                "{} {} could not run",
+                if names.len() == 1 { "tier" } else { "tiers" },
+                names.join(", ")
+            )
+        });
+        let task = errored
+            .iter()
+            .any(report::ErroredTier::is_task_commands)
+            .then(|| "the task commands failed".to_string());
+        let what = task
+            .into_iter()
+            .chain(tiers)
+            .collect::<Vec<_>>()
+            .join(" and ");
         if fail_on == FailOn::Error {
             o.exit_code = EXIT_INSTRUMENT;
             o.gate = Gate::Fail;

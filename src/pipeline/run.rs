@@ -240,11 +240,16 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         } else {
             FailOn::Fail
         });
+    // A task command that failed is an ERROR of the run, like a tier that could not run:
+    // the workspace the jury judged is not the one the task meant (a `post` that applies the
+    // hidden tests did not apply), so the verdict is no acceptance under `fail-on: error`.
+    let mut errored = super::task::failed_commands(&commands);
+    errored.extend(report::notices::errored_tiers(&tiers, &verdict));
     let outcome = gate_with_errors(
         reading.reading,
         fail_on,
         reading.decided_by.as_deref(),
-        report::notices::errored_tiers(&tiers, &verdict),
+        errored,
     );
     let mut report = Report {
         schema: REPORT_SCHEMA.into(),

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use crate::config::{Benchmark, Task};
 use crate::judges::process::{self, Exit, ProcessSpec};
-use crate::report::CommandRecord;
+use crate::report::{CommandRecord, ErroredTier};
 
 pub(super) async fn task_commands(
     task: &Task,
@@ -68,4 +68,63 @@ pub(super) async fn task_commands(
         }
     }
     out
+}
+
+/// The failed task commands as an ERROR of the run: one entry for the gate, naming each
+/// failed command and why (`spec/trust.md` point 17: a failed task command is never judged
+/// past).
+pub(super) fn failed_commands(commands: &[CommandRecord]) -> Vec<ErroredTier> {
+    let failed: Vec<String> = commands
+        .iter()
+        .filter_map(|c| {
+            c.problem
+                .as_ref()
+                .map(|p| format!("{} `{}` {p}", c.phase, c.command))
+        })
+        .collect();
+    if failed.is_empty() {
+        return Vec::new();
+    }
+    vec![ErroredTier {
+        tier: ErroredTier::TASK_COMMANDS.to_string(),
+        judges: Vec::new(),
+        reason: format!(
+            "{} task command(s) failed, so the workspace judged is not the one the task prepares: {}",
+            failed.len(),
+            failed.join("; ")
+        ),
+    }]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_command_is_an_error_of_the_run_naming_it() {
+        let ok = CommandRecord {
+            phase: "setup".into(),
+            command: "true".into(),
+            exit_code: Some(0),
+            problem: None,
+            elapsed_ms: 1,
+        };
+        assert!(failed_commands(std::slice::from_ref(&ok)).is_empty());
+        let bad = CommandRecord {
+            phase: "post".into(),
+            command: "git apply hidden.patch".into(),
+            exit_code: Some(1),
+            problem: Some("exited with 1: patch does not apply".into()),
+            elapsed_ms: 1,
+        };
+        let e = failed_commands(&[ok, bad]);
+        assert_eq!(e.len(), 1);
+        assert!(e[0].is_task_commands());
+        assert!(
+            e[0].reason
+                .contains("post `git apply hidden.patch` exited with 1"),
+            "{}",
+            e[0].reason
+        );
+    }
 }

@@ -501,3 +501,24 @@ pub struct ErroredTier {
     /// Why, from the first errored judge's reasoning (or the tier's).
     pub reason: String,
 }
+
+impl ErroredTier {
+    /// The `tier` of the entry that stands for the task's failed `setup`/`post` commands: an
+    /// ERROR of the run itself, not of a tier.
+    pub const TASK_COMMANDS: &'static str = "task commands";
+
+    /// Whether this entry is the task's failed commands rather than a tier.
+    pub fn is_task_commands(&self) -> bool {
+        self.tier == Self::TASK_COMMANDS
+    }
+
+    /// What went wrong, as a clause: "tier 'build' could not run" or "the task commands
+    /// failed".
+    pub fn clause(&self) -> String {
+        if self.is_task_commands() {
+            "the task commands failed".to_string()
+        } else {
+            format!("tier '{}' could not run", self.tier)
+        }
+    }
+}

@@ -91,10 +91,7 @@ pub fn notices(r: &Report) -> Vec<String> {
             } else {
                 format!(" ({})", t.judges.join(", "))
             };
-            out.push(format!(
-                "{word}, but tier '{}' could not run{who}: {}",
-                t.tier, t.reason
-            ));
+            out.push(format!("{word}, but {}{who}: {}", t.clause(), t.reason));
         }
     }
     if let Some(src) = &r.config.source {
@@ -150,19 +147,19 @@ pub fn title_prefix(r: &Report) -> Option<String> {
     ) {
         return None;
     }
-    let names: Vec<&str> = r
+    let (task, tiers): (Vec<&ErroredTier>, Vec<&ErroredTier>) = r
         .outcome
         .errored_tiers
         .iter()
-        .map(|t| t.tier.as_str())
-        .collect();
+        .partition(|t| t.is_task_commands());
+    let names: Vec<&str> = tiers.iter().map(|t| t.tier.as_str()).collect();
     let (_, word) = super::markdown::reading_word(r.interpretation.reading);
-    match names.as_slice() {
+    let tiers = match names.as_slice() {
         [] => None,
-        [one] => Some(format!("{word}, but tier {one} could not run")),
-        many => Some(format!(
-            "{word}, but tiers {} could not run",
-            many.join(", ")
-        )),
-    }
+        [one] => Some(format!("tier {one} could not run")),
+        many => Some(format!("tiers {} could not run", many.join(", "))),
+    };
+    let task = (!task.is_empty()).then(|| "the task commands failed".to_string());
+    let what: Vec<String> = task.into_iter().chain(tiers).collect();
+    (!what.is_empty()).then(|| format!("{word}, but {}", what.join(" and ")))
 }
