@@ -79,3 +79,45 @@ fn a_failed_task_command_is_an_error_of_the_run_and_fails_the_gate_under_fail_on
         "{report}"
     );
 }
+
+#[test]
+fn restore_makes_the_restored_globs_exactly_the_references_and_lists_what_it_removed() {
+    let root = tempfile::tempdir().unwrap();
+    let ws = root.path().join("ws");
+    let config = "schema: judge-ci.v1\nname: t\nversion: \"1\"\nreference:\n  path: ../reference\nrestore: [\"src/test/**\"]\njury:\n  tiers:\n    - name: files\n      policy: FINAL_TIER\n      checks:\n        - {type: file-exists, path: src/test/java/t/AppTest.java}\n";
+    let added = [
+        "src/test/resources/META-INF/services/org.junit.platform.launcher.TestExecutionListener",
+        "src/test/resources/junit-platform.properties",
+        "src/test/java/t/Forger.java",
+    ];
+    let mut files = vec![
+        ("judge-ci.yml", config),
+        ("src/test/java/t/AppTest.java", "weakened"),
+        ("src/main/java/t/App.java", "main"),
+    ];
+    files.extend(added.iter().map(|p| (*p, "added by the pull request")));
+    common::write_tree(&ws, &files);
+    common::write_tree(
+        &root.path().join("reference"),
+        &[("src/test/java/t/AppTest.java", "strict")],
+    );
+    let o = common::judge_ci(&ws, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let report = common::report(&ws.join("judge-ci-out"));
+    common::assert_report_schema(&report);
+    let removed: Vec<&str> = report["trust"]["restoreRemoved"]
+        .as_array()
+        .expect("restoreRemoved listed")
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    let mut expected = added.to_vec();
+    expected.sort();
+    assert_eq!(removed, expected, "{report}");
+    for p in added {
+        assert!(!ws.join(p).exists(), "{p} removed");
+    }
+    assert!(ws.join("src/main/java/t/App.java").exists());
+    let md = std::fs::read_to_string(ws.join("judge-ci-out/report.md")).unwrap();
+    assert!(md.contains("Removed before judging"), "{md}");
+}

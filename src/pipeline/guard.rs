@@ -60,7 +60,7 @@ pub(super) fn guard(
         None => Vec::new(),
     };
     let restored = if bench.restore.is_empty() {
-        Vec::new()
+        protect::Restored::default()
     } else {
         let Some(r) = reference else {
             return Err(InputError::RestoreWithoutReference.into());
@@ -68,11 +68,12 @@ pub(super) fn guard(
         protect::restore(r, workspace, &bench.restore)
             .map_err(|e| RunError::Instrument(e.to_string()))?
     };
-    let any = source.tree().is_some() || !restored.is_empty();
+    let any = source.tree().is_some() || !bench.restore.is_empty();
     Ok(any.then(|| report::TrustInfo {
         protected_changes: changes,
         protected_action: bench.protected_action.to_string(),
-        restored,
+        restored: restored.restored,
+        restore_removed: restored.removed,
         base_build_files,
     }))
 }

@@ -289,40 +289,79 @@ pub fn pin_build_files(
 }
 
 /// Copies every file of `reference` that `globs` match into `workspace` at the same path,
-/// replacing what is there; returns the paths restored. A symbolic link the subject put where
-/// a restored file goes is replaced; one on the way to it (a linked folder) is refused, so
-/// nothing is written outside the workspace.
+/// replacing what is there, after removing every file of the workspace under `globs` that the
+/// reference does not have; returns both lists. A symbolic link the subject put where a
+/// restored file goes is replaced; one on the way to it (a linked folder) is removed when the
+/// globs cover it and refused otherwise, so nothing is written outside the workspace.
 pub fn restore(
     reference: &Path,
     workspace: &Path,
     globs: &[String],
-) -> Result<Vec<String>, ProtectError> {
+) -> Result<Restored, ProtectError> {
     if globs.is_empty() {
-        return Ok(Vec::new());
+        return Ok(Restored::default());
     }
     let set = globset(globs)?;
-    let mut restored = Vec::new();
-    for e in walkdir::WalkDir::new(reference)
+    let mut out = Restored::default();
+    let theirs: Vec<(std::path::PathBuf, String)> = walkdir::WalkDir::new(reference)
         .follow_links(false)
         .sort_by_file_name()
         .into_iter()
         .filter_entry(|e| e.depth() == 0 || e.file_name() != ".git")
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file())
+        .filter_map(|e| {
+            let rel = e.path().strip_prefix(reference).ok()?.to_path_buf();
+            let shown = slash(&rel);
+            set.is_match(&shown).then_some((rel, shown))
+        })
+        .collect();
+    let names: std::collections::HashSet<&str> = theirs.iter().map(|(_, s)| s.as_str()).collect();
+    // What the pull request added under the restored globs (a listener, a JUnit extension,
+    // a `META-INF/services` file, `junit-platform.properties`, a Surefire report) is not the
+    // reference's: removed, so the restored globs hold exactly the reference's files. A link
+    // where restored files would live is removed as a link, never followed.
+    let mut extra = Vec::new();
+    for e in walkdir::WalkDir::new(workspace)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || e.file_name() != ".git")
+        .filter_map(Result::ok)
+        .filter(|e| !e.file_type().is_dir())
     {
-        let Ok(rel) = e.path().strip_prefix(reference) else {
+        let Ok(rel) = e.path().strip_prefix(workspace) else {
             continue;
         };
         let shown = slash(rel);
-        if !set.is_match(&shown) {
-            continue;
+        let under = set.is_match(&shown)
+            || (e.file_type().is_symlink() && set.is_match(format!("{shown}/-")));
+        if under && !names.contains(shown.as_str()) {
+            extra.push((e.path().to_path_buf(), shown));
         }
-        let bytes = std::fs::read(e.path())
-            .map_err(|err| ProtectError::Io(format!("restore {shown}: {err}")))?;
-        write_inside(workspace, rel, &bytes, &shown)?;
-        restored.push(shown);
     }
-    Ok(restored)
+    for (path, shown) in extra {
+        std::fs::remove_file(&path)
+            .map_err(|err| ProtectError::Io(format!("remove {shown}: {err}")))?;
+        out.removed.push(shown);
+    }
+    for (rel, shown) in theirs {
+        let bytes = std::fs::read(reference.join(&rel))
+            .map_err(|err| ProtectError::Io(format!("restore {shown}: {err}")))?;
+        write_inside(workspace, &rel, &bytes, &shown)?;
+        out.restored.push(shown);
+    }
+    Ok(out)
+}
+
+/// What `restore:` did to the workspace: the reference's files it wrote, and the files the
+/// pull request had added under the restored globs that it removed.
+#[derive(Debug, Default)]
+pub struct Restored {
+    /// Files copied from the reference.
+    pub restored: Vec<String>,
+    /// Files under the restored globs the reference does not have, removed before judging.
+    pub removed: Vec<String>,
 }
 
 #[cfg(test)]
@@ -392,20 +431,55 @@ mod tests {
         }
         std::fs::create_dir_all(ws.path().join("src/test")).unwrap();
         std::fs::write(ws.path().join("src/test/T.java"), "weakened").unwrap();
+        // What the pull request added under the glob goes: a JUnit extension registration,
+        // a listener, a link; files outside the glob stay.
+        for p in [
+            "src/test/resources/META-INF/services/org.junit.jupiter.api.extension.Extension",
+            "src/test/java/Halt.java",
+            "src/main/Kept.java",
+        ] {
+            let f = ws.path().join(p);
+            std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+            std::fs::write(f, "x").unwrap();
+        }
+        std::os::unix::fs::symlink(outside.path(), ws.path().join("src/test/linked")).unwrap();
         let got = restore(reference.path(), ws.path(), &["src/test/**".into()]).unwrap();
-        assert_eq!(got, vec!["src/test/T.java".to_string()]);
+        assert_eq!(got.restored, vec!["src/test/T.java".to_string()]);
+        assert_eq!(
+            got.removed,
+            [
+                "src/test/java/Halt.java",
+                "src/test/linked",
+                "src/test/resources/META-INF/services/org.junit.jupiter.api.extension.Extension",
+            ]
+        );
+        assert!(ws.path().join("src/main/Kept.java").exists());
+        assert!(!ws.path().join("src/test/java/Halt.java").exists());
+        assert!(outside.path().exists(), "a link is removed, not followed");
         assert_eq!(
             std::fs::read_to_string(ws.path().join("src/test/T.java")).unwrap(),
             "strict"
         );
         assert!(!ws.path().join("src/main/M.java").exists());
-        // A linked folder on the way is refused; nothing lands outside.
+        // A linked folder the globs cover is removed as a link and the files restored into a
+        // real one; a linked folder on the way that they do not cover is refused. Nothing
+        // lands outside.
         std::fs::remove_dir_all(ws.path().join("src/test")).unwrap();
         std::os::unix::fs::symlink(outside.path(), ws.path().join("src/test")).unwrap();
+        let got = restore(reference.path(), ws.path(), &["src/test/**".into()]).unwrap();
+        assert_eq!(got.removed, ["src/test"]);
+        assert!(
+            !std::fs::symlink_metadata(ws.path().join("src/test"))
+                .unwrap()
+                .is_symlink()
+        );
+        std::fs::remove_dir_all(ws.path().join("src")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), ws.path().join("src")).unwrap();
         assert!(matches!(
-            restore(reference.path(), ws.path(), &["src/test/**".into()]),
+            restore(reference.path(), ws.path(), &["src/test/T.java".into()]),
             Err(ProtectError::Symlink(_))
         ));
         assert!(!outside.path().join("T.java").exists());
+        assert!(!outside.path().join("test").exists());
     }
 }

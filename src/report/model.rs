@@ -191,6 +191,10 @@ pub struct TrustInfo {
     /// Files copied from the reference into the workspace before any judge ran.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub restored: Vec<String>,
+    /// Files the pull request added under the `restore:` globs that the reference does not
+    /// have, removed before any judge ran (the restored globs hold exactly the reference's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub restore_removed: Vec<String>,
     /// Build wrappers and settings made the trusted tree's before any build ran.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub base_build_files: Vec<String>,

@@ -134,6 +134,12 @@ pub fn notices(r: &Report) -> Vec<String> {
                 t.restored.join(", ")
             ));
         }
+        if !t.restore_removed.is_empty() {
+            out.push(format!(
+                "Removed before judging, as the pull request added them under the restored globs and the reference has no such files: {}.",
+                t.restore_removed.join(", ")
+            ));
+        }
     }
     out
 }
