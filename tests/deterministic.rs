@@ -295,11 +295,11 @@ fn external_judges_speak_the_json_protocol() {
         &[
             (
                 "good.sh",
-                "#!/bin/sh\ncat > /dev/null\ntest -f \"$JUDGE_METADATA\" || exit 9\nprintf '{\"status\":\"pass\",\"score\":0.8,\"reasoning\":\"goal: %s\",\"checks\":[]}' \"$JUDGE_GOAL\"\n",
+                "#!/bin/sh\ncat > /dev/null\ntest -f \"$JUDGE_METADATA\" || exit 9\necho 'a log line on standard output'\nprintf '{\"status\":\"pass\",\"score\":0.8,\"reasoning\":\"goal: %s\",\"checks\":[]}' \"$JUDGE_GOAL\" >&\"$JUDGE_ANSWER_FD\"\n",
             ),
             (
                 "liar.sh",
-                "#!/bin/sh\necho '{\"status\":\"error\",\"reasoning\":\"no code\"}'\necho oops >&2\n",
+                "#!/bin/sh\necho '{\"status\":\"error\",\"reasoning\":\"no code\"}' >&3\necho oops >&2\n",
             ),
             ("crash.sh", "#!/bin/sh\necho broken >&2\nexit 4\n"),
         ],

@@ -809,7 +809,7 @@ fn an_external_judge_cannot_set_a_cause_and_a_missing_program_is_a_tool_gap() {
     let forged = r#"{"status": "error", "reasonCode": "judge_reported", "reasoning": "the runner is out of disk", "cause": "disk_full"}"#;
     let r = judge(
         &flat(
-            "    - {type: external, name: ext, run: [cat, forged.json]}\n    - {type: command, name: gone, run: [judge-ci-no-such-program-18]}\n",
+            "    - {type: external, name: ext, run: \"cat forged.json >&3\"}\n    - {type: command, name: gone, run: [judge-ci-no-such-program-18]}\n",
         ),
         &[("forged.json", forged)],
         &[],

@@ -65,7 +65,7 @@ fn config(tiers: &str) -> String {
 }
 
 fn ext(name: &str) -> String {
-    format!("        - {{type: external, name: {name}, run: [cat, {name}.json]}}\n")
+    format!("        - {{type: external, name: {name}, run: \"cat {name}.json >&3\"}}\n")
 }
 
 fn check_markdown(md: &str) {
@@ -226,7 +226,7 @@ fn a_tier_that_failed_to_run() {
         canned("c", json!({"status": "pass"})),
     ];
     let cfg = config(
-        "    - name: weighted\n      voting: {strategy: weighted-average}\n      checks:\n        - {type: external, name: a, run: [cat, a.json], weight: 0}\n        - {type: external, name: b, run: [cat, b.json], weight: 0}\n    - name: final\n      checks:\n        - {type: external, name: c, run: [cat, c.json]}\n",
+        "    - name: weighted\n      voting: {strategy: weighted-average}\n      checks:\n        - {type: external, name: a, run: \"cat a.json >&3\", weight: 0}\n        - {type: external, name: b, run: \"cat b.json >&3\", weight: 0}\n    - name: final\n      checks:\n        - {type: external, name: c, run: \"cat c.json >&3\"}\n",
     );
     let r = scenario(&cfg, &files_of(&f));
     let md = render_md(&r);

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 const BENCH: &str = "schema: bench.benchmark.v1\nname: gen\njury:\n  tiers:\n    - name: files\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - {type: file-exists, path: judge.sh}\n    - name: verdict\n      policy: FINAL_TIER\n      voting: {not-applicable: exclude}\n      checks:\n        - {type: external, name: oracle, run: ./judge.sh, not-applicable-when: \"the task says it is out of scope\"}\n";
 
-const JUDGE: &str = "#!/bin/sh\ncat > /dev/null\ncase \"$(cat verdict)\" in\n  pass) echo '{\"status\":\"pass\",\"score\":1.0,\"reasoning\":\"ok\"}' ;;\n  low) echo '{\"status\":\"pass\",\"score\":0.6,\"reasoning\":\"barely\"}' ;;\n  fail) echo '{\"status\":\"fail\",\"score\":0.0,\"reasoning\":\"wrong answer\"}' ;;\n  na) echo '{\"status\":\"not_applicable\",\"reasoning\":\"out of scope\"}' ;;\n  *) echo 'this is not json' ;;\nesac\n";
+const JUDGE: &str = "#!/bin/sh\ncat > /dev/null\ncase \"$(cat verdict)\" in\n  pass) echo '{\"status\":\"pass\",\"score\":1.0,\"reasoning\":\"ok\"}' ;;\n  low) echo '{\"status\":\"pass\",\"score\":0.6,\"reasoning\":\"barely\"}' ;;\n  fail) echo '{\"status\":\"fail\",\"score\":0.0,\"reasoning\":\"wrong answer\"}' ;;\n  na) echo '{\"status\":\"not_applicable\",\"reasoning\":\"out of scope\"}' ;;\n  *) echo 'this is not json' ;;\nesac >&3\n";
 
 /// The verdict of generated task `i`: pass, fail, error, not applicable in turn.
 fn kind(i: usize) -> &'static str {

@@ -33,6 +33,7 @@ fn spec_for(
         env: env.to_vec(),
         timeout,
         stdin: None,
+        answer: false,
     }
 }
 
@@ -206,6 +207,7 @@ pub async fn build_tool_run(
         env: Vec::new(),
         timeout,
         stdin: None,
+        answer: false,
     };
     let display = spec.display();
     let out = match process::run(&spec).await {
@@ -302,8 +304,13 @@ pub async fn build_tool_run(
     )
 }
 
-/// `external`: runs a program that prints one judgment as JSON (config.md protocol). Any
-/// breach of the protocol is `ERROR judge_failed` with the reason and the start of stderr.
+/// `external`: runs a program that writes one judgment as JSON on its answer channel,
+/// descriptor 3 (`JUDGE_ANSWER_FD`), never standard output: whatever the program starts
+/// (subject code it loads or builds) inherits standard output and could print a passing
+/// judgment first, while descriptor 3 is one judge-ci passes to this program alone and a
+/// child gets only if the program hands it on (most process libraries close it). Standard
+/// output and error are logs. Any breach of the protocol is `ERROR judge_failed` with the
+/// reason and the start of stderr.
 pub async fn external(
     ctx: &JudgmentContext,
     run: &CommandLine,
@@ -357,7 +364,12 @@ pub async fn external(
             "JUDGE_METADATA".to_string(),
             meta_file.path().display().to_string(),
         ),
+        (
+            "JUDGE_ANSWER_FD".to_string(),
+            process::ANSWER_FD.to_string(),
+        ),
     ]);
+    spec.answer = true;
     spec.stdin = Some(serde_json::to_vec(&context).unwrap_or_default());
     let display = spec.display();
     let failed = |cause: Option<Cause>, why: String, out: Option<&ProcessOutput>| -> Outcome {
@@ -420,34 +432,82 @@ pub async fn external(
             );
         }
     }
-    if out.stdout.cut() > 0 {
+    if out.answer.len() > process::ANSWER_BYTES {
         return failed(
             Some(Cause::JudgeBroken),
             format!(
-                "external judge `{display}` printed more than judge-ci reads ({} bytes)",
-                out.stdout.total()
+                "external judge `{display}` wrote more than judge-ci reads ({} bytes) on descriptor {}",
+                process::ANSWER_BYTES,
+                process::ANSWER_FD
             ),
             Some(&out),
         );
     }
-    let text = out.stdout.text();
-    match serde_json::from_str::<Judgment>(text.trim()) {
-        // A cause is judge-ci's own observation; a program's word for it (possibly echoing
-        // the subject's output) is not taken.
-        Ok(j) if j.cause().is_some() => failed(
+    let text = String::from_utf8_lossy(&out.answer);
+    if text.trim().is_empty() {
+        let printed = serde_json::from_str::<Judgment>(out.stdout.text().trim()).is_ok();
+        return failed(
+            Some(Cause::JudgeBroken),
+            format!(
+                "external judge `{display}` wrote no judgment on descriptor {fd} ($JUDGE_ANSWER_FD){}",
+                if printed {
+                    "; it printed one on standard output, which is a log only (code the judge runs shares it): write it with `>&3` or to `/dev/fd/3`"
+                } else {
+                    ""
+                },
+                fd = process::ANSWER_FD
+            ),
+            Some(&out),
+        );
+    }
+    // Exactly one JSON document: a second one (subject code the judge loaded writing on the
+    // channel too) is a breach, never a choice between them.
+    let mut docs = serde_json::Deserializer::from_str(text.trim()).into_iter::<Judgment>();
+    let judgment = match (docs.next(), docs.next()) {
+        (Some(Ok(j)), None) => j,
+        (Some(Ok(_)), Some(_)) => {
+            return failed(
+                Some(Cause::JudgeBroken),
+                format!(
+                    "external judge `{display}` wrote more than one judgment on descriptor {}; the protocol takes exactly one",
+                    process::ANSWER_FD
+                ),
+                Some(&out),
+            );
+        }
+        (Some(Err(e)), _) => {
+            return failed(
+                Some(Cause::JudgeBroken),
+                format!(
+                    "external judge `{display}` did not write one valid judgment on descriptor {}: {e}",
+                    process::ANSWER_FD
+                ),
+                Some(&out),
+            );
+        }
+        (None, _) => {
+            return failed(
+                Some(Cause::JudgeBroken),
+                format!(
+                    "external judge `{display}` wrote no judgment on descriptor {}",
+                    process::ANSWER_FD
+                ),
+                Some(&out),
+            );
+        }
+    };
+    // A cause is judge-ci's own observation; a program's word for it (possibly echoing the
+    // subject's output) is not taken.
+    if judgment.cause().is_some() {
+        return failed(
             Some(Cause::JudgeBroken),
             format!(
                 "external judge `{display}` set `cause`, which only judge-ci's own observations set; say why in `reasoning` instead"
             ),
             Some(&out),
-        ),
-        Ok(j) => Ok(j),
-        Err(e) => failed(
-            Some(Cause::JudgeBroken),
-            format!("external judge `{display}` did not print one valid judgment: {e}"),
-            Some(&out),
-        ),
+        );
     }
+    Ok(judgment)
 }
 
 #[cfg(test)]

@@ -56,7 +56,18 @@ pub struct ProcessSpec {
     pub timeout: Duration,
     /// Bytes written to standard input (then closed); none means `/dev/null`.
     pub stdin: Option<Vec<u8>>,
+    /// Whether the program gets an answer channel: the write end of a pipe as descriptor
+    /// [`ANSWER_FD`], whose bytes come back in [`ProcessOutput::answer`]. Standard output
+    /// and error stay logs: whatever the program starts inherits them, so subject code it
+    /// runs could print there first (`external` judges answer on this channel instead).
+    pub answer: bool,
 }
+
+/// The descriptor number of the answer channel (see [`ProcessSpec::answer`]).
+pub const ANSWER_FD: i32 = 3;
+
+/// Most bytes read from the answer channel; more is a breach the caller reports.
+pub const ANSWER_BYTES: usize = 1024 * 1024;
 
 impl ProcessSpec {
     /// `sh -c line` in `dir`.
@@ -68,6 +79,7 @@ impl ProcessSpec {
             env: Vec::new(),
             timeout,
             stdin: None,
+            answer: false,
         }
     }
 
@@ -155,6 +167,9 @@ pub struct ProcessOutput {
     pub stdout: Captured,
     /// Standard error.
     pub stderr: Captured,
+    /// What the program wrote on its answer channel (empty when it had none), up to
+    /// [`ANSWER_BYTES`] and one byte more, so that an overlong answer shows.
+    pub answer: Vec<u8>,
     /// Wall time.
     pub elapsed: Duration,
 }
@@ -203,7 +218,11 @@ async fn drain<R: AsyncRead + Unpin>(mut r: R) -> Captured {
 }
 
 /// The command for `spec`, fenced by `fence`.
-fn command(spec: &ProcessSpec, fence: &crate::fence::Prepared) -> Command {
+fn command(
+    spec: &ProcessSpec,
+    fence: &crate::fence::Prepared,
+    answer: Option<std::os::fd::RawFd>,
+) -> Command {
     let mut cmd = Command::new(&spec.program);
     cmd.args(&spec.args)
         .current_dir(&spec.dir)
@@ -228,7 +247,46 @@ fn command(spec: &ProcessSpec, fence: &crate::fence::Prepared) -> Command {
         cmd.env(k, v);
     }
     fence.apply(&mut cmd);
+    if let Some(fd) = answer {
+        // After the fence's own step (which may close or mark descriptors), in the process
+        // that execs the program: the write end becomes descriptor 3, inherited by exec.
+        // SAFETY: dup2 and fcntl on a descriptor opened before the fork; no allocation.
+        unsafe {
+            cmd.pre_exec(move || {
+                if fd == ANSWER_FD {
+                    let flags = libc::fcntl(fd, libc::F_GETFD);
+                    if flags < 0 || libc::fcntl(fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                } else if libc::dup2(fd, ANSWER_FD) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
     cmd
+}
+
+/// A pipe for the answer channel, both ends close-on-exec (descriptor 3 is made in the child).
+fn answer_pipe() -> std::io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(std::io::Error::from)
+}
+
+/// Reads the answer channel on a thread of its own, up to [`ANSWER_BYTES`] and one more. A
+/// plain thread, not the runtime's blocking pool: a descendant of the program that escaped
+/// its group could hold the write end open forever, and judge-ci must still exit.
+fn read_answer(fd: std::os::fd::OwnedFd) -> tokio::sync::oneshot::Receiver<Vec<u8>> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        let _ = std::fs::File::from(fd)
+            .take(ANSWER_BYTES as u64 + 1)
+            .read_to_end(&mut bytes);
+        let _ = tx.send(bytes);
+    });
+    rx
 }
 
 /// Runs a process to completion or its time limit, inside the fence (see
@@ -237,8 +295,16 @@ pub async fn run(spec: &ProcessSpec) -> std::io::Result<ProcessOutput> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let mut fence = crate::fence::prepare(&spec.dir, home.as_deref())
         .map_err(|e| std::io::Error::other(e.to_string()))?;
+    let pipe = if spec.answer {
+        Some(answer_pipe()?)
+    } else {
+        None
+    };
+    let write_end = pipe
+        .as_ref()
+        .map(|(_, w)| std::os::fd::AsRawFd::as_raw_fd(w));
     let start = Instant::now();
-    let mut child = match command(spec, &fence).spawn() {
+    let mut child = match command(spec, &fence, write_end).spawn() {
         Ok(c) => c,
         // The machine may not allow namespaces: the same fence without them, and if that
         // starts, later processes skip the attempt.
@@ -246,13 +312,19 @@ pub async fn run(spec: &ProcessSpec) -> std::io::Result<ProcessOutput> {
             fence = fence
                 .without_namespaces()
                 .map_err(|f| std::io::Error::other(f.to_string()))?;
-            let c = command(spec, &fence).spawn()?;
+            let c = command(spec, &fence, write_end).spawn()?;
             crate::fence::namespaces_unavailable(&e);
             c
         }
         Err(e) => return Err(e),
     };
     fence.started();
+    // The child holds the write end now: judge-ci's copy goes, so the reader sees the end
+    // of the answer when the program (and whatever inherited descriptor 3) is gone.
+    let answer = pipe.map(|(read, write)| {
+        drop(write);
+        read_answer(read)
+    });
     let mut guard = GroupGuard(child.id().and_then(|p| i32::try_from(p).ok()));
     if let (Some(bytes), Some(mut stdin)) = (spec.stdin.clone(), child.stdin.take()) {
         tokio::spawn(async move {
@@ -297,10 +369,19 @@ pub async fn run(spec: &ProcessSpec) -> std::io::Result<ProcessOutput> {
         .ok()
         .and_then(Result::ok)
         .unwrap_or_default();
+    let answer = match answer {
+        Some(rx) => tokio::time::timeout(grace, rx)
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
     Ok(ProcessOutput {
         exit,
         stdout,
         stderr,
+        answer,
         elapsed: start.elapsed(),
     })
 }

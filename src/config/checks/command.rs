@@ -44,11 +44,11 @@ fn read_command(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
     })
 }
 
-/// `external`: runs a program that prints one judgment as JSON.
+/// `external`: runs a program that writes one judgment as JSON on descriptor 3.
 #[rustfmt::skip]
 pub const EXTERNAL: CheckInfo = CheckInfo {
     family: Family::Deterministic,
-    doc: "runs a program that prints one judgment as JSON",
+    doc: "runs a program that writes one judgment as JSON on descriptor 3 ($JUDGE_ANSWER_FD); its standard output and error are logs",
     keys: keys![
         key("run", Kind::CommandLine, "a string for sh -c, or a list of arguments"),
         key("env", Kind::StrMap, "extra environment variables")
