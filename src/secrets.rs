@@ -227,9 +227,16 @@ pub fn redact_stdio() -> StdioGuard {
         if is_tty {
             continue;
         }
-        let Ok(original) = nix::unistd::dup(unsafe_borrow(fd)) else {
+        // Close-on-exec: no child (a subject process above all) may inherit the real
+        // stream and write around the redaction and the inert-output wrapping.
+        let Ok(original) =
+            nix::fcntl::fcntl(unsafe_borrow(fd), nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(3))
+        else {
             continue;
         };
+        use std::os::fd::FromRawFd;
+        // SAFETY: fcntl returned a new descriptor that nothing else owns.
+        let original = unsafe { std::os::fd::OwnedFd::from_raw_fd(original) };
         let Ok((read, write)) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC) else {
             continue;
         };
@@ -240,6 +247,7 @@ pub fn redact_stdio() -> StdioGuard {
         if moved.is_err() {
             continue;
         }
+        // try_clone duplicates with F_DUPFD_CLOEXEC.
         let Ok(out) = original.try_clone() else {
             continue;
         };

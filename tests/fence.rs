@@ -106,6 +106,13 @@ fn scenario(extra_checks: &str) -> Scenario {
             "setsid-helper",
             "setsid sh -c 'sleep 2; echo FORGED > judge-ci-out/report.json; echo FORGED > judge-ci-out/report.md' >/dev/null 2>&1 </dev/null & exit 0",
         ),
+        // Every descriptor above stderr is written to (as a step-log command would be),
+        // then the check passes only if there was none: stdin /dev/null, stdout and stderr
+        // pipes judge-ci reads.
+        check(
+            "inherited-descriptors",
+            "bad=; for f in /proc/$$/fd/*; do n=${f##*/}; if [ -e \"$f\" ] && [ \"$n\" -gt 2 ]; then bad=\"$bad $n\"; echo ::error::FENCE-FD-$((6*7)) > \"$f\" 2>/dev/null; fi; done; ls -l /proc/$$/fd/ > fds.txt; echo \"above stderr:$bad\" >> fds.txt; [ -z \"$bad\" ] && [ \"$(readlink /proc/$$/fd/0)\" = /dev/null ] && readlink /proc/$$/fd/1 | grep -q '^pipe:' && readlink /proc/$$/fd/2 | grep -q '^pipe:'",
+        ),
         extra_checks.to_string(),
     ]
     .concat();
@@ -156,6 +163,10 @@ fn judge_and_check(s: &Scenario, uid: Option<u32>) -> String {
         .unwrap();
     let stderr = common::stderr(&o);
     assert!(
+        !stderr.contains("FENCE-FD-42") && !common::stdout(&o).contains("FENCE-FD-42"),
+        "a subject process wrote to judge-ci's own stdout/stderr: {stderr}"
+    );
+    assert!(
         s.ws().join("judge-ci-out/report.json").is_file(),
         "no report: {stderr}"
     );
@@ -176,7 +187,8 @@ fn judge_and_check(s: &Scenario, uid: Option<u32>) -> String {
         .collect();
     assert!(
         failed.is_empty(),
-        "attacks that worked: {failed:?}\n{stderr}\n{}",
+        "attacks that worked: {failed:?}\ndescriptors of a subject process: {}\n{stderr}\n{}",
+        std::fs::read_to_string(s.ws().join("fds.txt")).unwrap_or_default(),
         &json[..json.len().min(4000)]
     );
     assert_eq!(o.status.code(), Some(0), "{stderr}");

@@ -107,6 +107,35 @@ fn loopback_up() {
     }
 }
 
+/// Marks every descriptor above standard error close-on-exec, so the subject's program
+/// starts with standard input, output and error only, whatever judge-ci or a library it
+/// links holds open without `O_CLOEXEC` (the redacted streams' originals, a log file, a
+/// socket). Descriptors still needed before exec (the Landlock ruleset, std's error pipe)
+/// stay usable until then.
+fn close_on_exec_above_stderr() -> io::Result<()> {
+    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+    // SAFETY: system calls on integers.
+    unsafe {
+        let r = libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC);
+        if r == 0 {
+            return Ok(());
+        }
+        // Kernels before 5.11: every descriptor below the limit, one by one.
+        let mut lim: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let top = lim.rlim_cur.min(1 << 20) as libc::c_int;
+        for fd in 3..top {
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            if flags >= 0 && flags & libc::FD_CLOEXEC == 0 {
+                check(libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The child outside the namespace: waits for PID 1 and exits as it did. Never returns.
 fn wait_and_mirror(pid: libc::pid_t) -> ! {
     // SAFETY: system calls only; _exit never returns.
@@ -157,6 +186,7 @@ impl Plan {
     pub fn enter(&self) -> io::Result<()> {
         // SAFETY: system calls on data prepared before the fork.
         unsafe {
+            close_on_exec_above_stderr()?;
             check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
             if self.namespaces {
                 let mut flags = libc::CLONE_NEWPID | libc::CLONE_NEWNS;
