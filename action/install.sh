@@ -28,16 +28,15 @@ fi
 version="${version#v}"
 [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.-]+)?$ ]] || fail "version '$version' is not a release version such as 0.1.0"
 
+# judge-ci runs on Linux only: the fence around the pull request's processes is built from Linux
+# namespaces, prctl and Landlock, and there is no build for other systems.
 case "${RUNNER_OS:-Linux}/${RUNNER_ARCH:-X64}" in
   Linux/X64) target=x86_64-unknown-linux-musl ;;
   Linux/ARM64) target=aarch64-unknown-linux-musl ;;
-  macOS/X64) target=x86_64-apple-darwin ;;
-  macOS/ARM64) target=aarch64-apple-darwin ;;
-  Windows/X64) target=x86_64-pc-windows-msvc ;;
-  *) target="" ;;
+  Linux/*) target="" ;;
+  *) fail "judge-ci runs on Linux runners only (x86_64 or aarch64; this one is ${RUNNER_OS}/${RUNNER_ARCH:-?}): its fence around the pull request's code needs Linux namespaces and Landlock. Use runs-on: ubuntu-24.04 (or ubuntu-24.04-arm)" ;;
 esac
 exe=judge-ci
-[[ "${RUNNER_OS:-}" == Windows ]] && exe=judge-ci.exe
 
 sha256() {
   if command -v sha256sum >/dev/null; then sha256sum "$1" | cut -d' ' -f1
@@ -52,7 +51,6 @@ committed() {
 }
 
 ext=tar.gz
-[[ "$target" == *windows* ]] && ext=zip
 asset="judge-ci-$version-$target.$ext"
 want_asset=""
 want_bin=""
@@ -111,11 +109,7 @@ if [[ -n "$target" ]]; then
     if curl -fsSL --retry 3 -o "$work/$asset" "$base/v$version/$asset"; then
       got="$(sha256 "$work/$asset")"
       [[ "$got" == "$want_asset" ]] || fail "checksum mismatch for $asset: action/checksums.txt says $want_asset, the download is $got; not installing"
-      if [[ "$ext" == zip ]]; then
-        unzip -o -q "$work/$asset" -d "$work/x"
-      else
-        mkdir -p "$work/x" && tar -xzf "$work/$asset" -C "$work/x"
-      fi
+      mkdir -p "$work/x" && tar -xzf "$work/$asset" -C "$work/x"
       found="$(find "$work/x" -type f -name "$exe" | head -n 1)"
       [[ -n "$found" ]] || fail "$asset holds no $exe"
       got_bin="$(sha256 "$found")"
@@ -129,7 +123,7 @@ if [[ -n "$target" ]]; then
     echo "No release asset $asset at $base/v$version; building from the action's source instead"
   fi
 else
-  echo "No prebuilt judge-ci for ${RUNNER_OS:-?}/${RUNNER_ARCH:-?}; building from the action's source"
+  echo "No prebuilt judge-ci for Linux/${RUNNER_ARCH:-?} (x86_64 and aarch64 only); building from the action's source"
 fi
 
 cache_root="$source_root"

@@ -176,6 +176,23 @@ pub enum InterpretFormat {
     Json,
 }
 
+/// How `schema` prints the config's schema.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum SchemaFormat {
+    /// The JSON Schema (draft 2020-12), for editors: `schemas/config.v1.json`.
+    Json,
+    /// The config reference as markdown: `docs/config-reference.md`.
+    Markdown,
+}
+
+/// Options of `schema`.
+#[derive(Debug, Clone, Args)]
+pub struct SchemaArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SchemaFormat::Json)]
+    pub format: SchemaFormat,
+}
+
 /// Options of `resume`.
 #[derive(Debug, Clone, Args)]
 pub struct ResumeArgs {
@@ -392,8 +409,8 @@ pub enum Command {
     /// task NEW, REMOVED, REGRESSED, IMPROVED, UNCHANGED or COULD_NOT_JUDGE. Exit 1 when
     /// more tasks regressed than --max-regressions.
     Compare(CompareArgs),
-    /// Print the JSON Schema of the config file.
-    Schema,
+    /// Print the JSON Schema of the config file, or (`--format markdown`) the config reference.
+    Schema(SchemaArgs),
     /// Write a git revision's tree into a folder (what `--reference REV` does, kept).
     Checkout(CheckoutArgs),
 }

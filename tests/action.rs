@@ -489,3 +489,27 @@ fn a_version_without_a_committed_checksum_is_not_downloaded_and_a_missing_asset_
     );
     assert!(out["bin"].ends_with("/bin/judge-ci"));
 }
+
+#[test]
+fn a_runner_that_is_not_linux_is_refused_before_anything_is_installed() {
+    let (defaults, _, steps) = action();
+    let values = base_values(&defaults);
+    let cwd = tempfile::tempdir().unwrap();
+    for (os, arch) in [("macOS", "ARM64"), ("Windows", "X64")] {
+        let r = Runner::new();
+        let (code, log, out) = r.step(
+            &steps[0],
+            &values,
+            cwd.path(),
+            &[("RUNNER_OS", os.into()), ("RUNNER_ARCH", arch.into())],
+        );
+        assert_eq!(code, Some(1), "{log}");
+        assert!(log.contains("judge-ci runs on Linux runners only"), "{log}");
+        assert!(log.contains(&format!("{os}/{arch}")), "{log}");
+        assert!(!out.contains_key("bin"), "{out:?}");
+        assert!(
+            !r.path("toolcache").exists(),
+            "nothing may be installed for {os}"
+        );
+    }
+}

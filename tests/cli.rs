@@ -493,6 +493,19 @@ fn committed_config_schema_is_current() {
 }
 
 #[test]
+fn committed_config_reference_is_current() {
+    let o = judge_ci(Path::new("."), &["schema", "--format", "markdown"]);
+    assert_eq!(o.status.code(), Some(0));
+    let committed =
+        std::fs::read_to_string(common::repo_root().join("docs/config-reference.md")).unwrap();
+    assert_eq!(
+        stdout(&o),
+        committed,
+        "docs/config-reference.md is stale: run `judge-ci schema --format markdown > docs/config-reference.md`"
+    );
+}
+
+#[test]
 fn interpret_reads_stored_verdicts_and_garbage_without_panicking() {
     let dir = tempfile::tempdir().unwrap();
     write_tree(

@@ -28,7 +28,7 @@ pub const MODEL_KEYS: &[Key] = &[
 pub fn config_keys() -> Vec<Key> {
     let mut all = MODEL_KEYS.to_vec();
     all.extend([
-        key("cache", Kind::Str, "cache folder, or off (.judge-ci/cache)"),
+        key("cache", Kind::Str, "reply cache folder (absolute, outside the repository), or off ($RUNNER_TEMP/judge-ci/llm in Actions, else ~/.cache/judge-ci/llm)"),
         key("concurrency", Kind::Integer, "most requests in flight (4)"),
         key(
             "prices",

@@ -481,7 +481,7 @@ fn voting(
         } else if e.message().contains("threshold must be finite") {
             "a threshold is a number from 0.0 to 1.0".to_string()
         } else {
-            "see the voting keys in the README".to_string()
+            "see the voting keys in docs/config-reference.md".to_string()
         };
         r.error_help(at, format!("{what}: {}", e.message()), help);
         return None;

@@ -13,6 +13,7 @@ mod load;
 mod model;
 pub mod sandbox;
 pub mod schema;
+pub mod schema_doc;
 pub mod source;
 pub mod token;
 mod yaml;
