@@ -5,13 +5,16 @@
 //! fetched with `git` (the token passed through the environment, never on a command line or in
 //! a log).
 
-use git2::{ObjectType, Oid, Repository, TreeWalkMode, TreeWalkResult};
+use git2::{ObjectType, Oid, Repository};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 use thiserror::Error;
+
+mod names;
+pub use names::BadName;
 
 /// Where a tree comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -107,6 +110,29 @@ pub enum CheckoutError {
     /// `judge-ci checkout` into a folder that holds files.
     #[error("{} exists and is not empty", .0.display())]
     NotEmpty(PathBuf),
+    /// A tree entry git's fsck refuses, or this host cannot hold; nothing of the tree was
+    /// written.
+    #[error(
+        "the tree of commit {commit} holds an entry git's fsck refuses: {path:?} is {why}; nothing of it was written"
+    )]
+    BadTreeEntry {
+        /// The commit.
+        commit: String,
+        /// The entry's path in the tree (lossily shown when not UTF-8).
+        path: String,
+        /// Which rule.
+        why: names::BadName,
+    },
+    /// A tree with more entries than judge-ci reads.
+    #[error(
+        "the tree of commit {commit} holds more than {limit} entries (files, folders and links, counted over every folder); judge-ci reads no more"
+    )]
+    TreeTooLarge {
+        /// The commit.
+        commit: String,
+        /// The bound ([`MAX_TREE_ENTRIES`]).
+        limit: usize,
+    },
 }
 
 /// A revision or repository URL refused before git sees it.
@@ -389,9 +415,17 @@ struct TreeEntries {
     unnamed: bool,
 }
 
+/// The most entries (files, folders, links, submodules) one tree may hold, counted over all
+/// its folders: a tree can name one subtree many times, so a few hundred bytes of objects
+/// can stand for billions of files.
+pub const MAX_TREE_ENTRIES: usize = 1_000_000;
+
 impl TreeEntries {
-    /// Walks the tree of `commit`.
+    /// Walks the tree of `commit`, checking every entry as git's fsck does
+    /// ([`names::check`]) and refusing duplicate names within a folder, before anything of
+    /// it is written or listed.
     fn of(repo: &Repository, commit: Oid) -> Result<TreeEntries, CheckoutError> {
+        use std::os::unix::ffi::OsStrExt;
         let fail = CheckoutError::Repository;
         let tree = repo
             .find_commit(commit)
@@ -400,23 +434,46 @@ impl TreeEntries {
         let mut files = Vec::new();
         let mut dirs = Vec::new();
         let mut unnamed = false;
-        tree.walk(TreeWalkMode::PreOrder, |root, e| {
-            unnamed |= e.name().is_err();
-            let name = e.name().unwrap_or("");
-            let rel = PathBuf::from(root).join(name);
-            match e.kind() {
-                Some(ObjectType::Blob) => files.push(Entry {
-                    path: rel,
-                    oid: e.id(),
-                    mode: e.filemode(),
-                }),
-                Some(ObjectType::Tree) => dirs.push(rel),
-                // Submodules (commits) are not part of the tree's content.
-                _ => {}
+        let mut count = 0usize;
+        let mut stack = vec![(PathBuf::new(), tree)];
+        while let Some((dir, tree)) = stack.pop() {
+            let mut seen = HashSet::new();
+            for e in tree.iter() {
+                let name = e.name_bytes();
+                let rel = dir.join(std::ffi::OsStr::from_bytes(name));
+                let bad = |why: names::BadName| CheckoutError::BadTreeEntry {
+                    commit: commit.to_string(),
+                    path: String::from_utf8_lossy(rel.as_os_str().as_bytes()).into_owned(),
+                    why,
+                };
+                names::check(name, e.filemode_raw(), rel.as_os_str().len()).map_err(bad)?;
+                if !seen.insert(name.to_vec()) {
+                    return Err(bad(names::BadName::Duplicate));
+                }
+                count += 1;
+                if count > MAX_TREE_ENTRIES {
+                    return Err(CheckoutError::TreeTooLarge {
+                        commit: commit.to_string(),
+                        limit: MAX_TREE_ENTRIES,
+                    });
+                }
+                unnamed |= std::str::from_utf8(name).is_err();
+                match e.kind() {
+                    Some(ObjectType::Blob) => files.push(Entry {
+                        path: rel,
+                        oid: e.id(),
+                        mode: e.filemode(),
+                    }),
+                    Some(ObjectType::Tree) => {
+                        let sub = repo.find_tree(e.id()).map_err(fail)?;
+                        dirs.push(rel.clone());
+                        stack.push((rel, sub));
+                    }
+                    // Submodules (commits) are not part of the tree's content.
+                    _ => {}
+                }
             }
-            TreeWalkResult::Ok
-        })
-        .map_err(fail)?;
+        }
         Ok(TreeEntries {
             files,
             dirs,
@@ -498,7 +555,18 @@ fn write_entries(
                     let link = String::from_utf8_lossy(blob.content()).into_owned();
                     std::os::unix::fs::symlink(link, &target).map_err(io)?;
                 } else {
-                    std::fs::write(&target, blob.content()).map_err(io)?;
+                    // A fresh file, never through a link or over what is there.
+                    use std::io::Write;
+                    use std::os::unix::fs::OpenOptionsExt;
+                    let mode = if e.mode == 0o100755 { 0o755 } else { 0o644 };
+                    std::fs::OpenOptions::new()
+                        .write(true)
+                        .create_new(true)
+                        .mode(mode)
+                        .custom_flags(libc::O_NOFOLLOW)
+                        .open(&target)
+                        .and_then(|mut f| f.write_all(blob.content()))
+                        .map_err(io)?;
                     if e.mode == 0o100755 {
                         use std::os::unix::fs::PermissionsExt;
                         std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o755))
@@ -719,6 +787,162 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), CheckoutError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Runs git in `dir` with `input` on standard input, returning its trimmed output.
+    fn git_in(dir: &Path, args: &[&str], input: &[u8]) -> String {
+        use std::io::Write;
+        let mut child = Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", dir)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "git {args:?}");
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+
+    /// A raw tree object of `(mode, name, id)` entries, written as git's fsck would refuse
+    /// it (`--literally`), and its id.
+    fn raw_tree(dir: &Path, entries: &[(&str, &[u8], &str)]) -> String {
+        let mut bytes = Vec::new();
+        for (mode, name, id) in entries {
+            bytes.extend_from_slice(mode.as_bytes());
+            bytes.push(b' ');
+            bytes.extend_from_slice(name);
+            bytes.push(0);
+            bytes.extend((0..20).map(|i| u8::from_str_radix(&id[2 * i..2 * i + 2], 16).unwrap()));
+        }
+        git_in(
+            dir,
+            &["hash-object", "-t", "tree", "--literally", "-w", "--stdin"],
+            &bytes,
+        )
+    }
+
+    /// A repository whose commit `head` has `tree`, built from raw entries.
+    fn commit_of(dir: &Path, tree: &str) {
+        let commit = git_in(
+            dir,
+            &[
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "commit-tree",
+                tree,
+                "-m",
+                "bad",
+            ],
+            b"",
+        );
+        git_in(dir, &["update-ref", "refs/heads/head", &commit], b"");
+    }
+
+    /// A head commit whose tree holds `..` (and the other names fsck refuses) is refused
+    /// naming the entry, and nothing is written outside (or inside) its folder: the attack
+    /// wrote `../victim/Greeter.java` over a folder beside the checkout.
+    #[test]
+    fn a_tree_entry_git_fsck_refuses_is_an_error_and_nothing_is_written() {
+        let d = tempfile::tempdir().unwrap();
+        let repo = d.path().join("repo");
+        std::fs::create_dir(&repo).unwrap();
+        git_in(&repo, &["init", "-q"], b"");
+        let blob = git_in(
+            &repo,
+            &["hash-object", "-w", "--stdin"],
+            b"class Greeter {}\n",
+        );
+        let victim_dir = raw_tree(&repo, &[("100644", b"Greeter.java", &blob)]);
+        let cases: Vec<(Vec<u8>, &str, &str)> = vec![
+            (b"..".to_vec(), "40000", "hasDotdot"),
+            (b".".to_vec(), "40000", "hasDot"),
+            (b".GIT".to_vec(), "40000", "hasDotgit"),
+            (b"git~1".to_vec(), "40000", "hasDotgit"),
+            (".g\u{200d}it".as_bytes().to_vec(), "40000", "hasDotgit"),
+            (b"a/b".to_vec(), "40000", "fullPathname"),
+        ];
+        for (name, mode, rule) in cases {
+            // `<name>/victim/Greeter.java` and an ordinary file beside it.
+            let up = raw_tree(&repo, &[("40000", b"victim", &victim_dir)]);
+            let mut entries: Vec<(&str, &[u8], &str)> =
+                vec![(mode, &name, &up), ("100644", b"ok.txt", &blob)];
+            entries.sort_by(|a, b| a.1.cmp(b.1));
+            let root = raw_tree(&repo, &entries);
+            commit_of(&repo, &root);
+            let tmp = tempfile::tempdir().unwrap();
+            let got = tempfile::Builder::new()
+                .prefix("judge-ci-rev-")
+                .tempdir_in(tmp.path())
+                .unwrap();
+            let repo_git = Repository::open(&repo).unwrap();
+            let id = repo_git.revparse_single("head").unwrap().id();
+            let err = write_tree(repo_git.path(), id, got.path()).unwrap_err();
+            let text = err.to_string();
+            assert!(
+                matches!(err, CheckoutError::BadTreeEntry { .. }) && text.contains(rule),
+                "{text}"
+            );
+            assert!(
+                text.contains(&format!("{:?}", String::from_utf8_lossy(&name).as_ref())),
+                "{text}"
+            );
+            assert!(
+                !tmp.path().join("victim").exists(),
+                "written outside: {rule}"
+            );
+            assert_eq!(std::fs::read_dir(got.path()).unwrap().count(), 0, "{rule}");
+            // Left in git, it is refused as well.
+            assert!(TreeListing::of(repo_git.path(), id).is_err());
+        }
+        // Duplicate names within one folder, a link and a file: the file would be written
+        // through the link.
+        let link = git_in(&repo, &["hash-object", "-w", "--stdin"], b"../../victim/x");
+        let root = raw_tree(
+            &repo,
+            &[("100644", b"same", &blob), ("120000", b"same", &link)],
+        );
+        commit_of(&repo, &root);
+        let repo_git = Repository::open(&repo).unwrap();
+        let id = repo_git.revparse_single("head").unwrap().id();
+        let got = tempfile::tempdir().unwrap();
+        let err = write_tree(repo_git.path(), id, got.path()).unwrap_err();
+        assert!(err.to_string().contains("duplicateEntries"), "{err}");
+    }
+
+    /// A tree naming one subtree many times stands for more entries than are read: an
+    /// error naming the bound, before anything is written.
+    #[test]
+    fn a_tree_that_names_one_subtree_many_times_is_bounded() {
+        let d = tempfile::tempdir().unwrap();
+        let repo = d.path();
+        git_in(repo, &["init", "-q"], b"");
+        let blob = git_in(repo, &["hash-object", "-w", "--stdin"], b"x");
+        let names: Vec<Vec<u8>> = (0..16).map(|i| format!("{i:02}").into_bytes()).collect();
+        let mut tree = raw_tree(repo, &[("100644", b"f", &blob)]);
+        // 16^5 > MAX_TREE_ENTRIES.
+        for _ in 0..5 {
+            let entries: Vec<(&str, &[u8], &str)> = names
+                .iter()
+                .map(|n| ("40000", n.as_slice(), tree.as_str()))
+                .collect();
+            tree = raw_tree(repo, &entries);
+        }
+        commit_of(repo, &tree);
+        let repo_git = Repository::open(repo).unwrap();
+        let id = repo_git.revparse_single("head").unwrap().id();
+        let got = tempfile::tempdir().unwrap();
+        let err = write_tree(repo_git.path(), id, got.path()).unwrap_err();
+        assert!(
+            err.to_string().contains(&MAX_TREE_ENTRIES.to_string()),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_dir(got.path()).unwrap().count(), 0);
+    }
 
     #[test]
     fn remotes_and_revisions_that_git_would_misread_are_refused() {

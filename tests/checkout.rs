@@ -308,3 +308,96 @@ fn a_revision_missing_from_a_shallow_clone_is_fetched() {
             .starts_with("origin/solution")
     );
 }
+
+/// Writes a raw tree object of `(mode, name, id)` entries as the pull request can make one
+/// (`hash-object --literally`, so git's own checks do not stop it) and returns its id.
+fn raw_tree(dir: &Path, entries: &[(&str, &[u8], &str)]) -> String {
+    use std::io::Write;
+    let mut bytes = Vec::new();
+    for (mode, name, id) in entries {
+        bytes.extend_from_slice(mode.as_bytes());
+        bytes.push(b' ');
+        bytes.extend_from_slice(name);
+        bytes.push(0);
+        bytes.extend((0..20).map(|i| u8::from_str_radix(&id[2 * i..2 * i + 2], 16).unwrap()));
+    }
+    let mut child = Command::new("git")
+        .args(["hash-object", "-t", "tree", "--literally", "-w", "--stdin"])
+        .current_dir(dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&bytes).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// The attack: the head commit's tree holds an entry `..` whose `victim/Greeter.java` lands,
+/// when the head is materialised into `$TMPDIR/judge-ci-rev-*`, over the reference folder
+/// `$TMPDIR/victim` the head is compared with. judge-ci refuses the tree naming the entry,
+/// and writes nothing of it.
+#[test]
+fn a_head_tree_entry_dotdot_writes_nothing_outside_its_checkout_and_is_an_error() {
+    let r = repo();
+    let d = r.path();
+    let tmp = tempfile::tempdir().unwrap();
+    let victim = tmp.path().join("victim");
+    write_tree(
+        &victim,
+        &[("Greeter.java", "class Greeter { /* reference */ }\n")],
+    );
+    let hack = git(d, &["hash-object", "-w", "--stdin", "judge-ci.yml"]);
+    let greeter = {
+        std::fs::write(d.join("hack.txt"), "class Greeter { /* hack */ }\n").unwrap();
+        git(d, &["hash-object", "-w", "hack.txt"])
+    };
+    let inner = raw_tree(
+        d,
+        &[
+            ("100644", b"Extra.java", &greeter),
+            ("100644", b"Greeter.java", &greeter),
+        ],
+    );
+    let up = raw_tree(d, &[("40000", b"victim", &inner)]);
+    let root = raw_tree(
+        d,
+        &[("40000", b"..", &up), ("100644", b"judge-ci.yml", &hack)],
+    );
+    let commit = git(d, &["commit-tree", &root, "-m", "dotdot"]);
+    git(d, &["branch", "dotdot", &commit]);
+    let out = tempfile::tempdir().unwrap();
+    let o = common::command(
+        d,
+        &[
+            "--dry-run",
+            "--head",
+            "dotdot",
+            "--reference",
+            victim.to_str().unwrap(),
+            "--out",
+            out.path().to_str().unwrap(),
+        ],
+    )
+    .env("TMPDIR", tmp.path())
+    .output()
+    .unwrap();
+    let err = stderr(&o);
+    assert_eq!(
+        std::fs::read_to_string(victim.join("Greeter.java")).unwrap(),
+        "class Greeter { /* reference */ }\n",
+        "the reference was overwritten"
+    );
+    assert!(
+        !victim.join("Extra.java").exists(),
+        "a file was written into the reference"
+    );
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("\"..\"") && err.contains("hasDotdot"), "{err}");
+    // No part of the head's tree was written anywhere in the temporary folder.
+    for e in walkdir::WalkDir::new(tmp.path()) {
+        let e = e.unwrap();
+        assert_ne!(e.file_name(), "judge-ci.yml", "{}", e.path().display());
+    }
+}

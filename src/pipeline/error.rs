@@ -228,6 +228,12 @@ impl InputError {
                 | CheckoutError::Walk(_)
                 | CheckoutError::FolderGiven(_)
                 | CheckoutError::NotEmpty(_) => None,
+                CheckoutError::BadTreeEntry { .. } => Some(
+                    "git's own fsck refuses this commit (`git fsck` names the entry too); judge-ci writes no part of such a tree",
+                ),
+                CheckoutError::TreeTooLarge { .. } => Some(
+                    "a tree this large (or one that names the same subtree many times) is not judged",
+                ),
             },
             InputError::NoWorkspace(_) => Some("pass --workspace DIR"),
             InputError::ReferencePath { .. } => {
