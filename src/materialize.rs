@@ -192,9 +192,20 @@ pub struct Checkout {
     pub contents: Contents,
     /// A revision left in git: its regular files and folders, as walked when it was resolved.
     pub listing: Option<Arc<TreeListing>>,
+    /// The folders judge-ci made for this checkout (see [`Checkout::folders_made`]).
+    made: Vec<PathBuf>,
     _temp: Option<tempfile::TempDir>,
     /// A fetched remote's bare repository, kept while the checkout lives.
     _git_temp: Option<tempfile::TempDir>,
+}
+
+impl Checkout {
+    /// The folders judge-ci made for this checkout (a revision's folder, a fetched remote's
+    /// repository; none for a folder used as it is): judge-ci's own, which the run's fence
+    /// hides from subject processes.
+    pub fn folders_made(&self) -> &[PathBuf] {
+        &self.made
+    }
 }
 
 /// Whether a materialised revision's files were written into its folder.
@@ -588,8 +599,6 @@ fn temp_dir(
         .prefix(prefix)
         .tempdir()
         .map_err(CheckoutError::TempDir)?;
-    // A reference checkout is judge-ci's, never the subject's to read.
-    crate::fence::hide(t.path());
     if keep {
         let p = t.keep();
         Ok((p, None))
@@ -652,6 +661,7 @@ pub fn materialize_as(
                 git_dir: None,
                 contents: Contents::Written,
                 listing: None,
+                made: Vec::new(),
                 _temp: None,
                 _git_temp: None,
             })
@@ -665,6 +675,7 @@ pub fn materialize_as(
             let id = resolve_rev(&repo, rev)?;
             let (path, temp) = temp_dir(keep, "judge-ci-rev-")?;
             let (contents, listing) = write_unless(repo.path(), id, &path, keep, want)?;
+            let made = vec![path.clone()];
             Ok(Checkout {
                 path,
                 commit: Some(id.to_string()),
@@ -672,6 +683,7 @@ pub fn materialize_as(
                 git_dir: Some(repo.path().to_path_buf()),
                 contents,
                 listing,
+                made,
                 _temp: temp,
                 _git_temp: None,
             })
@@ -703,10 +715,12 @@ pub fn materialize_as(
             let id = resolve_rev(&repo, "FETCH_HEAD")?;
             let (path, temp) = temp_dir(keep, "judge-ci-rev-")?;
             let (contents, listing) = write_unless(&git_dir, id, &path, keep, want)?;
+            let made = vec![path.clone(), git_dir.clone()];
             Ok(Checkout {
                 path,
                 commit: Some(id.to_string()),
                 label: format!("{url}#{rev}"),
+                made,
                 git_dir: Some(git_dir),
                 contents,
                 listing,

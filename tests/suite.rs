@@ -287,3 +287,77 @@ fn filters_and_bad_flags() {
         );
     }
 }
+
+/// Two benchmarks of one suite with different `sandbox` settings, their tasks judged at the
+/// same time in one process: each task's subject process reaches the network as its own
+/// config says, and each report's fence line describes its own process. (The fence was a
+/// process global: the run that set `sandbox.network` last decided it for both.)
+#[test]
+fn concurrent_tasks_each_keep_their_own_sandbox() {
+    // SAFETY: a getter.
+    assert!(
+        unsafe { libc::geteuid() } == 0,
+        "a network namespace needs root or a user namespace; run the tests as root"
+    );
+    // A listener on this machine's loopback stands for every host a build could reach.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let root = tempfile::tempdir().unwrap();
+    // Both runs have set up their fence by the time either connects (the sleep), so a shared
+    // setting would be wrong for one of them whichever wrote it last.
+    let check = format!(
+        "        - {{type: command, name: reach, run: \"sleep 2; bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port}'\"}}\n"
+    );
+    for (bench, sandbox) in [("cut", "sandbox:\n  network: false\n"), ("open", "")] {
+        common::write_tree(
+            &root.path().join("bench").join(bench),
+            &[
+                (
+                    "benchmark.yaml",
+                    &format!(
+                        "schema: bench.benchmark.v1\nname: {bench}\n{sandbox}jury:\n  tiers:\n    - name: net\n      policy: FINAL_TIER\n      checks:\n{check}"
+                    ),
+                ),
+                (
+                    "tasks/t/task.yaml",
+                    "schema: bench.task.v1\nid: t\ninstruction: Reach the network.\n",
+                ),
+                ("tasks/t/workspace/README", "subject\n"),
+            ],
+        );
+    }
+    let o = common::judge_ci(
+        root.path(),
+        &["suite", "bench", "--out", "out", "--jobs", "2"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let task = |bench: &str| common::report(&root.path().join("out/tasks").join(bench).join("t"));
+    let (cut, open) = (task("cut"), task("open"));
+    let status = |r: &Value| {
+        r["tiers"][0]["judges"][0]["status"]
+            .as_str()
+            .map(str::to_string)
+    };
+    let fence = |r: &Value| r["fence"].as_str().unwrap_or_default().to_string();
+    assert_eq!(
+        status(&cut).as_deref(),
+        Some("fail"),
+        "the task with network: false reached the network: {}",
+        fence(&cut)
+    );
+    assert_eq!(
+        status(&open).as_deref(),
+        Some("pass"),
+        "the task without a sandbox was cut off the network: {}",
+        fence(&open)
+    );
+    assert!(fence(&cut).contains("no network"), "{}", fence(&cut));
+    assert!(
+        fence(&open).contains("landlock") && !fence(&open).contains("no network"),
+        "{}",
+        fence(&open)
+    );
+    let accepted = std::iter::from_fn(|| listener.accept().ok()).count();
+    assert_eq!(accepted, 1, "only the open task's connection arrived");
+}

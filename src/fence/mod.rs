@@ -14,38 +14,20 @@
 //! - `sandbox: {network: false}`: a network namespace with no interface but loopback, or a
 //!   refusal when the machine cannot make one.
 //!
-//! Judges register nothing: [`hide`] and [`add_workspace`] are called where judge-ci creates
-//! those folders (checkout, pipeline), and [`crate::judges::process`] asks [`prepare`].
+//! The policy is a value, [`Fence`], owned by each run (there is no process-wide fence state):
+//! judges register nothing; the pipeline hides the folders judge-ci made for the run and
+//! names its workspace, and [`crate::judges::process`] asks the run's fence to
+//! [`prepare`](Fence::prepare) each process.
 
 mod child;
 mod rules;
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 
-/// Folders subject processes may not read (outside a writable root), and the roots they may
-/// write, for every process of this judge-ci.
-#[derive(Debug, Default)]
-struct Registry {
-    hidden: Vec<PathBuf>,
-    workspaces: Vec<PathBuf>,
-    network: Option<bool>,
-    last: Option<Status>,
-}
-
-static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
-    hidden: Vec::new(),
-    workspaces: Vec::new(),
-    network: None,
-    last: None,
-});
-
-/// Whether namespaces can be made here: 0 unknown, 1 yes, 2 no.
-static NAMESPACES: AtomicU8 = AtomicU8::new(0);
-
-fn registry() -> std::sync::MutexGuard<'static, Registry> {
-    match REGISTRY.lock() {
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    match m.lock() {
         Ok(g) => g,
         Err(p) => p.into_inner(),
     }
@@ -55,28 +37,150 @@ fn canonical(p: &Path) -> PathBuf {
     p.canonicalize().unwrap_or_else(|_| p.to_path_buf())
 }
 
-/// Hides `path` (a reference checkout, the output folder, a cache) from every subject
-/// process started from now on.
-pub fn hide(path: &Path) {
-    let p = canonical(path);
-    let mut r = registry();
-    if !r.hidden.contains(&p) {
-        r.hidden.push(p);
+/// Folders no subject process may read (outside its writable root): reference checkouts,
+/// snapshots, output and cache folders judge-ci made. One list is shared by every run that
+/// lives in the same process (the tasks of a `judge-ci suite`): what judge-ci made for one
+/// task is hidden from the subject processes of every other task too.
+#[derive(Debug, Default)]
+pub struct Hidden(Mutex<Vec<PathBuf>>);
+
+impl Hidden {
+    /// Hides `path` from every subject process prepared from now on.
+    pub fn hide(&self, path: &Path) {
+        let p = canonical(path);
+        let mut h = lock(&self.0);
+        if !h.contains(&p) {
+            h.push(p);
+        }
+    }
+
+    fn list(&self) -> Vec<PathBuf> {
+        lock(&self.0).clone()
     }
 }
 
-/// Makes `path` a writable root: a process whose folder is inside it may write there.
-pub fn add_workspace(path: &Path) {
-    let p = canonical(path);
-    let mut r = registry();
-    if !r.workspaces.contains(&p) {
-        r.workspaces.push(p);
-    }
+/// The fence policy of one run: what its subject processes may not read ([`Hidden`], shared
+/// with the runs beside it), the roots they may write, whether they reach the network (the
+/// run's own `sandbox.network`), and which layers the last of them started with (for the
+/// run's report). Owned by the run and handed to whatever starts its processes; nothing of
+/// it is process-wide, so concurrent runs with different `sandbox` settings each get their
+/// own.
+#[derive(Debug, Default)]
+pub struct Fence {
+    hidden: Arc<Hidden>,
+    workspaces: Mutex<Vec<PathBuf>>,
+    network: Option<bool>,
+    last: Mutex<Option<Status>>,
+    /// Whether namespaces can be made here: 0 unknown, 1 yes, 2 no (learnt by this run's
+    /// first process).
+    namespaces: AtomicU8,
+    /// Why they cannot, when a spawn with them failed.
+    namespace_why: Mutex<String>,
 }
 
-/// `sandbox.network` of the run: `Some(false)` cuts subject processes off the network.
-pub fn set_network(allowed: Option<bool>) {
-    registry().network = allowed;
+impl Fence {
+    /// The fence of a run with `sandbox.network` = `network` (`Some(false)` cuts its subject
+    /// processes off the network), hiding what `hidden` lists.
+    pub fn new(network: Option<bool>, hidden: Arc<Hidden>) -> Fence {
+        Fence {
+            hidden,
+            network,
+            ..Fence::default()
+        }
+    }
+
+    /// Hides `path` (a reference checkout, the output folder, a cache) from every subject
+    /// process started from now on, this run's and its neighbours'.
+    pub fn hide(&self, path: &Path) {
+        self.hidden.hide(path);
+    }
+
+    /// Makes `path` a writable root: a process whose folder is inside it may write there.
+    pub fn add_workspace(&self, path: &Path) {
+        let p = canonical(path);
+        let mut w = lock(&self.workspaces);
+        if !w.contains(&p) {
+            w.push(p);
+        }
+    }
+
+    /// The fence of this run's last subject process, if any ran.
+    pub fn last_status(&self) -> Option<Status> {
+        lock(&self.last).clone()
+    }
+
+    /// Records that a process started with `prepared`.
+    pub fn started(&self, prepared: &Prepared) {
+        if prepared.namespaces {
+            self.namespaces.store(1, Ordering::Relaxed);
+        }
+        let status = Status {
+            no_new_privs: true,
+            landlock: prepared.landlock.clone(),
+            pid_namespace: if prepared.namespaces {
+                Ok(())
+            } else {
+                Err(self.namespace_refusal())
+            },
+            network_cut: prepared.network_cut,
+        };
+        *lock(&self.last) = Some(status);
+    }
+
+    /// Records that namespaces cannot be made here (a spawn with them failed, the same
+    /// without them started): this run's later processes skip the attempt, and the report
+    /// says why.
+    pub fn namespaces_unavailable(&self, why: &std::io::Error) {
+        self.namespaces.store(2, Ordering::Relaxed);
+        *lock(&self.namespace_why) = why.to_string();
+    }
+
+    fn namespace_refusal(&self) -> String {
+        let why = lock(&self.namespace_why).trim().to_string();
+        if why.is_empty() {
+            "refused by the kernel".to_string()
+        } else {
+            why
+        }
+    }
+
+    /// The fence for a process running in `dir` with `home` as its home folder.
+    pub fn prepare(&self, dir: &Path, home: Option<&Path>) -> Result<Prepared, FenceError> {
+        let hidden = self.hidden.list();
+        let workspaces = lock(&self.workspaces).clone();
+        let tmp = tempfile::Builder::new()
+            .prefix("judge-ci-tmp-")
+            .tempdir()
+            .map_err(FenceError::Temp)?;
+        let dir = canonical(dir);
+        // The writable root: the registered workspace holding the folder, else the folder.
+        let root = workspaces
+            .iter()
+            .filter(|w| dir.starts_with(w))
+            .max_by_key(|w| w.as_os_str().len())
+            .cloned()
+            .unwrap_or(dir);
+        let mut writable = vec![root, canonical(tmp.path())];
+        if let Some(home) = home {
+            writable.extend(rules::build_caches(home));
+        }
+        let (ruleset, landlock) = match rules::ruleset(&writable, &hidden) {
+            Ok((fd, abi)) => (Some(fd), Ok(abi)),
+            Err(why) => (None, Err(why)),
+        };
+        let namespaces = self.namespaces.load(Ordering::Relaxed) != 2;
+        let network_cut = self.network == Some(false);
+        if network_cut && !namespaces {
+            return Err(FenceError::NoNetworkNamespace(self.namespace_refusal()));
+        }
+        Ok(Prepared {
+            tmp,
+            ruleset,
+            landlock,
+            namespaces,
+            network_cut,
+        })
+    }
 }
 
 /// Which layers were in force for the last subject process, or why not.
@@ -123,11 +227,6 @@ impl Status {
     }
 }
 
-/// The fence of the last subject process started, if any ran.
-pub fn last_status() -> Option<Status> {
-    registry().last.clone()
-}
-
 /// Why a process could not be fenced as the config demands.
 #[derive(Debug, thiserror::Error)]
 pub enum FenceError {
@@ -172,24 +271,6 @@ impl Prepared {
         self.namespaces
     }
 
-    /// Records that the process started with this fence.
-    pub fn started(&self) {
-        if self.namespaces {
-            NAMESPACES.store(1, Ordering::Relaxed);
-        }
-        let status = Status {
-            no_new_privs: true,
-            landlock: self.landlock.clone(),
-            pid_namespace: if self.namespaces {
-                Ok(())
-            } else {
-                Err(namespace_refusal())
-            },
-            network_cut: self.network_cut,
-        };
-        registry().last = Some(status);
-    }
-
     /// After a spawn with namespaces failed: the same fence without them, or the refusal
     /// when the config needs them.
     pub fn without_namespaces(mut self) -> Result<Prepared, FenceError> {
@@ -201,67 +282,4 @@ impl Prepared {
         self.namespaces = false;
         Ok(self)
     }
-}
-
-static NAMESPACE_WHY: Mutex<String> = Mutex::new(String::new());
-
-/// Records that namespaces cannot be made here (a spawn with them failed, the same without
-/// them started): later processes skip the attempt, and the report says why.
-pub fn namespaces_unavailable(why: &std::io::Error) {
-    NAMESPACES.store(2, Ordering::Relaxed);
-    if let Ok(mut w) = NAMESPACE_WHY.lock() {
-        *w = why.to_string();
-    }
-}
-
-fn namespace_refusal() -> String {
-    let why = NAMESPACE_WHY
-        .lock()
-        .map(|w| w.trim().to_string())
-        .unwrap_or_default();
-    if why.is_empty() {
-        "refused by the kernel".to_string()
-    } else {
-        why
-    }
-}
-
-/// The fence for a process running in `dir` with `home` as its home folder.
-pub fn prepare(dir: &Path, home: Option<&Path>) -> Result<Prepared, FenceError> {
-    let (hidden, workspaces, network) = {
-        let r = registry();
-        (r.hidden.clone(), r.workspaces.clone(), r.network)
-    };
-    let tmp = tempfile::Builder::new()
-        .prefix("judge-ci-tmp-")
-        .tempdir()
-        .map_err(FenceError::Temp)?;
-    let dir = canonical(dir);
-    // The writable root: the registered workspace holding the folder, else the folder.
-    let root = workspaces
-        .iter()
-        .filter(|w| dir.starts_with(w))
-        .max_by_key(|w| w.as_os_str().len())
-        .cloned()
-        .unwrap_or(dir);
-    let mut writable = vec![root, canonical(tmp.path())];
-    if let Some(home) = home {
-        writable.extend(rules::build_caches(home));
-    }
-    let (ruleset, landlock) = match rules::ruleset(&writable, &hidden) {
-        Ok((fd, abi)) => (Some(fd), Ok(abi)),
-        Err(why) => (None, Err(why)),
-    };
-    let namespaces = NAMESPACES.load(Ordering::Relaxed) != 2;
-    let network_cut = network == Some(false);
-    if network_cut && !namespaces {
-        return Err(FenceError::NoNetworkNamespace(namespace_refusal()));
-    }
-    Ok(Prepared {
-        tmp,
-        ruleset,
-        landlock,
-        namespaces,
-        network_cut,
-    })
 }

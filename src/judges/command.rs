@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::config::checks::{CommandLine, WorkspacePath};
+use crate::fence::Fence;
 use crate::judgment::{Cause, Check, Judgment, JudgmentContext, ReasonCode, Status};
 
 use super::maven;
@@ -112,6 +113,7 @@ pub async fn command(
     env: &[(String, String)],
     dir: Option<&WorkspacePath>,
     timeout: Duration,
+    fence: &Fence,
 ) -> Outcome {
     let cwd = match dir {
         None => workspace.to_path_buf(),
@@ -130,7 +132,7 @@ pub async fn command(
     };
     let spec = spec_for(run, &cwd, env, timeout);
     let display = spec.display();
-    let out = match process::run(&spec).await {
+    let out = match process::run(&spec, fence).await {
         Ok(o) => o,
         Err(e) => {
             return instrument_because(
@@ -188,6 +190,7 @@ pub async fn build_tool_run(
     goals: &[String],
     args: &[String],
     timeout: Duration,
+    fence: &Fence,
 ) -> Outcome {
     let program = if maven_build {
         build_tool(workspace, "mvnw", "mvn")
@@ -210,7 +213,7 @@ pub async fn build_tool_run(
         answer: false,
     };
     let display = spec.display();
-    let out = match process::run(&spec).await {
+    let out = match process::run(&spec, fence).await {
         Ok(o) => o,
         Err(e) => {
             return instrument_because(
@@ -316,6 +319,7 @@ pub async fn external(
     run: &CommandLine,
     env: &[(String, String)],
     timeout: Duration,
+    fence: &Fence,
 ) -> Outcome {
     let workspace = &ctx.workspace;
     let reference = ctx
@@ -395,7 +399,7 @@ pub async fn external(
         }
         build(b)
     };
-    let out = match process::run(&spec).await {
+    let out = match process::run(&spec, fence).await {
         Ok(o) => o,
         Err(e) => {
             return failed(

@@ -129,10 +129,14 @@ pub fn reads_reference_folder(kind: &CheckKind) -> bool {
     }
 }
 
-/// What every judge of a run shares: where progress goes, and the model runtime of the
-/// semantic checks (the config's `llm:` defaults, one HTTP client, the request cap).
+/// What every judge of a run shares, owned by that run (nothing of it is process-wide, so the
+/// concurrent runs of a suite do not see each other's): where progress goes, the fence its
+/// subject processes start in, the model runtime of the semantic checks (the config's `llm:`
+/// defaults, one HTTP client, the request cap).
 #[derive(Clone)]
 pub struct Services {
+    /// The run's fence: every subject process a judge starts is prepared by it.
+    pub fence: Arc<crate::fence::Fence>,
     /// Progress events.
     pub progress: Arc<dyn Progress>,
     /// The semantic checks' model runtime.
@@ -220,7 +224,18 @@ impl ConfiguredJudge {
                 expect_exit,
                 env,
                 dir,
-            } => command::command(&ws, &run, expect_exit, &env, dir.as_ref(), timeout).await,
+            } => {
+                command::command(
+                    &ws,
+                    &run,
+                    expect_exit,
+                    &env,
+                    dir.as_ref(),
+                    timeout,
+                    &self.services.fence,
+                )
+                .await
+            }
             CheckKind::MavenBuild { goals, args } => {
                 // Pinned first, then the (trusted) config's own arguments: the subject's
                 // .mvn/maven.config cannot switch the tests off.
@@ -234,11 +249,28 @@ impl ConfiguredJudge {
                     .get("expectedDir")
                     .and_then(Value::as_str)
                     .map(PathBuf::from);
-                command::build_tool_run(&ws, reference.as_deref(), true, &goals, &pinned, timeout)
-                    .await
+                command::build_tool_run(
+                    &ws,
+                    reference.as_deref(),
+                    true,
+                    &goals,
+                    &pinned,
+                    timeout,
+                    &self.services.fence,
+                )
+                .await
             }
             CheckKind::GradleBuild { tasks, args } => {
-                command::build_tool_run(&ws, None, false, &tasks, &args, timeout).await
+                command::build_tool_run(
+                    &ws,
+                    None,
+                    false,
+                    &tasks,
+                    &args,
+                    timeout,
+                    &self.services.fence,
+                )
+                .await
             }
             CheckKind::ClassVersion { target, dir } => {
                 let c = ctx.clone();
@@ -277,7 +309,9 @@ impl ConfiguredJudge {
                 }))
                 .await
             }
-            CheckKind::External { run, env } => command::external(ctx, &run, &env, timeout).await,
+            CheckKind::External { run, env } => {
+                command::external(ctx, &run, &env, timeout, &self.services.fence).await
+            }
             CheckKind::ImportDiff {
                 files,
                 forbid,

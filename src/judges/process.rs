@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 
+use crate::fence::Fence;
+
 /// Bytes kept from the start and from the end of each stream.
 pub const KEEP_BYTES: usize = 32 * 1024;
 
@@ -289,11 +291,12 @@ fn read_answer(fd: std::os::fd::OwnedFd) -> tokio::sync::oneshot::Receiver<Vec<u
     rx
 }
 
-/// Runs a process to completion or its time limit, inside the fence (see
+/// Runs a process to completion or its time limit, inside the run's fence `policy` (see
 /// [`crate::fence`]). `Err` means it could not be started.
-pub async fn run(spec: &ProcessSpec) -> std::io::Result<ProcessOutput> {
+pub async fn run(spec: &ProcessSpec, policy: &Fence) -> std::io::Result<ProcessOutput> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
-    let mut fence = crate::fence::prepare(&spec.dir, home.as_deref())
+    let mut fence = policy
+        .prepare(&spec.dir, home.as_deref())
         .map_err(|e| std::io::Error::other(e.to_string()))?;
     let pipe = if spec.answer {
         Some(answer_pipe()?)
@@ -313,12 +316,12 @@ pub async fn run(spec: &ProcessSpec) -> std::io::Result<ProcessOutput> {
                 .without_namespaces()
                 .map_err(|f| std::io::Error::other(f.to_string()))?;
             let c = command(spec, &fence, write_end).spawn()?;
-            crate::fence::namespaces_unavailable(&e);
+            policy.namespaces_unavailable(&e);
             c
         }
         Err(e) => return Err(e),
     };
-    fence.started();
+    policy.started(&fence);
     // The child holds the write end now: judge-ci's copy goes, so the reader sees the end
     // of the answer when the program (and whatever inherited descriptor 3) is gone.
     let answer = pipe.map(|(read, write)| {
@@ -410,32 +413,38 @@ mod tests {
     #[tokio::test]
     async fn exit_codes_timeouts_and_environment() {
         let dir = std::env::temp_dir();
-        let ok = run(&ProcessSpec::shell(
-            "echo out; echo err >&2; exit 3",
-            dir.clone(),
-            Duration::from_secs(10),
-        ))
+        let fence = Fence::default();
+        let ok = run(
+            &ProcessSpec::shell(
+                "echo out; echo err >&2; exit 3",
+                dir.clone(),
+                Duration::from_secs(10),
+            ),
+            &fence,
+        )
         .await
         .unwrap();
         assert_eq!(ok.exit, Exit::Code(3));
         assert_eq!(ok.stdout.text(), "out\n");
         assert_eq!(ok.stderr.text(), "err\n");
-        let slow = run(&ProcessSpec::shell(
-            "sleep 30",
-            dir.clone(),
-            Duration::from_millis(200),
-        ))
+        let slow = run(
+            &ProcessSpec::shell("sleep 30", dir.clone(), Duration::from_millis(200)),
+            &fence,
+        )
         .await
         .unwrap();
         assert_eq!(slow.exit, Exit::TimedOut);
         assert!(slow.elapsed < Duration::from_secs(10));
         // cargo sets CARGO_MANIFEST_DIR for test runs; it is not on the inherited list.
         assert!(std::env::var("CARGO_MANIFEST_DIR").is_ok());
-        let env = run(&ProcessSpec::shell(
-            "echo \"[$CARGO_MANIFEST_DIR][$PATH]\"",
-            dir,
-            Duration::from_secs(10),
-        ))
+        let env = run(
+            &ProcessSpec::shell(
+                "echo \"[$CARGO_MANIFEST_DIR][$PATH]\"",
+                dir,
+                Duration::from_secs(10),
+            ),
+            &fence,
+        )
         .await
         .unwrap();
         assert!(

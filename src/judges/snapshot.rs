@@ -181,12 +181,16 @@ impl Snapshot {
     /// a new hidden temporary folder. Symbolic links are copied as links; a file larger than
     /// the structural judges read becomes a sparse file of the same length (they only see
     /// its size).
-    pub fn take(workspace: &Path, spec: &JurySpec) -> std::io::Result<Snapshot> {
+    pub fn take(
+        workspace: &Path,
+        spec: &JurySpec,
+        fence: &crate::fence::Fence,
+    ) -> std::io::Result<Snapshot> {
         let reads = Reads::of(spec).map_err(std::io::Error::other)?;
         let dir = tempfile::Builder::new()
             .prefix("judge-ci-snapshot-")
             .tempdir()?;
-        crate::fence::hide(dir.path());
+        fence.hide(dir.path());
         let git = select::side_of(workspace);
         let mut files = HashMap::new();
         let mut known = Vec::new();
@@ -332,7 +336,7 @@ mod tests {
         std::fs::write(ws.path().join(".git/HEAD"), "ref").unwrap();
         std::os::unix::fs::symlink("src/a/A.java", ws.path().join("link.java")).unwrap();
         let spec = jury("  checks:\n      - type: file-comparison\n        include: [\"**\"]\n");
-        let snap = Snapshot::take(ws.path(), &spec).unwrap();
+        let snap = Snapshot::take(ws.path(), &spec, &crate::fence::Fence::default()).unwrap();
         // The live workspace changes; the copy does not.
         std::fs::write(ws.path().join("src/a/A.java"), "class A { int x; }").unwrap();
         assert_eq!(
@@ -385,7 +389,7 @@ mod tests {
         let spec = jury(
             "  checks:\n      - type: ast-diff\n        exclude: [\"target/**\"]\n      - type: import-diff\n        include: [\"target/generated/**\"]\n",
         );
-        let snap = Snapshot::take(ws.path(), &spec).unwrap();
+        let snap = Snapshot::take(ws.path(), &spec, &crate::fence::Fence::default()).unwrap();
         assert_eq!(
             files_of(snap.path()),
             ["src/main/java/A.java", "target/generated/B.java"]
@@ -413,7 +417,7 @@ mod tests {
         w("app/src/marker.txt", "profile activation looks for me");
         std::fs::create_dir_all(ws.path().join("empty/dir")).unwrap();
         let spec = jury("  checks:\n      - type: pom-diff\n");
-        let snap = Snapshot::take(ws.path(), &spec).unwrap();
+        let snap = Snapshot::take(ws.path(), &spec, &crate::fence::Fence::default()).unwrap();
         let read = |rel: &str| std::fs::read_to_string(snap.path().join(rel)).unwrap();
         assert!(read("app/pom.xml").contains("parent.xml"));
         assert!(read("build/parent.xml").contains("<artifactId>p</artifactId>"));

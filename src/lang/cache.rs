@@ -21,7 +21,7 @@
 //! packs, up to 80% of the bound; corrupt entries are dropped on the way.
 //!
 //! Subject code never reaches it: the folder is hidden from subject processes
-//! ([`crate::fence::hide`]: no read, no write), and never inside the workspace (a pull request
+//! ([`crate::fence::Fence::hide`]: no read, no write), and never inside the workspace (a pull request
 //! could commit packs there). Within a run, only the packs present when the store was opened
 //! (before any subject code runs) and the run's own are read, each payload checked against
 //! the digest held in memory since then: a pack written or changed by anyone else during the
@@ -631,6 +631,7 @@ pub fn configure(
     setting: Option<&str>,
     workspace: &Path,
     env: &dyn Fn(&str) -> Option<String>,
+    fence: &crate::fence::Fence,
 ) -> Result<(), String> {
     let (setting, name) = match setting {
         Some(s) => (Some(s.to_string()), "--model-cache"),
@@ -662,7 +663,7 @@ pub fn configure(
     if let Some(d) = &dir {
         // Made now, so that the fence hides the folder itself, not only what holds it.
         let _ = std::fs::create_dir_all(d);
-        crate::fence::hide(d);
+        fence.hide(d);
     }
     set(dir.map(|d| Store::new(d, DEFAULT_MAX_BYTES)));
     Ok(())
@@ -1088,12 +1089,24 @@ mod tests {
         std::fs::create_dir_all(&ws).unwrap();
         let none = |_: &str| None;
         let inner = ws.join(".cache/models");
-        let err = configure(Some(inner.to_str().unwrap()), &ws, &none).unwrap_err();
+        let err = configure(
+            Some(inner.to_str().unwrap()),
+            &ws,
+            &none,
+            &crate::fence::Fence::default(),
+        )
+        .unwrap_err();
         assert!(
             err.contains("--model-cache") && err.contains("inside the workspace"),
             "{err}"
         );
-        let err = configure(Some(root.path().to_str().unwrap()), &ws, &none).unwrap_err();
+        let err = configure(
+            Some(root.path().to_str().unwrap()),
+            &ws,
+            &none,
+            &crate::fence::Fence::default(),
+        )
+        .unwrap_err();
         assert!(
             err.contains("--model-cache") && err.contains("holds the workspace"),
             "{err}"
@@ -1101,7 +1114,7 @@ mod tests {
         // Through the environment, named as such.
         let env =
             |k: &str| (k == "JUDGE_CI_MODEL_CACHE").then(|| root.path().display().to_string());
-        let err = configure(None, &ws, &env).unwrap_err();
+        let err = configure(None, &ws, &env, &crate::fence::Fence::default()).unwrap_err();
         assert!(err.starts_with("JUDGE_CI_MODEL_CACHE"), "{err}");
     }
 }

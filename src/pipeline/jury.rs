@@ -36,8 +36,10 @@ pub(super) fn jury_of(
     progress: Arc<dyn Progress>,
     color: bool,
     split: crate::judges::split::Mode,
+    fence: &Arc<crate::fence::Fence>,
 ) -> Result<(Arc<dyn Jury>, Value), RunError> {
     let services = crate::judges::Services {
+        fence: Arc::clone(fence),
         progress,
         llm: Arc::new(crate::judges::llm::Runtime::new(bench.llm.clone())),
         evidence: Arc::default(),

@@ -40,6 +40,6 @@ pub use exit::{EXIT_BAD_INPUT, EXIT_INSTRUMENT, EXIT_PASS, EXIT_PUBLISH, EXIT_RE
 pub use gate::{gate, gate_with_errors};
 pub use load::{load, load_from, read_report};
 pub use options::{Format, RunOptions, RunResult, Verbosity};
-pub use run::run;
+pub use run::{run, run_beside};
 pub use signals::cancellation;
 pub use validate::validate;

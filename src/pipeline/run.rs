@@ -19,6 +19,7 @@ use super::task::task_commands;
 use super::trees::{checkout_error, reference_contents, resolve_reference};
 use super::{inputs, progress, publish, resume, save};
 use crate::config::{FailOn, ReferenceSpec};
+use crate::fence::Fence;
 use crate::github::{self, outputs as gh_outputs};
 use crate::judgment::JudgmentContext;
 use crate::jury::interpret;
@@ -31,6 +32,16 @@ use crate::report::{
 /// Runs the whole job: load, resolve, judge, write `report.json` then `report.md`, and return
 /// what to print.
 pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
+    run_beside(opts, Arc::default()).await
+}
+
+/// [`run`], beside other runs of this process (the tasks of a suite) that share `hidden`: the
+/// folders any of them made are hidden from the subject processes of all. Everything else
+/// of the run (its fence's network and workspace, its report's fence line) is its own.
+pub async fn run_beside(
+    opts: &RunOptions,
+    hidden: Arc<crate::fence::Hidden>,
+) -> Result<RunResult, RunError> {
     let total = Instant::now();
     save::check_out_dir(&opts.out).map_err(InputError::from)?;
     let repo_dir = std::env::current_dir().map_err(InputError::WorkingFolder)?;
@@ -60,6 +71,8 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         opts.verbosity,
         opts.color,
     )?;
+    // The run's fence: its own `sandbox` settings, the folders judge-ci made hidden.
+    let fence = Arc::new(Fence::new(bench.sandbox.network, hidden));
     let checkout = Instant::now();
     let head = match &opts.head {
         Some(h) => materialize::materialize(&Source::parse(h), &repo_dir, opts.keep_checkouts)
@@ -94,9 +107,23 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         reference_contents(opts.keep_checkouts, &bench, task_runs_code(&task, opts)),
     )?;
     let reference = reference_checkout.as_ref().map(|c| c.path.clone());
-    crate::lang::cache::configure(opts.model_cache.as_deref(), &workspace, &|k| {
-        std::env::var(k).ok()
-    })
+    // Checkouts and trees judge-ci made are its own, never the subject's to read.
+    for made in [Some(&head), reference_checkout.as_ref()]
+        .into_iter()
+        .flatten()
+        .flat_map(materialize::Checkout::folders_made)
+    {
+        fence.hide(made);
+    }
+    if let Some(t) = &trusted_reference {
+        fence.hide(t.path());
+    }
+    crate::lang::cache::configure(
+        opts.model_cache.as_deref(),
+        &workspace,
+        &|k| std::env::var(k).ok(),
+        &fence,
+    )
     .map_err(InputError::ModelCache)?;
     // What git knows of both trees, read before any subject code runs.
     let _git_sides =
@@ -133,15 +160,14 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         resume::Split::Whole | resume::Split::StopBeforeSemantic => None,
     };
     // Subject processes may write the workspace, never read judge-ci's output folder.
-    crate::fence::add_workspace(&workspace);
-    crate::fence::set_network(bench.sandbox.network);
+    fence.add_workspace(&workspace);
     if opts.out.is_dir() {
-        crate::fence::hide(&opts.out);
+        fence.hide(&opts.out);
     }
     for d in crate::judges::llm::cache::folders(&bench, &workspace, &|k| std::env::var(k).ok()) {
         // Made now, so that the fence hides the folder itself, not only what holds it.
         let _ = std::fs::create_dir_all(&d);
-        crate::fence::hide(&d);
+        fence.hide(&d);
     }
     let checkout_ms = checkout.elapsed().as_millis() as u64;
 
@@ -152,7 +178,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         (resume::Split::StopBeforeSemantic, None) => crate::judges::split::Mode::DeferSemantic,
         (resume::Split::Whole | resume::Split::Resume(_), None) => crate::judges::split::Mode::Live,
     };
-    let (jury, description) = jury_of(&bench, recording.clone(), opts.color, mode)?;
+    let (jury, description) = jury_of(&bench, recording.clone(), opts.color, mode, &fence)?;
 
     let judging = Instant::now();
     let mut metadata = bench.metadata.clone();
@@ -168,11 +194,13 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     // (a task's commands, then the jury's).
     let code_first = first.is_none() && task_runs_code(&task, opts);
     let snapshot = if crate::judges::snapshot::needed_after(&bench.jury, code_first) {
-        let s = crate::judges::snapshot::Snapshot::take(&workspace, &bench.jury).map_err(|e| {
-            RunError::Instrument(format!(
-                "cannot take the snapshot of the workspace the structural judges read: {e}"
-            ))
-        })?;
+        let s = crate::judges::snapshot::Snapshot::take(&workspace, &bench.jury, &fence).map_err(
+            |e| {
+                RunError::Instrument(format!(
+                    "cannot take the snapshot of the workspace the structural judges read: {e}"
+                ))
+            },
+        )?;
         metadata.insert(
             crate::judges::snapshot::SUBMITTED_DIR_KEY.into(),
             Value::from(s.path().display().to_string()),
@@ -183,7 +211,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
     };
     let commands = match (&task, first) {
         (_, Some(f)) => f.commands,
-        (Some(t), None) => task_commands(t, &bench, &workspace, opts.actions).await,
+        (Some(t), None) => task_commands(t, &bench, &workspace, opts.actions, &fence).await,
         (None, None) => Vec::new(),
     };
     let mut ctx = JudgmentContext::new(&workspace).with_goal(
@@ -294,7 +322,7 @@ pub async fn run(opts: &RunOptions) -> Result<RunResult, RunError> {
         diagnostics: None,
         trust,
         provenance: None,
-        fence: crate::fence::last_status().map(|f| f.line()),
+        fence: fence.last_status().map(|f| f.line()),
         verdict,
         interpretation: InterpretationInfo {
             reading: reading.reading,

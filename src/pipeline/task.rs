@@ -4,6 +4,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::config::{Benchmark, Task};
+use crate::fence::Fence;
 use crate::judges::process::{self, Exit, ProcessSpec};
 use crate::report::{CommandRecord, ErroredTier};
 
@@ -12,6 +13,7 @@ pub(super) async fn task_commands(
     bench: &Benchmark,
     workspace: &Path,
     setup: bool,
+    fence: &Fence,
 ) -> Vec<CommandRecord> {
     let mut out = Vec::new();
     let none = Vec::new();
@@ -20,7 +22,7 @@ pub(super) async fn task_commands(
         for line in list {
             let spec = ProcessSpec::shell(line, workspace.to_path_buf(), bench.default_timeout);
             let start = Instant::now();
-            let (exit_code, problem) = match process::run(&spec).await {
+            let (exit_code, problem) = match process::run(&spec, fence).await {
                 Ok(o) => match o.exit {
                     Exit::Code(0) => (Some(0), None),
                     Exit::Code(c) => {

@@ -23,6 +23,8 @@ pub fn validate(
         Arc::new(NoProgress),
         color,
         crate::judges::split::Mode::Live,
+        // Nothing runs: the jury is only built and described.
+        &Arc::default(),
     )?;
     let mut out = format!(
         "{}: valid ({} {})\n",

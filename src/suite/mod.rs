@@ -352,14 +352,18 @@ pub async fn run(opts: &SuiteOptions) -> Result<SuiteReport, SuiteError> {
         None
     };
     let permits = Arc::new(Semaphore::new(opts.jobs.max(1)));
+    // One hidden list for the suite's tasks: what judge-ci made for one is hidden from the
+    // subject processes of every other; each task's fence is otherwise its own.
+    let hidden = Arc::new(crate::fence::Hidden::default());
     let mut set = tokio::task::JoinSet::new();
     for (i, t) in selected.into_iter().enumerate() {
         let permits = permits.clone();
+        let hidden = Arc::clone(&hidden);
         let out = opts.out.clone();
         let bar = bar.clone();
         set.spawn(async move {
             let _p = permits.acquire().await;
-            let r = judge_task(&t, &out).await;
+            let r = judge_task(&t, &out, hidden).await;
             if let Some(b) = &bar {
                 b.set_message(t.key.clone());
                 b.inc(1);
@@ -404,7 +408,7 @@ pub async fn run(opts: &SuiteOptions) -> Result<SuiteReport, SuiteError> {
 
 /// Judges one task; a task that cannot be judged at all (bad config, missing folder) is a
 /// result with an error, not a failed suite.
-async fn judge_task(t: &TaskEntry, out: &Path) -> TaskResult {
+async fn judge_task(t: &TaskEntry, out: &Path, hidden: Arc<crate::fence::Hidden>) -> TaskResult {
     let dir = out.join("tasks").join(&t.benchmark).join(&t.id);
     let (workspace, head) = match &t.workspace {
         Subject::Folder(p) => (p.clone(), None),
@@ -433,7 +437,7 @@ async fn judge_task(t: &TaskEntry, out: &Path) -> TaskResult {
         .join(&t.benchmark)
         .join(&t.id)
         .join("report.json");
-    match pipeline::run(&opts).await {
+    match pipeline::run_beside(&opts, hidden).await {
         // A report JSON spilled out of the suite's folder is named by its absolute path.
         Ok(r) => {
             let at = match r.report_path {
