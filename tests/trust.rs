@@ -707,3 +707,66 @@ fn every_event_whose_payload_names_a_pull_request_reads_the_base_config() {
         );
     }
 }
+
+#[test]
+fn a_protected_script_a_check_runs_is_the_bases_whatever_the_pull_request_did_to_it() {
+    // protected-action: report only reports a change to a protected path, but the check still
+    // runs the trusted side's copy: a link in place of the script the check calls decides
+    // nothing, and a lost executable bit is a change git records.
+    use std::os::unix::fs::PermissionsExt;
+    let config = "name: gate\nprotected: [scripts/**]\njury:\n  checks:\n    - type: command\n      name: lint\n      run: ./scripts/check.sh\n      timeout: PT30S\n";
+    let d = tempfile::tempdir().unwrap();
+    let repo = d.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    write_tree(
+        &repo,
+        &[
+            ("judge-ci.yml", config),
+            ("scripts/check.sh", "#!/bin/sh\nexec ./scripts/rules.sh\n"),
+            (
+                "scripts/rules.sh",
+                "#!/bin/sh\necho 'javax found'\nexit 1\n",
+            ),
+            ("scripts/tool.sh", "#!/bin/sh\n"),
+        ],
+    );
+    for s in ["scripts/check.sh", "scripts/rules.sh", "scripts/tool.sh"] {
+        std::fs::set_permissions(repo.join(s), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let base = commit_all(&repo, "base");
+    // The PR: rules.sh becomes a link to a script that passes, tool.sh loses its mode bit.
+    std::fs::write(repo.join("pass.sh"), "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::set_permissions(repo.join("pass.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::remove_file(repo.join("scripts/rules.sh")).unwrap();
+    std::os::unix::fs::symlink("../pass.sh", repo.join("scripts/rules.sh")).unwrap();
+    std::fs::set_permissions(
+        repo.join("scripts/tool.sh"),
+        std::fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
+    let head = commit_all(&repo, "the pull request");
+    let (o, out) = run_pr(d.path(), &repo, &base, &head, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let r = report(&out);
+    common::assert_report_schema(&r);
+    let changes: Vec<(&str, &str)> = r["trust"]["protectedChanges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["path"].as_str().unwrap(), c["change"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            ("scripts/rules.sh", "type-changed"),
+            ("scripts/tool.sh", "mode-changed")
+        ],
+        "{:#}",
+        r["trust"]
+    );
+    assert_eq!(
+        r["verdict"]["individual"][0]["status"], "fail",
+        "{:#}",
+        r["verdict"]
+    );
+}

@@ -39,7 +39,13 @@ pub(super) fn guard(
             kind: CheckKind::ProtectedPaths {
                 changes: changes
                     .iter()
-                    .map(|c| format!("{} ({}; protected by {})", c.path, c.change, c.pattern))
+                    .map(|c| {
+                        let what = c
+                            .detail
+                            .as_ref()
+                            .map_or_else(|| c.change.to_string(), |d| format!("{}: {d}", c.change));
+                        format!("{} ({what}; protected by {})", c.path, c.pattern)
+                    })
                     .collect(),
             },
             loc: None,
@@ -53,10 +59,27 @@ pub(super) fn guard(
             }
         }
     }
-    // The build runs with the base's wrappers and settings, not the pull request's.
+    // The judges run with the base's protected files, wrappers and settings, not the pull
+    // request's: whatever `protected-action` says, a changed one is never the one used.
     let base_build_files = match source.tree() {
-        Some(t) => protect::pin_build_files(t, workspace, &protect::layout(t, workspace).prefix)
-            .map_err(|e| RunError::Instrument(format!("build files: {e}")))?,
+        Some(t) => {
+            let layout = protect::layout(t, workspace);
+            let mut pinned = protect::pin_protected(t, &layout.root, bench.protected.as_deref())
+                .map_err(|e| RunError::Instrument(format!("protected paths: {e}")))?;
+            for p in protect::pin_build_files(t, workspace, &layout.prefix)
+                .map_err(|e| RunError::Instrument(format!("build files: {e}")))?
+            {
+                let shown = if layout.prefix.is_empty() {
+                    p
+                } else {
+                    format!("{}/{p}", layout.prefix)
+                };
+                if !pinned.contains(&shown) {
+                    pinned.push(shown);
+                }
+            }
+            pinned
+        }
         None => Vec::new(),
     };
     let restored = if bench.restore.is_empty() {

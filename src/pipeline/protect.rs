@@ -12,7 +12,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use crate::config::source::GitTree;
 use crate::config::{BUILD_FILES, default_protected};
-use crate::report::{ConfigFileInfo, ProtectedChange};
+use crate::report::{ChangeKind, ConfigFileInfo, ProtectedChange};
 
 /// The pattern shown for the config's own files.
 pub const CONFIG_FILES: &str = "the config and the files it names";
@@ -50,24 +50,99 @@ fn slash(rel: &Path) -> String {
         .join("/")
 }
 
-/// The git blob id of a working-tree entry (a link's target for symbolic links), with whether
-/// it is a link.
-fn blob_id(p: &Path) -> Option<(Oid, bool)> {
-    let m = std::fs::symlink_metadata(p).ok()?;
-    if m.file_type().is_symlink() {
-        let target = std::fs::read_link(p).ok()?;
-        let bytes = target.as_os_str().as_encoded_bytes().to_vec();
-        return Oid::hash_object(ObjectType::Blob, &bytes)
-            .ok()
-            .map(|o| (o, true));
+/// What a path holds, as git records it: its mode and object id. Anything git cannot record
+/// (a folder where a file was, a FIFO, a socket, a device) is `Other`, named.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Entry {
+    /// A regular file (`100644`) or an executable one (`100755`).
+    File { id: Oid, executable: bool },
+    /// A symbolic link (`120000`); the id is the target's.
+    Link(Oid),
+    /// Something git does not record as a blob.
+    Other(&'static str),
+}
+
+impl Entry {
+    /// The entry a tree records with `mode` and `id`.
+    fn recorded(id: Oid, mode: i32) -> Entry {
+        match mode {
+            0o120000 => Entry::Link(id),
+            0o100755 => Entry::File {
+                id,
+                executable: true,
+            },
+            _ => Entry::File {
+                id,
+                executable: false,
+            },
+        }
     }
-    if !m.is_file() {
-        return None;
+
+    /// What is at `p` in the working tree, without following a link; `None` when nothing is.
+    fn on_disk(p: &Path) -> Option<Entry> {
+        use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+        let m = std::fs::symlink_metadata(p).ok()?;
+        let t = m.file_type();
+        let blob = |bytes: &[u8]| Oid::hash_object(ObjectType::Blob, bytes).ok();
+        Some(if t.is_symlink() {
+            let target = std::fs::read_link(p).ok()?;
+            match blob(target.as_os_str().as_encoded_bytes()) {
+                Some(id) => Entry::Link(id),
+                None => Entry::Other("an unreadable link"),
+            }
+        } else if t.is_file() {
+            match std::fs::read(p).ok().and_then(|b| blob(&b)) {
+                Some(id) => Entry::File {
+                    id,
+                    executable: m.permissions().mode() & 0o100 != 0,
+                },
+                None => Entry::Other("an unreadable file"),
+            }
+        } else if t.is_dir() {
+            Entry::Other("a folder")
+        } else if t.is_fifo() {
+            Entry::Other("a FIFO")
+        } else if t.is_socket() {
+            Entry::Other("a socket")
+        } else if t.is_block_device() || t.is_char_device() {
+            Entry::Other("a device")
+        } else {
+            Entry::Other("a special file")
+        })
     }
-    let bytes = std::fs::read(p).ok()?;
-    Oid::hash_object(ObjectType::Blob, &bytes)
-        .ok()
-        .map(|o| (o, false))
+
+    /// How it is named in a change's detail.
+    fn kind(self) -> &'static str {
+        match self {
+            Entry::File {
+                executable: false, ..
+            } => "a file (100644)",
+            Entry::File {
+                executable: true, ..
+            } => "an executable file (100755)",
+            Entry::Link(_) => "a symbolic link",
+            Entry::Other(what) => what,
+        }
+    }
+
+    /// How `head` differs from `self` (the trusted side's), as git would see it; `None` when
+    /// it does not.
+    fn change_to(self, head: Option<Entry>) -> Option<(ChangeKind, Option<String>)> {
+        let Some(head) = head else {
+            return Some((ChangeKind::Deleted, None));
+        };
+        let detail = || Some(format!("{} → {}", self.kind(), head.kind()));
+        match (self, head) {
+            (a, b) if a == b => None,
+            (Entry::File { id: a, .. }, Entry::File { id: b, .. }) if a == b => {
+                Some((ChangeKind::ModeChanged, detail()))
+            }
+            (Entry::File { .. }, Entry::File { .. }) | (Entry::Link(_), Entry::Link(_)) => {
+                Some((ChangeKind::Modified, None))
+            }
+            _ => Some((ChangeKind::TypeChanged, detail())),
+        }
+    }
 }
 
 /// Every protected file the subject at `subject` (the pull request's tree, laid out as the
@@ -97,16 +172,13 @@ pub fn protected_changes(
     let mut seen = std::collections::HashSet::new();
     for (path, id, mode) in &base {
         seen.insert(path.clone());
-        let change = match blob_id(&subject.join(path)) {
-            None => Some("deleted"),
-            Some((head, link)) if head != *id || link != (*mode == 0o120000) => Some("modified"),
-            Some(_) => None,
-        };
-        if let Some(c) = change {
+        let head = Entry::on_disk(&subject.join(path));
+        if let Some((change, detail)) = Entry::recorded(*id, *mode).change_to(head) {
             out.push(ProtectedChange {
                 path: path.clone(),
                 pattern: pattern_of(path),
-                change: c.into(),
+                change,
+                detail,
             });
         }
     }
@@ -125,7 +197,8 @@ pub fn protected_changes(
             out.push(ProtectedChange {
                 pattern: pattern_of(&rel),
                 path: rel,
-                change: "added".into(),
+                change: ChangeKind::Added,
+                detail: None,
             });
         }
     }
@@ -137,11 +210,11 @@ pub fn protected_changes(
             path: f.path.clone(),
             pattern: CONFIG_FILES.into(),
             change: match (&f.sha256, &f.head_sha256) {
-                (None, _) => "added",
-                (_, None) => "deleted",
-                _ => "modified",
-            }
-            .into(),
+                (None, _) => ChangeKind::Added,
+                (_, None) => ChangeKind::Deleted,
+                _ => ChangeKind::Modified,
+            },
+            detail: None,
         });
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
@@ -220,16 +293,42 @@ pub fn layout(tree: &GitTree, workspace: &Path) -> Layout {
 }
 
 /// Makes the workspace's build wrappers and settings ([`BUILD_FILES`], relative to the
-/// workspace, where the build runs) the trusted tree's: each is written from the tree
-/// (executable when the tree says so), and one the tree lacks is removed. `prefix` is the
-/// workspace's place in the tree ([`layout`]). Returns what changed.
+/// workspace, where the build runs) the trusted tree's. `prefix` is the workspace's place in
+/// the tree ([`layout`]). Returns what changed.
 pub fn pin_build_files(
     tree: &GitTree,
     workspace: &Path,
     prefix: &str,
 ) -> Result<Vec<String>, ProtectError> {
     let globs: Vec<String> = BUILD_FILES.iter().map(|s| s.to_string()).collect();
-    let set = globset(&globs)?;
+    pin_to_trusted(tree, workspace, prefix, &globs)
+}
+
+/// Makes every protected path (`protected`, the defaults when `None`; relative to the
+/// repository root `root`) what the trusted tree records, so a judge that runs or reads one (a
+/// wrapper, a settings file, a script a check runs) uses the trusted side's copy whatever
+/// `protected-action` says (trust.md point 2). Returns what changed.
+pub fn pin_protected(
+    tree: &GitTree,
+    root: &Path,
+    protected: Option<&[String]>,
+) -> Result<Vec<String>, ProtectError> {
+    let globs = protected.map_or_else(default_protected, <[String]>::to_vec);
+    pin_to_trusted(tree, root, "", &globs)
+}
+
+/// Makes every path under `dir` that `globs` match (relative to `dir`, which is at `prefix` in
+/// the tree) exactly what the trusted tree records: its content, its mode (executable or not)
+/// and its type (a file, or a link with the recorded target); one the tree lacks is removed.
+/// Returns what changed, each "path (the base's)" or "path (removed: not in the base)".
+fn pin_to_trusted(
+    tree: &GitTree,
+    dir: &Path,
+    prefix: &str,
+    globs: &[String],
+) -> Result<Vec<String>, ProtectError> {
+    use std::os::unix::fs::PermissionsExt;
+    let set = globset(globs)?;
     let under = |p: &str| -> Option<String> {
         if prefix.is_empty() {
             Some(p.to_string())
@@ -249,33 +348,39 @@ pub fn pin_build_files(
     let mut keep = std::collections::HashSet::new();
     for (path, id, mode) in &base {
         keep.insert(path.clone());
-        let here = workspace.join(path);
-        if blob_id(&here).is_some_and(|(h, link)| h == *id && !link) {
+        let here = dir.join(path);
+        let recorded = Entry::recorded(*id, *mode);
+        if Entry::on_disk(&here) == Some(recorded) {
             continue;
         }
-        if *mode == 0o120000 {
-            // A link in the trusted tree is not followed into the workspace; it is left out.
-            continue;
-        }
-        let bytes = tree
-            .blob(*id)
-            .map_err(|e| ProtectError::Io(format!("{path}: {e}")))?;
-        write_inside(workspace, Path::new(path), &bytes, path)?;
-        if *mode == 0o100755 {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&here, std::fs::Permissions::from_mode(0o755))
-                .map_err(|e| ProtectError::Io(format!("{path}: {e}")))?;
+        let io = |e: std::io::Error| ProtectError::Io(format!("{path}: {e}"));
+        let bytes = tree.blob(*id).map_err(io)?;
+        match recorded {
+            Entry::Link(_) => {
+                // The recorded link, as a checkout of the base would make it.
+                write_inside(dir, Path::new(path), &[], path)?;
+                std::fs::remove_file(&here).map_err(io)?;
+                let target = <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&bytes);
+                std::os::unix::fs::symlink(target, &here).map_err(io)?;
+            }
+            Entry::File { executable, .. } => {
+                write_inside(dir, Path::new(path), &bytes, path)?;
+                let mode = if executable { 0o755 } else { 0o644 };
+                std::fs::set_permissions(&here, std::fs::Permissions::from_mode(mode))
+                    .map_err(io)?;
+            }
+            Entry::Other(_) => {}
         }
         changed.push(format!("{path} (the base's)"));
     }
-    for e in walkdir::WalkDir::new(workspace)
+    for e in walkdir::WalkDir::new(dir)
         .follow_links(false)
         .into_iter()
         .filter_entry(|e| e.depth() == 0 || e.file_name() != ".git")
         .filter_map(Result::ok)
         .filter(|e| !e.file_type().is_dir())
     {
-        let Ok(rel) = e.path().strip_prefix(workspace) else {
+        let Ok(rel) = e.path().strip_prefix(dir) else {
             continue;
         };
         let rel = slash(rel);
@@ -416,7 +521,7 @@ mod tests {
         let found = protected_changes(&tree, &l.root, Some(&[".github/**".into()]), &[]).unwrap();
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].path, ".github/workflows/ci.yml");
-        assert_eq!(found[0].change, "modified");
+        assert_eq!(found[0].change, ChangeKind::Modified);
     }
 
     #[test]
@@ -481,5 +586,94 @@ mod tests {
         ));
         assert!(!outside.path().join("T.java").exists());
         assert!(!outside.path().join("test").exists());
+    }
+
+    #[test]
+    fn a_mode_or_type_change_is_a_change_and_pinning_restores_what_git_records() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        git(root, &["init", "-q"]);
+        for (p, c) in [
+            ("mvnw", "#!/bin/sh\nexec mvn \"$@\"\n"),
+            ("scripts/check.sh", "#!/bin/sh\nexit 1\n"),
+            ("scripts/env.sh", "X=1\n"),
+        ] {
+            std::fs::create_dir_all(root.join(p).parent().unwrap()).unwrap();
+            std::fs::write(root.join(p), c).unwrap();
+        }
+        for p in ["mvnw", "scripts/check.sh"] {
+            std::fs::set_permissions(root.join(p), std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        std::os::unix::fs::symlink("env.sh", root.join("scripts/current.sh")).unwrap();
+        git(root, &["add", "."]);
+        git(root, &["commit", "-qm", "base"]);
+        let repo = git2::Repository::open(root).unwrap();
+        let id = repo.head().unwrap().peel_to_commit().unwrap().id();
+        let tree = GitTree::new(repo.path().to_path_buf(), root, id, "base".into());
+        // The pull request: the wrapper loses its executable bit (so a build would quietly fall
+        // back to another tool), a script becomes a link to one the PR controls, a link
+        // becomes a FIFO.
+        std::fs::set_permissions(root.join("mvnw"), std::fs::Permissions::from_mode(0o644))
+            .unwrap();
+        std::fs::write(root.join("scripts/mine.sh"), "exit 0\n").unwrap();
+        std::fs::remove_file(root.join("scripts/check.sh")).unwrap();
+        std::os::unix::fs::symlink("mine.sh", root.join("scripts/check.sh")).unwrap();
+        std::fs::remove_file(root.join("scripts/current.sh")).unwrap();
+        nix::unistd::mkfifo(
+            &root.join("scripts/current.sh"),
+            nix::sys::stat::Mode::from_bits_truncate(0o644),
+        )
+        .unwrap();
+        let globs = ["mvnw".to_string(), "scripts/**".to_string()];
+        let found = protected_changes(&tree, root, Some(&globs), &[]).unwrap();
+        let got: Vec<(&str, ChangeKind, Option<&str>)> = found
+            .iter()
+            .map(|c| (c.path.as_str(), c.change, c.detail.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "mvnw",
+                    ChangeKind::ModeChanged,
+                    Some("an executable file (100755) → a file (100644)")
+                ),
+                (
+                    "scripts/check.sh",
+                    ChangeKind::TypeChanged,
+                    Some("an executable file (100755) → a symbolic link")
+                ),
+                (
+                    "scripts/current.sh",
+                    ChangeKind::TypeChanged,
+                    Some("a symbolic link → a FIFO")
+                ),
+                ("scripts/mine.sh", ChangeKind::Added, None),
+            ]
+        );
+        let pinned = pin_protected(&tree, root, Some(&globs)).unwrap();
+        assert_eq!(pinned.len(), 4, "{pinned:?}");
+        assert!(
+            protected_changes(&tree, root, Some(&globs), &[])
+                .unwrap()
+                .is_empty()
+        );
+        let mode = |p: &str| {
+            std::fs::metadata(root.join(p))
+                .unwrap()
+                .permissions()
+                .mode()
+        };
+        assert_eq!(mode("mvnw") & 0o777, 0o755);
+        assert_eq!(
+            std::fs::read_to_string(root.join("scripts/check.sh")).unwrap(),
+            "#!/bin/sh\nexit 1\n"
+        );
+        assert_eq!(
+            std::fs::read_link(root.join("scripts/current.sh")).unwrap(),
+            Path::new("env.sh")
+        );
+        assert!(!root.join("scripts/mine.sh").exists());
     }
 }

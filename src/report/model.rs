@@ -195,7 +195,8 @@ pub struct TrustInfo {
     /// have, removed before any judge ran (the restored globs hold exactly the reference's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub restore_removed: Vec<String>,
-    /// Build wrappers and settings made the trusted tree's before any build ran.
+    /// Protected paths, build wrappers and settings made what the trusted tree records
+    /// (content, mode, type) before any judge ran.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub base_build_files: Vec<String>,
 }
@@ -208,8 +209,40 @@ pub struct ProtectedChange {
     pub path: String,
     /// The glob (or built-in rule) that protects it.
     pub pattern: String,
-    /// added, modified or deleted.
-    pub change: String,
+    /// How git would see the change.
+    pub change: ChangeKind,
+    /// For a mode or type change, from what to what ("an executable file (100755) → a file
+    /// (100644)").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// How a protected path differs from the trusted side, in every way git records a path:
+/// presence, content, mode and file type (trust.md point 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, strum::Display)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum ChangeKind {
+    /// The pull request adds it.
+    Added,
+    /// Its content (or a link's target) differs.
+    Modified,
+    /// The pull request removes it.
+    Deleted,
+    /// Only its executable bit differs.
+    ModeChanged,
+    /// It is another kind of thing: a link for a file, a folder, a FIFO …
+    TypeChanged,
+}
+
+impl ProtectedChange {
+    /// "path (mode-changed: an executable file (100755) → a file (100644))".
+    pub fn describe(&self) -> String {
+        match &self.detail {
+            Some(d) => format!("{} ({}: {d})", self.path, self.change),
+            None => format!("{} ({})", self.path, self.change),
+        }
+    }
 }
 
 /// The task and its commands.

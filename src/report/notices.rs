@@ -110,7 +110,7 @@ pub fn notices(r: &Report) -> Vec<String> {
             let list: Vec<String> = t
                 .protected_changes
                 .iter()
-                .map(|c| format!("{} ({})", c.path, c.change))
+                .map(super::ProtectedChange::describe)
                 .collect();
             out.push(format!(
                 "This pull request changes protected paths: {}{}",
@@ -124,7 +124,7 @@ pub fn notices(r: &Report) -> Vec<String> {
         }
         if !t.base_build_files.is_empty() {
             out.push(format!(
-                "The build ran with the base's wrappers and settings: {}.",
+                "The judges ran with the base's copies of protected files, build wrappers and settings: {}.",
                 t.base_build_files.join(", ")
             ));
         }
