@@ -121,3 +121,120 @@ fn restore_makes_the_restored_globs_exactly_the_references_and_lists_what_it_rem
     let md = std::fs::read_to_string(ws.join("judge-ci-out/report.md")).unwrap();
     assert!(md.contains("Removed before judging"), "{md}");
 }
+
+/// A compiled annotation processor, as the pull request would commit it: a shutdown hook that
+/// deletes the failures from Surefire's reports after Surefire wrote them, then halts the JVM
+/// with status 0. Returns the class file's bytes.
+fn forging_processor(dir: &Path) -> Vec<u8> {
+    let src = dir.join("p/Forge.java");
+    std::fs::create_dir_all(src.parent().unwrap()).unwrap();
+    std::fs::write(
+        &src,
+        r#"package p;
+import javax.annotation.processing.*;
+import javax.lang.model.SourceVersion;
+import javax.lang.model.element.TypeElement;
+import java.nio.file.*;
+import java.util.Set;
+@SupportedAnnotationTypes("*")
+public class Forge extends AbstractProcessor {
+  static boolean hooked;
+  @Override public synchronized void init(ProcessingEnvironment env) {
+    super.init(env);
+    if (hooked) return;
+    hooked = true;
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      try (var s = Files.walk(Paths.get("target/surefire-reports"))) {
+        for (Path p : (Iterable<Path>) s::iterator) {
+          if (p.getFileName().toString().startsWith("TEST-")) {
+            String x = Files.readString(p);
+            x = x.replaceAll("(?s)<failure.*?</failure>", "").replaceAll("failures=\"\\d+\"", "failures=\"0\"");
+            Files.writeString(p, x);
+          }
+        }
+      } catch (Exception e) { }
+      Runtime.getRuntime().halt(0);
+    }));
+  }
+  @Override public SourceVersion getSupportedSourceVersion() { return SourceVersion.latestSupported(); }
+  @Override public boolean process(Set<? extends TypeElement> a, RoundEnvironment r) { return false; }
+}
+"#,
+    )
+    .unwrap();
+    let st = std::process::Command::new("javac")
+        .args(["--release", "17", "-d"])
+        .arg(dir)
+        .arg(&src)
+        .status()
+        .expect("javac runs");
+    assert!(st.success(), "javac compiles the processor");
+    std::fs::read(dir.join("p/Forge.class")).unwrap()
+}
+
+const APP: &str = "package t;\npublic class App {\n  public static int add(int a, int b) { return a + b; }\n}\n";
+const WRONG_APP: &str = "package t;\npublic class App {\n  public static int add(int a, int b) { return a - b; }\n}\n";
+const APP_TEST: &str = "package t;\nimport org.junit.Test;\nimport static org.junit.Assert.assertEquals;\npublic class AppTest {\n  @Test public void adds() { assertEquals(3, App.add(1, 2)); }\n  @Test public void addsZero() { assertEquals(1, App.add(1, 0)); }\n}\n";
+
+/// A reference and a pull request (with a wrong `App.add`) under `root`; the config builds
+/// with `mvn -o test`, restores `src/test/**`, and takes `protected-action` and `fail-on`
+/// as given.
+fn build_task(root: &Path, protected_action: &str) -> std::path::PathBuf {
+    common::require_maven();
+    let (ws, reference) = (root.join("ws"), root.join("reference"));
+    common::maven_project(&reference, APP, APP_TEST);
+    common::maven_project(&ws, WRONG_APP, APP_TEST);
+    let config = format!(
+        "schema: judge-ci.v1\nname: t\nversion: \"1\"\nreference:\n  path: ../reference\nrestore: [\"src/test/**\"]\nprotected-action: {protected_action}\njury:\n  tiers:\n    - name: build\n      policy: FINAL_TIER\n      checks:\n        - type: maven-build\n          goals: [test]\n          timeout: PT3M\nreport:\n  fail-on: error\n"
+    );
+    std::fs::write(ws.join("judge-ci.yml"), config).unwrap();
+    ws
+}
+
+#[test]
+fn an_annotation_processor_under_resources_is_build_code_added_and_fails_under_protected_action_fail()
+ {
+    let root = tempfile::tempdir().unwrap();
+    let ws = build_task(root.path(), "fail");
+    let class = forging_processor(&root.path().join("classes"));
+    std::fs::create_dir_all(ws.join("src/main/resources/p")).unwrap();
+    std::fs::write(ws.join("src/main/resources/p/Forge.class"), class).unwrap();
+    common::write_tree(
+        &ws,
+        &[(
+            "src/main/resources/META-INF/services/javax.annotation.processing.Processor",
+            "p.Forge\n",
+        )],
+    );
+    let o = common::judge_ci(&ws, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));
+    let report = common::report(&ws.join("judge-ci-out"));
+    common::assert_report_schema(&report);
+    let added: Vec<String> = report["trust"]["buildCodeAdded"]
+        .as_array()
+        .expect("buildCodeAdded listed")
+        .iter()
+        .map(|f| f["path"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert!(
+        added.iter().any(|p| p.ends_with("javax.annotation.processing.Processor"))
+            && added.iter().any(|p| p.ends_with("p/Forge.class")),
+        "{added:?}"
+    );
+    let seat = report["verdict"]["individual"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["metadata"]["judge"] == "build-code-added" || j["name"] == "build-code-added")
+        .cloned();
+    let names: Vec<String> = report["tiers"][0]["judges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| format!("{}={}", j["name"], j["status"]))
+        .collect();
+    assert!(
+        names.iter().any(|n| n.contains("build-code-added") && n.contains("fail")),
+        "{names:?} {seat:?}"
+    );
+}

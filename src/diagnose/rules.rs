@@ -438,6 +438,7 @@ fn build_file(item: &Item<'_>, inputs: &Inputs) -> Option<Hit> {
                 | FindingKind::PluginVersionChanged
                 | FindingKind::PluginConfigurationChanged
                 | FindingKind::PluginUnexpected
+                | FindingKind::BuildSettingChanged
         )
     })?;
     let evidence = format!(

@@ -2,6 +2,7 @@
 //! spec into the engine's juries. One file per family; [`ConfiguredJudge`] is the only
 //! `Judge` implementation and dispatches exhaustively on [`CheckKind`].
 
+pub mod build_code;
 mod class_version;
 mod command;
 pub mod coverage;
@@ -365,7 +366,7 @@ impl ConfiguredJudge {
                 }))
                 .await
             }
-            CheckKind::ProtectedPaths { changes } => protected_paths(&changes),
+            CheckKind::ProtectedPaths { changes, findings } => protected_paths(&changes, findings),
             CheckKind::Semantic {
                 question,
                 llm: own,
@@ -551,7 +552,9 @@ fn configuration(spec: &CheckSpec) -> Map<String, Value> {
             json!({"include": files.include, "exclude": files.exclude})
         }
         CheckKind::TestInvariance { reports } => json!({"reports": p(reports)}),
-        CheckKind::ProtectedPaths { changes } => json!({"changes": changes}),
+        CheckKind::ProtectedPaths { changes, findings } => {
+            json!({"changes": changes, "findings": findings.len()})
+        }
         CheckKind::Semantic {
             question,
             llm: own,
@@ -576,12 +579,33 @@ fn configuration(spec: &CheckSpec) -> Map<String, Value> {
 
 /// `protected-paths`: FAIL, one failed check per protected path the pull request changes
 /// (the run adds this judge only when there is at least one).
-fn protected_paths(changes: &[String]) -> Outcome {
-    let mut b = Judgment::builder(Status::Fail).reasoning(format!(
-        "the pull request changes {} protected path(s): {}",
-        changes.len(),
-        changes.join("; ")
-    ));
+fn protected_paths(changes: &[String], findings: Vec<crate::judgment::Finding>) -> Outcome {
+    let mut why = Vec::new();
+    if !changes.is_empty() {
+        why.push(format!(
+            "the pull request changes {} protected path(s): {}",
+            changes.len(),
+            changes.join("; ")
+        ));
+    }
+    if !findings.is_empty() {
+        let first: Vec<String> = findings.iter().take(3).map(|f| f.one_line()).collect();
+        why.push(format!(
+            "the pull request adds {} piece(s) of code that run at build or test time, which the reference does not: {}{}",
+            findings.len(),
+            first.join("; "),
+            if findings.len() > 3 { "; …" } else { "" }
+        ));
+    }
+    let mut b = Judgment::builder(Status::Fail)
+        .reasoning(why.join("; and "))
+        .findings(findings.iter().cloned());
+    if !findings.is_empty() {
+        b = b.check(crate::judgment::Check::failed(
+            "build_code_unchanged",
+            format!("{} build-code-added finding(s)", findings.len()),
+        )?);
+    }
     for c in changes {
         b = b.check(crate::judgment::Check::failed(
             "protected_path_unchanged",

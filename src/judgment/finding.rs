@@ -102,6 +102,13 @@ finding_kinds! {
     PluginConfigurationChanged => "plugin-configuration-changed", Difference;
     /// A plugin only the workspace's POM has.
     PluginUnexpected => "plugin-unexpected", Difference;
+    /// A `<build>` setting (a source or test folder, a resource folder, a build extension)
+    /// differs.
+    BuildSettingChanged => "build-setting-changed", Difference;
+    /// Code the pull request makes run at build or test time that the trusted side does not
+    /// (an annotation processor, a service registration, a build extension, a plugin, a
+    /// JUnit extension, a tampering API such as `Runtime.halt`).
+    BuildCodeAdded => "build-code-added", Difference;
     /// A property the reference's POM has and the workspace's lacks.
     PropertyMissing => "property-missing", Difference;
     /// A property's value differs.

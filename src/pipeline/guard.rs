@@ -47,6 +47,7 @@ pub(super) fn guard(
                         format!("{} ({what}; protected by {})", c.path, c.pattern)
                     })
                     .collect(),
+                findings: Vec::new(),
             },
             loc: None,
         };
@@ -91,14 +92,61 @@ pub(super) fn guard(
         protect::restore(r, workspace, &bench.restore)
             .map_err(|e| RunError::Instrument(e.to_string()))?
     };
-    let any = source.tree().is_some() || !bench.restore.is_empty();
+    // Code the pull request makes run at build or test time, found before any runs (after
+    // `restore:`, so what it removed is not counted): a finding of its own, a FAIL in the
+    // first tier under `protected-action: fail`.
+    let build_code = if runs_subject_code(bench) {
+        crate::judges::build_code::scan(workspace, reference)
+    } else {
+        Vec::new()
+    };
+    if bench.protected_action == crate::config::ProtectedAction::Fail && !build_code.is_empty() {
+        let spec = CheckSpec {
+            name: BUILD_CODE_ADDED.into(),
+            weight: 1.0,
+            timeout: std::time::Duration::from_secs(10),
+            description: Some(
+                "the pull request adds no code that runs at build or test time beyond the reference's"
+                    .into(),
+            ),
+            not_applicable_when: None,
+            kind: CheckKind::ProtectedPaths {
+                changes: Vec::new(),
+                findings: build_code.clone(),
+            },
+            loc: None,
+        };
+        match first_checks(&mut bench.jury) {
+            Some(checks) => checks.push(spec),
+            None => {
+                return Err(RunError::Instrument(
+                    "build code: the jury has no first tier to add build-code-added to".into(),
+                ));
+            }
+        }
+    }
+    let any = source.tree().is_some() || !bench.restore.is_empty() || !build_code.is_empty();
     Ok(any.then(|| report::TrustInfo {
         protected_changes: changes,
         protected_action: bench.protected_action.to_string(),
         restored: restored.restored,
         restore_removed: restored.removed,
+        build_code_added: build_code,
         base_build_files,
     }))
+}
+
+/// The name of the judgment the run adds for code the pull request makes run at build time.
+pub const BUILD_CODE_ADDED: &str = "build-code-added";
+
+/// Whether any check runs subject code (a build, a command, an external judge) or reads what
+/// it produced: then code the pull request makes run at build time matters.
+fn runs_subject_code(bench: &Benchmark) -> bool {
+    bench
+        .jury
+        .all_checks()
+        .iter()
+        .any(|c| crate::judges::split::replayed(&c.kind))
 }
 
 /// The checks of the first tier (or the flat jury, or the first member's); `None` only for

@@ -195,6 +195,10 @@ pub struct TrustInfo {
     /// have, removed before any judge ran (the restored globs hold exactly the reference's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub restore_removed: Vec<String>,
+    /// Code the pull request makes run at build or test time that the reference does not
+    /// (`build-code-added` findings with file and line), found before any build ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub build_code_added: Vec<crate::judgment::Finding>,
     /// Protected paths, build wrappers and settings made what the trusted tree records
     /// (content, mode, type) before any judge ran.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

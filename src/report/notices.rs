@@ -134,6 +134,25 @@ pub fn notices(r: &Report) -> Vec<String> {
                 t.restored.join(", ")
             ));
         }
+        if !t.build_code_added.is_empty() {
+            let first: Vec<String> = t
+                .build_code_added
+                .iter()
+                .take(3)
+                .map(|f| f.one_line())
+                .collect();
+            out.push(format!(
+                "This pull request adds code that runs at build or test time ({} finding(s): {}{}){}",
+                t.build_code_added.len(),
+                first.join("; "),
+                if t.build_code_added.len() > 3 { "; …" } else { "" },
+                if t.protected_action == "fail" {
+                    "; protected-action is fail, so the judgment build-code-added fails."
+                } else {
+                    "; protected-action is report, so this is reported only."
+                }
+            ));
+        }
         if !t.restore_removed.is_empty() {
             out.push(format!(
                 "Removed before judging, as the pull request added them under the restored globs and the reference has no such files: {}.",

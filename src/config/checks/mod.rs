@@ -282,6 +282,9 @@ pub enum CheckKind {
     ProtectedPaths {
         /// Each change: "path (modified; protected by .github/**)".
         changes: Vec<String>,
+        /// Code the pull request makes run at build or test time (`build-code-added`
+        /// findings with file and line), when the run adds this check for them.
+        findings: Vec<crate::judgment::Finding>,
     },
     /// A semantic check: a question for a model.
     Semantic {

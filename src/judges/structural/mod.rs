@@ -20,7 +20,7 @@ pub use content::Content;
 pub use ast::ast_diff;
 pub use files::file_comparison;
 pub use imports::import_diff;
-pub use pom::{Pom, parent_files, pom_diff, pom_files};
+pub use pom::{At, Dependency, Plugin, Pom, effective_poms, parent_files, pom_diff, pom_files};
 pub use surefire::test_invariance;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};

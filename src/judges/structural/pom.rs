@@ -74,6 +74,11 @@ pub struct Pom {
     pub profiles: Vec<String>,
     /// Properties `.mvn/` sets for every build (they override the POM's).
     pub user_properties: BTreeMap<String, String>,
+    /// What `<build>` sets besides plugins, as Maven builds it: its folders
+    /// (`testSourceDirectory`, `outputDirectory`, resource folders …), `finalName`,
+    /// `defaultGoal`, and each build extension (`extension g:a` = version), which Maven loads
+    /// into its own JVM.
+    pub build: BTreeMap<String, At<String>>,
 }
 
 fn child<'a, 'i>(n: roxmltree::Node<'a, 'i>, name: &str) -> Option<roxmltree::Node<'a, 'i>> {
@@ -106,6 +111,64 @@ fn deps_of<'a, 'i>(n: roxmltree::Node<'a, 'i>) -> Vec<(String, roxmltree::Node<'
             (key, d)
         })
         .collect()
+}
+
+/// The `<build>` elements that are not plugins: its folders, `finalName`, `defaultGoal`,
+/// resource folders and build extensions, into `into` (a profile's override the project's).
+fn build_settings(
+    b: roxmltree::Node,
+    into: &mut BTreeMap<String, At<String>>,
+    line: &dyn Fn(roxmltree::Node) -> u32,
+) {
+    const SCALARS: &[&str] = &[
+        "sourceDirectory",
+        "testSourceDirectory",
+        "scriptSourceDirectory",
+        "outputDirectory",
+        "testOutputDirectory",
+        "directory",
+        "finalName",
+        "defaultGoal",
+    ];
+    for name in SCALARS {
+        if let Some(n) = child(b, name) {
+            into.insert(
+                (*name).to_string(),
+                At {
+                    value: own_text(n),
+                    line: line(n),
+                },
+            );
+        }
+    }
+    for (list, item) in [("resources", "resource"), ("testResources", "testResource")] {
+        for (i, r) in children(child(b, list), item).enumerate() {
+            for field in ["directory", "targetPath", "filtering"] {
+                if let Some(n) = child(r, field) {
+                    into.insert(
+                        format!("{list}/{item}[{}]/{field}", i + 1),
+                        At {
+                            value: own_text(n),
+                            line: line(n),
+                        },
+                    );
+                }
+            }
+        }
+    }
+    for e in children(child(b, "extensions"), "extension") {
+        into.insert(
+            format!(
+                "extension {}:{}",
+                text(e, "groupId").unwrap_or_default(),
+                text(e, "artifactId").unwrap_or_default()
+            ),
+            At {
+                value: text(e, "version").unwrap_or_else(|| "(no version)".into()),
+                line: line(e),
+            },
+        );
+    }
 }
 
 fn text(n: roxmltree::Node, name: &str) -> Option<String> {
@@ -236,6 +299,9 @@ impl Pom {
                 }
             }
             let build = child(s, "build");
+            if let Some(b) = build {
+                build_settings(b, &mut pom.build, &line);
+            }
             for (into, list) in [
                 (&mut pom.plugins, build.and_then(|b| child(b, "plugins"))),
                 (
@@ -354,6 +420,26 @@ impl Pom {
         }
         props.extend(self.user_properties.clone());
         let subst = |s: &str| expand(s, &props);
+        // Coordinates are resolved too: a dependency or plugin spelled through a property
+        // (`${absent.group}`) is the artifact Maven resolves, not the text.
+        rekey(&mut self.dependencies, &props);
+        rekey(&mut self.plugins, &props);
+        rekey(&mut self.managed_plugins, &props);
+        rekey(&mut self.managed, &props);
+        if let Some(p) = &mut self.parent {
+            p.value = subst(&p.value);
+        }
+        if let Some(p) = parent {
+            for (k, v) in &p.build {
+                self.build.entry(k.clone()).or_insert_with(|| At {
+                    value: v.value.clone(),
+                    line: 0,
+                });
+            }
+        }
+        for v in self.build.values_mut() {
+            v.value = subst(&v.value);
+        }
         // Plugin management: versions and configuration under each declared plugin, and the
         // packaging's lifecycle plugins that are managed but not declared.
         for (k, m) in &self.managed_plugins {
@@ -425,6 +511,14 @@ impl Pom {
     }
 }
 
+/// Re-keys a map whose keys are coordinates with their `${…}` references expanded.
+fn rekey<V>(m: &mut BTreeMap<String, V>, props: &BTreeMap<String, String>) {
+    if m.keys().any(|k| k.contains("${")) {
+        let old = std::mem::take(m);
+        m.extend(old.into_iter().map(|(k, v)| (expand(&k, props), v)));
+    }
+}
+
 /// Expands `${name}` references, at most 10 levels deep (cycles stop there, unexpanded).
 fn expand(s: &str, props: &BTreeMap<String, String>) -> String {
     let mut out = s.to_string();
@@ -446,6 +540,38 @@ fn expand(s: &str, props: &BTreeMap<String, String>) -> String {
 
 /// Most parents followed up a chain (a cycle stops there).
 const MAX_PARENTS: usize = 10;
+
+/// Every `pom.xml` of the folder `root` (outside `target/`, at most 8 MiB each), read and
+/// resolved as Maven builds it, by path relative to `root`; a POM that cannot be read is
+/// left out.
+pub fn effective_poms(root: &Path) -> Vec<(String, Pom)> {
+    let tree = Tree::Folder(root.to_path_buf());
+    let config = MvnConfig::read(&tree);
+    walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .max_depth(12)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| {
+            let n = e.file_name().to_string_lossy();
+            !(e.file_type().is_dir() && (n == ".git" || n == "target" || n == "node_modules"))
+        })
+        .flatten()
+        .filter(|e| e.file_type().is_file() && e.file_name() == "pom.xml")
+        .filter(|e| e.metadata().is_ok_and(|m| m.len() <= 8 * 1024 * 1024))
+        .filter_map(|e| {
+            let rel = e
+                .path()
+                .strip_prefix(root)
+                .ok()?
+                .to_string_lossy()
+                .into_owned();
+            let bytes = std::fs::read(e.path()).ok()?;
+            let pom = load(&tree, &rel, &bytes, &config).ok()?;
+            Some((rel, pom))
+        })
+        .collect()
+}
 
 /// Reads and resolves `rel` in `tree` as Maven builds it: `.mvn/` of the tree, active
 /// profiles, and the chain of parents found in the tree (by `relativePath`, any file name).
@@ -624,6 +750,30 @@ pub fn diff_poms(
             out.push(
                 at(Finding::new(rel, FindingKind::PluginUnexpected), w.line)
                     .actual(show(k, &w.value)),
+            );
+        }
+    }
+    if has(PomAspect::Plugins) {
+        // `<build>` as Maven builds it: folders (a test source folder pointed at an empty
+        // one runs no test), resources and build extensions.
+        let keys: std::collections::BTreeSet<&String> =
+            e.build.keys().chain(a.build.keys()).collect();
+        for k in keys {
+            let (ev, av) = (e.build.get(k), a.build.get(k));
+            if ev.map(|v| &v.value) == av.map(|v| &v.value) {
+                continue;
+            }
+            let side = |v: Option<&At<String>>| match v {
+                Some(v) => format!("<build> {k} = {}", v.value),
+                None => format!("<build> {k} (unset)"),
+            };
+            out.push(
+                at(
+                    Finding::new(rel, FindingKind::BuildSettingChanged),
+                    av.map_or(0, |v| v.line),
+                )
+                .expected(side(ev))
+                .actual(side(av)),
             );
         }
     }
