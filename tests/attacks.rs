@@ -182,11 +182,12 @@ fn a_committed_out_symlink_is_refused_and_nothing_is_written_through_it() {
 
 #[test]
 fn an_out_folder_the_subject_turns_into_a_symlink_takes_nothing() {
-    // The folder does not exist when judge-ci starts; the subject makes it a link while it
-    // runs. The reports are refused there (the JSON spills to the temporary folder).
+    // judge-ci makes the folder before any subject code runs; the subject replaces it with a
+    // link while it runs. The reports are refused there (a copy of the JSON goes to the
+    // temporary folder) and the run fails.
     let elsewhere = tempfile::tempdir().unwrap();
     let ws = workspace(&command_config(&format!(
-        "ln -s {} judge-ci-out; exit 0",
+        "rm -rf judge-ci-out && ln -s {} judge-ci-out; exit 0",
         elsewhere.path().display()
     )));
     let spill = tempfile::tempdir().unwrap();
@@ -209,6 +210,7 @@ fn an_out_folder_the_subject_turns_into_a_symlink_takes_nothing() {
         common::stderr(&o)
     );
     assert_eq!(std::fs::read_dir(spill.path()).unwrap().count(), 1);
+    assert_eq!(o.status.code(), Some(3), "{}", common::stderr(&o));
 }
 
 /// A loopback "git server" that records every request's headers and answers 404.

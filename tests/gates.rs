@@ -110,3 +110,162 @@ fn an_external_judge_answers_once_on_descriptor_three_and_says_so_when_it_prints
     }
     assert_ne!(code, 0);
 }
+
+const NOBODY: u32 = 65534;
+
+/// A workspace (a folder `nobody` owns, inside a root that is traversable) whose only check
+/// runs `run` and fails; judge-ci runs in it as `nobody`, as on a hosted runner.
+struct Unprivileged {
+    root: tempfile::TempDir,
+}
+
+impl Unprivileged {
+    fn new(run: &str) -> Unprivileged {
+        let root = tempfile::tempdir().unwrap();
+        let s = Unprivileged { root };
+        let config = format!(
+            "name: first\njury:\n  checks:\n    - type: command\n      name: subject\n      run: {}\n",
+            serde_json::to_string(run).unwrap()
+        );
+        write_tree(&s.ws(), &[("judge-ci.yml", &config)]);
+        std::fs::create_dir_all(s.root.path().join("tmp")).unwrap();
+        s.chown();
+        s
+    }
+
+    fn ws(&self) -> std::path::PathBuf {
+        self.root.path().join("ws")
+    }
+
+    fn chown(&self) {
+        let st = std::process::Command::new("chown")
+            .args(["-R", &format!("{NOBODY}:{NOBODY}")])
+            .arg(self.root.path())
+            .status()
+            .unwrap();
+        assert!(st.success());
+    }
+
+    /// judge-ci as `nobody` in the workspace.
+    fn judge(&self, args: &[&str]) -> std::process::Output {
+        std::process::Command::new("setpriv")
+            .args([
+                &format!("--reuid={NOBODY}"),
+                &format!("--regid={NOBODY}"),
+                "--clear-groups",
+                "--",
+                env!("CARGO_BIN_EXE_judge-ci"),
+            ])
+            .args(args)
+            .current_dir(self.ws())
+            .env_remove("GITHUB_ACTIONS")
+            .env("NO_COLOR", "1")
+            .env("TMPDIR", self.root.path().join("tmp"))
+            .env("RUNNER_TEMP", self.root.path().join("tmp"))
+            .env("HOME", self.root.path().join("tmp"))
+            .output()
+            .unwrap()
+    }
+}
+
+fn is_root() -> bool {
+    // SAFETY: a getter without side effects.
+    unsafe { libc::geteuid() == 0 }
+}
+
+const FORGED: &str = "{\"schema\":\"forged\",\"verdict\":\"ACCEPTED\"}";
+
+#[test]
+fn a_forged_read_only_first_job_folder_fails_the_run_and_is_never_written_around() {
+    assert!(
+        is_root(),
+        "dropping to an unprivileged user (setpriv) needs root; run the tests as root"
+    );
+    // The subject's code plants a forged report in the folder the next job reads, and makes
+    // the folder read-only, so judge-ci (not root) cannot replace it. Before, judge-ci wrote
+    // its rejection elsewhere and exited 0 under fail-on never; the next job read the forgery.
+    let s = Unprivileged::new(&format!(
+        "mkdir -p judge-ci-first && printf '%s' '{FORGED}' > judge-ci-first/report.json && chmod 444 judge-ci-first/report.json && chmod 555 judge-ci-first; exit 1"
+    ));
+    let o = s.judge(&[
+        "--dry-run",
+        "--out",
+        "judge-ci-first",
+        "--fail-on",
+        "never",
+        "--stop-before-semantic",
+    ]);
+    let err = stderr(&o);
+    assert_eq!(
+        std::fs::read_to_string(s.ws().join("judge-ci-first/report.json")).unwrap(),
+        FORGED,
+        "the attack ran: {err}"
+    );
+    assert_eq!(o.status.code(), Some(3), "an error of the run: {err}");
+    assert!(
+        err.contains("judge-ci: error: cannot write") && err.contains("report.json"),
+        "{err}"
+    );
+
+    // The same forgery committed in the pull request's tree, read-only before judge-ci
+    // starts: refused before any subject code runs, nothing judged or written around it.
+    let s = Unprivileged::new("exit 1");
+    std::fs::create_dir(s.ws().join("judge-ci-first")).unwrap();
+    std::fs::write(s.ws().join("judge-ci-first/report.json"), FORGED).unwrap();
+    s.chown();
+    let ro = |p: &Path, mode| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    ro(&s.ws().join("judge-ci-first"), 0o555);
+    let o = s.judge(&["--dry-run", "--out", "judge-ci-first", "--fail-on", "never"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("from before this run and judge-ci cannot remove it"),
+        "{err}"
+    );
+    assert!(
+        std::fs::read_dir(s.root.path().join("tmp"))
+            .unwrap()
+            .flatten()
+            .all(|e| !e
+                .file_name()
+                .to_string_lossy()
+                .starts_with("judge-ci-report-")),
+        "no report written around the folder"
+    );
+
+    // Writable, the committed forgery is removed before the subject runs and replaced.
+    ro(&s.ws().join("judge-ci-first"), 0o755);
+    let o = s.judge(&["--dry-run", "--out", "judge-ci-first", "--fail-on", "never"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = common::report(&s.ws().join("judge-ci-first"));
+    assert_eq!(r["interpretation"]["reading"], "REJECTED", "{r}");
+}
+
+#[test]
+fn a_file_a_subject_plants_beside_the_reports_fails_the_run() {
+    // A later step that uploads the folder (or code-scanning's SARIF upload) would take it.
+    let ws = tempfile::tempdir().unwrap();
+    write_tree(
+        ws.path(),
+        &[
+            (
+                "judge-ci.yml",
+                "name: plant\njury:\n  checks:\n    - type: command\n      run: \"mkdir -p judge-ci-out && echo '{}' > judge-ci-out/extra.sarif\"\n",
+            ),
+            (
+                "judge-ci-out/notes.txt",
+                "the maintainer's own file, there before the run\n",
+            ),
+        ],
+    );
+    let o = judge_ci(ws.path(), &["--dry-run", "-q"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("extra.sarif appeared in the output folder") && !err.contains("notes.txt"),
+        "{err}"
+    );
+}

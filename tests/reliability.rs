@@ -252,41 +252,47 @@ fn sigterm_stops_a_suite_without_starting_more_tasks() {
 }
 
 #[test]
-fn a_full_disk_for_the_runner_files_keeps_the_verdict_and_its_exit_code() {
-    // /dev/full answers every write with ENOSPC, as a full runner disk would.
-    let ex = tempfile::tempdir().unwrap();
-    let ws = common::copy_example(ex.path());
-    let out = ex.path().join("out");
-    let o = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
-        .args(["--dry-run", "-q", "--out", out.to_str().unwrap()])
-        .current_dir(&ws)
-        .env("NO_COLOR", "1")
-        .env("GITHUB_ACTIONS", "true")
-        .env("GITHUB_EVENT_NAME", "push")
-        .env("GITHUB_REPOSITORY", "o/r")
-        .env("GITHUB_SHA", "0123456789012345678901234567890123456789")
-        .env("GITHUB_STEP_SUMMARY", "/dev/full")
-        .env("GITHUB_OUTPUT", "/dev/full")
-        .env_remove("GITHUB_EVENT_PATH")
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "the verdict's code, not an instrument failure: {err}"
-    );
-    assert!(
-        err.contains("cannot write the job summary /dev/full")
-            && err.contains("No space left on device"),
-        "{err}"
-    );
-    let report: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
-    assert_eq!(
-        report["interpretation"]["reading"], "REJECTED",
-        "nothing judged is lost"
-    );
+fn a_full_disk_for_the_runner_files_keeps_the_verdict_and_fails_only_for_what_steps_read() {
+    // /dev/full answers every write with ENOSPC, as a full runner disk would. The job summary
+    // is for people: a warning, the verdict's exit code. The step outputs are read by later
+    // steps: an error of the run (exit 3). Either way nothing judged is lost.
+    for (summary, outputs, code) in [("/dev/full", "/dev/null", 1), ("/dev/null", "/dev/full", 3)] {
+        let ex = tempfile::tempdir().unwrap();
+        let ws = common::copy_example(ex.path());
+        let out = ex.path().join("out");
+        let o = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
+            .args(["--dry-run", "-q", "--out", out.to_str().unwrap()])
+            .current_dir(&ws)
+            .env("NO_COLOR", "1")
+            .env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_EVENT_NAME", "push")
+            .env("GITHUB_REPOSITORY", "o/r")
+            .env("GITHUB_SHA", "0123456789012345678901234567890123456789")
+            .env("GITHUB_STEP_SUMMARY", summary)
+            .env("GITHUB_OUTPUT", outputs)
+            .env_remove("GITHUB_EVENT_PATH")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(code), "{summary} {outputs}: {err}");
+        let what = if code == 1 {
+            "job summary"
+        } else {
+            "step outputs"
+        };
+        assert!(
+            err.contains(&format!("cannot write the {what} /dev/full"))
+                && err.contains("No space left on device"),
+            "{err}"
+        );
+        let report: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap())
+                .unwrap();
+        assert_eq!(
+            report["interpretation"]["reading"], "REJECTED",
+            "nothing judged is lost"
+        );
+    }
 }
 
 #[test]

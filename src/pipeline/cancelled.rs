@@ -10,6 +10,9 @@ use crate::github::outputs as gh_outputs;
 use crate::judgment::Status;
 use crate::report::Surface;
 
+/// The record a cancelled run writes in its output folder instead of a report.
+pub const RECORD_FILE: &str = "cancelled.json";
+
 /// `cancelled.json`: which run stopped, on which signal, and the judges that had finished.
 #[derive(Serialize)]
 struct CancelledRecord<'a> {
@@ -69,10 +72,9 @@ pub(super) fn write_cancelled(
     };
     match serde_json::to_string_pretty(&record) {
         Ok(json) => {
-            if let Err(e) = save::write_atomically(
-                &opts.out.join("cancelled.json"),
-                format!("{json}\n").as_bytes(),
-            ) {
+            if let Err(e) =
+                save::write_atomically(&opts.out.join(RECORD_FILE), format!("{json}\n").as_bytes())
+            {
                 warn("cancelled.json", e);
             }
         }

@@ -54,26 +54,34 @@ impl PublishOptions {
 pub const EVENT_FILE: &str = "event.json";
 
 /// Writes the job summary, the step outputs known before publishing, and a copy of the event
-/// payload (for a later `judge-ci publish --from`); a failure is a warning (see below).
-pub fn before(report: &Report, summary: &str, out: &Path, report_json: Option<&Path>) {
-    // The verdict is already in the report JSON: a runner file that cannot be written (a full
-    // disk) is a warning, and the exit code still follows the verdict.
+/// payload (for a later `judge-ci publish --from`). Returns whether the outputs or the event
+/// copy could not be written: later steps read them, so that fails the run (exit 3), though
+/// the verdict stands; a job summary that cannot be written is only a warning.
+pub fn before(report: &Report, summary: &str, out: &Path, report_json: Option<&Path>) -> bool {
     let kept = match report_json {
         Some(p) => p.display().to_string(),
         None => "the log (standard output)".to_string(),
     };
-    let warn = |what: &str, p: &str, e: std::io::Error| {
-        eprintln!("judge-ci: warning: cannot write the {what} {p}: {e}; the verdict is in {kept}")
+    let mut failed = false;
+    let mut fail = |what: &str, p: &str, e: std::io::Error| {
+        failed = true;
+        eprintln!(
+            "judge-ci: error: cannot write the {what} {p}: {e}; the verdict is in {kept}, and the run fails (exit 3) since a later step reads it"
+        )
     };
+    // The job summary is for people, no later step reads it: a warning, the verdict's exit
+    // code stands.
     if let Ok(p) = std::env::var("GITHUB_STEP_SUMMARY")
         && let Err(e) = outputs::append(Path::new(&p), summary)
     {
-        warn("job summary", &p, e);
+        eprintln!(
+            "judge-ci: warning: cannot write the job summary {p}: {e}; the verdict is in {kept}"
+        );
     }
     if let Ok(p) = std::env::var("GITHUB_OUTPUT") {
         let text = outputs::format_outputs(&outputs::outputs(report, report_json));
         if let Err(e) = outputs::append(Path::new(&p), &text) {
-            warn("step outputs", &p, e);
+            fail("step outputs", &p, e);
         }
     }
     if let Ok(event) = std::env::var("GITHUB_EVENT_PATH") {
@@ -83,9 +91,10 @@ pub fn before(report: &Report, summary: &str, out: &Path, report_json: Option<&P
             std::fs::read(&event).and_then(|bytes| super::save::write_atomically(&dest, &bytes))
         {
             let _ = std::fs::remove_file(&dest);
-            warn("event copy", &dest.display().to_string(), e);
+            fail("event copy", &dest.display().to_string(), e);
         }
     }
+    failed
 }
 
 /// Publishes, writes the outputs the API gave, prints the log, and says whether the check

@@ -33,6 +33,26 @@ pub enum Split {
     Resume(PathBuf),
 }
 
+/// Refuses an output folder that is the first job's folder: judge-ci empties its output
+/// folder of its own files before it reads anything, which would remove the input.
+pub fn check_out_is_not_input(split: &Split, out: &Path) -> Result<(), RunError> {
+    let Split::Resume(from) = split else {
+        return Ok(());
+    };
+    let same = match (from.canonicalize(), out.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => from == out,
+    };
+    if same {
+        return Err(RunError::Input(InputError::FirstJob {
+            path: from.join("report.json"),
+            why: "--out is the folder --from reads".to_string(),
+            help: "pass --out another folder (the default judge-ci-out, or one outside the workspace)",
+        }));
+    }
+    Ok(())
+}
+
 /// What the second job takes from the first.
 pub struct FirstJob {
     /// The judge mode holding the stored judgments.

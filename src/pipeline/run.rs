@@ -44,6 +44,7 @@ pub async fn run_beside(
 ) -> Result<RunResult, RunError> {
     let total = Instant::now();
     save::check_out_dir(&opts.out).map_err(InputError::from)?;
+    resume::check_out_is_not_input(&opts.split, &opts.out)?;
     let repo_dir = std::env::current_dir().map_err(InputError::WorkingFolder)?;
     let github =
         match github::context::from_env(&|k| std::env::var(k).ok().filter(|_| opts.actions)) {
@@ -161,9 +162,10 @@ pub async fn run_beside(
     };
     // Subject processes may write the workspace, never read judge-ci's output folder.
     fence.add_workspace(&workspace);
-    if opts.out.is_dir() {
-        fence.hide(&opts.out);
-    }
+    // Made ready before any subject code runs, so that the fence hides it (outside the
+    // workspace) and nothing of judge-ci's names is left in it from before.
+    let prepared = save::prepare(&opts.out).map_err(|e| RunError::Instrument(e.to_string()))?;
+    fence.hide(&opts.out);
     for d in crate::judges::llm::cache::folders(&bench, &workspace, &|k| std::env::var(k).ok()) {
         // Made now, so that the fence hides the folder itself, not only what holds it.
         let _ = std::fs::create_dir_all(&d);
@@ -377,9 +379,10 @@ pub async fn run_beside(
         surfaces.push((surface, text));
     }
     let saved = save::surfaces(&opts.out, &surfaces, &save::spill_dir());
-    for w in saved.warnings(&opts.out) {
+    for w in saved.errors(&opts.out) {
         eprintln!("{w}");
     }
+    let mut outputs_failed = saved.failed_any() || save::report_planted(&prepared, &opts.out);
     let mut rendered: std::collections::HashMap<_, _> = surfaces
         .into_iter()
         .map(|(s, text)| (s.file_name(), text))
@@ -399,7 +402,8 @@ pub async fn run_beside(
         let summary = rendered
             .remove(Surface::Summary.file_name())
             .unwrap_or_default();
-        publish::before(&report, &summary, &opts.out, saved.report_json.as_deref());
+        outputs_failed |=
+            publish::before(&report, &summary, &opts.out, saved.report_json.as_deref());
         let annotations_posted = if opts.dry_run {
             if opts.verbosity != Verbosity::Quiet {
                 eprintln!(
@@ -427,6 +431,9 @@ pub async fn run_beside(
         if !annotations_posted {
             commands = gh_outputs::workflow_commands(&report::check_run::annotations(&report));
         }
+    }
+    if outputs_failed {
+        exit_code = super::exit::EXIT_INSTRUMENT;
     }
     let mut stdout = match opts.format {
         // The report quotes subject output: inside Actions its `::` lines must stay text.

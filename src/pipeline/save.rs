@@ -1,11 +1,122 @@
-//! Writing the rendered surfaces to the output folder so that a full or broken disk loses as
-//! little as possible: the report JSON goes first, a JSON the folder cannot take is spilled to
-//! the runner's temporary folder, no file is left half-written or stale, and every failure is
-//! named instead of ending the run (the verdict was reached; its exit code still holds).
+//! The output folder: made ready before any subject code runs (judge-ci's own names removed,
+//! see [`prepare`]), then the rendered surfaces written so that a full or broken disk loses as
+//! little as possible: the report JSON goes first, a JSON the folder cannot take is copied to
+//! the runner's temporary folder for a person to read, no file is left half-written or stale,
+//! and every failure is named. A file that could not be written, or one a subject process
+//! planted beside judge-ci's, fails the run (exit 3): a later step or job reads this folder,
+//! and must never read a file judge-ci did not write (trust.md point 22).
 
 use std::path::{Path, PathBuf};
 
 use crate::report::Surface;
+
+/// The names judge-ci writes in an output folder: every surface, the event copy of a run in
+/// Actions and the record of a cancelled run. A file of one of these names that this run did
+/// not write would be read by a later step as this run's.
+pub fn own_names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Surface::ALL.iter().map(|s| s.file_name()).collect();
+    names.extend([super::publish::EVENT_FILE, super::cancelled::RECORD_FILE]);
+    names
+}
+
+/// The output folder as it was before any subject process ran: made if missing, emptied of
+/// judge-ci's own names, and what else it held (which judge-ci leaves alone).
+#[derive(Debug, Default)]
+pub struct Prepared {
+    /// Entries other than judge-ci's names that were there before the run.
+    before: std::collections::BTreeSet<std::ffi::OsString>,
+}
+
+/// Why the output folder cannot be made ready: an instrument failure (exit 3), since a later
+/// step would otherwise read a file judge-ci did not write.
+#[derive(Debug, thiserror::Error)]
+pub enum PrepareError {
+    /// The folder cannot be made or listed.
+    #[error("cannot make or list the output folder {}: {error}", .out.display())]
+    Folder {
+        /// The folder.
+        out: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// A file of judge-ci's own name is there and cannot be removed.
+    #[error(
+        "the output folder holds {} from before this run and judge-ci cannot remove it ({error}); a later step would read it as this run's. Remove it, or pass --out an empty folder outside the workspace",
+        .path.display()
+    )]
+    Stale {
+        /// The file.
+        path: PathBuf,
+        /// Why it could not be removed.
+        error: std::io::Error,
+    },
+}
+
+/// Makes `out` ready before any subject code runs: creates it, and removes every file of
+/// judge-ci's own names ([`own_names`]) that an earlier run, or the pull request's tree, left
+/// there. Anything of those names that cannot be removed (a read-only folder, a folder in its
+/// place) is an error, never a file judge-ci writes around.
+pub fn prepare(out: &Path) -> Result<Prepared, PrepareError> {
+    let folder = |error| PrepareError::Folder {
+        out: out.to_path_buf(),
+        error,
+    };
+    std::fs::create_dir_all(out).map_err(folder)?;
+    for name in own_names() {
+        let path = out.join(name);
+        match std::fs::symlink_metadata(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(error) => return Err(PrepareError::Stale { path, error }),
+            Ok(m) if m.is_dir() => {
+                return Err(PrepareError::Stale {
+                    path,
+                    error: std::io::Error::other("a folder, where judge-ci writes a file"),
+                });
+            }
+            Ok(_) => {}
+        }
+        std::fs::remove_file(&path).map_err(|error| PrepareError::Stale { path, error })?;
+    }
+    let before = entries(out).map_err(folder)?;
+    Ok(Prepared { before })
+}
+
+fn entries(out: &Path) -> std::io::Result<std::collections::BTreeSet<std::ffi::OsString>> {
+    let own = own_names();
+    let mut names = std::collections::BTreeSet::new();
+    for e in std::fs::read_dir(out)? {
+        let name = e?.file_name();
+        if !own.iter().any(|o| std::ffi::OsStr::new(o) == name) {
+            names.insert(name);
+        }
+    }
+    Ok(names)
+}
+
+impl Prepared {
+    /// Entries of `out` that are neither judge-ci's names nor there before the run: written
+    /// by a subject process while it ran (the folder is inside the workspace, where the fence
+    /// cannot hide it). A later step that takes the whole folder would take them too.
+    pub fn planted(&self, out: &Path) -> Vec<PathBuf> {
+        match entries(out) {
+            Ok(now) => now.difference(&self.before).map(|n| out.join(n)).collect(),
+            Err(e) => vec![out.join(format!("(cannot list the folder: {e})"))],
+        }
+    }
+}
+
+/// Prints an error naming each entry a subject process planted in the output folder while
+/// the run went on (see [`Prepared::planted`]); whether there was any.
+pub fn report_planted(prepared: &Prepared, out: &Path) -> bool {
+    let planted = prepared.planted(out);
+    for p in &planted {
+        eprintln!(
+            "judge-ci: error: {} appeared in the output folder while the run went on, and judge-ci did not write it: a subject process wrote there (the folder is inside the workspace, where the fence cannot hide it). The run fails (exit 3); pass --out a folder outside the workspace",
+            p.display()
+        );
+    }
+    !planted.is_empty()
+}
 
 /// Where the run's files went, and which could not be written.
 #[derive(Debug, Default)]
@@ -18,9 +129,15 @@ pub struct Saved {
 }
 
 impl Saved {
-    /// The warnings to print: each file that could not be written, and where the JSON went
+    /// Whether anything could not be written: an instrument failure of the run (exit 3),
+    /// whatever the verdict, since a later step would read a missing, stale or spilled file.
+    pub fn failed_any(&self) -> bool {
+        !self.failed.is_empty() || self.report_json.is_none()
+    }
+
+    /// The errors to print: each file that could not be written, and where the JSON went
     /// instead.
-    pub fn warnings(&self, out: &Path) -> Vec<String> {
+    pub fn errors(&self, out: &Path) -> Vec<String> {
         // One line per error: a full disk refuses every file for the same reason.
         let mut by_error: Vec<(String, Vec<String>)> = Vec::new();
         for (p, e) in &self.failed {
@@ -38,7 +155,7 @@ impl Saved {
             .into_iter()
             .map(|(e, names)| {
                 format!(
-                    "judge-ci: warning: cannot write {} in {}: {e}",
+                    "judge-ci: error: cannot write {} in {}: {e}",
                     names.join(", "),
                     out.display()
                 )
@@ -47,13 +164,13 @@ impl Saved {
         let in_place = out.join(Surface::Json.file_name());
         match &self.report_json {
             Some(p) if *p != in_place => lines.push(format!(
-                "judge-ci: warning: the report JSON was written to {} instead of {}",
+                "judge-ci: error: the report JSON was written to {} instead of {} (a copy for you to read; the run fails with exit 3, since a later step reads the folder)",
                 p.display(),
                 in_place.display()
             )),
             Some(_) => {}
             None => lines.push(
-                "judge-ci: warning: the report JSON could not be written anywhere; the verdict is on standard output (and in the job summary in GitHub Actions)"
+                "judge-ci: error: the report JSON could not be written anywhere; the verdict is on standard output (and in the job summary in GitHub Actions)"
                     .to_string(),
             ),
         }
@@ -231,7 +348,7 @@ mod tests {
             std::fs::read_to_string(out.join("report.md")).unwrap(),
             "# md\n"
         );
-        assert!(saved.warnings(&out).is_empty());
+        assert!(saved.errors(&out).is_empty());
     }
 
     #[test]
@@ -247,7 +364,7 @@ mod tests {
         let spilled = saved.report_json.clone().unwrap();
         assert!(spilled.starts_with(&spill_to));
         assert_eq!(std::fs::read_to_string(&spilled).unwrap(), "{\"a\":1}");
-        let w = saved.warnings(&out);
+        let w = saved.errors(&out);
         assert_eq!(
             w.len(),
             2,
@@ -322,10 +439,56 @@ mod tests {
         assert_eq!(saved.report_json, None);
         assert!(
             saved
-                .warnings(&out)
+                .errors(&out)
                 .last()
                 .unwrap()
                 .contains("standard output")
         );
+    }
+
+    #[test]
+    fn prepare_removes_judge_cis_own_names_keeps_the_rest_and_finds_what_appears() {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("out");
+        std::fs::create_dir(&out).unwrap();
+        for n in [
+            "report.json",
+            "report.sarif",
+            "event.json",
+            "cancelled.json",
+            "mine.txt",
+        ] {
+            std::fs::write(out.join(n), "old").unwrap();
+        }
+        let prepared = prepare(&out).unwrap();
+        let left: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(left, vec!["mine.txt"]);
+        assert!(prepared.planted(&out).is_empty());
+        std::fs::write(out.join("report.json"), "this run's").unwrap();
+        std::fs::write(out.join("planted.sarif"), "x").unwrap();
+        assert_eq!(prepared.planted(&out), vec![out.join("planted.sarif")]);
+        // Made when missing.
+        assert!(prepare(&d.path().join("new/out")).is_ok());
+    }
+
+    #[test]
+    fn a_folder_of_judge_cis_own_name_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("report.json/inside")).unwrap();
+        let e = prepare(d.path()).unwrap_err().to_string();
+        assert!(e.contains("cannot remove it"), "{e}");
+    }
+
+    #[test]
+    fn any_file_not_written_fails_the_run() {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("out");
+        std::fs::write(&out, "not a folder").unwrap();
+        assert!(surfaces(&out, &all("{}"), d.path()).failed_any());
+        let ok = d.path().join("ok");
+        assert!(!surfaces(&ok, &all("{}"), d.path()).failed_any());
     }
 }
