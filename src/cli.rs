@@ -86,6 +86,14 @@ pub struct PublishArgs {
     /// Create a check run (default: the config's report.check-run, else true).
     #[arg(long, value_name = "BOOL")]
     pub check_run: Option<bool>,
+    /// The check run's name (default: the config's report.check-name, else
+    /// `judge-ci / <config name>`); give each matrix leg or project its own.
+    #[arg(long, value_name = "NAME")]
+    pub check_name: Option<String>,
+    /// Which sticky comment this run keeps (default: the config's report.comment-key, else
+    /// the config name); runs with different keys keep different comments on one pull request.
+    #[arg(long, value_name = "KEY")]
+    pub comment_key: Option<String>,
     /// Longest wait for one GitHub API request (`30s`, `2m`, `PT1M`).
     #[arg(long, default_value = "30s", value_name = "DURATION")]
     pub api_timeout: String,

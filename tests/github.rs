@@ -1093,3 +1093,91 @@ fn a_full_report_folder_loses_nothing_judged_and_posts_once() {
         assert_clean(&gh, &run);
     }
 }
+
+#[test]
+fn instances_with_their_own_check_name_and_comment_key_keep_their_own_comment_and_check_run() {
+    let gh = FakeGitHub::start(Layout::DOTCOM);
+    // Two projects of a monorepo whose configs share the name `gh-test`: one sets
+    // report.check-name and report.comment-key, the other keeps the defaults.
+    let web = Project::new(1, "  check-name: \"judge-ci / web\"\n  comment-key: web\n");
+    let api = Project::new(2, "");
+    let r = Runner::new();
+    for p in [&web, &api] {
+        let run = judge(p, &r, &gh, &[]);
+        assert_eq!(run.out.status.code(), Some(1), "{}", run.stderr);
+        assert_clean(&gh, &run);
+    }
+    // A matrix leg of the second project names itself on the command line (the Action's
+    // check-name and comment-key inputs).
+    let leg = judge(
+        &api,
+        &r,
+        &gh,
+        &[
+            "--check-name",
+            "judge-ci / api (java 21)",
+            "--comment-key",
+            "api-java-21",
+        ],
+    );
+    assert_eq!(leg.out.status.code(), Some(1), "{}", leg.stderr);
+    assert_clean(&gh, &leg);
+
+    let names: Vec<String> = gh
+        .check_runs()
+        .iter()
+        .map(|c| c.create["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "judge-ci / web",
+            "judge-ci / gh-test",
+            "judge-ci / api (java 21)"
+        ]
+    );
+    let comments = ours(&gh);
+    assert_eq!(comments.len(), 3, "one comment per key: {comments:#?}");
+    let keys: std::collections::HashSet<&str> = comments
+        .iter()
+        .map(|c| c.body.split_whitespace().nth(2).unwrap())
+        .collect();
+    assert_eq!(keys.len(), 3, "three different sticky keys: {keys:?}");
+
+    // A new result for `web` edits web's comment and no other.
+    web.set_bad(3);
+    gh.clear_requests();
+    let again = judge(&web, &r, &gh, &[]);
+    assert_eq!(again.out.status.code(), Some(1), "{}", again.stderr);
+    assert_eq!(gh.count("POST", "/comments"), 0, "no new comment");
+    assert_eq!(
+        gh.count("PATCH", &format!("/comments/{}", comments[0].id)),
+        1
+    );
+    assert_eq!(
+        gh.count("PATCH", "/comments/"),
+        1,
+        "only web's comment changes"
+    );
+    let now = ours(&gh);
+    assert_eq!(now.len(), 3);
+    assert_eq!(now[1].body, comments[1].body);
+    assert_eq!(now[2].body, comments[2].body);
+    assert_ne!(now[0].body, comments[0].body);
+
+    // Names that cannot name an instance are refused before anything is judged or posted.
+    gh.clear_requests();
+    for (flag, value, why) in [
+        ("--check-name", "judge-ci\nforged", "control characters"),
+        ("--comment-key", " ", "blank"),
+    ] {
+        let bad = judge(&api, &r, &gh, &[flag, value]);
+        assert_eq!(bad.out.status.code(), Some(2), "{}", bad.stderr);
+        assert!(
+            bad.stderr.contains(flag) && bad.stderr.contains(why),
+            "{}",
+            bad.stderr
+        );
+    }
+    assert!(gh.requests().is_empty(), "nothing posted");
+}

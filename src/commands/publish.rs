@@ -47,8 +47,19 @@ pub fn options(a: &cli::PublishArgs) -> anyhow::Result<pipeline::publish::Publis
     if let Some(t) = &token {
         judge_ci::secrets::register(t);
     }
+    for (flag, value) in [
+        ("--check-name", &a.check_name),
+        ("--comment-key", &a.comment_key),
+    ] {
+        if let Some(v) = value {
+            judge_ci::config::instance::check(v)
+                .map_err(|why| anyhow::anyhow!("{flag} {v:?} {why}"))?;
+        }
+    }
     Ok(pipeline::publish::PublishOptions {
         token,
+        check_name: a.check_name.clone(),
+        comment_key: a.comment_key.clone(),
         comment: a.comment_mode,
         delete_on_pass: a.delete_on_pass,
         check_run: a.check_run,

@@ -93,6 +93,8 @@ pub const REPORT_KEYS: &[Key] = &[
     key("annotations", Kind::Integer, "most annotations (50)"),
     key("fail-on", Kind::Enum(token::accepted::<FailOn>), "which readings fail the step (error in GitHub Actions, else fail)"),
     key("template", Kind::Str, "markdown template file"),
+    key("check-name", Kind::Str, "the check run's name, for several instances on one commit (judge-ci / <name>)"),
+    key("comment-key", Kind::Str, "which sticky comment this run keeps: runs with the same key share one per pull request (the config name)"),
 ];
 
 /// Keys of `reference:`.
@@ -405,6 +407,24 @@ fn report(r: &mut Reader, n: &Node, dir: &Path) -> Option<ReportSettings> {
         }
     }
     s.fail_on = r.key(m, "report", "fail-on", &mut ok, Reader::token);
+    for (key, slot) in [
+        ("check-name", &mut s.check_name),
+        ("comment-key", &mut s.comment_key),
+    ] {
+        if let Some(x) = m.get_node(key) {
+            let what = format!("report.{key}");
+            match r.non_blank(x, &what) {
+                Some(v) => match super::instance::check(&v) {
+                    Ok(()) => *slot = Some(v),
+                    Err(why) => {
+                        r.error(x, format!("{what}: {why}"));
+                        ok = false;
+                    }
+                },
+                None => ok = false,
+            }
+        }
+    }
     if let Some(x) = m.get_node("template") {
         match r.non_blank(x, "report.template") {
             Some(t) => {

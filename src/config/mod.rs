@@ -8,6 +8,7 @@ mod diag;
 pub mod diagnostics;
 mod duration;
 pub mod endpoint;
+pub mod instance;
 pub mod llm;
 mod load;
 mod model;

@@ -273,6 +273,10 @@ pub struct ReportSettings {
     pub fail_on: Option<FailOn>,
     /// Markdown template override, resolved against the config file's folder.
     pub template: Option<PathBuf>,
+    /// The check run's name instead of `judge-ci / <name>` (`check-name`).
+    pub check_name: Option<String>,
+    /// The sticky comment's key instead of the config name (`comment-key`).
+    pub comment_key: Option<String>,
 }
 
 impl Default for ReportSettings {
@@ -285,6 +289,8 @@ impl Default for ReportSettings {
             annotations: 50,
             fail_on: None,
             template: None,
+            check_name: None,
+            comment_key: None,
         }
     }
 }

@@ -30,7 +30,7 @@ impl Marker {
     /// The marker for a report.
     pub fn of(report: &Report) -> Marker {
         Marker {
-            key: key(&report.config.name),
+            key: key(report.config.sticky_key()),
             digest: digest(report),
             sha: report
                 .subject

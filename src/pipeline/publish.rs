@@ -34,6 +34,10 @@ pub struct PublishOptions {
     /// `--require-publish`: a publication that did not fully reach GitHub ends the run with
     /// exit 4 instead of the verdict's code.
     pub require: bool,
+    /// `--check-name`, already checked with [`crate::config::instance::check`].
+    pub check_name: Option<String>,
+    /// `--comment-key`, already checked with [`crate::config::instance::check`].
+    pub comment_key: Option<String>,
 }
 
 impl PublishOptions {
@@ -47,6 +51,22 @@ impl PublishOptions {
             timeout: self.timeout,
             retry: RetryPolicy::default(),
         }
+    }
+
+    /// The check run's name for a run whose config says `report`: `--check-name`, else
+    /// `report.check-name`; `None` means `judge-ci / <name>`.
+    pub fn check_name(&self, report: &ReportSettings) -> Option<String> {
+        self.check_name
+            .clone()
+            .or_else(|| report.check_name.clone())
+    }
+
+    /// The sticky comment's key: `--comment-key`, else `report.comment-key`; `None` means the
+    /// config name.
+    pub fn comment_key(&self, report: &ReportSettings) -> Option<String> {
+        self.comment_key
+            .clone()
+            .or_else(|| report.comment_key.clone())
     }
 }
 
@@ -209,8 +229,11 @@ pub async fn stored(
     if ctx.head_sha.is_none() {
         ctx.head_sha = report.subject.head_sha.clone();
     }
-    // What the report may not decide: its name, its run, its trust.
+    // What the report may not decide: its name, check-run name and comment key, its run, its
+    // trust.
     report.config.name = bench.name.clone();
+    report.config.check_name = opts.check_name(&bench.report);
+    report.config.comment_key = opts.comment_key(&bench.report);
     report.subject.run_url = trusted_run_url(&ctx);
     report.provenance = Some(if trust.trust_report {
         report::Provenance {

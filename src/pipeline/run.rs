@@ -312,6 +312,8 @@ pub async fn run_beside(
             version: Some(bench.version.clone()),
             description,
             source: None,
+            check_name: opts.publish.check_name(&bench.report),
+            comment_key: opts.publish.comment_key(&bench.report),
         },
         task: task.as_ref().map(|t| TaskInfo {
             id: t.id.clone(),

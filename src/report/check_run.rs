@@ -204,7 +204,7 @@ pub fn payload(r: &Report, cap: usize) -> Value {
     let mut batches = shown.chunks(BATCH);
     let first: Vec<Value> = batches.next().map(<[Value]>::to_vec).unwrap_or_default();
     let mut create = json!({
-        "name": format!("judge-ci / {}", r.config.name),
+        "name": r.config.check_run_name(),
         "status": "completed",
         "conclusion": conclusion(r),
         "output": {"title": title, "summary": summary, "text": text, "annotations": first},

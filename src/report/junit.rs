@@ -45,7 +45,7 @@ pub fn junit(r: &Report) -> String {
     let stopped_at = r.tiers.iter().find(|t| t.stopped).map(|t| t.name.as_str());
     let _ = w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)));
     let mut root = BytesStart::new("testsuites");
-    root.push_attribute(("name", format!("judge-ci / {}", r.config.name).as_str()));
+    root.push_attribute(("name", r.config.check_run_name().as_str()));
     root.push_attribute(("tests", tests.to_string().as_str()));
     root.push_attribute(("failures", count(Status::Fail).as_str()));
     root.push_attribute(("errors", count(Status::Error).as_str()));

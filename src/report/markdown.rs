@@ -34,7 +34,8 @@ fn bounded(s: &str, n: usize) -> String {
 /// Most files shown per diff section; the JSON report has them all.
 const DIFF_FILES: usize = 25;
 
-/// The hidden marker that identifies a sticky comment per config name.
+/// The hidden marker that identifies a sticky comment per key (the config name unless
+/// `comment-key` says otherwise).
 pub fn marker(name: &str) -> String {
     let key: String = name
         .chars()
@@ -734,7 +735,7 @@ pub fn view(r: &Report) -> View {
         })
         .collect();
     View {
-        marker: marker(&r.config.name),
+        marker: marker(r.config.sticky_key()),
         notices: super::notices::notices(r),
         reading: ReadingView { icon, word },
         place,
@@ -837,7 +838,7 @@ pub fn render(r: &Report) -> String {
     render_with(r, None).unwrap_or_else(|e| {
         format!(
             "{}\n\njudge-ci could not render its report: {e}\n",
-            marker(&r.config.name)
+            marker(r.config.sticky_key())
         )
     })
 }

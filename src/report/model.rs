@@ -128,6 +128,28 @@ pub struct ConfigInfo {
     /// tree (a pull request's base) rather than the working tree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<ConfigSourceInfo>,
+    /// The check run's name when it is not `judge-ci / <name>` (`report.check-name`,
+    /// `--check-name`): several instances on one commit each keep their own check run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_name: Option<String>,
+    /// The sticky comment's key when it is not the config name (`report.comment-key`,
+    /// `--comment-key`): several instances on one pull request each keep their own comment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment_key: Option<String>,
+}
+
+impl ConfigInfo {
+    /// The name of the check run: `check_name`, else `judge-ci / <config name>`.
+    pub fn check_run_name(&self) -> String {
+        self.check_name
+            .clone()
+            .unwrap_or_else(|| format!("judge-ci / {}", self.name))
+    }
+
+    /// What keys the sticky comment: `comment_key`, else the config name.
+    pub fn sticky_key(&self) -> &str {
+        self.comment_key.as_deref().unwrap_or(&self.name)
+    }
 }
 
 /// The trusted tree a config was read from, and every file read from it.

@@ -188,7 +188,7 @@ pub fn automation_id(r: &Report) -> String {
         .file_name()
         .and_then(|f| f.to_str())
         .unwrap_or(source);
-    let key: String = format!("{}-{file}", r.config.name)
+    let key: String = format!("{}-{file}", r.config.sticky_key())
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || "-_.".contains(c) {
