@@ -513,3 +513,132 @@ fn a_runner_that_is_not_linux_is_refused_before_anything_is_installed() {
         );
     }
 }
+
+#[test]
+fn the_command_input_runs_suite_merge_compare_and_publish_and_refuses_inputs_they_do_not_take() {
+    let (defaults, _, steps) = action();
+    let r = Runner::new();
+    let mut values = base_values(&defaults);
+    values.insert(
+        "steps.install.outputs.bin".into(),
+        env!("CARGO_BIN_EXE_judge-ci").into(),
+    );
+    let with = |pairs: &[(&str, &str)]| {
+        let mut v = values.clone();
+        for (k, x) in pairs {
+            v.insert(format!("inputs.{k}"), (*x).to_string());
+        }
+        v
+    };
+
+    // A two-task suite layout, judged whole and as two shards through the action.
+    let root = tempfile::tempdir().unwrap();
+    let bench = "schema: bench.benchmark.v1\nname: s\njury:\n  checks:\n    - {type: file-exists, path: done.txt}\n";
+    let mut files = vec![("bench/benchmark.yaml".to_string(), bench.to_string())];
+    for id in ["a", "b"] {
+        files.push((
+            format!("bench/tasks/{id}/task.yaml"),
+            format!("schema: bench.task.v1\nid: {id}\ninstruction: Write done.txt.\n"),
+        ));
+        files.push((
+            format!("bench/tasks/{id}/workspace/done.txt"),
+            "yes\n".into(),
+        ));
+        files.push((
+            format!("bench/tasks/{id}/reference/done.txt"),
+            "yes\n".into(),
+        ));
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    common::write_tree(root.path(), &files);
+    let ws = root.path();
+    for (out, args) in [
+        ("whole", "bench"),
+        ("shard-1", "bench --shard 1/2"),
+        ("shard-2", "bench --shard 2/2"),
+    ] {
+        let v = with(&[("command", "suite"), ("args", args), ("out", out)]);
+        let (code, log, _) = r.step(&steps[1], &v, ws, &[]);
+        assert_eq!(code, Some(0), "suite {args}: {log}");
+        assert!(ws.join(out).join("suite.json").is_file(), "{log}");
+    }
+    let v = with(&[
+        ("command", "merge"),
+        ("args", "shard-1 shard-2"),
+        ("out", "merged"),
+    ]);
+    let (code, log, _) = r.step(&steps[1], &v, ws, &[]);
+    assert_eq!(code, Some(0), "merge: {log}");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("merged/suite.json")).unwrap(),
+        std::fs::read_to_string(ws.join("whole/suite.json")).unwrap(),
+        "the merged shards are the whole run"
+    );
+    let v = with(&[
+        ("command", "compare"),
+        (
+            "args",
+            "--baseline whole/suite.json merged --max-regressions 0",
+        ),
+        ("out", "compare"),
+    ]);
+    let (code, log, _) = r.step(&steps[1], &v, ws, &[]);
+    assert_eq!(code, Some(0), "compare: {log}");
+    assert!(ws.join("compare").is_dir(), "{log}");
+
+    // An input the command does not take is refused, not ignored; so is an unknown command.
+    for (pairs, says) in [
+        (
+            vec![("command", "merge"), ("config", "judge-ci.yml")],
+            "input 'config' does not apply to command 'merge'",
+        ),
+        (
+            vec![("command", "publish"), ("fail-on", "never")],
+            "input 'fail-on' does not apply to command 'publish'",
+        ),
+        (
+            vec![("command", "prove")],
+            "command 'prove' is not one of run, publish, suite, merge, compare",
+        ),
+    ] {
+        let (code, log, _) = r.step(&steps[1], &with(&pairs), ws, &[]);
+        assert_eq!(code, Some(2), "{log}");
+        assert!(log.contains(says), "{log}");
+    }
+
+    // publish: a stored run posted from a trusted job, read from `from`.
+    let project = tempfile::tempdir().unwrap();
+    let example = common::copy_example(project.path());
+    let base = common::commit_all(&example, "base");
+    let event = common::pull_request_event(r.tmp.path(), &base, &base);
+    let event_env = [("GITHUB_EVENT_PATH", event.display().to_string())];
+    let v = with(&[
+        ("out", "first-job"),
+        ("check-run", "false"),
+        ("comment-mode", "off"),
+    ]);
+    let (code, log, _) = r.step(&steps[1], &v, &example, &event_env);
+    assert_eq!(code, Some(1), "the example is rejected: {log}");
+    assert!(
+        r.gh.comments().is_empty() && r.gh.check_runs().is_empty(),
+        "{log}"
+    );
+    let v = with(&[
+        ("command", "publish"),
+        ("from", "first-job"),
+        ("config", "judge-ci.yml"),
+    ]);
+    let (code, log, _) = r.step(&steps[1], &v, &example, &event_env);
+    assert_eq!(code, Some(0), "published: {log}");
+    assert_eq!(r.gh.comments().len(), 1, "{log}");
+    let runs = r.gh.check_runs();
+    assert_eq!(runs.len(), 1, "{log}");
+    assert_eq!(
+        runs[0].create["conclusion"], "neutral",
+        "advisory without --trust-report"
+    );
+    assert!(r.gh.violations().is_empty(), "{:?}", r.gh.violations());
+}

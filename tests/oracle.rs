@@ -172,8 +172,10 @@ public class Forge extends AbstractProcessor {
     std::fs::read(dir.join("p/Forge.class")).unwrap()
 }
 
-const APP: &str = "package t;\npublic class App {\n  public static int add(int a, int b) { return a + b; }\n}\n";
-const WRONG_APP: &str = "package t;\npublic class App {\n  public static int add(int a, int b) { return a - b; }\n}\n";
+const APP: &str =
+    "package t;\npublic class App {\n  public static int add(int a, int b) { return a + b; }\n}\n";
+const WRONG_APP: &str =
+    "package t;\npublic class App {\n  public static int add(int a, int b) { return a - b; }\n}\n";
 const APP_TEST: &str = "package t;\nimport org.junit.Test;\nimport static org.junit.Assert.assertEquals;\npublic class AppTest {\n  @Test public void adds() { assertEquals(3, App.add(1, 2)); }\n  @Test public void addsZero() { assertEquals(1, App.add(1, 0)); }\n}\n";
 
 /// A reference and a pull request (with a wrong `App.add`) under `root`; the config builds
@@ -217,7 +219,9 @@ fn an_annotation_processor_under_resources_is_build_code_added_and_fails_under_p
         .map(|f| f["path"].as_str().unwrap_or("").to_string())
         .collect();
     assert!(
-        added.iter().any(|p| p.ends_with("javax.annotation.processing.Processor"))
+        added
+            .iter()
+            .any(|p| p.ends_with("javax.annotation.processing.Processor"))
             && added.iter().any(|p| p.ends_with("p/Forge.class")),
         "{added:?}"
     );
@@ -234,7 +238,9 @@ fn an_annotation_processor_under_resources_is_build_code_added_and_fails_under_p
         .map(|j| format!("{}={}", j["name"], j["status"]))
         .collect();
     assert!(
-        names.iter().any(|n| n.contains("build-code-added") && n.contains("fail")),
+        names
+            .iter()
+            .any(|n| n.contains("build-code-added") && n.contains("fail")),
         "{names:?} {seat:?}"
     );
 }
