@@ -503,3 +503,73 @@ fn a_build_that_kills_itself_is_a_fail_and_a_lenient_later_tier_cannot_accept() 
     assert_eq!(report["interpretation"]["reading"], "REJECTED", "{report}");
     assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));
 }
+
+#[test]
+fn names_the_pull_request_puts_in_the_tree_never_become_words_of_a_command() {
+    // The bundled example's own check: `--include=*.java` is meant for grep. A shell that
+    // expands globs turns it into `--include=x.java` once the PR adds a file of that name, so
+    // grep searches x.java alone, finds no javax and the check passes (trust.md point 25).
+    let run = "! grep -rn 'javax\\.servlet' --include=*.java --include=pom.xml .";
+    let d = workspace(&command_config(run));
+    common::write_tree(
+        d.path(),
+        &[
+            (
+                "src/Legacy.java",
+                "import javax.servlet.Filter;\nclass Legacy {}\n",
+            ),
+            ("--include=x.java", "\n"),
+        ],
+    );
+    let out = d.path().join("judge-ci-out");
+    let o = common::judge_ci(d.path(), &["--dry-run", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));
+    let r = common::report(&out);
+    let j = &r["verdict"]["individual"][0];
+    assert_eq!(j["status"], "fail", "{j:#}");
+    assert!(
+        j["metadata"]["output"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("src/Legacy.java:1:import javax.servlet.Filter"),
+        "grep searched the tree as written: {j:#}"
+    );
+
+    // A config that asks for expansion (glob: true) is not run over such a tree.
+    let config = command_config(run).replace(
+        "          timeout:",
+        "          glob: true\n          timeout:",
+    );
+    std::fs::write(d.path().join("judge-ci.yml"), config).unwrap();
+    std::fs::remove_file(d.path().join("src/Legacy.java")).unwrap();
+    let o = common::judge_ci(d.path(), &["--dry-run", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));
+    let r = common::report(&out);
+    let j = &r["verdict"]["individual"][0];
+    assert_eq!(j["status"], "fail", "{j:#}");
+    assert!(
+        j["reasoning"].as_str().unwrap().contains("was not run")
+            && j["metadata"]["optionLikeNames"][0] == "--include=x.java",
+        "{j:#}"
+    );
+}
+
+#[test]
+fn validate_warns_about_commands_whose_meaning_depends_on_the_tree() {
+    let d = workspace(&command_config(
+        "find . -name '*.java' | xargs grep -l javax",
+    ));
+    let o = common::judge_ci(d.path(), &["validate"]);
+    let err = common::stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "a warning, not an error: {err}");
+    assert!(err.contains("xargs without -0"), "{err}");
+    let d = workspace(&command_config(
+        "find . -name '*.java' -print0 | xargs -0 grep -l javax --",
+    ));
+    let o = common::judge_ci(d.path(), &["validate"]);
+    assert!(
+        !common::stderr(&o).contains("xargs without -0"),
+        "{}",
+        common::stderr(&o)
+    );
+}

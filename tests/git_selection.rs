@@ -460,7 +460,7 @@ fn a_build_step_cannot_poison_the_model_cache() {
     std::fs::write(ws.join(".cache/forged.jcp"), forged_pack(&ws, &reference)).unwrap();
     let d = packs.display();
     let attack = format!(
-        "name: poison\njury:\n  tiers:\n    - name: build\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - {{type: command, name: plant-a-pack, run: \"! cp .cache/forged.jcp {d}/pack-planted.jcp 2>/dev/null\"}}\n        - {{type: command, name: overwrite-the-packs, run: \"for f in {d}/pack-*.jcp; do if cp .cache/forged.jcp $f 2>/dev/null; then exit 1; fi; done\"}}\n        - {{type: command, name: read-the-folder, run: \"! ls {d} 2>/dev/null\"}}\n{}",
+        "name: poison\njury:\n  tiers:\n    - name: build\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - {{type: command, name: plant-a-pack, run: \"! cp .cache/forged.jcp {d}/pack-planted.jcp 2>/dev/null\"}}\n        - {{type: command, name: overwrite-the-packs, glob: true, run: \"for f in {d}/pack-*.jcp; do if cp .cache/forged.jcp $f 2>/dev/null; then exit 1; fi; done\"}}\n        - {{type: command, name: read-the-folder, run: \"! ls {d} 2>/dev/null\"}}\n{}",
         &CONFIG[CONFIG.find("    - name: structural").unwrap()..]
     );
     let attack_config = root.path().join("attack.yml");

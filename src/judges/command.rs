@@ -24,7 +24,13 @@ fn spec_for(
     timeout: Duration,
 ) -> ProcessSpec {
     let (program, args) = match run {
-        CommandLine::Shell(line) => ("sh".to_string(), vec!["-c".to_string(), line.clone()]),
+        CommandLine::Shell(line) => {
+            let spec = ProcessSpec::shell(line, dir.to_path_buf(), timeout);
+            (spec.program, spec.args)
+        }
+        CommandLine::ShellWithGlobs(line) => {
+            ("sh".to_string(), vec!["-c".to_string(), line.clone()])
+        }
         CommandLine::Argv(v) => (v[0].clone(), v[1..].to_vec()),
     };
     ProcessSpec {
@@ -132,6 +138,11 @@ pub async fn command(
     };
     let spec = spec_for(run, &cwd, env, timeout);
     let display = spec.display();
+    if let CommandLine::ShellWithGlobs(_) = run
+        && let Some(j) = option_like_names(&cwd, &display)
+    {
+        return j;
+    }
     let out = match process::run(&spec, fence).await {
         Ok(o) => o,
         Err(e) => {
@@ -166,6 +177,61 @@ pub async fn command(
             .metadata("expectedExitCode", expect_exit)
             .metadata("output", tail_chars(&out.combined(), OUTPUT_IN_METADATA))
             .metadata("elapsedMillis", out.elapsed.as_millis() as u64),
+    )
+}
+
+/// Most entries looked at for names a pathname expansion could misread.
+const NAMES_LOOKED_AT: usize = 200_000;
+
+/// A FAIL when the tree under `dir` holds a name that pathname expansion could make an option
+/// (it starts with `-`) or split into several words (a newline in it): with `glob: true` the
+/// command's meaning would then be the pull request's to choose (trust.md point 25), so it is
+/// not run. `None` when no such name is there.
+fn option_like_names(dir: &Path, display: &str) -> Option<Outcome> {
+    option_like_names_in(dir).map(|names| refuse_expansion(names, display))
+}
+
+/// The names under `dir` (at most ten) that pathname expansion could misread.
+fn option_like_names_in(dir: &Path) -> Option<Vec<String>> {
+    let names: Vec<String> = walkdir::WalkDir::new(dir)
+        .follow_links(false)
+        .min_depth(1)
+        .into_iter()
+        .filter_entry(|e| e.file_name() != ".git")
+        .take(NAMES_LOOKED_AT)
+        .filter_map(Result::ok)
+        .filter(|e| {
+            let n = e.file_name().as_encoded_bytes();
+            n.first() == Some(&b'-') || n.contains(&b'\n')
+        })
+        .map(|e| {
+            e.path()
+                .strip_prefix(dir)
+                .unwrap_or(e.path())
+                .to_string_lossy()
+                .escape_debug()
+                .to_string()
+        })
+        .take(10)
+        .collect();
+    (!names.is_empty()).then_some(names)
+}
+
+/// The FAIL of a `glob: true` command not run over option-like `names`.
+fn refuse_expansion(names: Vec<String>, display: &str) -> Outcome {
+    build(
+        Judgment::builder(Status::Fail)
+            .reasoning(format!(
+                "`{display}` was not run: it expands globs (glob: true) in a tree that holds {}, a name the expansion could turn into an option or split into words",
+                names.join(", ")
+            ))
+            .check(Check::new(
+                "command_execution",
+                false,
+                "names in the tree could change the command's meaning",
+            )?)
+            .metadata("command", display)
+            .metadata("optionLikeNames", json!(names)),
     )
 }
 

@@ -472,6 +472,7 @@ impl Judge for ConfiguredJudge {
 fn cmdline(c: &CommandLine) -> Value {
     match c {
         CommandLine::Shell(s) => json!(s),
+        CommandLine::ShellWithGlobs(s) => json!({"run": s, "glob": true}),
         CommandLine::Argv(v) => json!(v),
     }
 }

@@ -72,11 +72,12 @@ pub const ANSWER_FD: i32 = 3;
 pub const ANSWER_BYTES: usize = 1024 * 1024;
 
 impl ProcessSpec {
-    /// `sh -c line` in `dir`.
+    /// `sh -f -c line` in `dir`: the shell expands no pathname, so a name in the tree (which
+    /// the pull request chooses) never becomes a word, an option or a pattern of the line.
     pub fn shell(line: &str, dir: PathBuf, timeout: Duration) -> Self {
         ProcessSpec {
             program: "sh".into(),
-            args: vec!["-c".into(), line.into()],
+            args: vec!["-f".into(), "-c".into(), line.into()],
             dir,
             env: Vec::new(),
             timeout,
@@ -87,8 +88,11 @@ impl ProcessSpec {
 
     /// The command line as one printable string.
     pub fn display(&self) -> String {
-        if self.program == "sh" && self.args.len() == 2 && self.args[0] == "-c" {
-            return self.args[1].clone();
+        if self.program == "sh" {
+            match self.args.as_slice() {
+                [c, line] | [_, c, line] if c == "-c" => return line.clone(),
+                _ => {}
+            }
         }
         std::iter::once(self.program.as_str())
             .chain(self.args.iter().map(String::as_str))

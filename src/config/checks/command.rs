@@ -12,7 +12,8 @@ pub const COMMAND: CheckInfo = CheckInfo {
     family: Family::Deterministic,
     doc: "PASS if the command exits with the expected code",
     keys: keys![
-        key("run", Kind::CommandLine, "a string for sh -c, or a list of arguments"),
+        key("run", Kind::CommandLine, "a string for sh -f -c (no pathname expansion), or a list of arguments"),
+        key("glob", Kind::Bool, "let the shell expand *, ? and [..] against the tree (false: names the pull request chooses never become words of the command)"),
         key("expect-exit", Kind::Integer, "expected exit code (0)"),
         key("env", Kind::StrMap, "extra environment variables"),
         key("dir", Kind::Str, "working folder relative to the workspace")
@@ -24,8 +25,9 @@ pub const COMMAND: CheckInfo = CheckInfo {
 /// Reads one `command` check.
 fn read_command(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
     let (m, whole, what) = (c.m, c.whole, c.what);
-    let run =
-        required(r, m, whole, "run", what).and_then(|n| command_line(r, n, &format!("{what}.run")));
+    let glob = glob_key(r, c);
+    let run = required(r, m, whole, "run", what)
+        .and_then(|n| command_line(r, n, &format!("{what}.run"), glob));
     let expect_exit = match get(m, "expect-exit") {
         // An exit code, so 0 to 255: the cast cannot truncate.
         Some(n) => r.integer_in(n, &format!("{what}.expect-exit"), 0..=255)? as i32,
@@ -50,7 +52,8 @@ pub const EXTERNAL: CheckInfo = CheckInfo {
     family: Family::Deterministic,
     doc: "runs a program that writes one judgment as JSON on descriptor 3 ($JUDGE_ANSWER_FD); its standard output and error are logs",
     keys: keys![
-        key("run", Kind::CommandLine, "a string for sh -c, or a list of arguments"),
+        key("run", Kind::CommandLine, "a string for sh -f -c (no pathname expansion), or a list of arguments"),
+        key("glob", Kind::Bool, "let the shell expand *, ? and [..] against the tree (false)"),
         key("env", Kind::StrMap, "extra environment variables")
     ],
     default_timeout: super::CHECK_TIMEOUT,
@@ -60,8 +63,9 @@ pub const EXTERNAL: CheckInfo = CheckInfo {
 /// Reads one `external` check.
 fn read_external(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
     let (m, whole, what) = (c.m, c.whole, c.what);
-    let run =
-        required(r, m, whole, "run", what).and_then(|n| command_line(r, n, &format!("{what}.run")));
+    let glob = glob_key(r, c);
+    let run = required(r, m, whole, "run", what)
+        .and_then(|n| command_line(r, n, &format!("{what}.run"), glob));
     let env = env(r, m, what);
     Some(CheckKind::External {
         run: run?,
@@ -72,13 +76,34 @@ fn read_external(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
 /// A program to run: a shell line or an argument vector.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CommandLine {
-    /// Run with `sh -c`.
+    /// Run with `sh -f -c`: no pathname expansion, so a name the pull request puts in the tree
+    /// (`--include=x.java`) never becomes a word, an option or a pattern of the command
+    /// (trust.md point 25).
     Shell(String),
+    /// Run with `sh -c`, pathname expansion on, as the check's `glob: true` asks; the judge
+    /// refuses to run it over a tree holding a name the expansion could make an option.
+    ShellWithGlobs(String),
     /// Run directly: program and arguments.
     Argv(Vec<String>),
 }
 
-fn command_line(r: &mut Reader, n: &Node, what: &str) -> Option<CommandLine> {
+impl CommandLine {
+    /// The line as the config wrote it, or the arguments joined by spaces.
+    pub fn display(&self) -> String {
+        match self {
+            CommandLine::Shell(l) | CommandLine::ShellWithGlobs(l) => l.clone(),
+            CommandLine::Argv(v) => v.join(" "),
+        }
+    }
+}
+
+/// The check's `glob` key (false when absent).
+fn glob_key(r: &mut Reader, c: &CheckNode<'_>) -> bool {
+    r.key_or(c.m, c.what, "glob", false, Reader::boolean)
+        .unwrap_or(false)
+}
+
+fn command_line(r: &mut Reader, n: &Node, what: &str, glob: bool) -> Option<CommandLine> {
     match n {
         Node::Sequence(_) => {
             let argv = r.string_list(n, what)?;
@@ -86,8 +111,108 @@ fn command_line(r: &mut Reader, n: &Node, what: &str) -> Option<CommandLine> {
                 r.error(n, format!("{what} must name a program"));
                 return None;
             }
+            if glob {
+                r.error_help(
+                    n,
+                    format!("{what} is a list of arguments, which no shell expands"),
+                    "remove glob: true, or write run: as one shell line",
+                );
+                return None;
+            }
             Some(CommandLine::Argv(argv))
         }
-        _ => r.non_blank(n, what).map(CommandLine::Shell),
+        _ => {
+            let line = r.non_blank(n, what)?;
+            for warning in tree_dependent(&line, glob) {
+                let d = crate::config::diag::Diagnostic::warning(
+                    r.loc(n),
+                    format!("{what}: {warning}"),
+                )
+                .help("names in the tree are the pull request's: pass them as data (find -print0 | xargs -0, --, quoted patterns)");
+                r.diags.push(d);
+            }
+            Some(if glob {
+                CommandLine::ShellWithGlobs(line)
+            } else {
+                CommandLine::Shell(line)
+            })
+        }
+    }
+}
+
+/// Constructs of a shell line whose meaning depends on the names in the tree it runs in, each
+/// with why: the tree is the pull request's, so a file it names `-rf` or `--include=x.java` (or
+/// with a space or a newline in it) would change what the line does.
+pub fn tree_dependent(line: &str, glob: bool) -> Vec<String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let mut out = Vec::new();
+    let has = |w: &str| {
+        words
+            .iter()
+            .any(|x| x.trim_start_matches(['(', '|', ';', '&']) == w)
+    };
+    if has("xargs")
+        && !words
+            .iter()
+            .any(|w| *w == "-0" || *w == "--null" || w.starts_with("-0"))
+    {
+        out.push(
+            "xargs without -0 splits names at spaces and newlines and passes a name that starts with - as an option"
+                .to_string(),
+        );
+    }
+    for sub in ["$(ls", "`ls", "$(find", "`find"] {
+        if line.contains(sub) {
+            out.push(format!(
+                "{sub} …) makes names in the tree words of the command (split at spaces, an option when one starts with -)"
+            ));
+        }
+    }
+    if has("eval") {
+        out.push(
+            "eval runs text as a command; anything it reads from the tree becomes code".into(),
+        );
+    }
+    if glob && unquoted_glob(line) {
+        out.push(
+            "with glob: true an unquoted *, ? or [..] expands to names the pull request chooses (a file named --include=x.java becomes an option)"
+                .into(),
+        );
+    }
+    out
+}
+
+/// Whether `line` holds a glob character outside quotes (a rough reading of sh's quoting:
+/// single and double quotes and backslash escapes).
+fn unquoted_glob(line: &str) -> bool {
+    let (mut single, mut double, mut escaped) = (false, false, false);
+    for ch in line.chars() {
+        match ch {
+            _ if escaped => escaped = false,
+            '\\' if !single => escaped = true,
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            '*' | '?' | '[' if !single && !double => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constructs_whose_meaning_depends_on_the_tree_are_named() {
+        let warns = |l: &str, g: bool| tree_dependent(l, g);
+        assert_eq!(warns("find . -name x | xargs rm", false).len(), 1);
+        assert!(warns("find . -name x -print0 | xargs -0 rm --", false).is_empty());
+        assert_eq!(warns("grep javax $(ls src)", false).len(), 1);
+        assert_eq!(warns("eval \"$CMD\"", false).len(), 1);
+        // Globs are a hazard only when the shell expands them.
+        assert!(warns("grep -r --include=*.java javax .", false).is_empty());
+        assert_eq!(warns("grep -r --include=*.java javax .", true).len(), 1);
+        assert!(warns("grep -r '--include=*.java' \"x?\" a\\*b", true).is_empty());
     }
 }
