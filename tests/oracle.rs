@@ -244,3 +244,42 @@ fn an_annotation_processor_under_resources_is_build_code_added_and_fails_under_p
         "{names:?} {seat:?}"
     );
 }
+
+#[test]
+fn a_made_up_dependency_spelled_through_a_property_is_the_pull_requests_fail() {
+    // Attack 4: `${absent.group}` hid the artifact from a rule that compared POM text, so the
+    // build became an environment ERROR and the lenient tier accepted. Resolution is judged
+    // on the effective model before the build: only the pull request's POM needs the artifact.
+    let root = tempfile::tempdir().unwrap();
+    common::require_maven();
+    let (ws, reference) = (root.path().join("ws"), root.path().join("reference"));
+    common::maven_project(&reference, APP, APP_TEST);
+    common::maven_project(&ws, APP, APP_TEST);
+    let pom = common::POM
+        .replace(
+            "<properties>",
+            "<properties>\n    <absent.group>org.example.absent</absent.group>",
+        )
+        .replace(
+            "</dependencies>",
+            "  <dependency><groupId>${absent.group}</groupId><artifactId>nowhere</artifactId><version>9.9</version></dependency>\n  </dependencies>",
+        );
+    std::fs::write(ws.join("pom.xml"), pom).unwrap();
+    std::fs::write(
+        ws.join("judge-ci.yml"),
+        "schema: judge-ci.v1\nname: t\nversion: \"1\"\nreference:\n  path: ../reference\njury:\n  tiers:\n    - name: build\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - {type: maven-build, goals: [compile], timeout: PT3M}\n    - name: lenient\n      policy: FINAL_TIER\n      checks:\n        - {type: file-exists, path: pom.xml}\nreport:\n  fail-on: fail\n",
+    )
+    .unwrap();
+    let o = common::judge_ci(&ws, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));
+    let report = common::report(&ws.join("judge-ci-out"));
+    let j = &report["verdict"]["individualByName"]["maven-build"];
+    assert_eq!(j["status"], "fail", "{j:#}");
+    assert!(
+        j["reasoning"].as_str().is_some_and(
+            |r| r.contains("org.example.absent:nowhere:9.9") && r.contains("introduced")
+        ),
+        "{j:#}"
+    );
+    assert_eq!(report["interpretation"]["decidedBy"], "build");
+}

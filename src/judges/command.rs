@@ -9,10 +9,10 @@ use crate::config::checks::{CommandLine, WorkspacePath};
 use crate::fence::Fence;
 use crate::judgment::{Cause, Check, Judgment, JudgmentContext, ReasonCode, Status};
 
-use super::maven;
 use super::paths::{Resolved, resolve};
 use super::process::{self, Exit, ProcessOutput, ProcessSpec};
 use super::{Outcome, build, instrument, instrument_because};
+use super::{maven, resolution};
 
 /// Most characters of output kept in a judgment's metadata.
 const OUTPUT_IN_METADATA: usize = 16 * 1024;
@@ -246,12 +246,13 @@ fn build_tool(workspace: &Path, wrapper: &str, tool: &str) -> String {
 }
 
 /// `maven-build` and `gradle-build`: PASS iff the build exits 0. Compiler errors become
-/// findings; a build that could not resolve its dependencies (Maven's own closing error) or
-/// ran on a disk judge-ci measures full is the environment's failure (ERROR with that cause),
-/// not the subject's. Nothing the build printed elsewhere decides it.
+/// findings; a build that needed an artifact judge-ci found in no local repository before it
+/// ran, which the reference needs too, or that ran on a disk judge-ci measures full, is the
+/// environment's failure (ERROR with that cause), not the subject's; one only the pull
+/// request's POM needs is its FAIL. Nothing the build printed decides it.
 pub async fn build_tool_run(
     workspace: &Path,
-    reference: Option<&Path>,
+    resolution: Option<&resolution::Resolution>,
     maven_build: bool,
     goals: &[String],
     args: &[String],
@@ -328,7 +329,11 @@ pub async fn build_tool_run(
                 .check(Check::passed("build", "exit code 0")?),
         );
     }
-    if maven_build && let Some(ours) = maven::introduced_unresolvable(&log, workspace, reference) {
+    // Why it failed is judge-ci's own observation, never the log's: what judge-ci found
+    // absent from the local repositories before the build (and still absent), then the disk
+    // as judge-ci measures it. Anything else is the build's own failure.
+    let blame = resolution.map(resolution::Resolution::after_failure);
+    if let Some(resolution::Blame::Introduced(ours)) = &blame {
         let why = format!(
             "{} cannot be resolved here and only the pull request's POM declares it (the \
              reference's does not): a dependency the change introduced",
@@ -340,10 +345,32 @@ pub async fn build_tool_run(
                 .check(Check::failed("build", format!("exit code {code}: {why}"))?),
         );
     }
-    let env_failure = if maven_build {
-        maven::environment_failure(&log)
-    } else {
-        None
+    let env_failure = match (&blame, resolution) {
+        (Some(resolution::Blame::Environment(missing)), Some(r)) => Some((
+            if r.offline {
+                Cause::NetworkUnreachable
+            } else {
+                Cause::DependencyUnresolved
+            },
+            format!(
+                "{}: {} {} in no local repository judge-ci looked in ({}) before the build, and the build could not fetch {}{}",
+                if missing.iter().all(|m| m.starts_with("Plugin ")) {
+                    "a plugin could not be resolved"
+                } else {
+                    "Could not resolve dependencies"
+                },
+                missing.join(", "),
+                if missing.len() == 1 { "is" } else { "are" },
+                r.shown_repositories(),
+                if missing.len() == 1 { "it" } else { "them" },
+                if r.offline {
+                    " (the build runs offline: the remote repository cannot be reached)"
+                } else {
+                    " (a remote repository cannot be reached or does not hold it)"
+                },
+            ),
+        )),
+        _ => None,
     }
     .or_else(|| maven::disk_full(&[workspace, &std::env::temp_dir()]));
     if let Some((cause, why)) = env_failure {

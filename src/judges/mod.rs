@@ -12,6 +12,7 @@ pub mod llm;
 pub mod maven;
 pub mod paths;
 pub mod process;
+pub mod resolution;
 pub mod snapshot;
 pub mod split;
 pub mod structural;
@@ -250,9 +251,18 @@ impl ConfiguredJudge {
                     .get("expectedDir")
                     .and_then(Value::as_str)
                     .map(PathBuf::from);
+                // Resolution is judged on the effective model, before the build runs.
+                let before = {
+                    let (ws, pinned) = (ws.clone(), pinned.clone());
+                    tokio::task::spawn_blocking(move || {
+                        resolution::before_build(&ws, reference.as_deref(), &pinned)
+                    })
+                    .await
+                    .unwrap_or_default()
+                };
                 command::build_tool_run(
                     &ws,
-                    reference.as_deref(),
+                    Some(&before),
                     true,
                     &goals,
                     &pinned,
