@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # Installs the judge-ci binary for this runner: from the tool cache when present, else from the
 # action's GitHub release, else built with `cargo install --locked` from the action's own source.
-# Prints the binary's path as the step output `bin`.
+# Prints the binary's path as the step output `bin`, and `built=true` when it compiled it.
+#
+# `install.sh key` prints, instead, what the action's cache steps need: `source-build` (true when
+# no release checksum is committed at this ref, so the binary is built from source), `path` (the
+# folder the built binary goes to) and `key`: the OS, the architecture, the version and the
+# SHA-256 of the action's source tree (every file but target/ and .git/), so a binary is only
+# ever restored for exactly the source it was built from.
 #
 # Verification: action/checksums.txt, committed in this repository at the action's ref (the
 # release workflow writes it into the release commit it tags), lists the SHA-256 of every release
@@ -69,6 +75,22 @@ else
 fi
 bin="$cache_root/bin/$exe"
 
+if [[ "${1:-}" == key ]]; then
+  digest="$(cd "$action_path" &&
+    find . \( -path ./target -o -path ./.git \) -prune -o -type f -print0 |
+    LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-32)"
+  key="judge-ci-source-build-v1-${RUNNER_OS:-Linux}-${RUNNER_ARCH:-X64}-$version-$digest"
+  echo "cache key $key ($source_root)"
+  if [[ -n "${GITHUB_OUTPUT:-}" ]]; then
+    {
+      echo "source-build=$([[ -z "$want_bin" ]] && echo true || echo false)"
+      echo "path=$source_root"
+      echo "key=$key"
+    } >> "$GITHUB_OUTPUT"
+  fi
+  exit 0
+fi
+
 emit() {
   "$bin" --version >/dev/null || fail "$bin does not run"
   echo "judge-ci $version: $bin"
@@ -130,4 +152,7 @@ cache_root="$source_root"
 bin="$cache_root/bin/$exe"
 command -v cargo >/dev/null || fail "cargo is not installed and no release asset fits this runner; add a Rust toolchain step (e.g. dtolnay/rust-toolchain) before judge-ci"
 cargo install --locked --path "$action_path" --root "$cache_root" --bin judge-ci
+if [[ -n "${GITHUB_OUTPUT:-}" ]]; then
+  echo "built=true" >> "$GITHUB_OUTPUT"
+fi
 emit

@@ -31,7 +31,54 @@ fn scalar(n: &Node) -> String {
         .unwrap_or_default()
 }
 
-/// The action's input defaults and steps.
+/// The step of the action with this id (a bash step).
+fn step_of<'a>(steps: &'a [Step], id: &str) -> &'a Step {
+    steps
+        .iter()
+        .find(|s| s.id == id)
+        .unwrap_or_else(|| panic!("action.yml has no bash step {id}"))
+}
+
+/// The `uses:` steps of the action, in order: (position among all steps, id, uses, if, with).
+fn uses_steps() -> Vec<(usize, String, String, String, HashMap<String, String>)> {
+    let text = std::fs::read_to_string(common::repo_root().join("action.yml")).unwrap();
+    let doc = marked_yaml::parse_yaml(0, &text).unwrap();
+    let steps = doc
+        .as_mapping()
+        .unwrap()
+        .get_mapping("runs")
+        .unwrap()
+        .get_sequence("steps")
+        .unwrap();
+    let mut found = Vec::new();
+    for (i, s) in steps.iter().enumerate() {
+        let m = s.as_mapping().unwrap();
+        if let Some(uses) = m.get_scalar("uses") {
+            let with = m
+                .get_mapping("with")
+                .map(|w| {
+                    w.iter()
+                        .map(|(k, v)| (k.as_str().to_string(), scalar(v)))
+                        .collect()
+                })
+                .unwrap_or_default();
+            found.push((
+                i,
+                m.get_scalar("id")
+                    .map(|x| x.as_str().to_string())
+                    .unwrap_or_default(),
+                uses.as_str().to_string(),
+                m.get_scalar("if")
+                    .map(|x| x.as_str().to_string())
+                    .unwrap_or_default(),
+                with,
+            ));
+        }
+    }
+    found
+}
+
+/// The action's input defaults and its bash steps (the `uses:` ones: [`uses_steps`]).
 fn action() -> (HashMap<String, String>, Vec<String>, Vec<Step>) {
     let text = std::fs::read_to_string(common::repo_root().join("action.yml")).unwrap();
     let doc = marked_yaml::parse_yaml(0, &text).unwrap();
@@ -53,6 +100,7 @@ fn action() -> (HashMap<String, String>, Vec<String>, Vec<Step>) {
         .get_sequence("steps")
         .unwrap()
         .iter()
+        .filter(|s| s.as_mapping().unwrap().get_scalar("uses").is_none())
         .map(|s| {
             let m = s.as_mapping().unwrap();
             assert_eq!(m.get_scalar("shell").unwrap().as_str(), "bash");
@@ -242,7 +290,7 @@ fn base_values(defaults: &HashMap<String, String>) -> HashMap<String, String> {
 #[test]
 fn the_composite_action_installs_from_a_verified_release_judges_and_publishes() {
     let (defaults, outputs, steps) = action();
-    assert_eq!(steps.len(), 2);
+    assert_eq!(steps.len(), 3, "key, install, judge");
     let r = Runner::new();
     let mirror = r.path("releases");
     release(&r, &mirror, &version());
@@ -255,7 +303,7 @@ fn the_composite_action_installs_from_a_verified_release_judges_and_publishes() 
     let ws = common::copy_example(project.path());
 
     let mut values = base_values(&defaults);
-    let (code, log, install_out) = r.step(&steps[0], &values, &ws, &mirror_env);
+    let (code, log, install_out) = r.step(step_of(&steps, "install"), &values, &ws, &mirror_env);
     assert_eq!(code, Some(0), "{log}");
     assert!(log.contains("downloaded from file://"), "{log}");
     let bin = install_out["bin"].clone();
@@ -270,7 +318,7 @@ fn the_composite_action_installs_from_a_verified_release_judges_and_publishes() 
     let base = common::commit_all(&ws, "base");
     let event = common::pull_request_event(r.tmp.path(), &base, &base);
     let (code, log, judge_out) = r.step(
-        &steps[1],
+        step_of(&steps, "judge"),
         &values,
         &ws,
         &[("GITHUB_EVENT_PATH", event.display().to_string())],
@@ -297,7 +345,7 @@ fn the_composite_action_installs_from_a_verified_release_judges_and_publishes() 
     // A second job finds the binary in the tool cache without downloading, and checks it
     // against the committed list first.
     std::fs::remove_dir_all(&mirror).unwrap();
-    let (code, log, again) = r.step(&steps[0], &values, &ws, &mirror_env);
+    let (code, log, again) = r.step(step_of(&steps, "install"), &values, &ws, &mirror_env);
     assert_eq!(code, Some(0), "{log}");
     assert!(
         log.contains("found in the tool cache") && log.contains("matches action/checksums.txt"),
@@ -346,7 +394,7 @@ fn a_tampered_release_asset_is_refused_even_with_a_matching_sha256_beside_it() {
     )
     .unwrap();
     let (code, log, out) = r.step(
-        &steps[0],
+        step_of(&steps, "install"),
         &values,
         cwd.path(),
         &[(
@@ -382,7 +430,7 @@ fn a_tampered_binary_in_the_tool_cache_is_never_run_and_is_replaced_by_a_verifie
         "JUDGE_CI_RELEASE_URL",
         format!("file://{}", mirror.display()),
     )];
-    let (code, log, out) = r.step(&steps[0], &values, cwd.path(), &mirror_env);
+    let (code, log, out) = r.step(step_of(&steps, "install"), &values, cwd.path(), &mirror_env);
     assert_eq!(code, Some(0), "{log}");
     let bin = PathBuf::from(&out["bin"]);
     let good = sha256(&bin);
@@ -391,7 +439,7 @@ fn a_tampered_binary_in_the_tool_cache_is_never_run_and_is_replaced_by_a_verifie
     let marker = r.path("tampered-binary-ran");
     let evil = tampered(&r.path("evil"), &marker);
     std::fs::copy(&evil, &bin).unwrap();
-    let (code, log, out) = r.step(&steps[0], &values, cwd.path(), &mirror_env);
+    let (code, log, out) = r.step(step_of(&steps, "install"), &values, cwd.path(), &mirror_env);
     assert_eq!(code, Some(0), "{log}");
     assert!(
         log.contains("not running it, installing a verified copy"),
@@ -407,7 +455,7 @@ fn a_tampered_binary_in_the_tool_cache_is_never_run_and_is_replaced_by_a_verifie
     std::fs::copy(&evil, &bin).unwrap();
     std::fs::remove_dir_all(&mirror).unwrap();
     let (code, log, out) = r.step(
-        &steps[0],
+        step_of(&steps, "install"),
         &values,
         cwd.path(),
         &[mirror_env[0].clone(), ("PATH", "/usr/bin:/bin".to_string())],
@@ -436,7 +484,7 @@ fn a_version_without_a_committed_checksum_is_not_downloaded_and_a_missing_asset_
     .unwrap();
     values.insert("inputs.version".into(), "9.9.9".into());
     let (code, log, out) = r.step(
-        &steps[0],
+        step_of(&steps, "install"),
         &values,
         cwd.path(),
         &[(
@@ -466,7 +514,7 @@ fn a_version_without_a_committed_checksum_is_not_downloaded_and_a_missing_asset_
     common::chmod_x(&fake_bin.join("cargo"));
     let path = format!("{}:{}", fake_bin.display(), std::env::var("PATH").unwrap());
     let (code, log, out) = r.step(
-        &steps[0],
+        step_of(&steps, "install"),
         &values,
         cwd.path(),
         &[
@@ -498,7 +546,7 @@ fn a_runner_that_is_not_linux_is_refused_before_anything_is_installed() {
     for (os, arch) in [("macOS", "ARM64"), ("Windows", "X64")] {
         let r = Runner::new();
         let (code, log, out) = r.step(
-            &steps[0],
+            step_of(&steps, "install"),
             &values,
             cwd.path(),
             &[("RUNNER_OS", os.into()), ("RUNNER_ARCH", arch.into())],
@@ -561,7 +609,7 @@ fn the_command_input_runs_suite_merge_compare_and_publish_and_refuses_inputs_the
         ("shard-2", "bench --shard 2/2"),
     ] {
         let v = with(&[("command", "suite"), ("args", args), ("out", out)]);
-        let (code, log, _) = r.step(&steps[1], &v, ws, &[]);
+        let (code, log, _) = r.step(step_of(&steps, "judge"), &v, ws, &[]);
         assert_eq!(code, Some(0), "suite {args}: {log}");
         assert!(ws.join(out).join("suite.json").is_file(), "{log}");
     }
@@ -570,7 +618,7 @@ fn the_command_input_runs_suite_merge_compare_and_publish_and_refuses_inputs_the
         ("args", "shard-1 shard-2"),
         ("out", "merged"),
     ]);
-    let (code, log, _) = r.step(&steps[1], &v, ws, &[]);
+    let (code, log, _) = r.step(step_of(&steps, "judge"), &v, ws, &[]);
     assert_eq!(code, Some(0), "merge: {log}");
     assert_eq!(
         std::fs::read_to_string(ws.join("merged/suite.json")).unwrap(),
@@ -585,7 +633,7 @@ fn the_command_input_runs_suite_merge_compare_and_publish_and_refuses_inputs_the
         ),
         ("out", "compare"),
     ]);
-    let (code, log, _) = r.step(&steps[1], &v, ws, &[]);
+    let (code, log, _) = r.step(step_of(&steps, "judge"), &v, ws, &[]);
     assert_eq!(code, Some(0), "compare: {log}");
     assert!(ws.join("compare").is_dir(), "{log}");
 
@@ -604,7 +652,7 @@ fn the_command_input_runs_suite_merge_compare_and_publish_and_refuses_inputs_the
             "command 'prove' is not one of run, publish, suite, merge, compare",
         ),
     ] {
-        let (code, log, _) = r.step(&steps[1], &with(&pairs), ws, &[]);
+        let (code, log, _) = r.step(step_of(&steps, "judge"), &with(&pairs), ws, &[]);
         assert_eq!(code, Some(2), "{log}");
         assert!(log.contains(says), "{log}");
     }
@@ -620,7 +668,7 @@ fn the_command_input_runs_suite_merge_compare_and_publish_and_refuses_inputs_the
         ("check-run", "false"),
         ("comment-mode", "off"),
     ]);
-    let (code, log, _) = r.step(&steps[1], &v, &example, &event_env);
+    let (code, log, _) = r.step(step_of(&steps, "judge"), &v, &example, &event_env);
     assert_eq!(code, Some(1), "the example is rejected: {log}");
     assert!(
         r.gh.comments().is_empty() && r.gh.check_runs().is_empty(),
@@ -631,7 +679,7 @@ fn the_command_input_runs_suite_merge_compare_and_publish_and_refuses_inputs_the
         ("from", "first-job"),
         ("config", "judge-ci.yml"),
     ]);
-    let (code, log, _) = r.step(&steps[1], &v, &example, &event_env);
+    let (code, log, _) = r.step(step_of(&steps, "judge"), &v, &example, &event_env);
     assert_eq!(code, Some(0), "published: {log}");
     assert_eq!(r.gh.comments().len(), 1, "{log}");
     let runs = r.gh.check_runs();
@@ -641,4 +689,120 @@ fn the_command_input_runs_suite_merge_compare_and_publish_and_refuses_inputs_the
         "advisory without --trust-report"
     );
     assert!(r.gh.violations().is_empty(), "{:?}", r.gh.violations());
+}
+
+#[test]
+fn a_binary_built_from_source_is_cached_by_source_os_and_arch_and_the_second_job_does_not_compile()
+{
+    let (defaults, _, steps) = action();
+    let values = base_values(&defaults);
+    let cwd = tempfile::tempdir().unwrap();
+
+    // The cache steps: restored only for a source build, saved only when this job compiled,
+    // under the key step's key and path, and saved before the judge step runs any PR code.
+    let uses = uses_steps();
+    let restore = uses
+        .iter()
+        .find(|u| u.2.starts_with("actions/cache/restore@"))
+        .unwrap();
+    let save = uses
+        .iter()
+        .find(|u| u.2.starts_with("actions/cache/save@"))
+        .unwrap();
+    assert_eq!(restore.3, "steps.key.outputs.source-build == 'true'");
+    assert_eq!(save.3, "steps.install.outputs.built == 'true'");
+    for u in [restore, save] {
+        assert_eq!(u.4["key"], "${{ steps.key.outputs.key }}");
+        assert_eq!(u.4["path"], "${{ steps.key.outputs.path }}");
+    }
+    let text = std::fs::read_to_string(common::repo_root().join("action.yml")).unwrap();
+    let at = |needle: &str| text.find(needle).unwrap_or_else(|| panic!("{needle}"));
+    assert!(at("id: key") < at("actions/cache/restore@"));
+    assert!(at("actions/cache/restore@") < at("id: install"));
+    assert!(at("id: install") < at("actions/cache/save@"));
+    assert!(at("actions/cache/save@") < at("id: judge"));
+
+    // The key names the OS, the architecture, the version and the source tree's digest.
+    let r = Runner::new();
+    let (code, log, key) = r.step(step_of(&steps, "key"), &values, cwd.path(), &[]);
+    assert_eq!(code, Some(0), "{log}");
+    assert_eq!(
+        key["source-build"], "true",
+        "no release checksum at this ref"
+    );
+    assert!(
+        key["key"].starts_with(&format!(
+            "judge-ci-source-build-v1-Linux-X64-{}-",
+            version()
+        )),
+        "{key:?}"
+    );
+    let (_, _, arm) = r.step(
+        step_of(&steps, "key"),
+        &values,
+        cwd.path(),
+        &[("RUNNER_ARCH", "ARM64".into())],
+    );
+    assert_ne!(arm["key"], key["key"], "another architecture, another key");
+    std::fs::write(
+        r.action.join("Cargo.toml"),
+        format!(
+            "{}\n# changed\n",
+            std::fs::read_to_string(r.action.join("Cargo.toml")).unwrap()
+        ),
+    )
+    .unwrap();
+    let (_, _, changed) = r.step(step_of(&steps, "key"), &values, cwd.path(), &[]);
+    assert_ne!(changed["key"], key["key"], "other source, another key");
+    std::fs::copy(
+        common::repo_root().join("Cargo.toml"),
+        r.action.join("Cargo.toml"),
+    )
+    .unwrap();
+
+    // First job: nothing restored, so it compiles (a stand-in cargo installs this build's
+    // binary where --root says) and says so for the save step.
+    let fake_bin = r.path("fakebin");
+    std::fs::create_dir_all(&fake_bin).unwrap();
+    let compiled = r.path("compiled.txt");
+    std::fs::write(
+        fake_bin.join("cargo"),
+        format!(
+            "#!/bin/sh\necho compiled >> {}\nroot=''\nwhile [ $# -gt 0 ]; do [ \"$1\" = --root ] && root=\"$2\"; shift; done\nmkdir -p \"$root/bin\" && cp {} \"$root/bin/judge-ci\"\n",
+            compiled.display(),
+            env!("CARGO_BIN_EXE_judge-ci")
+        ),
+    )
+    .unwrap();
+    common::chmod_x(&fake_bin.join("cargo"));
+    let path = format!("{}:{}", fake_bin.display(), std::env::var("PATH").unwrap());
+    let env = [("PATH", path.clone())];
+    let (code, log, first) = r.step(step_of(&steps, "install"), &values, cwd.path(), &env);
+    assert_eq!(code, Some(0), "{log}");
+    assert_eq!(first["built"], "true", "{first:?}");
+    assert!(first["bin"].starts_with(&key["path"]), "{first:?} {key:?}");
+
+    // Second job, on a fresh runner: the cache restores the key's path (as actions/cache does,
+    // to the same path) and the install step finds the binary without compiling.
+    let saved = r.path("saved-cache");
+    common::copy_tree(Path::new(&key["path"]), &saved);
+    std::fs::remove_dir_all(r.path("toolcache")).unwrap();
+    let restored = Path::new(&key["path"]);
+    std::fs::create_dir_all(restored.parent().unwrap()).unwrap();
+    common::copy_tree(&saved, restored);
+    let began = std::time::Instant::now();
+    let (code, log, second) = r.step(step_of(&steps, "install"), &values, cwd.path(), &env);
+    let took = began.elapsed();
+    assert_eq!(code, Some(0), "{log}");
+    assert!(log.contains("found in the tool cache"), "{log}");
+    assert!(!second.contains_key("built"), "nothing to save: {second:?}");
+    assert_eq!(
+        std::fs::read_to_string(&compiled).unwrap().lines().count(),
+        1,
+        "only the first job compiled"
+    );
+    eprintln!(
+        "action cache: the second job's install step (action/install.sh, binary restored) took {:.2} s",
+        took.as_secs_f64()
+    );
 }
