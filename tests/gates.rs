@@ -269,3 +269,73 @@ fn a_file_a_subject_plants_beside_the_reports_fails_the_run() {
         "{err}"
     );
 }
+
+#[test]
+fn resume_takes_only_the_first_job_of_its_own_run_as_it_was_written() {
+    // Both jobs of a split run are jobs of one workflow run, judging one event.
+    let root = tempfile::tempdir().unwrap();
+    let ws = root.path().join("ws");
+    write_tree(
+        &ws,
+        &[(
+            "judge-ci.yml",
+            "name: split\njury:\n  checks:\n    - {type: command, name: build, run: \"true\"}\n",
+        )],
+    );
+    let first = root.path().join("first");
+    let job = |args: &[&str], run_id: &str| {
+        let o = common::command(&ws, args)
+            .args(["--dry-run", "-q"])
+            .env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_EVENT_NAME", "push")
+            .env("GITHUB_REPOSITORY", "o/r")
+            .env("GITHUB_SHA", "0123456789012345678901234567890123456789")
+            .env("GITHUB_RUN_ID", run_id)
+            .env_remove("GITHUB_EVENT_PATH")
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .env_remove("GITHUB_OUTPUT")
+            .output()
+            .unwrap();
+        (o.status.code(), stderr(&o))
+    };
+    let first_job = || {
+        let (code, err) = job(
+            &["--stop-before-semantic", "--out", first.to_str().unwrap()],
+            "100",
+        );
+        assert_eq!(code, Some(0), "{err}");
+    };
+    first_job();
+    let resume = ["resume", "--from", first.to_str().unwrap()];
+    let (code, err) = job(&resume, "100");
+    assert_eq!(code, Some(0), "the same run: {err}");
+    let r = common::report(&first);
+    assert_eq!(r["subject"]["runId"], "100");
+    common::assert_report_schema(&r);
+    for name in ["report.md", "report.sarif", "junit.xml", "check-run.json"] {
+        assert!(
+            r["surfaceDigests"][name]
+                .as_str()
+                .is_some_and(|d| d.len() == 64),
+            "{name}: {}",
+            r["surfaceDigests"]
+        );
+    }
+
+    // The first job of another run (an older run of the same commit, another event).
+    let (code, err) = job(&resume, "101");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("written by run 100, and this is run 101"),
+        "{err}"
+    );
+
+    // A file of the folder changed after the first job wrote it.
+    std::fs::write(first.join("report.sarif"), "{}").unwrap();
+    let (code, err) = job(&resume, "100");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("report.sarif is not the file the first job wrote"),
+        "{err}"
+    );
+}

@@ -698,6 +698,9 @@ fn every_event_kind_reports_on_its_head_commit() {
     assert!(gh.violations().is_empty(), "{:#?}", gh.violations());
 }
 
+/// `GITHUB_RUN_ID` of every simulated run: the run a `workflow_run` event follows.
+const RUN_ID: u64 = 4242;
+
 /// The head commit of the fork's pull request in the two-workflow tests.
 const FORK_HEAD: &str = "aaaabbbbccccddddeeeeffff0000111122223333";
 
@@ -739,6 +742,7 @@ fn publish_from_a_stored_report_in_a_workflow_run() {
     let trusted = Runner::new();
     let wr = edited_event(trusted.dir.path(), "workflow_run.completed.json", |v| {
         v["workflow_run"]["head_sha"] = FORK_HEAD.into();
+        v["workflow_run"]["id"] = RUN_ID.into();
         v["workflow_run"]["pull_requests"] = json!([]);
         v["workflow_run"]["head_repository"]["full_name"] = "someone/Hello-World".into();
     });
@@ -788,6 +792,31 @@ fn publish_from_a_stored_report_in_a_workflow_run() {
     );
     assert!(gh3.requests().is_empty());
 
+    // A report of the same commit from another run (an older run, another base or config)
+    // is refused: the report is bound to the run this event follows.
+    let gh5 = FakeGitHub::start(Layout::DOTCOM);
+    let later = edited_event(trusted.dir.path(), "workflow_run.completed.json", |v| {
+        v["workflow_run"]["head_sha"] = FORK_HEAD.into();
+        v["workflow_run"]["id"] = (RUN_ID + 1).into();
+        v["workflow_run"]["pull_requests"] = json!([]);
+    });
+    let run = trusted.run(
+        elsewhere.path(),
+        &gh5,
+        "workflow_run",
+        &later,
+        Some(TOKEN),
+        &["publish", "--from", &artifact],
+    );
+    assert_eq!(run.out.status.code(), Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("it was written by run 4242, and this event is for run 4243"),
+        "{}",
+        run.stderr
+    );
+    assert!(gh5.requests().is_empty());
+
     // A saved event naming a PR whose head is another commit is not believed.
     let gh4 = FakeGitHub::start(Layout::DOTCOM);
     gh4.add_pull(
@@ -834,6 +863,7 @@ fn a_hand_made_pass_report_from_a_forks_workflow_is_only_advisory() {
     let trusted = Runner::new();
     let wr = edited_event(trusted.dir.path(), "workflow_run.completed.json", |v| {
         v["workflow_run"]["head_sha"] = FORK_HEAD.into();
+        v["workflow_run"]["id"] = RUN_ID.into();
         v["workflow_run"]["pull_requests"] = json!([]);
         v["workflow_run"]["head_repository"]["full_name"] = "someone/Hello-World".into();
     });

@@ -304,6 +304,16 @@ fn the_stored_report_cannot_decide_what_the_first_job_did_not_compute() {
             "written by judge-ci",
             Box::new(|v: &mut Value| v["tool"]["version"] = json!("0.0.1")),
         ),
+        (
+            "judged against base",
+            Box::new(|v: &mut Value| v["subject"]["baseSha"] = json!("e".repeat(40))),
+        ),
+        (
+            "is not the file the first job wrote",
+            Box::new(|v: &mut Value| {
+                v["surfaceDigests"]["report.md"] = json!("0".repeat(64));
+            }),
+        ),
     ] {
         let (o1, _) = s.judge(&["--stop-before-semantic"], "first", false);
         assert!(matches!(o1.status.code(), Some(0..=1)));

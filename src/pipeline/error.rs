@@ -187,6 +187,14 @@ pub enum InputError {
         /// The commit this workflow runs for.
         ours: String,
     },
+    /// `publish` of a report bound to another run or base than the event names.
+    #[error("{}: {why}; not publishing a report of another run", .path.display())]
+    OtherRun {
+        /// The stored report.
+        path: PathBuf,
+        /// What does not match.
+        why: String,
+    },
 }
 
 impl InputError {
@@ -258,7 +266,8 @@ impl InputError {
             | InputError::AnalysisJson { .. }
             | InputError::NotInActions
             | InputError::ActionsContext(_)
-            | InputError::OtherCommit { .. } => None,
+            | InputError::OtherCommit { .. }
+            | InputError::OtherRun { .. } => None,
         }
     }
 }

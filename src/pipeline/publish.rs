@@ -162,6 +162,50 @@ pub struct Trust<'a> {
     pub trust_report: bool,
 }
 
+/// The run whose report this job may publish, from this workflow's own event: the run a
+/// `workflow_run` follows (`workflow_run.id`), otherwise this run (`GITHUB_RUN_ID`, a later
+/// job of the same run).
+fn expected_run_id(ctx: &Context) -> Option<String> {
+    if ctx.event == "workflow_run" {
+        return std::env::var("GITHUB_EVENT_PATH")
+            .ok()
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .and_then(|v| v.pointer("/workflow_run/id").cloned())
+            .and_then(|id| match id {
+                Value::Number(n) => Some(n.to_string()),
+                Value::String(s) => Some(s),
+                _ => None,
+            });
+    }
+    std::env::var("GITHUB_RUN_ID").ok()
+}
+
+/// Refuses a report bound to another run or another base than this event names: a report of
+/// an older run of the same commit (another config, another base) is not this run's verdict.
+fn check_binding(report: &Report, ctx: &Context, path: &Path) -> Result<(), InputError> {
+    let other = |why: String| InputError::OtherRun {
+        path: path.to_path_buf(),
+        why,
+    };
+    if let Some(ours) = expected_run_id(ctx)
+        && report.subject.run_id.as_deref() != Some(ours.as_str())
+    {
+        return Err(other(format!(
+            "it was written by run {}, and this event is for run {ours}",
+            report.subject.run_id.as_deref().unwrap_or("(none named)")
+        )));
+    }
+    if let (Some(ours), Some(theirs)) = (&ctx.base_sha, &report.subject.base_sha)
+        && ours != theirs
+    {
+        return Err(other(format!(
+            "it judged against base {theirs}, and this event's base is {ours}"
+        )));
+    }
+    Ok(())
+}
+
 /// The URL of the run that computed the report, from this workflow's own event: a
 /// `workflow_run` names the run it follows; otherwise this run. Never the report's.
 fn trusted_run_url(ctx: &Context) -> Option<String> {
@@ -226,6 +270,7 @@ pub async fn stored(
         }
         .into());
     }
+    check_binding(&report, &ctx, &path)?;
     if ctx.head_sha.is_none() {
         ctx.head_sha = report.subject.head_sha.clone();
     }

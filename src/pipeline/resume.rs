@@ -61,12 +61,22 @@ pub struct FirstJob {
     pub commands: Vec<CommandRecord>,
 }
 
-/// Reads and checks the first job's report in `dir` against this run's config and head.
-pub fn first_job(
-    dir: &Path,
-    bench: &Benchmark,
-    head_sha: Option<&str>,
-) -> Result<FirstJob, RunError> {
+/// What this run acts on, which the first job's report must match (a stored report is bound
+/// to its run).
+#[derive(Clone, Debug, Default)]
+pub struct ThisRun {
+    /// The head commit judged.
+    pub head_sha: Option<String>,
+    /// The base commit of the pull request, when the event names one.
+    pub base_sha: Option<String>,
+    /// `GITHUB_RUN_ID` inside Actions: both jobs of a split run are jobs of one run.
+    pub run_id: Option<String>,
+}
+
+/// Reads and checks the first job's report in `dir` against this run's config, version,
+/// head, base and run, and the files beside it against the digests it records.
+pub fn first_job(dir: &Path, bench: &Benchmark, this: &ThisRun) -> Result<FirstJob, RunError> {
+    let head_sha = this.head_sha.as_deref();
     let path = dir.join("report.json");
     let report: Report = read_report(
         &path,
@@ -110,6 +120,46 @@ pub fn first_job(
             ),
             "check out the same commit of the pull request in both jobs",
         );
+    }
+    if report.subject.base_sha != this.base_sha {
+        return refuse(
+            format!(
+                "judged against base {}, and this event's base is {}",
+                report.subject.base_sha.as_deref().unwrap_or("(none)"),
+                this.base_sha.as_deref().unwrap_or("(none)")
+            ),
+            "resume in the same workflow run as the first job, for the same event",
+        );
+    }
+    if this.run_id.is_some() && report.subject.run_id != this.run_id {
+        return refuse(
+            format!(
+                "written by run {}, and this is run {}",
+                report.subject.run_id.as_deref().unwrap_or("(none)"),
+                this.run_id.as_deref().unwrap_or("(none)")
+            ),
+            "resume the first job of this workflow run (download its artifact by this run's id)",
+        );
+    }
+    for (name, digest) in &report.surface_digests {
+        use sha2::Digest;
+        let file = dir.join(name);
+        let found = std::fs::read(&file)
+            .map(|b| hex::encode(sha2::Sha256::digest(&b)))
+            .map_err(|e| e.to_string());
+        if found.as_ref() != Ok(digest) {
+            return refuse(
+                format!(
+                    "{} is not the file the first job wrote ({})",
+                    file.display(),
+                    match found {
+                        Ok(d) => format!("SHA-256 {d}, the report records {digest}"),
+                        Err(e) => e,
+                    }
+                ),
+                "pass the first job's folder as it wrote it (its artifact, downloaded whole)",
+            );
+        }
     }
     let mut judgments = judgments_of(&report.verdict);
     // A stored judgment counts only for a check of the same name and type in this config.

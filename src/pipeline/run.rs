@@ -157,7 +157,17 @@ pub async fn run_beside(
     // A resumed run takes the first job's judgments of checks that run subject code, and
     // runs none itself (not even task commands).
     let first = match &opts.split {
-        resume::Split::Resume(dir) => Some(resume::first_job(dir, &bench, head_sha.as_deref())?),
+        resume::Split::Resume(dir) => Some(resume::first_job(
+            dir,
+            &bench,
+            &resume::ThisRun {
+                head_sha: head_sha.clone(),
+                base_sha: github.as_ref().and_then(|g| g.base_sha.clone()),
+                run_id: github
+                    .as_ref()
+                    .and_then(|_| std::env::var("GITHUB_RUN_ID").ok()),
+            },
+        )?),
         resume::Split::Whole | resume::Split::StopBeforeSemantic => None,
     };
     // Subject processes may write the workspace, never read judge-ci's output folder.
@@ -292,6 +302,9 @@ pub async fn run_beside(
             reference: reference.as_ref().map(|r| r.display().to_string()),
             head_sha,
             run_url: github.as_ref().and_then(|g| g.run_url.clone()),
+            run_id: github
+                .as_ref()
+                .and_then(|_| std::env::var("GITHUB_RUN_ID").ok()),
             server_url: github.as_ref().and_then(|g| g.server_url.clone()),
             path_in_repository: github
                 .as_ref()
@@ -327,6 +340,7 @@ pub async fn run_beside(
         trust,
         provenance: None,
         fence: fence.last_status().map(|f| f.line()),
+        surface_digests: Default::default(),
         verdict,
         interpretation: InterpretationInfo {
             reading: reading.reading,
@@ -380,6 +394,13 @@ pub async fn run_beside(
         .map_err(|e| RunError::Instrument(e.to_string()))?;
         surfaces.push((surface, text));
     }
+    // The JSON last, holding the digest of every other surface as it is written.
+    report.surface_digests = save::digests(&surfaces);
+    save::replace_json(
+        &mut surfaces,
+        report::render(&report, Surface::Json, None, bench.report.annotations)
+            .map_err(|e| RunError::Instrument(e.to_string()))?,
+    );
     let saved = save::surfaces(&opts.out, &surfaces, &save::spill_dir());
     for w in saved.errors(&opts.out) {
         eprintln!("{w}");

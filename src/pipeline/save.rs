@@ -105,6 +105,30 @@ impl Prepared {
     }
 }
 
+/// The SHA-256 (hex) of every surface but the JSON, by file name, of the bytes
+/// [`write_atomically`] writes (secrets masked).
+pub fn digests(surfaces: &[(Surface, String)]) -> std::collections::BTreeMap<String, String> {
+    use sha2::Digest;
+    surfaces
+        .iter()
+        .filter(|(s, _)| *s != Surface::Json)
+        .map(|(s, text)| {
+            let bytes = crate::secrets::redact_bytes(text.as_bytes());
+            (
+                s.file_name().to_string(),
+                hex::encode(sha2::Sha256::digest(bytes.as_ref())),
+            )
+        })
+        .collect()
+}
+
+/// Replaces the JSON surface's text with `json`.
+pub fn replace_json(surfaces: &mut [(Surface, String)], json: String) {
+    if let Some((_, text)) = surfaces.iter_mut().find(|(s, _)| *s == Surface::Json) {
+        *text = json;
+    }
+}
+
 /// Prints an error naming each entry a subject process planted in the output folder while
 /// the run went on (see [`Prepared::planted`]); whether there was any.
 pub fn report_planted(prepared: &Prepared, out: &Path) -> bool {

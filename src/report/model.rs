@@ -59,6 +59,11 @@ pub struct Report {
     pub timings: Timings,
     /// The gate: pass or fail, the exit code and why.
     pub outcome: Outcome,
+    /// The SHA-256 of every other surface written beside this report, by file name, as
+    /// written (secrets masked): a reader of the folder (`resume --from`) refuses a surface
+    /// that differs.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub surface_digests: std::collections::BTreeMap<String, String>,
 }
 
 /// The tool.
@@ -100,6 +105,10 @@ pub struct Subject {
     /// The CI run that produced the report (GitHub Actions).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub run_url: Option<String>,
+    /// `GITHUB_RUN_ID` of that run: `resume` and `publish --from` refuse a report of another
+    /// run than the one their event names (a stored report is bound to its run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
     /// The GitHub server (`GITHUB_SERVER_URL`), for links to the judged code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_url: Option<String>,
