@@ -25,3 +25,4 @@ pub mod secrets;
 pub mod suite;
 #[cfg(test)]
 mod test_support;
+pub mod untrusted;

@@ -69,11 +69,8 @@ pub fn append_summary(md: &str) -> anyhow::Result<()> {
 }
 
 /// A multi-threaded async runtime.
-pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")
+pub fn runtime() -> anyhow::Result<judge_ci::pipeline::runtime::Runtime> {
+    judge_ci::pipeline::runtime::Runtime::new().context("cannot start the async runtime")
 }
 
 /// `--allow-key-env`: the workflow's allowance, before any config is read; the value of each

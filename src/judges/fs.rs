@@ -4,7 +4,8 @@ use regex::Regex;
 use std::path::Path;
 
 use crate::config::checks::{MatchMode, WorkspacePath};
-use crate::judgment::{Check, Fault, Judgment, Status};
+use crate::judgment::{Check, Fault, Finding, FindingKind, Judgment, Status};
+use crate::untrusted::{Kind, ReadError};
 
 use super::paths::{Resolved, resolve};
 use super::{Outcome, build, instrument};
@@ -33,12 +34,36 @@ fn locate(workspace: &Path, path: &WorkspacePath) -> Result<std::path::PathBuf, 
             format!("File not found: {shown}"),
             format!("{shown} does not exist"),
         ),
-        Resolved::Inside(p) if p.is_dir() => fail(
-            format!("expected a file, found a directory: {shown}"),
-            format!("{shown} is a directory"),
-        ),
-        Resolved::Inside(p) => Ok(p),
+        Resolved::Inside(p) => match Kind::at(&p) {
+            Some(Kind::Directory) => fail(
+                format!("expected a file, found a directory: {shown}"),
+                format!("{shown} is a directory"),
+            ),
+            Some(Kind::Regular) | None => Ok(p),
+            Some(kind) => Err(Box::new(not_regular(path, kind))),
+        },
     }
+}
+
+/// FAIL with a `file-not-regular` finding: a FIFO, socket or device where a file is expected
+/// is never opened (opening a FIFO would wait for a writer for ever).
+fn not_regular(path: &WorkspacePath, kind: Kind) -> Outcome {
+    let shown = path.as_path().display().to_string();
+    build(
+        Judgment::builder(Status::Fail)
+            .reasoning(format!(
+                "{shown} is a {kind}, not a regular file; judge-ci does not read it"
+            ))
+            .check(Check::failed(
+                "file_exists",
+                format!("{shown} is a {kind}, not a regular file"),
+            )?)
+            .finding(
+                Finding::new(shown.as_str(), FindingKind::FileNotRegular)
+                    .actual(kind.word())
+                    .message(format!("{shown} is a {kind}, not a regular file")),
+            ),
+    )
 }
 
 /// PASS for a regular file; FAIL for a directory or nothing; ERROR if the path escapes.
@@ -69,9 +94,12 @@ pub fn file_content(
         Ok(f) => f,
         Err(ended) => return *ended,
     };
-    let content = match super::paths::read_text_limited(&file, super::paths::MAX_CONTENT_BYTES) {
+    let content = match crate::untrusted::read_text(&file, super::paths::MAX_CONTENT_BYTES) {
         Ok(text) => text,
+        // Swapped for a FIFO (say) after it was located: still never opened blocking.
+        Err(ReadError::NotRegular { kind, .. }) => return not_regular(path, kind),
         Err(e) => {
+            let e = e.to_string();
             return build(
                 Judgment::builder(Status::Error)
                     .reason_code(crate::judgment::ReasonCode::JudgeReported)

@@ -16,29 +16,15 @@ pub fn read_text_limited(p: &Path, limit: u64) -> Result<String, String> {
     read_limited(p, limit).map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
-/// Reads at most `limit` bytes of `p`; a longer file is an error saying so (read through a
-/// bounded reader, so a file that grows while read cannot get past the limit either).
+/// Reads at most `limit` bytes of the regular file `p` through the one primitive for subject
+/// files ([`crate::untrusted::read`]: no link followed, nothing opened blocking, a larger file
+/// an error naming the bound).
 pub fn read_limited(p: &Path, limit: u64) -> Result<Vec<u8>, String> {
-    let f = std::fs::File::open(p).map_err(|e| e.to_string())?;
-    let too_large = |size: String| too_large(&size, limit);
-    // The size first, so a huge file costs nothing; the bounded read below catches growth.
-    if let Ok(m) = f.metadata()
-        && m.len() > limit
-    {
-        return Err(too_large(format!("{} bytes", m.len())));
-    }
-    let mut bytes = Vec::new();
-    f.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > limit {
-        let size = std::fs::metadata(p).map_or_else(
-            |_| format!("over {limit} bytes"),
-            |m| format!("{} bytes", m.len()),
-        );
-        return Err(too_large(size));
-    }
-    Ok(bytes)
+    crate::untrusted::read(p, limit).map_err(|e| match e {
+        crate::untrusted::ReadError::TooLarge { size, limit, .. } => too_large(&size, limit),
+        crate::untrusted::ReadError::Io { source, .. } => source.to_string(),
+        e => e.to_string(),
+    })
 }
 
 /// Why a file of `size` (in words, `123 bytes`) is not read under `limit`.
@@ -46,13 +32,8 @@ pub fn too_large(size: &str, limit: u64) -> String {
     format!("{size}, over the {} read", size_words(limit))
 }
 
-/// `16 MiB`, `512 KiB`, `100 bytes`.
 fn size_words(n: u64) -> String {
-    match n {
-        n if n >= 1 << 20 && n % (1 << 20) == 0 => format!("{} MiB", n >> 20),
-        n if n >= 1 << 10 && n % (1 << 10) == 0 => format!("{} KiB", n >> 10),
-        n => format!("{n} bytes"),
-    }
+    crate::untrusted::size_words(n)
 }
 
 /// Whether two files hold the same bytes, read in chunks (never whole): an error reading
@@ -64,7 +45,7 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     if ma.len() != mb.len() {
         return false;
     }
-    let (Ok(fa), Ok(fb)) = (std::fs::File::open(a), std::fs::File::open(b)) else {
+    let (Ok((fa, _)), Ok((fb, _))) = (crate::untrusted::open(a), crate::untrusted::open(b)) else {
         return false;
     };
     let (mut ra, mut rb) = (

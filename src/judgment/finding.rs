@@ -119,6 +119,8 @@ finding_kinds! {
     JavaVersionChanged => "java-version-changed", Difference;
     /// A file that could not be read.
     FileUnreadable => "file-unreadable", Difference;
+    /// A link, FIFO, socket or device where a judge reads files: never read, never skipped.
+    FileNotRegular => "file-not-regular", Difference;
     /// A POM that could not be read as one.
     PomUnreadable => "pom-unreadable", Difference;
     /// A file the reference has and the workspace lacks.

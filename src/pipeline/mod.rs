@@ -28,6 +28,7 @@ pub mod protect;
 pub mod publish;
 pub mod resume;
 pub mod run;
+pub mod runtime;
 pub mod save;
 pub mod signals;
 pub mod task;

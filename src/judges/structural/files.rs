@@ -37,14 +37,7 @@ fn short_diff(rel: &str, expected: &str, actual: &str) -> String {
 /// An XML document as a canonical string: elements with sorted attributes, trimmed text,
 /// comments and processing instructions dropped. No DTD is read.
 fn canonical_xml(text: &str) -> Result<String, String> {
-    let doc = roxmltree::Document::parse_with_options(
-        text,
-        roxmltree::ParsingOptions {
-            allow_dtd: false,
-            ..Default::default()
-        },
-    )
-    .map_err(|e| e.to_string())?;
+    let doc = crate::untrusted::parse_xml("the file", text, false)?;
     enum Item<'a, 'i> {
         Open(roxmltree::Node<'a, 'i>),
         Close(String),

@@ -84,6 +84,8 @@ pub struct Listing {
     by_git: HashSet<String>,
     /// Of `both` but not `identical`, each side's stat data (zero for a tree in git).
     stamps: HashMap<String, (Stamp, Stamp)>,
+    /// Selected entries of the workspace that are not regular files (never read).
+    not_regular: Vec<(String, crate::untrusted::Kind)>,
     /// The reference, as the listing read it.
     reference: tree::Tree,
 }
@@ -96,6 +98,19 @@ impl Listing {
             Content::new(rel, content::Side::Workspace(workspace), ws),
             Content::new(rel, content::Side::Reference(&self.reference), rf),
         )
+    }
+
+    /// A `file-not-regular` finding for each selected workspace entry that is not a regular
+    /// file (a link, FIFO, socket, device): the compiler may read what a link points to, so a
+    /// judge that skipped it would pass code it never saw.
+    pub fn not_regular_findings(&self) -> impl Iterator<Item = Finding> + '_ {
+        self.not_regular.iter().map(|(rel, kind)| {
+            Finding::new(rel.as_str(), FindingKind::FileNotRegular)
+                .actual(kind.word())
+                .message(format!(
+                    "{rel} is a {kind}, not a regular file: judge-ci reads no {kind} of the subject, so what it stands for is unjudged"
+                ))
+        })
     }
 
     /// The reference tree the listing was made of.
@@ -162,14 +177,20 @@ impl Comparisons {
     }
 }
 
+/// What a walk of a tree found: the regular files the globs select, with their stamps, and
+/// the selected entries that are not regular files (links, FIFOs, sockets, devices), which
+/// are never read and never skipped silently: each becomes a `file-not-regular` finding.
+pub(super) type Walked = (
+    BTreeMap<String, Stamp>,
+    Vec<(String, crate::untrusted::Kind)>,
+);
+
 /// Regular files under `root` (symlinks are not followed, so loops cannot hang the walk),
-/// relative, `/`-separated, selected by the globs, with their stamps.
-pub(super) fn walk(
-    root: &Path,
-    include: &GlobSet,
-    exclude: &GlobSet,
-) -> Result<BTreeMap<String, Stamp>, String> {
+/// relative, `/`-separated, selected by the globs, with their stamps; and the selected
+/// entries that are not regular files ([`Walked`]).
+pub(super) fn walk(root: &Path, include: &GlobSet, exclude: &GlobSet) -> Result<Walked, String> {
     let mut selected = Vec::new();
+    let mut not_regular = Vec::new();
     let walker = walkdir::WalkDir::new(root)
         .follow_links(false)
         .into_iter()
@@ -179,7 +200,8 @@ pub(super) fn walk(
         });
     for entry in walker {
         let entry = entry.map_err(|e| format!("cannot walk {}: {e}", root.display()))?;
-        if !entry.file_type().is_file() {
+        let kind = crate::untrusted::Kind::of(entry.file_type());
+        if kind == crate::untrusted::Kind::Directory {
             continue;
         }
         let Ok(rel) = entry.path().strip_prefix(root) else {
@@ -187,11 +209,15 @@ pub(super) fn walk(
         };
         let rel = rel.to_string_lossy().replace('\\', "/");
         if include.is_match(&rel) && !exclude.is_match(&rel) {
-            selected.push((rel, entry.into_path()));
+            if kind == crate::untrusted::Kind::Regular {
+                selected.push((rel, entry.into_path()));
+            } else {
+                not_regular.push((rel, kind));
+            }
         }
     }
     // The stat calls, the walk's cost, on both cores (links are not followed).
-    selected
+    let files = selected
         .into_par_iter()
         .with_min_len(256)
         .map(|(rel, path)| {
@@ -199,7 +225,9 @@ pub(super) fn walk(
                 std::fs::symlink_metadata(&path).map_err(|e| format!("cannot read {rel}: {e}"))?;
             Ok((rel, Stamp::of(&meta)))
         })
-        .collect()
+        .collect::<Result<_, String>>()?;
+    not_regular.sort();
+    Ok((files, not_regular))
 }
 
 /// Lists both trees through a file set and finds the identical files of both (in parallel,
@@ -254,7 +282,21 @@ fn list_in(
         || walk(workspace, &include, &exclude),
         || reference_tree.list(&include, &exclude),
     );
-    let (ws, rf) = (ws?, rf?);
+    let ((ws, mut not_regular), rf) = (ws?, rf?);
+    // A link the reference holds too, to the same target, is no change of the subject's: it
+    // is accounted for by that comparison (a reference with links is always a folder).
+    not_regular.retain(|(rel, kind)| {
+        let same_link = *kind == crate::untrusted::Kind::Symlink
+            && !reference_tree.in_git()
+            && matches!(
+                (
+                    std::fs::read_link(workspace.join(rel)),
+                    std::fs::read_link(reference_tree.folder().join(rel)),
+                ),
+                (Ok(a), Ok(b)) if a == b
+            );
+        !same_link
+    });
     let both: Vec<String> = rf.keys().filter(|k| ws.contains_key(*k)).cloned().collect();
     let index = comparisons.index_for(workspace, reference);
     let mut index = index.lock().unwrap_or_else(|e| e.into_inner());
@@ -338,6 +380,7 @@ fn list_in(
         both,
         identical,
         by_git,
+        not_regular,
         reference: reference_tree,
     })
 }
@@ -373,6 +416,7 @@ pub fn compare_files(
     let matched =
         listing.both.len() - work.len() + per_file.iter().filter(|f| f.is_empty()).count();
     let mut findings: Vec<Finding> = per_file.into_iter().flatten().collect();
+    findings.extend(listing.not_regular_findings());
     findings.extend(
         listing
             .only_reference
@@ -382,7 +426,7 @@ pub fn compare_files(
     (
         findings,
         matched,
-        listing.both.len() + listing.only_reference.len(),
+        listing.both.len() + listing.only_reference.len() + listing.not_regular.len(),
     )
 }
 

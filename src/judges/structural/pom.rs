@@ -216,14 +216,8 @@ impl Pom {
 
     /// Parses a POM as Maven reads it in `ctx`: the profiles it would activate merged in.
     pub fn parse_in(xml: &str, ctx: &BuildContext) -> Result<Pom, String> {
-        let doc = roxmltree::Document::parse_with_options(
-            xml,
-            roxmltree::ParsingOptions {
-                allow_dtd: false,
-                ..Default::default()
-            },
-        )
-        .map_err(|e| format!("not a readable POM: {e}"))?;
+        let doc = crate::untrusted::parse_xml("the POM", xml, false)
+            .map_err(|e| format!("not a readable POM: {e}"))?;
         let root = doc.root_element();
         if root.tag_name().name() != "project" {
             return Err(format!(
@@ -884,7 +878,7 @@ pub fn pom_diff(
                 .reasoning("the reference has no pom.xml to compare"),
         );
     }
-    let mut findings = Vec::new();
+    let mut findings: Vec<Finding> = listing.not_regular_findings().collect();
     let mut matched = 0;
     // Identical bytes are no proof of an identical build: a parent elsewhere in the tree or
     // `.mvn/` may differ, so every pair is read and resolved (POMs are few and small).

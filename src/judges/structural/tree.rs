@@ -65,7 +65,7 @@ impl Tree {
         exclude: &GlobSet,
     ) -> Result<BTreeMap<String, Stamp>, String> {
         match self {
-            Tree::Folder(root) => super::walk(root, include, exclude),
+            Tree::Folder(root) => super::walk(root, include, exclude).map(|(files, _)| files),
             Tree::Commit { commit, .. } => Ok(commit
                 .files()
                 .filter(|(rel, _)| !under_git_dir(rel))
