@@ -39,8 +39,18 @@ fn step_of<'a>(steps: &'a [Step], id: &str) -> &'a Step {
         .unwrap_or_else(|| panic!("action.yml has no bash step {id}"))
 }
 
-/// The `uses:` steps of the action, in order: (position among all steps, id, uses, if, with).
-fn uses_steps() -> Vec<(usize, String, String, String, HashMap<String, String>)> {
+/// A `uses:` step of the action.
+struct UsesStep {
+    /// What it uses (`actions/cache/restore@…`).
+    uses: String,
+    /// Its `if:` condition.
+    condition: String,
+    /// Its `with:` inputs.
+    with: HashMap<String, String>,
+}
+
+/// The `uses:` steps of the action, in order.
+fn uses_steps() -> Vec<UsesStep> {
     let text = std::fs::read_to_string(common::repo_root().join("action.yml")).unwrap();
     let doc = marked_yaml::parse_yaml(0, &text).unwrap();
     let steps = doc
@@ -51,7 +61,7 @@ fn uses_steps() -> Vec<(usize, String, String, String, HashMap<String, String>)>
         .get_sequence("steps")
         .unwrap();
     let mut found = Vec::new();
-    for (i, s) in steps.iter().enumerate() {
+    for s in steps.iter() {
         let m = s.as_mapping().unwrap();
         if let Some(uses) = m.get_scalar("uses") {
             let with = m
@@ -62,17 +72,14 @@ fn uses_steps() -> Vec<(usize, String, String, String, HashMap<String, String>)>
                         .collect()
                 })
                 .unwrap_or_default();
-            found.push((
-                i,
-                m.get_scalar("id")
-                    .map(|x| x.as_str().to_string())
-                    .unwrap_or_default(),
-                uses.as_str().to_string(),
-                m.get_scalar("if")
+            found.push(UsesStep {
+                uses: uses.as_str().to_string(),
+                condition: m
+                    .get_scalar("if")
                     .map(|x| x.as_str().to_string())
                     .unwrap_or_default(),
                 with,
-            ));
+            });
         }
     }
     found
@@ -703,17 +710,20 @@ fn a_binary_built_from_source_is_cached_by_source_os_and_arch_and_the_second_job
     let uses = uses_steps();
     let restore = uses
         .iter()
-        .find(|u| u.2.starts_with("actions/cache/restore@"))
+        .find(|u| u.uses.starts_with("actions/cache/restore@"))
         .unwrap();
     let save = uses
         .iter()
-        .find(|u| u.2.starts_with("actions/cache/save@"))
+        .find(|u| u.uses.starts_with("actions/cache/save@"))
         .unwrap();
-    assert_eq!(restore.3, "steps.key.outputs.source-build == 'true'");
-    assert_eq!(save.3, "steps.install.outputs.built == 'true'");
+    assert_eq!(
+        restore.condition,
+        "steps.key.outputs.source-build == 'true'"
+    );
+    assert_eq!(save.condition, "steps.install.outputs.built == 'true'");
     for u in [restore, save] {
-        assert_eq!(u.4["key"], "${{ steps.key.outputs.key }}");
-        assert_eq!(u.4["path"], "${{ steps.key.outputs.path }}");
+        assert_eq!(u.with["key"], "${{ steps.key.outputs.key }}");
+        assert_eq!(u.with["path"], "${{ steps.key.outputs.path }}");
     }
     let text = std::fs::read_to_string(common::repo_root().join("action.yml")).unwrap();
     let at = |needle: &str| text.find(needle).unwrap_or_else(|| panic!("{needle}"));
