@@ -137,8 +137,6 @@ pub struct Snapshot {
     dir: tempfile::TempDir,
     /// Each file's hash, or for a file larger than the structural judges read, its length.
     files: HashMap<PathBuf, Content>,
-    /// The copy's git ids, registered for selection while the snapshot lives.
-    _git: Option<select::Registration>,
 }
 
 /// What is recorded of one file of the copy.
@@ -206,13 +204,14 @@ impl Snapshot {
         workspace: &Path,
         spec: &JurySpec,
         fence: &crate::fence::Fence,
+        sides: &select::Sides,
     ) -> std::io::Result<Snapshot> {
         let reads = Reads::of(spec).map_err(std::io::Error::other)?;
         let dir = tempfile::Builder::new()
             .prefix("judge-ci-snapshot-")
             .tempdir()?;
         fence.hide(dir.path());
-        let git = select::side_of(workspace);
+        let git = sides.side_of(workspace);
         let mut files = HashMap::new();
         let mut known = Vec::new();
         let mut poms = Vec::new();
@@ -276,17 +275,14 @@ impl Snapshot {
                 files.insert(rel, c);
             }
         }
-        let registration = (!known.is_empty()).then(|| {
-            select::register_side(
+        // The copy's git ids, for the run's selection.
+        if !known.is_empty() {
+            sides.register_side(
                 dir.path(),
                 select::Side::Copy(std::sync::Arc::new(select::Copy::new(known))),
-            )
-        });
-        Ok(Snapshot {
-            dir,
-            files,
-            _git: registration,
-        })
+            );
+        }
+        Ok(Snapshot { dir, files })
     }
 
     /// The folder holding the copy.
@@ -359,7 +355,13 @@ mod tests {
         std::fs::write(ws.path().join(".git/HEAD"), "ref").unwrap();
         std::os::unix::fs::symlink("src/a/A.java", ws.path().join("link.java")).unwrap();
         let spec = jury("  checks:\n      - type: file-comparison\n        include: [\"**\"]\n");
-        let snap = Snapshot::take(ws.path(), &spec, &crate::fence::Fence::default()).unwrap();
+        let snap = Snapshot::take(
+            ws.path(),
+            &spec,
+            &crate::fence::Fence::default(),
+            &Default::default(),
+        )
+        .unwrap();
         // The live workspace changes; the copy does not.
         std::fs::write(ws.path().join("src/a/A.java"), "class A { int x; }").unwrap();
         assert_eq!(
@@ -412,7 +414,13 @@ mod tests {
         let spec = jury(
             "  checks:\n      - type: ast-diff\n        exclude: [\"target/**\"]\n      - type: import-diff\n        include: [\"target/generated/**\"]\n",
         );
-        let snap = Snapshot::take(ws.path(), &spec, &crate::fence::Fence::default()).unwrap();
+        let snap = Snapshot::take(
+            ws.path(),
+            &spec,
+            &crate::fence::Fence::default(),
+            &Default::default(),
+        )
+        .unwrap();
         assert_eq!(
             files_of(snap.path()),
             ["src/main/java/A.java", "target/generated/B.java"]
@@ -440,7 +448,13 @@ mod tests {
         w("app/src/marker.txt", "profile activation looks for me");
         std::fs::create_dir_all(ws.path().join("empty/dir")).unwrap();
         let spec = jury("  checks:\n      - type: pom-diff\n");
-        let snap = Snapshot::take(ws.path(), &spec, &crate::fence::Fence::default()).unwrap();
+        let snap = Snapshot::take(
+            ws.path(),
+            &spec,
+            &crate::fence::Fence::default(),
+            &Default::default(),
+        )
+        .unwrap();
         let read = |rel: &str| std::fs::read_to_string(snap.path().join(rel)).unwrap();
         assert!(read("app/pom.xml").contains("parent.xml"));
         assert!(read("build/parent.xml").contains("<artifactId>p</artifactId>"));

@@ -43,7 +43,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, MutexGuard, RwLock};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
 use super::MODEL_VERSION;
@@ -330,8 +330,6 @@ pub struct Store {
     digests: super::digests::Memory,
 }
 
-static STORE: LazyLock<RwLock<Option<Arc<Store>>>> = LazyLock::new(Default::default);
-
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -425,8 +423,8 @@ impl Store {
         postcard::from_bytes(&payload?).ok()
     }
 
-    /// The model stored for `key`, when there is a sound entry.
-    fn get<T: DeserializeOwned>(&self, kind: Kind, key: &Key) -> Option<T> {
+    /// The model stored for the content whose SHA-256 is `key`, when there is a sound entry.
+    pub fn get<T: DeserializeOwned>(&self, kind: Kind, key: &Key) -> Option<T> {
         if !lock(&self.dropped).contains(&(kind, *key)) {
             for pack in &self.packs {
                 let Some(loc) = pack.find(kind, key) else {
@@ -453,9 +451,9 @@ impl Store {
         Self::decode(read_payload(w.tmp.as_file(), loc))
     }
 
-    /// Stores a model in this run's pack (best effort: a cache that cannot be written is only
-    /// slower).
-    fn put<T: Serialize>(&self, kind: Kind, key: &Key, value: &T) {
+    /// Stores `value` as the model of the content whose SHA-256 is `key`, in this run's pack
+    /// (best effort: a cache that cannot be written is only slower).
+    pub fn put<T: Serialize>(&self, kind: Kind, key: &Key, value: &T) {
         let Ok(payload) = postcard::to_stdvec(value) else {
             return;
         };
@@ -479,6 +477,17 @@ impl Store {
     /// Stores `model` as the model of `content`; what [`cached`] does after parsing.
     pub fn insert<T: Serialize>(&self, kind: Kind, content: &[u8], model: &T) {
         self.put(kind, &Sha256::digest(content).into(), model);
+    }
+
+    /// The digest remembered for the content `id` names (see [`super::digests`]).
+    pub fn known_digest(&self, id: &[u8]) -> Option<Key> {
+        self.digests.get(id)
+    }
+
+    /// Remembers `digest` for the content `id` names; call it only when the content cannot
+    /// have changed under that name since it was read (see [`super::digests`]).
+    pub fn remember_digest(&self, id: Vec<u8>, digest: Key) {
+        self.digests.put(id, digest);
     }
 
     /// Payload bytes written by this process.
@@ -513,7 +522,9 @@ impl Store {
         else {
             return 0;
         };
-        for p in &self.broken {
+        // A broken pack whose name this run's pack took (the same entries written again) was
+        // replaced by it, not left behind.
+        for p in self.broken.iter().filter(|p| ours.as_ref() != Some(*p)) {
             let _ = std::fs::remove_file(p);
         }
         remove_stale_temps(&self.root);
@@ -607,24 +618,10 @@ fn remove_stale_temps(root: &Path) {
     }
 }
 
-/// Held by the unit tests that set the process's store, so that they do not set it under
-/// each other.
-#[cfg(test)]
-pub(crate) static TEST_STORE: Mutex<()> = Mutex::new(());
-
-/// Uses `store` for the models of this process (`None`: no cache).
-pub fn set(store: Option<Store>) {
-    *STORE.write().unwrap_or_else(|e| e.into_inner()) = store.map(Arc::new);
-}
-
-/// The store in use, if any.
-pub fn current() -> Option<Arc<Store>> {
-    STORE.read().unwrap_or_else(|e| e.into_inner()).clone()
-}
-
-/// Sets the cache of a run judging `workspace` from `--model-cache` (`setting`: a folder, or
-/// `off`; `None`: `JUDGE_CI_MODEL_CACHE`, else the default folder), and hides its folder from
-/// subject processes. A folder inside the workspace is refused (the pull request could plant
+/// The cache of a run judging `workspace` from `--model-cache` (`setting`: a folder, or
+/// `off`; `None`: `JUDGE_CI_MODEL_CACHE`, else the default folder; `Ok(None)`: no cache), its
+/// folder hidden from the run's subject processes. The run owns the store (nothing of it is
+/// process-wide) and ends it with [`Store::finish`]. A folder inside the workspace is refused (the pull request could plant
 /// entries there); a default that falls inside it is not used. Call it before any subject
 /// code runs: the packs in place now are the ones the run reads.
 pub fn configure(
@@ -632,7 +629,7 @@ pub fn configure(
     workspace: &Path,
     env: &dyn Fn(&str) -> Option<String>,
     fence: &crate::fence::Fence,
-) -> Result<(), String> {
+) -> Result<Option<Store>, String> {
     let (setting, name) = match setting {
         Some(s) => (Some(s.to_string()), "--model-cache"),
         None => (
@@ -665,25 +662,18 @@ pub fn configure(
         let _ = std::fs::create_dir_all(d);
         fence.hide(d);
     }
-    set(dir.map(|d| Store::new(d, DEFAULT_MAX_BYTES)));
-    Ok(())
+    Ok(dir.map(|d| Store::new(d, DEFAULT_MAX_BYTES)))
 }
 
-/// After a run: the run's pack into place, the folder merged and bounded when needed.
-pub fn finish() {
-    if let Some(s) = current() {
-        s.finish();
-    }
-}
-
-/// The model of `bytes`: from the cache when it holds a sound entry, else `compute`d (and
-/// stored).
+/// The model of `bytes`: from `store` when it holds a sound entry, else `compute`d (and
+/// stored; without a store, always computed).
 pub fn cached<T: Serialize + DeserializeOwned>(
+    store: Option<&Store>,
     kind: Kind,
     bytes: &[u8],
     compute: impl FnOnce() -> T,
 ) -> T {
-    let Some(store) = current() else {
+    let Some(store) = store else {
         return compute();
     };
     let key: Key = Sha256::digest(bytes).into();
@@ -695,39 +685,9 @@ pub fn cached<T: Serialize + DeserializeOwned>(
     v
 }
 
-/// The digest remembered for the content `id` names (see [`super::digests`]).
-pub fn known_digest(id: &[u8]) -> Option<Key> {
-    current()?.digests.get(id)
-}
-
-/// Remembers `digest` for the content `id` names; call it only when the content cannot have
-/// changed under that name since it was read (see [`super::digests`]).
-pub fn remember_digest(id: Vec<u8>, digest: Key) {
-    if let Some(s) = current() {
-        s.digests.put(id, digest);
-    }
-}
-
-/// The cached model of the content whose SHA-256 is `key`, when there is a sound entry.
-pub fn get_keyed<T: DeserializeOwned>(kind: Kind, key: &Key) -> Option<T> {
-    current()?.get(kind, key)
-}
-
-/// Stores `model` as the model of the content whose SHA-256 is `key`.
-pub fn put_keyed<T: Serialize>(kind: Kind, key: &Key, model: &T) {
-    if let Some(s) = current() {
-        s.put(kind, key, model);
-    }
-}
-
-/// Whether a model cache is in use (digests are worth computing only then).
-pub fn enabled() -> bool {
-    current().is_some()
-}
-
-/// A Java file's model, body hashes included or not.
-pub fn java(bytes: &[u8], bodies: bool) -> super::java::JavaFile {
-    cached(java_kind(bodies), bytes, || {
+/// A Java file's model, body hashes included or not, through `store` when there is one.
+pub fn java(store: Option<&Store>, bytes: &[u8], bodies: bool) -> super::java::JavaFile {
+    cached(store, java_kind(bodies), bytes, || {
         super::java::parse_with(bytes, bodies)
     })
 }
@@ -912,14 +872,35 @@ mod tests {
         std::fs::write(&path, &payload_flip).unwrap();
         let broken = dir.path().join(format!("v{MODEL_VERSION}/pack-broken.jcp"));
         std::fs::write(&broken, b"garbage").unwrap();
-        let _only = lock(&TEST_STORE);
-        set(Some(store(dir.path())));
-        let model = java(JAVA, true);
-        finish();
-        set(None);
+        let s = store(dir.path());
+        let model = java(Some(&s), JAVA, true);
+        s.finish();
         assert_eq!(model, j::parse(JAVA));
         assert!(!broken.exists());
         assert_eq!(get(), Some(j::parse(JAVA)));
+    }
+
+    /// A run that writes again exactly what a corrupted pack held makes a pack of the same
+    /// name, which replaces the broken one: it stays (it was removed as the broken one was,
+    /// so the next run found no cache).
+    #[test]
+    fn a_pack_written_over_a_broken_one_of_the_same_name_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path());
+        s.put(Kind::Header, &key(JAVA), &j::header(JAVA));
+        s.finish();
+        let packs_before = packs(dir.path());
+        assert_eq!(packs_before.len(), 1);
+        std::fs::write(&packs_before[0], b"not a model").unwrap();
+        let s = store(dir.path());
+        assert!(s.get::<j::Header>(Kind::Header, &key(JAVA)).is_none());
+        s.put(Kind::Header, &key(JAVA), &j::header(JAVA));
+        s.finish();
+        assert_eq!(packs(dir.path()), packs_before);
+        assert_eq!(
+            store(dir.path()).get::<j::Header>(Kind::Header, &key(JAVA)),
+            Some(j::header(JAVA))
+        );
     }
 
     #[test]
@@ -1114,7 +1095,9 @@ mod tests {
         // Through the environment, named as such.
         let env =
             |k: &str| (k == "JUDGE_CI_MODEL_CACHE").then(|| root.path().display().to_string());
-        let err = configure(None, &ws, &env, &crate::fence::Fence::default()).unwrap_err();
+        let err = configure(None, &ws, &env, &crate::fence::Fence::default())
+            .err()
+            .unwrap();
         assert!(err.starts_with("JUDGE_CI_MODEL_CACHE"), "{err}");
     }
 }

@@ -37,6 +37,7 @@ pub(super) fn jury_of(
     color: bool,
     split: crate::judges::split::Mode,
     fence: &Arc<crate::fence::Fence>,
+    comparisons: &Arc<crate::judges::structural::Comparisons>,
 ) -> Result<(Arc<dyn Jury>, Value), RunError> {
     let services = crate::judges::Services {
         fence: Arc::clone(fence),
@@ -44,7 +45,7 @@ pub(super) fn jury_of(
         llm: Arc::new(crate::judges::llm::Runtime::new(bench.llm.clone())),
         evidence: Arc::default(),
         split,
-        comparisons: Arc::default(),
+        comparisons: Arc::clone(comparisons),
     };
     let jury = build_jury(&bench.jury, &bench.name, &services).map_err(|e| {
         let mut d = Diagnostics::default();

@@ -119,16 +119,22 @@ pub async fn run_beside(
     if let Some(t) = &trusted_reference {
         fence.hide(t.path());
     }
-    crate::lang::cache::configure(
+    let store = crate::lang::cache::configure(
         opts.model_cache.as_deref(),
         &workspace,
         &|k| std::env::var(k).ok(),
         &fence,
     )
-    .map_err(InputError::ModelCache)?;
-    // What git knows of both trees, read before any subject code runs.
-    let _git_sides =
-        crate::judges::structural::select::register(&head, reference_checkout.as_ref());
+    .map_err(InputError::ModelCache)?
+    .map(Arc::new);
+    // What git knows of both trees, read before any subject code runs; with the model cache,
+    // the structural judges' share of the run.
+    let sides = Arc::new(crate::judges::structural::select::Sides::default());
+    sides.register(&head, reference_checkout.as_ref());
+    let comparisons = Arc::new(crate::judges::structural::Comparisons::new(
+        sides,
+        store.clone(),
+    ));
     preflight(&bench.jury, &workspace, opts.color)?;
     // Every config-side file is read before judging, so the protected-path check sees them
     // all: the template now, the knowledge folder once more at the end (cheap).
@@ -190,7 +196,14 @@ pub async fn run_beside(
         (resume::Split::StopBeforeSemantic, None) => crate::judges::split::Mode::DeferSemantic,
         (resume::Split::Whole | resume::Split::Resume(_), None) => crate::judges::split::Mode::Live,
     };
-    let (jury, description) = jury_of(&bench, recording.clone(), opts.color, mode, &fence)?;
+    let (jury, description) = jury_of(
+        &bench,
+        recording.clone(),
+        opts.color,
+        mode,
+        &fence,
+        &comparisons,
+    )?;
 
     let judging = Instant::now();
     let mut metadata = bench.metadata.clone();
@@ -206,13 +219,17 @@ pub async fn run_beside(
     // (a task's commands, then the jury's).
     let code_first = first.is_none() && task_runs_code(&task, opts);
     let snapshot = if crate::judges::snapshot::needed_after(&bench.jury, code_first) {
-        let s = crate::judges::snapshot::Snapshot::take(&workspace, &bench.jury, &fence).map_err(
-            |e| {
-                RunError::Instrument(format!(
-                    "cannot take the snapshot of the workspace the structural judges read: {e}"
-                ))
-            },
-        )?;
+        let s = crate::judges::snapshot::Snapshot::take(
+            &workspace,
+            &bench.jury,
+            &fence,
+            comparisons.sides(),
+        )
+        .map_err(|e| {
+            RunError::Instrument(format!(
+                "cannot take the snapshot of the workspace the structural judges read: {e}"
+            ))
+        })?;
         metadata.insert(
             crate::judges::snapshot::SUBMITTED_DIR_KEY.into(),
             Value::from(s.path().display().to_string()),
@@ -265,7 +282,9 @@ pub async fn run_beside(
         )));
     }
     let jury_ms = judging.elapsed().as_millis() as u64;
-    crate::lang::cache::finish();
+    if let Some(s) = &store {
+        s.finish();
+    }
 
     let render_start = Instant::now();
     let reading = interpret::interpret_verdict(&verdict);

@@ -25,6 +25,7 @@ pub fn validate(
         crate::judges::split::Mode::Live,
         // Nothing runs: the jury is only built and described.
         &Arc::default(),
+        &Arc::default(),
     )?;
     let mut out = format!(
         "{}: valid ({} {})\n",

@@ -367,17 +367,15 @@ pub fn ast_diff(
     };
     let bodies = aspects.contains(&AstAspect::Bodies);
     let kind = crate::lang::cache::java_kind(bodies);
-    let (findings, matched, total) =
-        compare_files(
-            &listing,
-            workspace,
-            |rel, w, r| match super::content::models(rel, w, r, kind, |b| {
-                java::parse_with(b, bodies)
-            }) {
-                Ok((actual, expected)) => diff_files(rel, &expected, &actual, aspects),
-                Err(unreadable) => unreadable,
-            },
-        );
+    let (findings, matched, total) = compare_files(
+        comparisons,
+        &listing,
+        workspace,
+        |rel, w, r| match super::content::models(rel, w, r, kind, |b| java::parse_with(b, bodies)) {
+            Ok((actual, expected)) => diff_files(rel, &expected, &actual, aspects),
+            Err(unreadable) => unreadable,
+        },
+    );
     verdict(
         "ast-diff",
         findings,

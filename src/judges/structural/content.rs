@@ -12,10 +12,11 @@ use std::path::Path;
 use std::sync::OnceLock;
 use std::time::SystemTime;
 
+use super::Comparisons;
 use super::select::{self, Stat, Time, settled};
 use super::tree::Tree;
 use crate::judgment::{Finding, FindingKind};
-use crate::lang::cache::{self, Key, Kind};
+use crate::lang::cache::{Key, Kind};
 
 /// Which side a file is on, and how its bytes are read.
 #[derive(Clone, Copy, Debug)]
@@ -30,6 +31,8 @@ pub enum Side<'a> {
 pub struct Content<'a> {
     rel: &'a str,
     side: Side<'a>,
+    /// The run: what git knows of its folders, its model cache.
+    run: &'a Comparisons,
     /// Stat data from the listing (zero for a tree in git).
     stamp: Stat,
     digest: OnceLock<Key>,
@@ -39,11 +42,12 @@ pub struct Content<'a> {
 }
 
 impl<'a> Content<'a> {
-    /// `rel` on `side`, with the stat data the listing found.
-    pub fn new(rel: &'a str, side: Side<'a>, stamp: Stat) -> Content<'a> {
+    /// `rel` on `side`, with the stat data the listing found, read for the run `run`.
+    pub fn new(rel: &'a str, side: Side<'a>, stamp: Stat, run: &'a Comparisons) -> Content<'a> {
         Content {
             rel,
             side,
+            run,
             stamp,
             digest: OnceLock::new(),
             bytes: OnceLock::new(),
@@ -76,7 +80,7 @@ impl<'a> Content<'a> {
         // Where git vouches for the file as it is now (a revision judge-ci wrote, untouched
         // since; a working-tree file whose stat data match its index entry), its blob id
         // names it, which a fresh checkout of the same commit shares.
-        match select::side_of(root) {
+        match self.run.sides().side_of(root) {
             Some(select::Side::Copy(_)) => return None,
             Some(side) => {
                 if let Some(id) = side.id(self.rel, &self.stamp) {
@@ -130,7 +134,7 @@ impl<'a> Content<'a> {
         if let Some(k) = self.digest.get() {
             return Some(*k);
         }
-        let k = cache::known_digest(&self.id()?)?;
+        let k = self.run.store()?.known_digest(&self.id()?)?;
         Some(*self.digest.get_or_init(|| k))
     }
 
@@ -153,8 +157,11 @@ impl<'a> Content<'a> {
             Side::Workspace(root) => on_disk(root),
             Side::Reference(Tree::Folder(root)) => on_disk(root),
         };
-        if stable && let Some(id) = self.id() {
-            cache::remember_digest(id, key);
+        if stable
+            && let Some(store) = self.run.store()
+            && let Some(id) = self.id()
+        {
+            store.remember_digest(id, key);
         }
         Ok(*self.digest.get_or_init(|| key))
     }
@@ -167,15 +174,15 @@ impl<'a> Content<'a> {
         kind: Kind,
         parse: impl FnOnce(&[u8]) -> T,
     ) -> Result<T, String> {
-        if !cache::enabled() {
+        let Some(store) = self.run.store() else {
             return Ok(parse(self.bytes()?));
-        }
-        if let Some(m) = cache::get_keyed(kind, &self.digest()?) {
+        };
+        if let Some(m) = store.get(kind, &self.digest()?) {
             return Ok(m);
         }
         let key = self.read_digest()?;
         let m = parse(self.bytes()?);
-        cache::put_keyed(kind, &key, &m);
+        store.put(kind, &key, &m);
         Ok(m)
     }
 }
@@ -225,19 +232,22 @@ mod tests {
         let new = b"package p;\nimport jakarta.servlet.Servlet;\nclass A {}\n";
         std::fs::write(dir.path().join("A.java"), new).unwrap();
         let cache = tempfile::tempdir().unwrap();
-        let _only = cache::TEST_STORE.lock().unwrap_or_else(|e| e.into_inner());
-        cache::set(Some(Store::new(cache.path().to_path_buf(), u64::MAX)));
+        let run = Comparisons::new(
+            Default::default(),
+            Some(std::sync::Arc::new(Store::new(
+                cache.path().to_path_buf(),
+                u64::MAX,
+            ))),
+        );
+        let store = run.store().unwrap();
         let learnt: Key = Sha256::digest(old).into();
-        let c = Content::new("A.java", Side::Workspace(dir.path()), Stat::default());
+        let c = Content::new("A.java", Side::Workspace(dir.path()), Stat::default(), &run);
         // Learnt by an earlier read, when the file held the old bytes.
-        cache::remember_digest(c.id().unwrap(), learnt);
+        store.remember_digest(c.id().unwrap(), learnt);
         let h = c.model(Kind::Header, crate::lang::java::header).unwrap();
         let parsed: Key = Sha256::digest(new).into();
-        let under_learnt: Option<crate::lang::java::Header> =
-            cache::get_keyed(Kind::Header, &learnt);
-        let under_parsed: Option<crate::lang::java::Header> =
-            cache::get_keyed(Kind::Header, &parsed);
-        cache::set(None);
+        let under_learnt: Option<crate::lang::java::Header> = store.get(Kind::Header, &learnt);
+        let under_parsed: Option<crate::lang::java::Header> = store.get(Kind::Header, &parsed);
         assert_eq!(h.imports[0].path, "jakarta.servlet.Servlet");
         assert!(under_learnt.is_none());
         assert_eq!(

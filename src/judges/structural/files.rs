@@ -12,6 +12,7 @@ use super::super::{Outcome, instrument};
 use super::pom::{Pom, diff_poms};
 use super::{Comparisons, Finding, ast, compare_files, list, verdict};
 use crate::judgment::FindingKind;
+use crate::lang::cache::Store;
 
 /// Most lines of a unified diff kept per file.
 const DIFF_LINES: usize = 40;
@@ -79,7 +80,7 @@ fn normalise(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn compare(rel: &str, w: &[u8], r: &[u8]) -> Vec<Finding> {
+fn compare(rel: &str, w: &[u8], r: &[u8], store: Option<&Store>) -> Vec<Finding> {
     let (Ok(ws), Ok(rf)) = (std::str::from_utf8(w), std::str::from_utf8(r)) else {
         return vec![
             Finding::new(rel, FindingKind::BinaryDiffers)
@@ -115,8 +116,8 @@ fn compare(rel: &str, w: &[u8], r: &[u8]) -> Vec<Finding> {
             AstAspect::Bodies,
         ];
         let (expected, actual) = (
-            crate::lang::cache::java(r, true),
-            crate::lang::cache::java(w, true),
+            crate::lang::cache::java(store, r, true),
+            crate::lang::cache::java(store, w, true),
         );
         let imports = |f: &java::JavaFile| {
             f.imports
@@ -164,15 +165,15 @@ pub fn file_comparison(
         Ok(l) => l,
         Err(e) => return instrument(e),
     };
-    let (findings, matched, total) =
-        compare_files(
-            &listing,
-            workspace,
-            |rel, w, r| match super::content::bytes(rel, w, r) {
-                Ok((w, r)) => compare(rel, w, r),
-                Err(unreadable) => unreadable,
-            },
-        );
+    let (findings, matched, total) = compare_files(
+        comparisons,
+        &listing,
+        workspace,
+        |rel, w, r| match super::content::bytes(rel, w, r) {
+            Ok((w, r)) => compare(rel, w, r, comparisons.store()),
+            Err(unreadable) => unreadable,
+        },
+    );
     verdict(
         "file-comparison",
         findings,
@@ -191,28 +192,30 @@ mod tests {
 
     #[test]
     fn kinds_are_compared_by_their_own_rules() {
-        assert!(compare("a.txt", b"hello   world\n", b"hello world").is_empty());
+        assert!(compare("a.txt", b"hello   world\n", b"hello world", None).is_empty());
         assert_eq!(
-            compare("a.txt", b"hello", b"bye")[0].kind,
+            compare("a.txt", b"hello", b"bye", None)[0].kind,
             FindingKind::TextDiffers
         );
         assert!(
             compare(
                 "c.xml",
                 b"<a y='2' x='1'>\n  <b>t</b>\n</a>",
-                b"<a x=\"1\" y=\"2\"><b> t </b></a>"
+                b"<a x=\"1\" y=\"2\"><b> t </b></a>",
+                None
             )
             .is_empty()
         );
         assert_eq!(
-            compare("c.xml", b"<a><b>t</b></a>", b"<a><b>u</b></a>")[0].kind,
+            compare("c.xml", b"<a><b>t</b></a>", b"<a><b>u</b></a>", None)[0].kind,
             FindingKind::XmlDiffers
         );
         assert!(
             compare(
                 "A.java",
                 b"class A { int f() { return 1; } }",
-                b"class A {\n int f() {\n  return 1; // same\n }\n}"
+                b"class A {\n int f() {\n  return 1; // same\n }\n}",
+                None
             )
             .is_empty()
         );
@@ -220,13 +223,14 @@ mod tests {
             compare(
                 "A.java",
                 b"class A { int f() { return 2; } }",
-                b"class A { int f() { return 1; } }"
+                b"class A { int f() { return 1; } }",
+                None
             )[0]
             .kind,
             FindingKind::JavaDiffers
         );
         assert_eq!(
-            compare("x.bin", b"\xff\x00", b"\xfe\x00")[0].kind,
+            compare("x.bin", b"\xff\x00", b"\xfe\x00", None)[0].kind,
             FindingKind::BinaryDiffers
         );
         let d = short_diff("a.txt", "a\nb\nc\n", "a\nB\nc\n");

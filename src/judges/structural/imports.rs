@@ -54,8 +54,8 @@ impl Pattern {
 }
 
 /// A file's header (package, imports, unicode escapes), cached between runs by content.
-fn header_of(bytes: &[u8]) -> java::Header {
-    crate::lang::cache::cached(crate::lang::cache::Kind::Header, bytes, || {
+fn header_of(store: Option<&crate::lang::cache::Store>, bytes: &[u8]) -> java::Header {
+    crate::lang::cache::cached(store, crate::lang::cache::Kind::Header, bytes, || {
         java::header(bytes)
     })
 }
@@ -110,7 +110,7 @@ pub fn import_diff(
         Ok(v) => v,
         Err(e) => return super::super::instrument(e),
     };
-    let (mut findings, matched, total) = compare_files(&listing, workspace, compare);
+    let (mut findings, matched, total) = compare_files(comparisons, &listing, workspace, compare);
     findings.extend(
         listing.only_workspace.iter().map(|rel| {
             Finding::new(rel.as_str(), FindingKind::FileUnexpected).actual(rel.as_str())
@@ -143,7 +143,7 @@ pub fn import_diff(
                 if !text.contains("\\u") && !needles.iter().any(|n| text.contains(n)) {
                     return None;
                 }
-                let h = header_of(&bytes);
+                let h = header_of(comparisons.store(), &bytes);
                 // A new file has no reference to excuse its escapes.
                 if listing.only_workspace.contains(*rel) {
                     escapes

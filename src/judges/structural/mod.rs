@@ -92,11 +92,16 @@ pub struct Listing {
 
 impl Listing {
     /// The two versions of `rel`, a file of `both` not known identical, read when needed.
-    fn contents<'a>(&'a self, workspace: &'a Path, rel: &'a str) -> (Content<'a>, Content<'a>) {
+    fn contents<'a>(
+        &'a self,
+        run: &'a Comparisons,
+        workspace: &'a Path,
+        rel: &'a str,
+    ) -> (Content<'a>, Content<'a>) {
         let (ws, rf) = self.stamps.get(rel).copied().unwrap_or_default();
         (
-            Content::new(rel, content::Side::Workspace(workspace), ws),
-            Content::new(rel, content::Side::Reference(&self.reference), rf),
+            Content::new(rel, content::Side::Workspace(workspace), ws, run),
+            Content::new(rel, content::Side::Reference(&self.reference), rf, run),
         )
     }
 
@@ -151,22 +156,59 @@ type Shared = Arc<OnceLock<Result<Arc<Listing>, String>>>;
 /// Which listing: the two folders and the file set's globs.
 type ListingKey = (PathBuf, PathBuf, Vec<String>, Vec<String>);
 
-/// The byte comparisons of a run's pairs of trees, shared by every structural judge of the
-/// run so that each file is read once, not once per judge. Owned by the run (the judges'
-/// [`crate::judges::Services`]) and dropped with it: nothing outlives the run that made it.
+/// The structural judges' share of a run: what git knows of the run's folders
+/// ([`select::Sides`]), the run's model cache, and the byte comparisons of its pairs of trees,
+/// shared by every structural judge of the run so that each file is read once, not once per
+/// judge. Owned by the run (the judges' [`crate::judges::Services`]) and dropped with it:
+/// nothing outlives the run that made it, and concurrent runs (a suite's tasks) share none
+/// of it.
 ///
 /// Judges with the same file set share one listing (one walk, one comparison): the trees they
 /// read do not change while they run. The reference is judge-ci's own (hidden, or in git);
 /// the workspace is either the snapshot (hidden, and checked for changes when judging ends)
 /// or, when no subject code runs before or beside a structural judge
 /// ([`crate::judges::snapshot::needed`]), the live workspace that nothing else writes then.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Comparisons {
     pairs: Mutex<Pairs>,
     listings: Mutex<HashMap<ListingKey, Shared>>,
+    sides: Arc<select::Sides>,
+    store: Option<Arc<crate::lang::cache::Store>>,
+}
+
+impl std::fmt::Debug for Comparisons {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Comparisons")
+            .field("sides", &self.sides)
+            .field("store", &self.store.as_ref().map(|s| s.dir().to_path_buf()))
+            .finish_non_exhaustive()
+    }
 }
 
 impl Comparisons {
+    /// A run's comparisons, with what git knows of its folders and its model cache (`None`:
+    /// models are parsed, never stored).
+    pub fn new(
+        sides: Arc<select::Sides>,
+        store: Option<Arc<crate::lang::cache::Store>>,
+    ) -> Comparisons {
+        Comparisons {
+            sides,
+            store,
+            ..Comparisons::default()
+        }
+    }
+
+    /// What git knows of the run's folders.
+    pub fn sides(&self) -> &select::Sides {
+        &self.sides
+    }
+
+    /// The run's model cache, if it has one.
+    pub fn store(&self) -> Option<&crate::lang::cache::Store> {
+        self.store.as_deref()
+    }
+
     /// The index of one pair, created empty on first use.
     fn index_for(&self, workspace: &Path, reference: &Path) -> Arc<Mutex<Index>> {
         let mut all = self.pairs.lock().unwrap_or_else(|e| e.into_inner());
@@ -260,7 +302,7 @@ pub fn list(
                 workspace,
                 reference,
                 set,
-                select::sides(workspace, reference),
+                comparisons.sides.sides(workspace, reference),
             )
             .map(Arc::new)
         })
@@ -277,7 +319,7 @@ fn list_in(
 ) -> Result<Listing, String> {
     let include = globs(&set.include)?;
     let exclude = globs(&set.exclude)?;
-    let reference_tree = tree::Tree::of(reference);
+    let reference_tree = tree::Tree::of(reference, &comparisons.sides);
     let (ws, rf) = rayon::join(
         || walk(workspace, &include, &exclude),
         || reference_tree.list(&include, &exclude),
@@ -330,13 +372,18 @@ fn list_in(
                 // when there is a model cache).
                 _ if w.len != r.len && !reference_tree.in_git() => (false, false),
                 _ => {
-                    let cw = Content::new(rel, content::Side::Workspace(workspace), w);
-                    let cr = Content::new(rel, content::Side::Reference(&reference_tree), r);
+                    let cw = Content::new(rel, content::Side::Workspace(workspace), w, comparisons);
+                    let cr = Content::new(
+                        rel,
+                        content::Side::Reference(&reference_tree),
+                        r,
+                        comparisons,
+                    );
                     let same = match (cw.known_digest(), cr.known_digest()) {
                         (Some(a), Some(b)) => a == b,
                         _ => matches!((cw.bytes(), cr.bytes()), (Ok(a), Ok(b)) if a == b),
                     };
-                    if crate::lang::cache::enabled() {
+                    if comparisons.store.is_some() {
                         let _ = (cw.digest(), cr.digest());
                     }
                     (same, false)
@@ -394,6 +441,7 @@ pub fn read_bounded(p: &Path) -> Result<Vec<u8>, String> {
 /// unreadable ones become findings) and adds a `file-missing` finding for each reference file
 /// the workspace lacks. Returns the findings, the files without any, and the files compared.
 pub fn compare_files(
+    run: &Comparisons,
     listing: &Listing,
     workspace: &Path,
     compare: impl Fn(&str, &Content, &Content) -> Vec<Finding> + Sync,
@@ -409,7 +457,7 @@ pub fn compare_files(
         .par_iter()
         .with_max_len(1)
         .map(|rel| {
-            let (w, r) = listing.contents(workspace, rel);
+            let (w, r) = listing.contents(run, workspace, rel);
             compare(rel, &w, &r)
         })
         .collect();

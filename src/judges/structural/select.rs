@@ -15,7 +15,7 @@
 //! repository).
 //!
 //! What is trusted, and why (the workspace is hostile, spec/trust.md):
-//! - The index is read into memory when the run starts ([`register`]), before any subject
+//! - The index is read into memory when the run starts ([`Sides::register`]), before any subject
 //!   process runs; a build that rewrites `.git/index` later changes nothing. The index as it
 //!   was when judge-ci started is trusted, as git itself trusts it: a job that runs PR code
 //!   *before* judge-ci can forge it (then judge with `--head REV`: both sides are commits).
@@ -33,7 +33,7 @@ use git2::{Oid, Repository};
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, LazyLock, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::materialize::{Checkout, Contents, TreeListing};
@@ -395,96 +395,73 @@ impl Side {
     }
 }
 
-static SIDES: LazyLock<Mutex<HashMap<PathBuf, Side>>> = LazyLock::new(Default::default);
+/// What git knows of the folders of one run (its workspace, reference, snapshot), by folder.
+/// Owned by the run (in [`super::Comparisons`]): concurrent runs never see each other's.
+#[derive(Debug, Default)]
+pub struct Sides(Mutex<HashMap<PathBuf, Side>>);
 
-/// Keeps the sides of a run registered; dropping it forgets them.
-#[derive(Debug)]
-#[must_use = "the sides are forgotten when this is dropped"]
-pub struct Registration {
-    folders: Vec<PathBuf>,
-}
+impl Sides {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Side>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
 
-impl Drop for Registration {
-    fn drop(&mut self) {
-        let mut sides = SIDES.lock().unwrap_or_else(|e| e.into_inner());
-        for f in &self.folders {
-            sides.remove(f);
+    /// Registers what git knows of the workspace and the reference of a run, before any
+    /// subject code runs: a materialised revision (either side) by its tree; the workspace
+    /// folder as a working tree when the reference is a revision (a folder-against-folder
+    /// run reads both trees as it always did).
+    pub fn register(&self, workspace: &Checkout, reference: Option<&Checkout>) {
+        let Some(reference) = reference else {
+            return;
+        };
+        type Known = (PathBuf, Oid, Contents, Option<Arc<TreeListing>>);
+        let of = |c: &Checkout| -> Option<Known> {
+            Some((
+                c.git_dir.clone()?,
+                Oid::from_str(c.commit.as_deref()?).ok()?,
+                c.contents,
+                c.listing.clone(),
+            ))
+        };
+        let Some(reference_tree) = of(reference) else {
+            return;
+        };
+        // Every file judge-ci materialised was written before now; waiting out the coarse
+        // clock's lag lets all of them be trusted while any later change still shows in its
+        // ctime. (A tree left in git has no files to wait for; a working tree has its own
+        // racy rule.)
+        let written = |c: &Checkout| c.commit.is_some() && c.contents == Contents::Written;
+        if written(reference) || written(workspace) {
+            std::thread::sleep(RACY_MARGIN + Duration::from_millis(5));
+        }
+        let commit_side = |(git_dir, id, contents, listing): Known| {
+            Side::Commit(Arc::new(Commit::new(git_dir, id, contents, listing)))
+        };
+        let r = commit_side(reference_tree);
+        let w = of(workspace)
+            .map(commit_side)
+            .or_else(|| WorkTree::capture(&workspace.path).map(|w| Side::WorkTree(Arc::new(w))));
+        let mut sides = self.lock();
+        sides.insert(reference.path.clone(), r);
+        if let Some(w) = w {
+            sides.insert(workspace.path.clone(), w);
         }
     }
-}
 
-/// Registers what git knows of the workspace and the reference of a run, before any subject
-/// code runs: a materialised revision (either side) by its tree; the workspace folder as a
-/// working tree when the reference is a revision (a folder-against-folder run reads both
-/// trees as it always did).
-pub fn register(workspace: &Checkout, reference: Option<&Checkout>) -> Registration {
-    let Some(reference) = reference else {
-        return Registration {
-            folders: Vec::new(),
-        };
-    };
-    type Known = (PathBuf, Oid, Contents, Option<Arc<TreeListing>>);
-    let of = |c: &Checkout| -> Option<Known> {
-        Some((
-            c.git_dir.clone()?,
-            Oid::from_str(c.commit.as_deref()?).ok()?,
-            c.contents,
-            c.listing.clone(),
-        ))
-    };
-    let Some(reference_tree) = of(reference) else {
-        return Registration {
-            folders: Vec::new(),
-        };
-    };
-    // Every file judge-ci materialised was written before now; waiting out the coarse
-    // clock's lag lets all of them be trusted while any later change still shows in its ctime.
-    // (A tree left in git has no files to wait for; a working tree has its own racy rule.)
-    let written = |c: &Checkout| c.commit.is_some() && c.contents == Contents::Written;
-    if written(reference) || written(workspace) {
-        std::thread::sleep(RACY_MARGIN + Duration::from_millis(5));
+    /// Registers one side for `folder` directly (the snapshot, tests).
+    pub fn register_side(&self, folder: &Path, side: Side) {
+        self.lock().insert(folder.to_path_buf(), side);
     }
-    let commit_side = |(git_dir, id, contents, listing): Known| {
-        Side::Commit(Arc::new(Commit::new(git_dir, id, contents, listing)))
-    };
-    let r = commit_side(reference_tree);
-    let w = of(workspace)
-        .map(commit_side)
-        .or_else(|| WorkTree::capture(&workspace.path).map(|w| Side::WorkTree(Arc::new(w))));
-    let mut sides = SIDES.lock().unwrap_or_else(|e| e.into_inner());
-    let mut folders = vec![reference.path.clone()];
-    sides.insert(reference.path.clone(), r);
-    if let Some(w) = w {
-        sides.insert(workspace.path.clone(), w);
-        folders.push(workspace.path.clone());
+
+    /// What git knows of `folder`, when it was registered.
+    pub fn side_of(&self, folder: &Path) -> Option<Side> {
+        self.lock().get(folder).cloned()
     }
-    Registration { folders }
-}
 
-/// Registers one side for `folder` directly (tests, and callers that made their own).
-pub fn register_side(folder: &Path, side: Side) -> Registration {
-    SIDES
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(folder.to_path_buf(), side);
-    Registration {
-        folders: vec![folder.to_path_buf()],
+    /// What git knows of the two folders of a comparison, when it knows both.
+    pub fn sides(&self, workspace: &Path, reference: &Path) -> Option<(Side, Side)> {
+        let sides = self.lock();
+        Some((sides.get(workspace)?.clone(), sides.get(reference)?.clone()))
     }
-}
-
-/// What git knows of `folder`, when it was registered.
-pub fn side_of(folder: &Path) -> Option<Side> {
-    SIDES
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(folder)
-        .cloned()
-}
-
-/// What git knows of the two folders of a comparison, when it knows both.
-pub fn sides(workspace: &Path, reference: &Path) -> Option<(Side, Side)> {
-    let sides = SIDES.lock().unwrap_or_else(|e| e.into_inner());
-    Some((sides.get(workspace)?.clone(), sides.get(reference)?.clone()))
 }
 
 #[cfg(test)]
@@ -550,16 +527,18 @@ mod tests {
     }
 
     /// Every file of the pair listed, with fresh comparisons.
-    fn listed(ws: &Path, rf: &Path) -> std::sync::Arc<Listing> {
-        list(&Comparisons::default(), ws, rf, &all()).unwrap()
+    fn listed(sides: &Arc<Sides>, ws: &Path, rf: &Path) -> std::sync::Arc<Listing> {
+        list(&Comparisons::new(Arc::clone(sides), None), ws, rf, &all()).unwrap()
     }
 
     /// The listing of a pair read as two folders and decided from git, which must agree;
     /// returns the files git vouched for.
-    fn both_ways(ws: &Path, rf: &Path, git: Option<(Side, Side)>) -> Vec<String> {
+    fn both_ways(sides: &Arc<Sides>, ws: &Path, rf: &Path) -> Vec<String> {
         // A fresh set of comparisons each way, so neither listing reuses the other's.
-        let by_folder = list_in(&Comparisons::default(), ws, rf, &all(), None).unwrap();
-        let by_git = list_in(&Comparisons::default(), ws, rf, &all(), git).unwrap();
+        let fresh = || Comparisons::new(Arc::clone(sides), None);
+        let git = sides.sides(ws, rf);
+        let by_folder = list_in(&fresh(), ws, rf, &all(), None).unwrap();
+        let by_git = list_in(&fresh(), ws, rf, &all(), git).unwrap();
         assert_eq!(sorted(&by_git), sorted(&by_folder));
         let mut v: Vec<String> = by_git.by_git.iter().cloned().collect();
         v.sort();
@@ -625,13 +604,14 @@ mod tests {
         let d = dir.path();
         let workspace = materialize(&Source::Folder(d.to_path_buf()), d, false).unwrap();
         let reference = materialize(&Source::Rev("ref".into()), d, false).unwrap();
-        let _reg = register(&workspace, Some(&reference));
-        let git = sides(&workspace.path, &reference.path).expect("both sides known");
-        let vouched = both_ways(&workspace.path, &reference.path, Some(git));
+        let sides = Arc::new(Sides::default());
+        sides.register(&workspace, Some(&reference));
+        assert!(sides.sides(&workspace.path, &reference.path).is_some());
+        let vouched = both_ways(&sides, &workspace.path, &reference.path);
         // Only the untouched identical files; the lying, assumed, touched and ignored ones
         // are read (Touched is identical, found so by reading).
         assert_eq!(vouched, ["pom.xml", "src/p/Same.java"]);
-        let l = listed(&workspace.path, &reference.path);
+        let l = listed(&sides, &workspace.path, &reference.path);
         assert!(l.identical.contains("src/p/Touched.java"));
         assert!(!l.identical.contains("src/p/Lying.java"));
         assert!(!l.identical.contains("src/p/Assumed.java"));
@@ -644,7 +624,8 @@ mod tests {
         let d = dir.path();
         let workspace = materialize(&Source::Folder(d.to_path_buf()), d, false).unwrap();
         let reference = materialize(&Source::Rev("ref".into()), d, false).unwrap();
-        let _reg = register(&workspace, Some(&reference));
+        let sides = Arc::new(Sides::default());
+        sides.register(&workspace, Some(&reference));
         // A build forges the index: the lying file's entry gets the reference's blob and the
         // file's present stat data.
         let repo = Repository::open(d).unwrap();
@@ -664,8 +645,8 @@ mod tests {
         let stat = Stat::of(&m);
         assert_eq!(late.id("src/p/Lying.java", &stat), Some(ref_id));
         // …but the run uses the index as it was when it started.
-        let git = sides(&workspace.path, &reference.path).unwrap();
-        let vouched = both_ways(&workspace.path, &reference.path, Some(git));
+        assert!(sides.sides(&workspace.path, &reference.path).is_some());
+        let vouched = both_ways(&sides, &workspace.path, &reference.path);
         assert!(
             !vouched.contains(&"src/p/Lying.java".to_string()),
             "{vouched:?}"
@@ -679,11 +660,12 @@ mod tests {
         git(d, &["tag", "head"]);
         let workspace = materialize(&Source::Rev("head".into()), d, false).unwrap();
         let reference = materialize(&Source::Rev("ref".into()), d, false).unwrap();
-        let _reg = register(&workspace, Some(&reference));
+        let sides = Arc::new(Sides::default());
+        sides.register(&workspace, Some(&reference));
         // A build rewrites a file that is identical in both commits, keeping size and mtime.
         lie(&workspace.path, "src/p/Same.java", &java("Smae", ""));
-        let git = sides(&workspace.path, &reference.path).unwrap();
-        let vouched = both_ways(&workspace.path, &reference.path, Some(git));
+        assert!(sides.sides(&workspace.path, &reference.path).is_some());
+        let vouched = both_ways(&sides, &workspace.path, &reference.path);
         // Edited, Lying, Assumed and Touched are committed as the reference has them.
         assert_eq!(
             vouched,
@@ -695,7 +677,7 @@ mod tests {
                 "src/p/Touched.java"
             ]
         );
-        let l = listed(&workspace.path, &reference.path);
+        let l = listed(&sides, &workspace.path, &reference.path);
         assert!(!l.identical.contains("src/p/Same.java"));
     }
 
@@ -707,7 +689,8 @@ mod tests {
         let other = tempfile::tempdir().unwrap();
         write(other.path(), "src/p/Same.java", &java("Same", ""));
         let reference = materialize(&Source::Folder(other.path().to_path_buf()), d, false).unwrap();
-        let _reg = register(&workspace, Some(&reference));
-        assert!(sides(&workspace.path, &reference.path).is_none());
+        let sides = Arc::new(Sides::default());
+        sides.register(&workspace, Some(&reference));
+        assert!(sides.sides(&workspace.path, &reference.path).is_none());
     }
 }

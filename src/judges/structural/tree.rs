@@ -33,10 +33,10 @@ pub enum Tree {
 }
 
 impl Tree {
-    /// The tree `folder` stands for: the commit registered for it when its files stay in
-    /// git, else the folder itself.
-    pub fn of(folder: &Path) -> Tree {
-        match select::side_of(folder) {
+    /// The tree `folder` stands for: the commit the run's `sides` hold for it when its files
+    /// stay in git, else the folder itself.
+    pub fn of(folder: &Path, sides: &select::Sides) -> Tree {
+        match sides.side_of(folder) {
             Some(Side::Commit(commit)) if commit.in_git() => Tree::Commit {
                 folder: folder.to_path_buf(),
                 commit,
@@ -179,8 +179,12 @@ mod tests {
         let in_git = materialize_as(&Source::Rev("ref".into()), d, false, Contents::InGit).unwrap();
         assert_eq!(in_git.contents, Contents::InGit);
         assert_eq!(std::fs::read_dir(&in_git.path).unwrap().count(), 0);
-        let _r = select::register(&written, Some(&in_git));
-        let (a, b) = (Tree::of(&written.path), Tree::of(&in_git.path));
+        let sides = select::Sides::default();
+        sides.register(&written, Some(&in_git));
+        let (a, b) = (
+            Tree::of(&written.path, &sides),
+            Tree::of(&in_git.path, &sides),
+        );
         assert!(matches!(a, Tree::Folder(_)));
         assert!(matches!(b, Tree::Commit { .. }));
         let all = super::super::globs(&["**/*".into()]).unwrap();
@@ -258,8 +262,8 @@ mod tests {
         write(w, "app/src/C.java", "package p;\nclass C {}\n");
         let workspace =
             crate::materialize::materialize(&Source::Folder(w.to_path_buf()), d, false).unwrap();
-        let judge_all = |reference: &Path| {
-            let c = Comparisons::default();
+        let judge_all = |reference: &Path, sides: select::Sides| {
+            let c = Comparisons::new(std::sync::Arc::new(sides), None);
             let java = FileSet {
                 include: vec!["**/*.java".into()],
                 exclude: Vec::new(),
@@ -293,13 +297,18 @@ mod tests {
         let written =
             materialize_as(&Source::Rev("ref".into()), d, false, Contents::Written).unwrap();
         let expected = {
-            let _r = select::register(&workspace, Some(&written));
-            judge_all(&written.path)
+            let sides = select::Sides::default();
+            sides.register(&workspace, Some(&written));
+            judge_all(&written.path, sides)
         };
         let in_git = materialize_as(&Source::Rev("ref".into()), d, false, Contents::InGit).unwrap();
-        let _r = select::register(&workspace, Some(&in_git));
-        assert!(matches!(Tree::of(&in_git.path), Tree::Commit { .. }));
-        let got = judge_all(&in_git.path);
+        let sides = select::Sides::default();
+        sides.register(&workspace, Some(&in_git));
+        assert!(matches!(
+            Tree::of(&in_git.path, &sides),
+            Tree::Commit { .. }
+        ));
+        let got = judge_all(&in_git.path, sides);
         assert_eq!(got, expected);
         // The comparison found what differs (so the sameness above is not two empty runs).
         assert!(got.iter().all(|(_, _, _, f)| !f.is_empty()), "{got:#?}");
@@ -318,8 +327,12 @@ mod tests {
             materialize_as(&Source::Rev("HEAD".into()), d, false, Contents::Written).unwrap();
         let in_git =
             materialize_as(&Source::Rev("HEAD".into()), d, false, Contents::InGit).unwrap();
-        let _r = select::register(&written, Some(&in_git));
-        let (a, b) = (Tree::of(&written.path), Tree::of(&in_git.path));
+        let sides = select::Sides::default();
+        sides.register(&written, Some(&in_git));
+        let (a, b) = (
+            Tree::of(&written.path, &sides),
+            Tree::of(&in_git.path, &sides),
+        );
         assert_eq!(
             a.read("big.txt").unwrap_err(),
             b.read("big.txt").unwrap_err()
