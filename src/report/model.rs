@@ -554,8 +554,13 @@ pub struct Outcome {
     pub gate: Gate,
     /// The process exit code.
     pub exit_code: i32,
-    /// Why, in one sentence.
+    /// What decided, in words: the reading, the `fail-on` in force, and why the gate passed
+    /// or failed under it.
     pub reason: String,
+    /// The `fail-on` in force (`fail`, `not-pass`, `never`, `error`); absent in reports of
+    /// older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fail_on: Option<String>,
     /// Tiers that could not run (a judge or the tier ended ERROR), whatever the reading:
     /// an accepted verdict with any of them is not a clean pass (`spec/trust.md` point 7).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
