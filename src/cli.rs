@@ -414,8 +414,9 @@ pub enum Command {
     /// two shards or a missing shard is an error that names it.
     Merge(MergeArgs),
     /// Compare a suite with a baseline suite (a `suite.json`, or a folder holding one): per
-    /// task NEW, REMOVED, REGRESSED, IMPROVED, UNCHANGED or COULD_NOT_JUDGE. Exit 1 when
-    /// more tasks regressed than --max-regressions.
+    /// task NEW, REGRESSED, IMPROVED, UNCHANGED or COULD_NOT_JUDGE. A task missing from the
+    /// current run, and one now not assessed where the baseline judged it, are regressions.
+    /// Exit 1 when more tasks regressed than --max-regressions.
     Compare(CompareArgs),
     /// Print the JSON Schema of the config file, or (`--format markdown`) the config reference.
     Schema(SchemaArgs),

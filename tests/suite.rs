@@ -7,7 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 const BENCH: &str = "schema: bench.benchmark.v1\nname: gen\njury:\n  tiers:\n    - name: files\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - {type: file-exists, path: judge.sh}\n    - name: verdict\n      policy: FINAL_TIER\n      voting: {not-applicable: exclude}\n      checks:\n        - {type: external, name: oracle, run: ./judge.sh, not-applicable-when: \"the task says it is out of scope\"}\n";
 
@@ -165,9 +165,9 @@ fn compare_classifies_every_change_and_gates_on_regressions() {
     set_verdict(root, "t00", "fail"); // accepted → rejected: regressed
     set_verdict(root, "t04", "low"); // accepted, score 1.0 → 0.6: regressed
     set_verdict(root, "t01", "pass"); // rejected → accepted: improved
-    set_verdict(root, "t08", "error"); // accepted → not assessed: could not judge
+    set_verdict(root, "t08", "error"); // accepted → not assessed: regressed (not judged)
     set_verdict(root, "t06", "fail"); // not assessed → rejected: its dominant gap changes
-    std::fs::remove_dir_all(root.join("bench/tasks/t05")).unwrap(); // removed
+    std::fs::remove_dir_all(root.join("bench/tasks/t05")).unwrap(); // missing: regressed
     add_task(root, 40, "pass"); // new
     suite(root, "current", &[]);
 
@@ -187,7 +187,7 @@ fn compare_classifies_every_change_and_gates_on_regressions() {
     assert_eq!(
         o.status.code(),
         Some(1),
-        "two regressions fail the gate: {}",
+        "four regressions fail the gate: {}",
         common::stderr(&o)
     );
     let c: Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -205,8 +205,12 @@ fn compare_classifies_every_change_and_gates_on_regressions() {
     assert_eq!(of("t00"), "REGRESSED");
     assert_eq!(of("t04"), "REGRESSED");
     assert_eq!(of("t01"), "IMPROVED");
-    assert_eq!(of("t08"), "COULD_NOT_JUDGE");
-    assert_eq!(of("t05"), "REMOVED");
+    assert_eq!(
+        of("t08"),
+        "REGRESSED",
+        "accepted in the baseline, now not assessed"
+    );
+    assert_eq!(of("t05"), "REGRESSED", "missing from the current run");
     assert_eq!(of("t40"), "NEW");
     assert_eq!(
         of("t02"),
@@ -214,7 +218,21 @@ fn compare_classifies_every_change_and_gates_on_regressions() {
         "not assessed in both runs is still listed apart"
     );
     assert_eq!(of("t03"), "UNCHANGED");
-    assert_eq!(c["regressions"], 2);
+    assert_eq!(c["regressions"], 4);
+    assert_eq!(
+        c["regressionKinds"],
+        json!([
+            ["worse-reading", 1],
+            ["lower-score", 1],
+            ["not-judged", 1],
+            ["missing", 1]
+        ])
+    );
+    assert!(
+        common::stderr(&o).contains("4 task(s) regressed: 1 worse reading, 1 lower score, 1 task not judged where the baseline judged it, 1 task missing from the current run"),
+        "{}",
+        common::stderr(&o)
+    );
     let unstable = c["unstable"].as_array().unwrap();
     assert!(
         unstable.iter().any(|u| u[0] == "gen/t06"),
@@ -223,7 +241,7 @@ fn compare_classifies_every_change_and_gates_on_regressions() {
     assert_eq!(c["changes"][0]["change"], "REGRESSED", "regressions first");
     let md = std::fs::read_to_string(root.join("cmp/compare.md")).unwrap();
     assert!(
-        md.contains("### Regressions (2)") && md.contains("accepted → rejected"),
+        md.contains("### Regressions (4)") && md.contains("accepted → rejected"),
         "{md}"
     );
     assert!(md.find("### Regressions").unwrap() < md.find("### Improved").unwrap());
@@ -241,7 +259,7 @@ fn compare_classifies_every_change_and_gates_on_regressions() {
             "base/suite.json",
             "current",
             "--max-regressions",
-            "2",
+            "4",
         ],
     );
     assert_eq!(o.status.code(), Some(0), "within the allowance");

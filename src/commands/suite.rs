@@ -114,9 +114,15 @@ pub fn compare(args: cli::CompareArgs) -> anyhow::Result<i32> {
     }
     append_summary(&md)?;
     if cmp.regressions > max_regressions {
+        let kinds: Vec<String> = cmp
+            .regression_kinds
+            .iter()
+            .map(|(k, n)| k.counted(*n))
+            .collect();
         eprintln!(
-            "judge-ci: {} task(s) regressed (allowed: {max_regressions})",
-            cmp.regressions
+            "judge-ci: {} task(s) regressed: {} (allowed: {max_regressions})",
+            cmp.regressions,
+            kinds.join(", ")
         );
         Ok(1)
     } else {

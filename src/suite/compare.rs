@@ -1,6 +1,9 @@
-//! `judge-ci compare --baseline OLD CURRENT`: per task NEW, REMOVED, REGRESSED, IMPROVED,
-//! UNCHANGED or COULD_NOT_JUDGE, by reading first and score second (with a tolerance). A task
-//! the instrument could not judge now is listed apart, never counted as a regression.
+//! `judge-ci compare --baseline OLD CURRENT`: per task NEW, REGRESSED, IMPROVED, UNCHANGED or
+//! COULD_NOT_JUDGE, by reading first and score second (with a tolerance). A regression says
+//! which kind it is: a worse reading, a lower score, a task the baseline accepted (or left
+//! undecided) that is now not assessed or could not run, or a task of the baseline missing from
+//! the current run; a pull request can make a task unjudgeable or drop it, so neither hides a
+//! regression (trust.md point 12). Only a task the baseline rejected too is "could not judge".
 
 use serde::{Deserialize, Serialize};
 
@@ -19,12 +22,52 @@ pub enum Change {
     CouldNotJudge,
     /// Only in the current run.
     New,
-    /// Only in the baseline.
-    Removed,
     /// Better reading, or a higher score beyond the tolerance.
     Improved,
     /// Neither.
     Unchanged,
+}
+
+/// Which kind of regression a task shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Regression {
+    /// A worse reading (accepted → undecided, rejected or not applicable; undecided →
+    /// rejected).
+    WorseReading,
+    /// The same reading with a score lower than the baseline's beyond the tolerance.
+    LowerScore,
+    /// Accepted or undecided in the baseline, now not assessed or not run at all.
+    NotJudged,
+    /// In the baseline, missing from the current run.
+    Missing,
+}
+
+impl Regression {
+    /// Every kind, in the order reports list them.
+    pub const ALL: [Regression; 4] = [
+        Regression::WorseReading,
+        Regression::LowerScore,
+        Regression::NotJudged,
+        Regression::Missing,
+    ];
+
+    /// How a count of this kind reads ("2 worse readings").
+    pub fn counted(self, n: usize) -> String {
+        let (one, many) = match self {
+            Regression::WorseReading => ("worse reading", "worse readings"),
+            Regression::LowerScore => ("lower score", "lower scores"),
+            Regression::NotJudged => (
+                "task not judged where the baseline judged it",
+                "tasks not judged where the baseline judged them",
+            ),
+            Regression::Missing => (
+                "task missing from the current run",
+                "tasks missing from the current run",
+            ),
+        };
+        format!("{n} {}", if n == 1 { one } else { many })
+    }
 }
 
 /// One task's change.
@@ -35,6 +78,9 @@ pub struct TaskChange {
     pub key: String,
     /// The change.
     pub change: Change,
+    /// For a regression, which kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regression: Option<Regression>,
     /// Baseline reading.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<Reading>,
@@ -70,6 +116,8 @@ pub struct Comparison {
     pub changes: Vec<TaskChange>,
     /// How many regressed.
     pub regressions: usize,
+    /// How many of each kind of regression, in [`Regression::ALL`] order, kinds found only.
+    pub regression_kinds: Vec<(Regression, usize)>,
     /// Baseline pass rate over judged tasks (absent when none was judged).
     pub baseline_pass_rate: Option<f64>,
     /// Current pass rate over judged tasks.
@@ -95,24 +143,47 @@ fn word(r: Option<Reading>) -> String {
     crate::report::icons::task(r).lower()
 }
 
-fn classify(b: &TaskResult, c: &TaskResult, tolerance: f64) -> (Change, String) {
+fn classify(
+    b: &TaskResult,
+    c: &TaskResult,
+    tolerance: f64,
+) -> (Change, Option<Regression>, String) {
     let moved = format!("{} → {}", word(b.reading), word(c.reading));
+    let not_judged = matches!(c.reading, Some(Reading::NotAssessed) | None);
     match (rank(b.reading), rank(c.reading)) {
-        (Some(x), Some(y)) if y < x => (Change::Regressed, moved),
-        (Some(x), Some(y)) if y > x => (Change::Improved, moved),
+        (Some(x), Some(y)) if y < x => (Change::Regressed, Some(Regression::WorseReading), moved),
+        (Some(x), Some(y)) if y > x => (Change::Improved, None, moved),
         (Some(_), Some(_)) => match (b.score, c.score) {
             (Some(s0), Some(s1)) if s1 < s0 - tolerance => (
                 Change::Regressed,
+                Some(Regression::LowerScore),
                 format!("{}, score {s0:.2} → {s1:.2}", word(c.reading)),
             ),
             (Some(s0), Some(s1)) if s1 > s0 + tolerance => (
                 Change::Improved,
+                None,
                 format!("{}, score {s0:.2} → {s1:.2}", word(c.reading)),
             ),
-            _ => (Change::Unchanged, word(c.reading).to_string()),
+            _ => (Change::Unchanged, None, word(c.reading).to_string()),
         },
-        (_, None) if matches!(c.reading, Some(Reading::NotAssessed) | None) => (
+        // The baseline judged it (and did not reject it): a pull request that makes the task
+        // unjudgeable must not escape the comparison.
+        (Some(x), None) if not_judged && x > 0 => (
+            Change::Regressed,
+            Some(Regression::NotJudged),
+            format!(
+                "{moved}: {}",
+                c.error
+                    .as_deref()
+                    .unwrap_or("not assessed; see the task's report")
+            ),
+        ),
+        (Some(x), None) if c.reading == Some(Reading::NotApplicable) && x > 0 => {
+            (Change::Regressed, Some(Regression::WorseReading), moved)
+        }
+        (_, None) if not_judged => (
             Change::CouldNotJudge,
+            None,
             format!(
                 "{moved}: {}",
                 c.error
@@ -122,9 +193,10 @@ fn classify(b: &TaskResult, c: &TaskResult, tolerance: f64) -> (Change, String) 
         ),
         (None, Some(_)) => (
             Change::Unchanged,
+            None,
             format!("{moved} (not judged in the baseline)"),
         ),
-        _ => (Change::Unchanged, moved),
+        _ => (Change::Unchanged, None, moved),
     }
 }
 
@@ -134,10 +206,11 @@ pub fn compare(baseline: &SuiteReport, current: &SuiteReport, tolerance: f64) ->
     for c in &current.tasks {
         match baseline.tasks.iter().find(|b| b.key == c.key) {
             Some(b) => {
-                let (change, note) = classify(b, c, tolerance);
+                let (change, regression, note) = classify(b, c, tolerance);
                 changes.push(TaskChange {
                     key: c.key.clone(),
                     change,
+                    regression,
                     baseline: b.reading,
                     current: c.reading,
                     baseline_score: b.score,
@@ -148,6 +221,7 @@ pub fn compare(baseline: &SuiteReport, current: &SuiteReport, tolerance: f64) ->
             None => changes.push(TaskChange {
                 key: c.key.clone(),
                 change: Change::New,
+                regression: None,
                 baseline: None,
                 current: c.reading,
                 baseline_score: None,
@@ -160,12 +234,13 @@ pub fn compare(baseline: &SuiteReport, current: &SuiteReport, tolerance: f64) ->
         if !current.tasks.iter().any(|c| c.key == b.key) {
             changes.push(TaskChange {
                 key: b.key.clone(),
-                change: Change::Removed,
+                change: Change::Regressed,
+                regression: Some(Regression::Missing),
                 baseline: b.reading,
                 current: None,
                 baseline_score: b.score,
                 current_score: None,
-                note: format!("removed (was {})", word(b.reading)),
+                note: format!("missing from the current run (was {})", word(b.reading)),
             });
         }
     }
@@ -196,12 +271,23 @@ pub fn compare(baseline: &SuiteReport, current: &SuiteReport, tolerance: f64) ->
             }
         })
         .collect();
+    let regression_kinds = Regression::ALL
+        .into_iter()
+        .map(|k| {
+            (
+                k,
+                changes.iter().filter(|c| c.regression == Some(k)).count(),
+            )
+        })
+        .filter(|(_, n)| *n > 0)
+        .collect();
     Comparison {
         unstable,
         regressions: changes
             .iter()
             .filter(|c| c.change == Change::Regressed)
             .count(),
+        regression_kinds,
         changes,
         baseline_pass_rate: baseline.totals.pass_rate,
         current_pass_rate: current.totals.pass_rate,
@@ -258,6 +344,8 @@ mod tests {
                 task("e", Some(Accepted), Some(0.9)),
                 task("gone", Some(Accepted), None),
                 task("f", Some(NotAssessed), None),
+                task("g", Some(Accepted), None),
+                task("h", Some(Rejected), None),
             ],
         );
         let cur = SuiteReport::new(
@@ -271,6 +359,8 @@ mod tests {
                 task("e", Some(NotAssessed), None),
                 task("new", Some(Accepted), None),
                 task("f", Some(Rejected), Some(0.1)),
+                task("g", Some(NotApplicable), None),
+                task("h", Some(NotAssessed), None),
             ],
         );
         let c = compare(&base, &cur, 0.05);
@@ -279,11 +369,31 @@ mod tests {
         assert_eq!(of("b"), Change::Improved);
         assert_eq!(of("c"), Change::Regressed, "score beyond the tolerance");
         assert_eq!(of("d"), Change::Unchanged, "score within the tolerance");
-        assert_eq!(of("e"), Change::CouldNotJudge, "not a regression");
+        let kind = |k: &str| c.changes.iter().find(|x| x.key == k).unwrap().regression;
+        assert_eq!(kind("a"), Some(Regression::WorseReading));
+        assert_eq!(kind("c"), Some(Regression::LowerScore));
+        assert_eq!(of("e"), Change::Regressed, "accepted, now not assessed");
+        assert_eq!(kind("e"), Some(Regression::NotJudged));
         assert_eq!(of("new"), Change::New);
-        assert_eq!(of("gone"), Change::Removed);
+        assert_eq!(
+            of("gone"),
+            Change::Regressed,
+            "missing from the current run"
+        );
+        assert_eq!(kind("gone"), Some(Regression::Missing));
         assert_eq!(of("f"), Change::Unchanged);
-        assert_eq!(c.regressions, 2);
+        assert_eq!(of("g"), Change::Regressed, "accepted, now not applicable");
+        assert_eq!(of("h"), Change::CouldNotJudge, "rejected, now not assessed");
+        assert_eq!(c.regressions, 5);
+        assert_eq!(
+            c.regression_kinds,
+            vec![
+                (Regression::WorseReading, 2),
+                (Regression::LowerScore, 1),
+                (Regression::NotJudged, 1),
+                (Regression::Missing, 1)
+            ]
+        );
         assert_eq!(c.changes[0].change, Change::Regressed, "regressions first");
         let empty = SuiteReport::new("r".into(), None, vec![task("x", Some(NotAssessed), None)]);
         assert_eq!(

@@ -50,9 +50,19 @@ pub fn markdown(s: &SuiteReport, cmp: Option<&Comparison>) -> String {
         t.tasks, t.accepted, t.rejected, t.undecided, t.not_applicable, t.not_assessed, t.errors, pct(t.pass_rate)
     ));
     if let Some(c) = cmp {
+        let kinds: Vec<String> = c
+            .regression_kinds
+            .iter()
+            .map(|(k, n)| k.counted(*n))
+            .collect();
         md.push_str(&format!(
-            "Compared with the baseline: **{} regression(s)**, pass rate {} → {}.\n\n",
+            "Compared with the baseline: **{} regression(s)**{}, pass rate {} → {}.\n\n",
             c.regressions,
+            if kinds.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", kinds.join(", "))
+            },
             pct(c.baseline_pass_rate),
             pct(c.current_pass_rate)
         ));
@@ -60,11 +70,10 @@ pub fn markdown(s: &SuiteReport, cmp: Option<&Comparison>) -> String {
             (Change::Regressed, "Regressions"),
             (
                 Change::CouldNotJudge,
-                "Could not judge (instrument, not counted as regressions)",
+                "Could not judge (rejected in the baseline too, not counted as regressions)",
             ),
             (Change::Improved, "Improved"),
             (Change::New, "New"),
-            (Change::Removed, "Removed"),
         ] {
             let rows: Vec<_> = c.changes.iter().filter(|x| x.change == kind).collect();
             if rows.is_empty() {
