@@ -941,3 +941,33 @@ fn a_build_step_can_neither_plant_nor_read_a_cached_reply() {
         "the second run was answered from the cache"
     );
 }
+
+/// The attack (issue 25): the pull request's code, run by an earlier tier's build (a static
+/// initializer the tests load, here a `command`), deletes the hack from the source during the
+/// build, so the live workspace matches the reference and the semantic tier was told only
+/// `judge-ci.yml` differs. The semantic tier reads the workspace as submitted: the model is
+/// shown the hack.
+#[test]
+fn the_model_is_shown_the_workspace_as_submitted_not_as_the_build_left_it() {
+    let llm = FakeLlm::start(KEY);
+    llm.on(
+        "",
+        1,
+        Reply::Json(json!({"verdict": "PASS", "reasoning": "looks migrated"})),
+    );
+    let tiers = "    - name: build\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - type: command\n          name: build\n          run: \"sed -i 's/javax/jakarta/' src/Filter.java\"\n    - name: semantic\n      policy: FINAL_TIER\n      checks:\n        - type: llm\n          name: review\n";
+    let p = Project::new("anthropic", &llm, tiers);
+    let (o, _r) = p.run(Some(KEY));
+    let live = std::fs::read_to_string(p.ws().join("src/Filter.java")).unwrap();
+    assert!(
+        live.contains("jakarta"),
+        "the build rewrote the file: {live}"
+    );
+    let seen = llm.seen();
+    assert_eq!(seen.len(), 1, "{}", stderr(&o));
+    let (_, user) = prompt_of(&seen[0].body);
+    assert!(
+        user.contains("+import javax.servlet.Filter;") && user.contains("src/Filter.java"),
+        "the model was not shown the file as submitted:\n{user}"
+    );
+}

@@ -1,7 +1,9 @@
-//! The workspace as submitted (trust.md point 13): a copy taken when judging starts, before
-//! any subject code runs, that the structural judges (import, AST, POM and file comparisons)
-//! read instead of the live workspace, when one of them can run after subject code (see
-//! [`needed`]; otherwise they read the live workspace, untouched until then, with git's help).
+//! The workspace as submitted (trust.md points 13 and 20): a copy taken when judging starts,
+//! before any subject code runs, that every judge reading the workspace's sources (the
+//! structural comparisons, the semantic tier's material and plan; the registry's
+//! [`WorkspaceReads`] fact) reads instead of the live workspace, when one of them can run
+//! after subject code (see [`needed`]; otherwise they read the live workspace, untouched
+//! until then, with git's help). This is the one place the rule is decided.
 //! A build step in an earlier tier that rewrites the sources (copying the reference over them,
 //! say) changes the live workspace only. The copy lives in a folder hidden from subject
 //! processes (see [`crate::fence`]), and its content hashes, recorded when it is taken, are
@@ -22,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use super::structural::{MAX_FILE_BYTES, globs, parent_files, pom_files, select};
 
-use crate::config::checks::CheckKind;
+use crate::config::checks::{CheckKind, WorkspaceReads};
 use crate::config::{CheckSpec, JurySpec};
 
 /// The metadata key naming the snapshot folder in a judgment context.
@@ -41,41 +43,32 @@ pub fn submitted(ctx: &crate::judgment::JudgmentContext) -> PathBuf {
 /// [`needed`], or `code_first` (subject code runs before the jury: a task's `setup` or `post`
 /// commands) while the jury has a structural judge.
 pub fn needed_after(spec: &JurySpec, code_first: bool) -> bool {
-    needed(spec) || code_first && spec.all_checks().iter().any(|c| structural(c))
+    needed(spec) || code_first && spec.all_checks().iter().any(|c| reads_sources(c))
 }
 
-/// A check that reads the workspace's sources and the reference (import, AST, POM and file
-/// comparisons).
-fn structural(c: &CheckSpec) -> bool {
-    matches!(
-        c.kind,
-        CheckKind::ImportDiff { .. }
-            | CheckKind::AstDiff { .. }
-            | CheckKind::PomDiff { .. }
-            | CheckKind::FileComparison { .. }
-    )
+/// A check that reads the workspace's own sources (the structural comparisons, the semantic
+/// tier): the registry's [`WorkspaceReads`] fact, the one place this is decided.
+fn reads_sources(c: &CheckSpec) -> bool {
+    c.kind.check_type().info().reads != WorkspaceReads::Outputs
 }
 
-/// Whether a structural judge could run after (or beside) subject code: it sits in a tier at
-/// or after the first tier with a build, `command` or `external` check, or in a jury that
-/// also runs one. When every structural judge runs before any subject code, the live
-/// workspace is the workspace as submitted and no copy is needed.
+/// A check that runs the subject's code: the registry's `runs_subject_code` fact.
+fn runs_code(c: &CheckSpec) -> bool {
+    c.kind.check_type().info().runs_subject_code
+}
+
+/// Whether a check that reads sources could run after (or beside) subject code: it sits in a
+/// tier at or after the first tier with a check that runs subject code, or in a jury that
+/// also runs one. When every such check runs before any subject code, the live workspace is
+/// the workspace as submitted and no copy is needed. Every judge that reads sources reads
+/// [`submitted`], so this one rule decides for all of them.
 pub fn needed(spec: &JurySpec) -> bool {
-    fn runs_code(c: &CheckSpec) -> bool {
-        matches!(
-            c.kind,
-            CheckKind::Command { .. }
-                | CheckKind::MavenBuild { .. }
-                | CheckKind::GradleBuild { .. }
-                | CheckKind::External { .. }
-        )
-    }
     match spec {
         JurySpec::Tiers(tiers) => {
             let mut code_ran = false;
             for t in tiers {
                 code_ran |= t.checks.iter().any(runs_code);
-                if code_ran && t.checks.iter().any(structural) {
+                if code_ran && t.checks.iter().any(reads_sources) {
                     return true;
                 }
             }
@@ -84,7 +77,7 @@ pub fn needed(spec: &JurySpec) -> bool {
         // One jury (or members voting side by side): any order is possible.
         JurySpec::Checks { .. } | JurySpec::Members { .. } => {
             let checks = spec.all_checks();
-            checks.iter().any(|c| runs_code(c)) && checks.iter().any(|c| structural(c))
+            checks.iter().any(|c| runs_code(c)) && checks.iter().any(|c| reads_sources(c))
         }
     }
 }
@@ -96,6 +89,8 @@ pub struct Reads {
     sets: Vec<(globset::GlobSet, globset::GlobSet)>,
     /// A `pom-diff` runs: POMs, their parents, and the tree's shape.
     poms: bool,
+    /// A check reads every file (the semantic tier).
+    everything: bool,
 }
 
 impl Reads {
@@ -103,7 +98,9 @@ impl Reads {
     pub fn of(spec: &JurySpec) -> Result<Reads, String> {
         let mut sets = Vec::new();
         let mut poms = false;
+        let mut everything = false;
         for c in spec.all_checks() {
+            everything |= c.kind.check_type().info().reads == WorkspaceReads::Everything;
             let set = match &c.kind {
                 CheckKind::ImportDiff { files, .. }
                 | CheckKind::AstDiff { files, .. }
@@ -121,13 +118,19 @@ impl Reads {
             let mvn = [".mvn/**".to_string()];
             sets.push((globs(&mvn)?, globs(&[])?));
         }
-        Ok(Reads { sets, poms })
+        Ok(Reads {
+            sets,
+            poms,
+            everything,
+        })
     }
 
     fn selects(&self, rel: &str) -> bool {
-        self.sets
-            .iter()
-            .any(|(include, exclude)| include.is_match(rel) && !exclude.is_match(rel))
+        self.everything
+            || self
+                .sets
+                .iter()
+                .any(|(include, exclude)| include.is_match(rel) && !exclude.is_match(rel))
     }
 }
 

@@ -1,13 +1,15 @@
 //! `maven-build` and `gradle-build`: the project's own build, through its wrapper if present.
 
 use super::read::{CheckNode, list};
-use super::{CheckInfo, CheckKind, Family};
+use super::{CheckInfo, CheckKind, Family, WorkspaceReads};
 use crate::config::yaml::{Kind, Reader, key};
 
 /// `maven-build`: runs ./mvnw (if executable) or mvn; PASS on exit 0.
 #[rustfmt::skip]
 pub const MAVEN_BUILD: CheckInfo = CheckInfo {
     family: Family::Deterministic,
+    reads: WorkspaceReads::Outputs,
+    runs_subject_code: true,
     doc: "runs ./mvnw (if executable) or mvn; PASS on exit 0",
     keys: keys![
         key("goals", Kind::StrList, "goals ([clean, test])"),
@@ -30,6 +32,8 @@ fn read_maven_build(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
 #[rustfmt::skip]
 pub const GRADLE_BUILD: CheckInfo = CheckInfo {
     family: Family::Deterministic,
+    reads: WorkspaceReads::Outputs,
+    runs_subject_code: true,
     doc: "runs ./gradlew (if executable) or gradle; PASS on exit 0",
     keys: keys![
         key("tasks", Kind::StrList, "tasks ([build])"),

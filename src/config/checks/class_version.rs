@@ -1,13 +1,15 @@
 //! `class-version`: every class file has the target major version.
 
 use super::read::{CheckNode, get, path_key};
-use super::{CheckInfo, CheckKind, Family};
+use super::{CheckInfo, CheckKind, Family, WorkspaceReads};
 use crate::config::yaml::{Kind, Reader, key};
 
 /// `class-version`: PASS if every class file has the target major version.
 #[rustfmt::skip]
 pub const CLASS_VERSION: CheckInfo = CheckInfo {
     family: Family::Deterministic,
+    reads: WorkspaceReads::Outputs,
+    runs_subject_code: false,
     doc: "PASS if every class file has the target major version",
     keys: keys![
         key("target", Kind::Integer, "class-file major version (e.g. 65)"),

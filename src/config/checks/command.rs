@@ -3,13 +3,15 @@
 use marked_yaml::Node;
 
 use super::read::{CheckNode, env, get, path_key, required};
-use super::{CheckInfo, CheckKind, Family};
+use super::{CheckInfo, CheckKind, Family, WorkspaceReads};
 use crate::config::yaml::{Kind, Reader, key};
 
 /// `command`: PASS if the command exits with the expected code.
 #[rustfmt::skip]
 pub const COMMAND: CheckInfo = CheckInfo {
     family: Family::Deterministic,
+    reads: WorkspaceReads::Outputs,
+    runs_subject_code: true,
     doc: "PASS if the command exits with the expected code",
     keys: keys![
         key("run", Kind::CommandLine, "a string for sh -f -c (no pathname expansion), or a list of arguments"),
@@ -50,6 +52,8 @@ fn read_command(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
 #[rustfmt::skip]
 pub const EXTERNAL: CheckInfo = CheckInfo {
     family: Family::Deterministic,
+    reads: WorkspaceReads::Outputs,
+    runs_subject_code: true,
     doc: "runs a program that writes one judgment as JSON on descriptor 3 ($JUDGE_ANSWER_FD); its standard output and error are logs",
     keys: keys![
         key("run", Kind::CommandLine, "a string for sh -f -c (no pathname expansion), or a list of arguments"),

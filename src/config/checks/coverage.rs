@@ -4,13 +4,15 @@ use marked_yaml::Node;
 use marked_yaml::types::MarkedMappingNode;
 
 use super::read::{CheckNode, get, path_key};
-use super::{CheckInfo, CheckKind, Family};
+use super::{CheckInfo, CheckKind, Family, WorkspaceReads};
 use crate::config::yaml::{Kind, Reader, key};
 
 /// `coverage-preservation`: PASS if line coverage dropped by at most max-drop points.
 #[rustfmt::skip]
 pub const COVERAGE_PRESERVATION: CheckInfo = CheckInfo {
     family: Family::Deterministic,
+    reads: WorkspaceReads::Outputs,
+    runs_subject_code: false,
     doc: "PASS if line coverage dropped by at most max-drop points",
     keys: keys![
         key("max-drop", Kind::Number, "allowed drop in percentage points (5.0)"),
@@ -39,6 +41,8 @@ fn read_coverage_preservation(r: &mut Reader, c: &CheckNode<'_>) -> Option<Check
 #[rustfmt::skip]
 pub const COVERAGE_IMPROVEMENT: CheckInfo = CheckInfo {
     family: Family::Deterministic,
+    reads: WorkspaceReads::Outputs,
+    runs_subject_code: false,
     doc: "PASS if line coverage improved (and the minimum is met)",
     keys: keys![
         key("min", Kind::Number, "improvement in points that scores 1.0 (50; agent-bench's name)"),

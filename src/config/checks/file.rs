@@ -1,7 +1,7 @@
 //! `file-exists` and `file-content`: a file in the workspace, and what it holds.
 
 use super::read::{CheckNode, get, path_key, required};
-use super::{CheckInfo, CheckKind, Family};
+use super::{CheckInfo, CheckKind, Family, WorkspaceReads};
 use crate::config::token;
 use crate::config::yaml::{Kind, Reader, key};
 
@@ -9,6 +9,8 @@ use crate::config::yaml::{Kind, Reader, key};
 #[rustfmt::skip]
 pub const FILE_EXISTS: CheckInfo = CheckInfo {
     family: Family::Deterministic,
+    reads: WorkspaceReads::Outputs,
+    runs_subject_code: false,
     doc: "PASS if the path is a regular file in the workspace",
     keys: keys![key("path", Kind::Str, "path relative to the workspace")],
     default_timeout: super::CHECK_TIMEOUT,
@@ -28,6 +30,8 @@ fn read_file_exists(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
 #[rustfmt::skip]
 pub const FILE_CONTENT: CheckInfo = CheckInfo {
     family: Family::Deterministic,
+    reads: WorkspaceReads::Outputs,
+    runs_subject_code: false,
     doc: "PASS if the file's content matches",
     keys: keys![
         key("path", Kind::Str, "path relative to the workspace"),

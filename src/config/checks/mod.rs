@@ -49,6 +49,21 @@ pub enum Family {
     Semantic,
 }
 
+/// What a check of a type reads of the workspace's own files: the fact the snapshot rule
+/// ([`crate::judges::snapshot`]) reads, so that which judges read the workspace as submitted
+/// is decided in one place, for every type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorkspaceReads {
+    /// What a build may produce (a `file-content` path, class files, reports) or nothing of
+    /// the sources: read live, after the subject's code ran.
+    Outputs,
+    /// The sources its file set selects (the structural comparisons): read as submitted.
+    Sources,
+    /// Every file of the workspace (the semantic tier's material, a plan it reads): read as
+    /// submitted.
+    Everything,
+}
+
 /// The run-time limit of a check that sets none.
 pub const CHECK_TIMEOUT: Duration = Duration::from_secs(120);
 /// The run-time limit of a build that sets none.
@@ -61,6 +76,11 @@ pub type ReadFn = fn(&mut Reader, &read::CheckNode<'_>) -> Option<CheckKind>;
 pub struct CheckInfo {
     /// Its family.
     pub family: Family,
+    /// What it reads of the workspace's own files (the snapshot rule's input).
+    pub reads: WorkspaceReads,
+    /// Whether it runs the subject's code (a build, a `command`, an `external` judge), after
+    /// which the live workspace is no longer the workspace as submitted.
+    pub runs_subject_code: bool,
     /// Keys specific to this type.
     pub keys: &'static [Key],
     /// One sentence for help and the schema.

@@ -3,12 +3,14 @@
 
 use std::time::Duration;
 
-use super::{CheckInfo, Family};
+use super::{CheckInfo, Family, WorkspaceReads};
 
 /// `protected-paths`: FAIL, listing the protected paths the pull request changed.
 #[rustfmt::skip]
 pub const PROTECTED_PATHS: CheckInfo = CheckInfo {
     family: Family::Deterministic,
+    reads: WorkspaceReads::Outputs,
+    runs_subject_code: false,
     doc: "FAIL if the pull request changed a protected path (added by the run)",
     keys: &[],
     default_timeout: Duration::from_secs(10),

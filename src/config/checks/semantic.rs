@@ -6,7 +6,7 @@ use marked_yaml::types::MarkedMappingNode;
 use std::path::Path;
 
 use super::read::{CheckNode, get, path_key};
-use super::{CheckInfo, CheckKind, Family};
+use super::{CheckInfo, CheckKind, Family, WorkspaceReads};
 use crate::config::llm::{CriteriaSource, LlmOutput, Question, RosterItem, RosterKind};
 use crate::config::token;
 use crate::config::yaml::{Kind, Reader, key};
@@ -15,6 +15,8 @@ use crate::config::yaml::{Kind, Reader, key};
 #[rustfmt::skip]
 pub const LLM: CheckInfo = CheckInfo {
     family: Family::Semantic,
+    reads: WorkspaceReads::Everything,
+    runs_subject_code: false,
     doc: "asks a model for a verdict, score or criteria in a validated JSON shape",
     keys: keys![
         key("prompt", Kind::Str, "prompt template file, relative to the config file"),
@@ -39,6 +41,8 @@ fn read_llm(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
 #[rustfmt::skip]
 pub const TEST_QUALITY_LLM: CheckInfo = CheckInfo {
     family: Family::Semantic,
+    reads: WorkspaceReads::Everything,
+    runs_subject_code: false,
     doc: "agent-bench's test-quality rubric",
     keys: keys![key("prompt", Kind::Str, "prompt template file, relative to the config file")],
     default_timeout: super::CHECK_TIMEOUT,
@@ -55,6 +59,8 @@ fn read_test_quality_llm(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind>
 #[rustfmt::skip]
 pub const SEMANTIC_DIFF: CheckInfo = CheckInfo {
     family: Family::Semantic,
+    reads: WorkspaceReads::Everything,
+    runs_subject_code: false,
     doc: "one question per criterion; score = passed/total",
     keys: keys![
         key("prompt", Kind::Str, "prompt template file, relative to the config file"),
@@ -99,6 +105,8 @@ fn read_semantic_diff(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
 #[rustfmt::skip]
 pub const CORRECTNESS: CheckInfo = CheckInfo {
     family: Family::Semantic,
+    reads: WorkspaceReads::Everything,
+    runs_subject_code: false,
     doc: "does the change achieve the goal (strict YES/NO)",
     keys: keys![key("prompt", Kind::Str, "prompt template file, relative to the config file")],
     default_timeout: super::CHECK_TIMEOUT,
@@ -115,6 +123,8 @@ fn read_correctness(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
 #[rustfmt::skip]
 pub const EARS: CheckInfo = CheckInfo {
     family: Family::Semantic,
+    reads: WorkspaceReads::Everything,
+    runs_subject_code: false,
     doc: "EARS requirement roster",
     keys: keys![
         key("prompt", Kind::Str, "prompt template file, relative to the config file"),
@@ -134,6 +144,8 @@ fn read_ears(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
 #[rustfmt::skip]
 pub const RFC2119: CheckInfo = CheckInfo {
     family: Family::Semantic,
+    reads: WorkspaceReads::Everything,
+    runs_subject_code: false,
     doc: "RFC 2119 constraint roster",
     keys: keys![
         key("prompt", Kind::Str, "prompt template file, relative to the config file"),

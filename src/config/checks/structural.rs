@@ -4,7 +4,7 @@
 use marked_yaml::types::MarkedMappingNode;
 
 use super::read::{CheckNode, get, list, path_key};
-use super::{CheckInfo, CheckKind, Family};
+use super::{CheckInfo, CheckKind, Family, WorkspaceReads};
 use crate::config::token;
 use crate::config::yaml::{Kind, Reader, key};
 
@@ -12,6 +12,8 @@ use crate::config::yaml::{Kind, Reader, key};
 #[rustfmt::skip]
 pub const IMPORT_DIFF: CheckInfo = CheckInfo {
     family: Family::Structural,
+    reads: WorkspaceReads::Sources,
+    runs_subject_code: false,
     doc: "compares import sets per file against the reference",
     keys: keys![
         key("include", Kind::StrList, "globs (**/*.java)"),
@@ -40,6 +42,8 @@ fn read_import_diff(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
 #[rustfmt::skip]
 pub const AST_DIFF: CheckInfo = CheckInfo {
     family: Family::Structural,
+    reads: WorkspaceReads::Sources,
+    runs_subject_code: false,
     doc: "compares types, members and annotations against the reference",
     keys: keys![
         key("include", Kind::StrList, "globs"),
@@ -73,6 +77,8 @@ fn read_ast_diff(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
 #[rustfmt::skip]
 pub const POM_DIFF: CheckInfo = CheckInfo {
     family: Family::Structural,
+    reads: WorkspaceReads::Sources,
+    runs_subject_code: false,
     doc: "compares effective POM coordinates against the reference",
     keys: keys![
         key("aspects", Kind::EnumList(token::accepted::<PomAspect>), "what to compare (all)"),
@@ -103,6 +109,8 @@ fn read_pom_diff(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
 #[rustfmt::skip]
 pub const FILE_COMPARISON: CheckInfo = CheckInfo {
     family: Family::Structural,
+    reads: WorkspaceReads::Sources,
+    runs_subject_code: false,
     doc: "compares every reference file with the workspace",
     keys: keys![
         key("include", Kind::StrList, "globs"),
@@ -123,6 +131,8 @@ fn read_file_comparison(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> 
 #[rustfmt::skip]
 pub const TEST_INVARIANCE: CheckInfo = CheckInfo {
     family: Family::Structural,
+    reads: WorkspaceReads::Outputs,
+    runs_subject_code: false,
     doc: "fails on failing tests or fewer tests than the reference",
     keys: keys![key("reports", Kind::Str, "Surefire reports folder")],
     default_timeout: super::CHECK_TIMEOUT,

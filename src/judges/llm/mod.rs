@@ -396,7 +396,9 @@ pub async fn judge(
     let c = ctx.clone();
     let change = match tokio::task::spawn_blocking(move || {
         let reference = super::structural::reference(&c).ok();
-        prompt::change(&c.workspace, reference.as_deref(), DIFF_BUDGET)
+        // The workspace as submitted, not as a build left it (the snapshot rule).
+        let submitted = super::snapshot::submitted(&c);
+        prompt::change(&submitted, reference.as_deref(), DIFF_BUDGET)
     })
     .await
     {
@@ -638,7 +640,8 @@ async fn ask_question(
             let all = match criteria {
                 CriteriaSource::Listed(l) => l.clone(),
                 CriteriaSource::Plan(p) => {
-                    let path = match super::paths::resolve(&ctx.workspace, p.as_path()) {
+                    let submitted = super::snapshot::submitted(ctx);
+                    let path = match super::paths::resolve(&submitted, p.as_path()) {
                         super::paths::Resolved::Inside(p) => p,
                         super::paths::Resolved::Escapes(why) => {
                             return instrument(format!(
