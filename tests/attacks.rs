@@ -573,3 +573,73 @@ fn validate_warns_about_commands_whose_meaning_depends_on_the_tree() {
         common::stderr(&o)
     );
 }
+
+#[test]
+fn a_change_in_a_language_no_judge_reads_is_never_accepted_as_all_zero_files_match() {
+    // A Kotlin project that still imports javax.persistence, judged against its migrated
+    // reference with Java's structural judges: no file matches their globs, so nothing was
+    // examined; that is never "all 0 compared file(s) match" (trust.md point 19).
+    let d = tempfile::tempdir().unwrap();
+    let (ws, reference) = (d.path().join("workspace"), d.path().join("reference"));
+    let config = "schema: judge-ci.v1\nname: kotlin\nversion: \"1\"\nreference:\n  path: ../reference\njury:\n  tiers:\n    - name: migration\n      policy: FINAL_TIER\n      checks:\n        - type: import-diff\n          forbid: [javax.persistence.*]\n        - type: ast-diff\n";
+    common::write_tree(
+        &ws,
+        &[
+            ("judge-ci.yml", config),
+            (
+                "src/main/kotlin/a/Book.kt",
+                "package a\nimport javax.persistence.Entity\n@Entity class Book\n",
+            ),
+        ],
+    );
+    common::write_tree(
+        &reference,
+        &[(
+            "src/main/kotlin/a/Book.kt",
+            "package a\nimport jakarta.persistence.Entity\n@Entity class Book\n",
+        )],
+    );
+    let out = d.path().join("out");
+    let o = common::judge_ci(&ws, &["--dry-run", "--out", out.to_str().unwrap()]);
+    assert_ne!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let r = common::report(&out);
+    for j in r["verdict"]["individual"].as_array().unwrap() {
+        assert_ne!(j["status"], "pass", "{j:#}");
+        assert!(
+            j["reasoning"]
+                .as_str()
+                .unwrap()
+                .contains("nothing was examined"),
+            "{j:#}"
+        );
+    }
+    // With the exclusion declared and honoured, the judges are not applicable, never a pass.
+    let declared = config
+        .replace(
+            "      checks:\n",
+            "      voting: {strategy: all-must-pass, not-applicable: exclude}\n      checks:\n",
+        )
+        .replace(
+            "        - type: ast-diff\n",
+            "        - type: ast-diff\n          not-applicable-when: no Java source in either tree\n",
+        )
+        .replace(
+            "          forbid:",
+            "          not-applicable-when: no Java source in either tree\n          forbid:",
+        );
+    std::fs::write(ws.join("judge-ci.yml"), declared).unwrap();
+    let o = common::judge_ci(&ws, &["--dry-run", "--out", out.to_str().unwrap()]);
+    let r = common::report(&out);
+    assert_eq!(
+        r["verdict"]["individual"][0]["status"],
+        "not_applicable",
+        "{}\n{:#}",
+        common::stderr(&o),
+        r["verdict"]
+    );
+    assert_ne!(
+        r["interpretation"]["reading"], "accepted",
+        "{:#}",
+        r["interpretation"]
+    );
+}

@@ -75,6 +75,10 @@ fn findings_against_a_reference_made_by_apaches_converter() {
         "{migrated}"
     );
 
+    // Both trees are Maven projects (pom-diff examines their POMs; a tree without one is
+    // nothing to examine, never a pass).
+    let pom = "<project><modelVersion>4.0.0</modelVersion><groupId>shop</groupId><artifactId>shop</artifactId><version>1</version></project>\n";
+    write_tree(&converted, &[("pom.xml", pom)]);
     // Half-migrated: the servlet moved to jakarta (and lost @Override), the filter did not.
     let ws = tempfile::tempdir().unwrap();
     let half = migrated.replace("    @Override\n", "");
@@ -83,6 +87,7 @@ fn findings_against_a_reference_made_by_apaches_converter() {
         &[
             ("src/shop/CartServlet.java", &half),
             ("src/shop/AuditFilter.java", JAVAX_FILTER),
+            ("pom.xml", pom),
         ],
     );
     let (code, r) = run(ws.path(), &converted);

@@ -365,6 +365,9 @@ pub fn ast_diff(
         Ok(l) => l,
         Err(e) => return super::super::instrument(e),
     };
+    if let Some(na) = super::nothing_examined("ast-diff", &listing, files) {
+        return na;
+    }
     let bodies = aspects.contains(&AstAspect::Bodies);
     let kind = crate::lang::cache::java_kind(bodies);
     let (findings, matched, total) = compare_files(

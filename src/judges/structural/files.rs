@@ -165,6 +165,9 @@ pub fn file_comparison(
         Ok(l) => l,
         Err(e) => return instrument(e),
     };
+    if let Some(na) = super::nothing_examined("file-comparison", &listing, files) {
+        return na;
+    }
     let (findings, matched, total) = compare_files(
         comparisons,
         &listing,

@@ -102,6 +102,9 @@ pub fn import_diff(
         Ok(l) => l,
         Err(e) => return super::super::instrument(e),
     };
+    if let Some(na) = super::nothing_examined("import-diff", &listing, files) {
+        return na;
+    }
     let forbid: Vec<Pattern> = match forbid.iter().map(|p| Pattern::new(p)).collect() {
         Ok(v) => v,
         Err(e) => return super::super::instrument(e),

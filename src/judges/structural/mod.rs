@@ -437,6 +437,37 @@ pub fn read_bounded(p: &Path) -> Result<Vec<u8>, String> {
     crate::judges::paths::read_limited(p, MAX_FILE_BYTES)
 }
 
+/// The NOT_APPLICABLE of a structural judge whose selection matched no file of either tree,
+/// naming the globs: examining nothing is never a PASS (trust.md point 19). A tree whose
+/// sources are all in a language the judge does not read (Kotlin for `import-diff`) is not
+/// "all 0 files match". Where the check does not declare that it may be not applicable
+/// (`not-applicable-when`), the jury turns this into an ERROR that says so, which no gate
+/// under `fail-on: error` accepts either.
+pub fn nothing_examined(what: &str, listing: &Listing, files: &FileSet) -> Option<Outcome> {
+    if !(listing.both.is_empty()
+        && listing.only_reference.is_empty()
+        && listing.only_workspace.is_empty())
+    {
+        return None;
+    }
+    let exclude = if files.exclude.is_empty() {
+        String::new()
+    } else {
+        format!(", excluding {}", files.exclude.join(", "))
+    };
+    Some(
+        Judgment::builder(Status::NotApplicable)
+            .reasoning(format!(
+                "{what}: no file of the workspace or the reference matches {}{exclude}; nothing was examined",
+                files.include.join(", ")
+            ))
+            .metadata("filesCompared", 0u64)
+            .metadata("selection", serde_json::json!({"include": files.include, "exclude": files.exclude}))
+            .build()
+            .map_err(Into::into),
+    )
+}
+
 /// Compares every file of `both` with `compare` (identical files are never read or parsed,
 /// unreadable ones become findings) and adds a `file-missing` finding for each reference file
 /// the workspace lacks. Returns the findings, the files without any, and the files compared.

@@ -872,6 +872,9 @@ pub fn pom_diff(
         Ok(l) => l,
         Err(e) => return instrument(e),
     };
+    if let Some(na) = super::nothing_examined("pom-diff", &listing, &pom_files()) {
+        return na;
+    }
     if listing.both.is_empty() && listing.only_reference.is_empty() {
         return super::super::build(
             crate::judgment::Judgment::builder(crate::judgment::Status::Abstain)
