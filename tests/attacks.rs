@@ -86,7 +86,7 @@ fn environment_theft_through_proc_finds_no_secret() {
     // The subject reads its parent's environment and every other process's, keeps what it
     // found in the workspace, which judge-ci does not redact.
     let ws = workspace(&command_config(
-        "{ tr '\\0' '\\n' < /proc/$PPID/environ; for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; done; } > stolen.txt 2>/dev/null; exit 1",
+        "{ tr '\\0' '\\n' < /proc/$PPID/environ; for p in $(find /proc -maxdepth 1 -name '[0-9]*'); do tr '\\0' '\\n' < $p/environ; done; } > stolen.txt 2>/dev/null; exit 1",
     ));
     let runner = tempfile::tempdir().unwrap();
     let o = in_actions(ws.path(), runner.path(), &[]);

@@ -60,9 +60,11 @@ impl Scenario {
     }
 }
 
+/// A command check for an attack: the shell expands globs (`glob: true`), so an attack that
+/// walks `/proc/$$/fd/*` or a temporary folder's `judge-ci-rev-*` really does.
 fn check(name: &str, run: &str) -> String {
     format!(
-        "        - type: command\n          name: {name}\n          run: {}\n          timeout: PT60S\n",
+        "        - type: command\n          name: {name}\n          glob: true\n          run: {}\n          timeout: PT60S\n",
         serde_json::to_string(run).unwrap()
     )
 }
