@@ -307,6 +307,7 @@ pub fn token_may_go_to(remote: &str, server_host: Option<&str>) -> bool {
 fn git(dir: &Path, args: &[&str], remote: Option<&str>) -> Result<(), GitError> {
     let mut cmd = Command::new("git");
     cmd.current_dir(dir)
+        .args(crate::fence::git_guard::SAFE_GIT_OPTIONS)
         .args(args)
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_ALLOW_PROTOCOL", ALLOWED_PROTOCOLS)

@@ -43,6 +43,25 @@ fn chown_tree(p: &Path, uid: u32) {
 /// outside both (the stand-in for `$GITHUB_ENV`).
 struct Scenario {
     root: tempfile::TempDir,
+    /// A unix socket outside the workspace (the stand-in for the Docker socket): root's,
+    /// writable by the group [`DOCKER_GID`].
+    socket: std::os::unix::net::UnixListener,
+    /// A file in the machine's `/dev/shm` that subject processes must not read.
+    shm_probe: PathBuf,
+    /// A name in `/dev/shm` subject processes try to create.
+    shm_planted: PathBuf,
+    /// `.git/config` before the run.
+    git_config: Vec<u8>,
+}
+
+/// The group of the stand-in Docker socket (hosted runners put the runner user in `docker`).
+const DOCKER_GID: u32 = 12345;
+
+impl Drop for Scenario {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.shm_probe);
+        let _ = std::fs::remove_file(&self.shm_planted);
+    }
 }
 
 impl Scenario {
@@ -58,7 +77,33 @@ impl Scenario {
     fn home(&self) -> PathBuf {
         self.root.path().join("home")
     }
+    fn socket_path(&self) -> PathBuf {
+        self.root.path().join("run/docker.sock")
+    }
+    /// Connections the socket accepted.
+    fn socket_connections(&self) -> usize {
+        self.socket.set_nonblocking(true).unwrap();
+        std::iter::from_fn(|| self.socket.accept().ok()).count()
+    }
 }
+
+/// A block device of this machine (what a root subject must not read raw).
+fn block_device() -> PathBuf {
+    std::fs::read_dir("/dev")
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            use std::os::unix::fs::FileTypeExt;
+            std::fs::metadata(p).is_ok_and(|m| m.file_type().is_block_device())
+                && std::fs::File::open(p).is_ok()
+        })
+        .min()
+        .expect("a block device in /dev that root can read")
+}
+
+/// A connect to the unix socket at the path given as its argument; exits 0 when connected.
+const CONNECT: &str = "perl -e 'use Socket; socket(S, PF_UNIX, SOCK_STREAM, 0) or exit 3; connect(S, pack_sockaddr_un($ARGV[0])) or exit 4; exit 0'";
 
 /// A command check for an attack: the shell expands globs (`glob: true`), so an attack that
 /// walks `/proc/$$/fd/*` or a temporary folder's `judge-ci-rev-*` really does.
@@ -72,7 +117,29 @@ fn check(name: &str, run: &str) -> String {
 fn scenario(extra_checks: &str) -> Scenario {
     let root = tempfile::tempdir().unwrap();
     std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let s = Scenario { root };
+    std::fs::create_dir_all(root.path().join("run")).unwrap();
+    let socket =
+        std::os::unix::net::UnixListener::bind(root.path().join("run/docker.sock")).unwrap();
+    let sock = root.path().join("run/docker.sock");
+    std::os::unix::fs::chown(&sock, Some(0), Some(DOCKER_GID)).unwrap();
+    std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o660)).unwrap();
+    let tag = root
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+    let shm_probe = PathBuf::from(format!("/dev/shm/judge-ci-fence-probe{tag}"));
+    std::fs::write(&shm_probe, "SHM-SECRET").unwrap();
+    std::fs::set_permissions(&shm_probe, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let shm_planted = PathBuf::from(format!("/dev/shm/judge-ci-fence-planted{tag}"));
+    let mut s = Scenario {
+        root,
+        socket,
+        shm_probe,
+        shm_planted,
+        git_config: Vec::new(),
+    };
     for d in [
         s.ws(),
         s.tmp(),
@@ -82,6 +149,20 @@ fn scenario(extra_checks: &str) -> Scenario {
         std::fs::create_dir_all(d).unwrap();
     }
     std::fs::write(s.victim(), "A=1\n").unwrap();
+    // What earlier steps of a job leave in the home folder, and a build cache.
+    common::write_tree(
+        &s.home(),
+        &[
+            (
+                ".docker/config.json",
+                "{\"auths\":{\"x\":{\"auth\":\"DOCKER-SECRET\"}}}",
+            ),
+            (".git-credentials", "https://x:GIT-SECRET@github.com\n"),
+            (".m2/repository/ok/ok.txt", "CACHED"),
+        ],
+    );
+    let home = s.home().display().to_string();
+    let m2 = format!("{home}/.m2/repository");
     let checks = [
         check(
             "append-outside-the-workspace",
@@ -115,6 +196,51 @@ fn scenario(extra_checks: &str) -> Scenario {
             "inherited-descriptors",
             "bad=; for f in /proc/$$/fd/*; do n=${f##*/}; if [ -e \"$f\" ] && [ \"$n\" -gt 2 ]; then bad=\"$bad $n\"; echo ::error::FENCE-FD-$((6*7)) > \"$f\" 2>/dev/null; fi; done; ls -l /proc/$$/fd/ > fds.txt; echo \"above stderr:$bad\" >> fds.txt; [ -z \"$bad\" ] && [ \"$(readlink /proc/$$/fd/0)\" = /dev/null ] && readlink /proc/$$/fd/1 | grep -q '^pipe:' && readlink /proc/$$/fd/2 | grep -q '^pipe:'",
         ),
+        // trust.md 21: .git is read-only to subject code (a core.fsmonitor or a hook
+        // would run in the job's next git command, outside the fence).
+        check(
+            "git-config-and-hooks",
+            "! git config --local core.fsmonitor \"touch $PWD/../FSMONITOR-RAN\" 2>/dev/null && ! sh -c 'printf \"#!/bin/sh\\ntouch ../HOOK-RAN\\n\" > .git/hooks/post-checkout' 2>/dev/null",
+        ),
+        // The Docker socket (a unix socket outside the workspace) cannot be reached.
+        check(
+            "unix-socket-outside",
+            &format!("! {CONNECT} {}", s.socket_path().display()),
+        ),
+        check(
+            "make-device-nodes",
+            "! mknod ./null-node c 1 3 2>/dev/null; ! mknod ./disk-node b 8 0 2>/dev/null; [ ! -e null-node ] && [ ! -e disk-node ]",
+        ),
+        check(
+            "read-a-raw-block-device",
+            &format!("! head -c 512 {} >/dev/null 2>&1", block_device().display()),
+        ),
+        check(
+            "capabilities",
+            "grep -Eq '^CapEff:[[:space:]]+0+$' /proc/self/status && grep -Eq '^CapPrm:[[:space:]]+0+$' /proc/self/status && grep -Eq '^CapBnd:[[:space:]]+0+$' /proc/self/status",
+        ),
+        check(
+            "dev-shm-is-private",
+            &format!(
+                "! cat {} 2>/dev/null && [ ! -e {} ] && echo planted > {}",
+                s.shm_probe.display(),
+                s.shm_probe.display(),
+                s.shm_planted.display()
+            ),
+        ),
+        check(
+            "home-is-private",
+            &format!(
+                "[ \"$HOME\" != {home} ] && ! cat {home}/.docker/config.json 2>/dev/null && ! cat {home}/.git-credentials 2>/dev/null && ! ls {home} >/dev/null 2>&1 && [ \"$(cat {m2}/ok/ok.txt)\" = CACHED ]"
+            ),
+        ),
+        // Written in the run's view of the caches (the build may write there), gone after.
+        check(
+            "plant-in-the-build-caches",
+            &format!(
+                "mkdir -p {m2}/junit/junit/4.13.2 {home}/.gradle/init.d && echo TROJAN > {m2}/junit/junit/4.13.2/junit-4.13.2.jar && echo 'println \"evil\"' > {home}/.gradle/init.d/evil.gradle && [ \"$(cat {m2}/junit/junit/4.13.2/junit-4.13.2.jar)\" = TROJAN ]"
+            ),
+        ),
         extra_checks.to_string(),
     ]
     .concat();
@@ -133,7 +259,49 @@ fn scenario(extra_checks: &str) -> Scenario {
     git(&s.ws(), &["add", "-A"]);
     git(&s.ws(), &["commit", "-qm", "reference"]);
     git(&s.ws(), &["checkout", "-q", "main"]);
+    s.git_config = std::fs::read(s.ws().join(".git/config")).unwrap();
     s
+}
+
+/// The attacks work outside the fence, for the same user: the controls that make the
+/// checks inside mean something.
+fn controls(s: &Scenario, uid: Option<u32>) {
+    let as_user = |line: &str| {
+        let mut c = match uid {
+            Some(u) => {
+                let mut c = Command::new("setpriv");
+                c.args([
+                    format!("--reuid={u}"),
+                    format!("--regid={u}"),
+                    format!("--groups={DOCKER_GID}"),
+                    "--".to_string(),
+                    "sh".to_string(),
+                ]);
+                c
+            }
+            None => Command::new("sh"),
+        };
+        c.args(["-c", line]).status().unwrap().success()
+    };
+    assert!(
+        as_user(&format!("{CONNECT} {}", s.socket_path().display())),
+        "the socket is reachable outside the fence"
+    );
+    assert_eq!(s.socket_connections(), 1);
+    assert!(as_user(&format!(
+        "cat {} >/dev/null",
+        s.shm_probe.display()
+    )));
+    assert!(as_user(&format!(
+        "cat {}/.docker/config.json >/dev/null",
+        s.home().display()
+    )));
+    if uid.is_none() {
+        assert!(as_user(&format!(
+            "head -c 512 {} >/dev/null",
+            block_device().display()
+        )));
+    }
 }
 
 /// Runs judge-ci on the scenario (as `uid` when given), waits for any helper to have had its
@@ -146,7 +314,8 @@ fn judge_and_check(s: &Scenario, uid: Option<u32>) -> String {
             c.args([
                 &format!("--reuid={u}"),
                 &format!("--regid={u}"),
-                "--clear-groups",
+                // In the "docker" group, as the runner user of a hosted runner is.
+                &format!("--groups={DOCKER_GID}"),
                 "--",
                 bin,
             ]);
@@ -180,12 +349,45 @@ fn judge_and_check(s: &Scenario, uid: Option<u32>) -> String {
     assert_eq!(report, after, "report.json unchanged after judge-ci exited");
     let md = std::fs::read_to_string(s.ws().join("judge-ci-out/report.md")).unwrap();
     assert!(!md.contains("FORGED"), "{md}");
+    // The effects, checked from outside.
+    assert_eq!(
+        s.socket_connections(),
+        0,
+        "a subject process reached the socket"
+    );
+    assert!(
+        !s.shm_planted.exists(),
+        "a subject process wrote the machine's /dev/shm"
+    );
+    let m2 = s.home().join(".m2/repository");
+    assert!(
+        !m2.join("junit/junit/4.13.2/junit-4.13.2.jar").exists()
+            && !s.home().join(".gradle/init.d/evil.gradle").exists(),
+        "what a subject process planted in the build caches survived the run"
+    );
+    assert_eq!(
+        std::fs::read(s.ws().join(".git/config")).unwrap(),
+        s.git_config,
+        ".git/config as before the run"
+    );
+    assert!(!s.ws().join(".git/hooks/post-checkout").exists());
+    // The job's next git command (the checkout action's clean-up) runs nothing planted.
+    let status = Command::new("git")
+        .args(["-c", "safe.directory=*", "status", "--porcelain"])
+        .current_dir(s.ws())
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{}", common::stderr(&status));
+    assert!(
+        !s.root.path().join("FSMONITOR-RAN").exists(),
+        "core.fsmonitor ran"
+    );
     let failed: Vec<String> = report["tiers"][0]["judges"]
         .as_array()
         .unwrap()
         .iter()
         .filter(|j| j["status"] != "pass")
-        .map(|j| format!("{} ({})", j["name"], j["status"]))
+        .map(|j| format!("{} ({}): {}", j["name"], j["status"], j))
         .collect();
     assert!(
         failed.is_empty(),
@@ -212,6 +414,7 @@ fn the_fence_holds_as_root() {
         "this test exercises the fence as root, as this project's machines run judge-ci; run the tests as root"
     );
     let s = scenario("");
+    controls(&s, None);
     let fence = judge_and_check(&s, None);
     eprintln!("fence as root: {fence}");
     assert!(
@@ -259,6 +462,7 @@ fn the_fence_holds_for_an_unprivileged_user() {
         "0",
         "the setuid copy works outside the fence"
     );
+    controls(&s, Some(NOBODY));
     let fence = judge_and_check(&s, Some(NOBODY));
     eprintln!("fence as an unprivileged user: {fence}");
     assert!(fence.contains("landlock ABI"), "{fence}");
@@ -267,7 +471,16 @@ fn the_fence_holds_for_an_unprivileged_user() {
 /// Runs judge-ci on a one-check config in a fresh repository and returns the check's status.
 fn command_status(sandbox: &str, run: &str) -> String {
     let root = tempfile::tempdir().unwrap();
-    let ws = root.path().join("ws");
+    command_report(root.path(), None, sandbox, run)["tiers"][0]["judges"][0]["status"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Runs judge-ci (with `home` as its `HOME` when given) on a one-check config in a fresh
+/// repository under `root`; returns the report.
+fn command_report(root: &Path, home: Option<&Path>, sandbox: &str, run: &str) -> serde_json::Value {
+    let ws = root.join("ws");
     let config = format!(
         "schema: judge-ci.v1\nname: net\nversion: \"1\"\n{sandbox}jury:\n  checks:\n{}",
         check("reach", run)
@@ -276,18 +489,95 @@ fn command_status(sandbox: &str, run: &str) -> String {
     git(&ws, &["init", "-q", "-b", "main"]);
     git(&ws, &["add", "-A"]);
     git(&ws, &["commit", "-qm", "subject"]);
-    let o = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
-        .current_dir(&ws)
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_judge-ci"));
+    cmd.current_dir(&ws)
         .env_remove("GITHUB_ACTIONS")
         .env("NO_COLOR", "1")
-        .env("TMPDIR", root.path())
-        .output()
-        .unwrap();
+        .env("TMPDIR", root);
+    if let Some(h) = home {
+        cmd.env("HOME", h);
+    }
+    let o = cmd.output().unwrap();
     let report = common::report(&ws.join("judge-ci-out"));
-    report["tiers"][0]["judges"][0]["status"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no status: {}\n{report}", common::stderr(&o)))
-        .to_string()
+    assert!(
+        report["tiers"][0]["judges"][0]["status"].is_string(),
+        "no status: {}\n{report}",
+        common::stderr(&o)
+    );
+    report
+}
+
+#[test]
+fn a_layer_sandbox_require_names_that_does_not_hold_is_an_error_not_a_downgrade() {
+    assert!(is_root(), "run the tests as root");
+    // overlayfs cannot name a folder with a comma in its options: the cache overlay does
+    // not hold for a home folder so named, and the caches are made read-only instead.
+    let root = tempfile::tempdir().unwrap();
+    let home = root.path().join("ho,me");
+    let m2 = home.join(".m2/repository");
+    std::fs::create_dir_all(&m2).unwrap();
+    let plant = format!(
+        "! sh -c 'echo TROJAN > {}/junit.jar' 2>/dev/null",
+        m2.display()
+    );
+    let report = command_report(root.path(), Some(&home), "", &plant);
+    let fence = report["fence"].as_str().unwrap();
+    assert_eq!(
+        report["tiers"][0]["judges"][0]["status"], "pass",
+        "the read-only cache refused the plant: {fence}"
+    );
+    assert!(!m2.join("junit.jar").exists());
+    assert!(
+        fence.contains("not available:")
+            && fence.contains("cache-overlay (the caches are read-only instead"),
+        "the fence line names the layer that did not hold: {fence}"
+    );
+
+    let root = tempfile::tempdir().unwrap();
+    let home = root.path().join("ho,me");
+    std::fs::create_dir_all(home.join(".m2/repository")).unwrap();
+    let report = command_report(
+        root.path(),
+        Some(&home),
+        "sandbox:\n  require: [cache-overlay, landlock]\n",
+        "touch ran",
+    );
+    let judge = &report["tiers"][0]["judges"][0];
+    assert_eq!(judge["status"], "error", "{report}");
+    let why = report.to_string();
+    assert!(
+        why.contains("sandbox.require names cache-overlay, which did not hold"),
+        "{why}"
+    );
+    assert!(
+        !root.path().join("ws/ran").exists(),
+        "the program did not start"
+    );
+}
+
+#[test]
+fn with_sandbox_network_false_the_docker_socket_is_still_out_of_reach() {
+    assert!(is_root(), "run the tests as root");
+    let root = tempfile::tempdir().unwrap();
+    let sock = root.path().join("docker.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let run = format!("! {CONNECT} {}", sock.display());
+    // The control: the same connect from outside arrives.
+    assert!(
+        Command::new("sh")
+            .args(["-c", &run[2..]])
+            .status()
+            .unwrap()
+            .success()
+    );
+    assert_eq!(std::iter::from_fn(|| listener.accept().ok()).count(), 1);
+    let report = command_report(root.path(), None, "sandbox:\n  network: false\n", &run);
+    assert_eq!(
+        report["tiers"][0]["judges"][0]["status"], "pass",
+        "the subject connected: {report}"
+    );
+    assert_eq!(std::iter::from_fn(|| listener.accept().ok()).count(), 0);
 }
 
 #[test]

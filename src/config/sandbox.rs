@@ -1,21 +1,91 @@
 //! `sandbox:`: what the fence around subject processes must add beyond its defaults (see
-//! [`crate::fence`]). Today one key: `network: false` runs every subject process in a network
-//! namespace of its own with only a loopback interface, and refuses to run them where the
-//! machine cannot make one.
+//! [`crate::fence`]): `network: false` runs every subject process in a network namespace of
+//! its own with only a loopback interface, and refuses to run them where the machine cannot
+//! make one; `require: [...]` names layers of the fence without which no subject process
+//! starts (see docs/fence.md).
 
 use marked_yaml::Node;
 
 use super::yaml::{Key, Kind, Reader, key};
 
+/// One layer of the fence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layer {
+    /// Landlock's file-system rules (and its scoping of abstract sockets and signals).
+    Landlock,
+    /// A PID and mount namespace with a `/proc` of its own.
+    Namespaces,
+    /// Every capability dropped, the bounding set included.
+    Capabilities,
+    /// No unix-domain socket can be made (seccomp), so none outside the workspace is
+    /// reached; no io_uring, no key rings.
+    UnixSockets,
+    /// `/dev/shm` is a tmpfs of the subject's own.
+    PrivateShm,
+    /// `HOME` is a private folder and the real home folder is hidden.
+    PrivateHome,
+    /// The workspace's git folders are mounted read-only.
+    ReadOnlyGit,
+    /// Build caches are per-run overlays whose writes are discarded.
+    CacheOverlay,
+}
+
+impl Layer {
+    /// Every layer, in the order of the config's names.
+    pub const ALL: [Layer; 8] = [
+        Layer::Landlock,
+        Layer::Namespaces,
+        Layer::Capabilities,
+        Layer::UnixSockets,
+        Layer::PrivateShm,
+        Layer::PrivateHome,
+        Layer::ReadOnlyGit,
+        Layer::CacheOverlay,
+    ];
+
+    /// The name in `sandbox.require`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layer::Landlock => "landlock",
+            Layer::Namespaces => "namespaces",
+            Layer::Capabilities => "capabilities",
+            Layer::UnixSockets => "unix-sockets",
+            Layer::PrivateShm => "private-shm",
+            Layer::PrivateHome => "private-home",
+            Layer::ReadOnlyGit => "read-only-git",
+            Layer::CacheOverlay => "cache-overlay",
+        }
+    }
+
+    /// The layer a `sandbox.require` entry names.
+    pub fn from_name(name: &str) -> Option<Layer> {
+        Layer::ALL.into_iter().find(|l| l.name() == name)
+    }
+}
+
+impl super::token::Tokens for Layer {
+    fn values() -> Vec<Self> {
+        Layer::ALL.to_vec()
+    }
+    fn preferred(self) -> std::borrow::Cow<'static, str> {
+        self.name().into()
+    }
+}
+
 /// Keys of `sandbox:`.
 #[rustfmt::skip]
-pub const SANDBOX_KEYS: &[Key] = &[key("network", Kind::Bool, "false: subject processes get no network (a network namespace; refused where none can be made)")];
+pub const SANDBOX_KEYS: &[Key] = &[
+    key("network", Kind::Bool, "false: subject processes get no network (a network namespace; refused where none can be made)"),
+    key("require", Kind::EnumList(super::token::accepted::<Layer>), "fence layers without which no subject process starts (its check is an ERROR naming the layer): landlock, namespaces, capabilities, unix-sockets, private-shm, private-home, read-only-git, cache-overlay"),
+];
 
 /// The fence settings of a config.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SandboxSettings {
     /// `network`; `None` leaves the network as it is.
     pub network: Option<bool>,
+    /// `require`: layers that must hold for every subject process.
+    pub require: Vec<Layer>,
 }
 
 /// Reads `sandbox:`.
@@ -25,6 +95,9 @@ pub fn read(r: &mut Reader, n: &Node) -> Option<SandboxSettings> {
     let mut s = SandboxSettings::default();
     if let Some(x) = m.get_node("network") {
         s.network = Some(r.boolean(x, "sandbox.network")?);
+    }
+    if let Some(x) = m.get_node("require") {
+        s.require = r.token_list(x, "sandbox.require")?;
     }
     Some(s)
 }

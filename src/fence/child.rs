@@ -8,9 +8,53 @@
 //! exits as it did. When PID 1 ends, or the child is killed (the grandchild dies with it),
 //! the kernel kills every process left in the namespace.
 
-use std::ffi::CStr;
+use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::RawFd;
+
+/// The layers the child reports as held (a bit each), written to the report pipe just
+/// before exec.
+pub mod held {
+    /// A PID and mount namespace with its own `/proc`.
+    pub const NAMESPACES: u32 = 1 << 0;
+    /// The Landlock ruleset was enforced.
+    pub const LANDLOCK: u32 = 1 << 1;
+    /// Every capability dropped (bounding set included for root).
+    pub const CAPABILITIES: u32 = 1 << 2;
+    /// The seccomp filter (no unix sockets, no io_uring, no key rings) was installed.
+    pub const SECCOMP: u32 = 1 << 3;
+    /// Every git folder of the workspace is mounted read-only.
+    pub const GIT_READ_ONLY: u32 = 1 << 4;
+    /// `/dev/shm` is a tmpfs of the subject's own.
+    pub const PRIVATE_SHM: u32 = 1 << 5;
+    /// Every build cache is an overlay whose writes are discarded with the run.
+    pub const CACHE_OVERLAY: u32 = 1 << 6;
+    /// Every build cache is at least read-only (overlay or read-only bind).
+    pub const CACHE_READ_ONLY: u32 = 1 << 7;
+}
+
+/// A build cache's per-run view: an overlay on the cache itself whose upper layer lives in
+/// the private temporary folder.
+#[derive(Debug)]
+pub struct Overlay {
+    /// The cache folder (overlay target and lower layer).
+    pub target: CString,
+    /// `lowerdir=…,upperdir=…,workdir=…`, and the same with `userxattr` (needed inside a
+    /// user namespace); none when a path cannot be spelled in overlayfs options (a comma,
+    /// a colon): the cache is then made read-only.
+    pub options: Option<(CString, CString)>,
+    /// Flags a read-only remount must keep (locked in a user namespace).
+    pub keep_flags: libc::c_ulong,
+}
+
+/// A folder to make read-only (a bind mount on itself, remounted read-only).
+#[derive(Debug)]
+pub struct ReadOnly {
+    /// The folder.
+    pub path: CString,
+    /// Flags the remount must keep (locked in a user namespace).
+    pub keep_flags: libc::c_ulong,
+}
 
 /// What to do in the child, prepared before the fork.
 #[derive(Debug)]
@@ -21,6 +65,209 @@ pub struct Plan {
     user_namespace: bool,
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
+    /// Mounts made in the namespace, before Landlock.
+    pub mounts: Mounts,
+    seccomp: Option<super::seccomp::Filter>,
+    /// Write end of the pipe the held layers are reported on.
+    report: Option<RawFd>,
+    /// Layers without which the program must not start.
+    required: u32,
+    /// The Landlock rights of a writable root under the ruleset's ABI.
+    writable_access: u64,
+}
+
+/// The mounts of a fenced process (made only with namespaces).
+#[derive(Debug, Default)]
+pub struct Mounts {
+    /// Git folders to make read-only.
+    pub read_only: Vec<ReadOnly>,
+    /// A private tmpfs on `/dev/shm`.
+    pub shm: bool,
+    /// Build caches to overlay.
+    pub overlays: Vec<Overlay>,
+}
+
+/// The flags of the mount holding `path` that a remount must keep (`statvfs`).
+pub fn locked_flags(path: &CStr) -> libc::c_ulong {
+    // SAFETY: statvfs on a valid C string into a zeroed struct.
+    unsafe {
+        let mut st: libc::statvfs = std::mem::zeroed();
+        if libc::statvfs(path.as_ptr(), &mut st) != 0 {
+            return 0;
+        }
+        let f = st.f_flag;
+        let mut out = 0;
+        for (st_flag, ms) in [
+            (libc::ST_NOSUID, libc::MS_NOSUID),
+            (libc::ST_NODEV, libc::MS_NODEV),
+            (libc::ST_NOEXEC, libc::MS_NOEXEC),
+            (libc::ST_NOATIME, libc::MS_NOATIME),
+            (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
+            (libc::ST_RELATIME, libc::MS_RELATIME),
+        ] {
+            if f & st_flag != 0 {
+                out |= ms;
+            }
+        }
+        out
+    }
+}
+
+/// Bind-mounts `path` on itself and remounts it read-only.
+fn read_only(path: &CStr, keep: libc::c_ulong) -> bool {
+    // SAFETY: mount on valid C strings.
+    unsafe {
+        libc::mount(
+            path.as_ptr(),
+            path.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND | libc::MS_REC,
+            std::ptr::null(),
+        ) == 0
+            && libc::mount(
+                std::ptr::null(),
+                path.as_ptr(),
+                std::ptr::null(),
+                libc::MS_REMOUNT
+                    | libc::MS_BIND
+                    | libc::MS_RDONLY
+                    | libc::MS_NOSUID
+                    | libc::MS_NODEV
+                    | keep,
+                std::ptr::null(),
+            ) == 0
+    }
+}
+
+impl Mounts {
+    /// Makes the mounts (granting `writable` beneath the new file systems in `ruleset`);
+    /// returns the layers that held.
+    fn make(&self, ruleset: Option<RawFd>, writable: u64) -> u32 {
+        let grant = |path: &CStr| ruleset.is_none_or(|fd| allow(fd, path, writable).is_ok());
+        let mut held = 0;
+        // No git folder in a writable root: nothing to protect.
+        if self
+            .read_only
+            .iter()
+            .all(|r| read_only(&r.path, r.keep_flags))
+        {
+            held |= held::GIT_READ_ONLY;
+        }
+        // SAFETY: mount on valid C strings.
+        unsafe {
+            if self.shm
+                && libc::mount(
+                    c"tmpfs".as_ptr(),
+                    c"/dev/shm".as_ptr(),
+                    c"tmpfs".as_ptr(),
+                    libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                    c"mode=1777,size=25%".as_ptr().cast(),
+                ) == 0
+                && grant(c"/dev/shm")
+            {
+                held |= held::PRIVATE_SHM;
+            }
+            let mut overlaid = true;
+            let mut read_only_all = true;
+            for o in &self.overlays {
+                let mount = |opts: &CStr| {
+                    libc::mount(
+                        c"overlay".as_ptr(),
+                        o.target.as_ptr(),
+                        c"overlay".as_ptr(),
+                        libc::MS_NOSUID | libc::MS_NODEV,
+                        opts.as_ptr().cast(),
+                    ) == 0
+                };
+                if let Some((plain, userxattr)) = &o.options
+                    && (mount(plain) || mount(userxattr))
+                    && grant(&o.target)
+                {
+                    continue;
+                }
+                overlaid = false;
+                if !read_only(&o.target, o.keep_flags) {
+                    read_only_all = false;
+                }
+            }
+            if overlaid {
+                held |= held::CACHE_OVERLAY;
+            }
+            if read_only_all {
+                held |= held::CACHE_READ_ONLY;
+            }
+        }
+        held
+    }
+}
+
+/// `struct __user_cap_header_struct` / `__user_cap_data_struct` of the kernel's UAPI.
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: libc::c_int,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+/// Drops every capability: the bounding set (so a root program gains none at exec), the
+/// ambient set, and the effective, permitted and inheritable sets. True when none is left
+/// that an exec could give back.
+fn drop_capabilities() -> bool {
+    const VERSION_3: u32 = 0x2008_0522;
+    // SAFETY: prctl and capset/capget system calls on stack values.
+    unsafe {
+        for cap in 0..64 {
+            libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0);
+        }
+        libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong,
+            0,
+            0,
+            0,
+        );
+        let mut header = CapHeader {
+            version: VERSION_3,
+            pid: 0,
+        };
+        let mut data = [CapData {
+            effective: 0,
+            permitted: 0,
+            inheritable: 0,
+        }; 2];
+        libc::syscall(
+            libc::SYS_capset,
+            &mut header as *mut CapHeader,
+            data.as_ptr(),
+        );
+        header = CapHeader {
+            version: VERSION_3,
+            pid: 0,
+        };
+        if libc::syscall(
+            libc::SYS_capget,
+            &mut header as *mut CapHeader,
+            data.as_mut_ptr(),
+        ) != 0
+        {
+            return false;
+        }
+        let none = data
+            .iter()
+            .all(|d| d.effective == 0 && d.permitted == 0 && d.inheritable == 0);
+        let bounding_empty = (0..64)
+            .all(|cap| libc::prctl(libc::PR_CAPBSET_READ, cap as libc::c_ulong, 0, 0, 0) <= 0);
+        // Without CAP_SETPCAP the bounding set stays, but then the process is not root and
+        // no_new_privs keeps exec from granting anything.
+        none && (bounding_empty || (libc::getuid() != 0 && libc::geteuid() != 0))
+    }
 }
 
 fn check(r: libc::c_int) -> io::Result<()> {
@@ -62,14 +309,21 @@ const LANDLOCK_READ: u64 = (1 << 0) | (1 << 2) | (1 << 3);
 /// Grants read access beneath the `/proc` mounted in the namespace (a new file system the
 /// rules made before the fork cannot name).
 fn allow_proc(ruleset: RawFd) -> io::Result<()> {
+    allow(ruleset, c"/proc", LANDLOCK_READ)
+}
+
+/// Grants `access` beneath `path`: for file systems mounted in the namespace (`/proc`, the
+/// private `/dev/shm`, the caches' overlays), which rules made before the fork cannot name
+/// (Landlock does not look at the folder a mount covers).
+fn allow(ruleset: RawFd, path: &CStr, access: u64) -> io::Result<()> {
     // SAFETY: open, the landlock_add_rule system call on a stack value, close.
     unsafe {
-        let fd = libc::open(c"/proc".as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
+        let fd = libc::open(path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
         if fd < 0 {
             return Err(io::Error::last_os_error());
         }
         let attr = PathBeneathAttr {
-            allowed_access: LANDLOCK_READ,
+            allowed_access: access,
             parent_fd: fd,
         };
         let r = libc::syscall(
@@ -168,7 +422,15 @@ fn wait_and_mirror(pid: libc::pid_t) -> ! {
 
 impl Plan {
     /// A plan for a process; `ruleset` stays open in the parent until the spawn returns.
-    pub fn new(ruleset: Option<RawFd>, namespaces: bool, network_cut: bool) -> Plan {
+    pub fn new(
+        ruleset: Option<RawFd>,
+        namespaces: bool,
+        network_cut: bool,
+        mounts: Mounts,
+        report: Option<RawFd>,
+        required: u32,
+        writable_access: u64,
+    ) -> Plan {
         // SAFETY: getters without side effects.
         let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
         Plan {
@@ -178,6 +440,11 @@ impl Plan {
             user_namespace: uid != 0,
             uid_map: format!("{uid} {uid} 1\n").into_bytes(),
             gid_map: format!("{gid} {gid} 1\n").into_bytes(),
+            mounts,
+            seccomp: super::seccomp::Filter::new(),
+            report,
+            required,
+            writable_access,
         }
     }
 
@@ -188,6 +455,7 @@ impl Plan {
         unsafe {
             close_on_exec_above_stderr()?;
             check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
+            let mut held = 0u32;
             if self.namespaces {
                 let mut flags = libc::CLONE_NEWPID | libc::CLONE_NEWNS;
                 if self.user_namespace {
@@ -245,12 +513,28 @@ impl Plan {
                 if let Some(fd) = self.ruleset {
                     allow_proc(fd)?;
                 }
+                held |= held::NAMESPACES | self.mounts.make(self.ruleset, self.writable_access);
+            }
+            if drop_capabilities() {
+                held |= held::CAPABILITIES;
             }
             if let Some(fd) = self.ruleset {
                 let r = libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32);
                 if r < 0 {
                     return Err(io::Error::last_os_error());
                 }
+                held |= held::LANDLOCK;
+            }
+            if self.seccomp.as_ref().is_some_and(|f| f.install().is_ok()) {
+                held |= held::SECCOMP;
+            }
+            if let Some(fd) = self.report {
+                let bytes = held.to_ne_bytes();
+                libc::write(fd, bytes.as_ptr().cast(), bytes.len());
+            }
+            if held & self.required != self.required {
+                // The parent reads the held layers and names the missing ones.
+                return Err(io::Error::from_raw_os_error(libc::EPERM));
             }
         }
         Ok(())

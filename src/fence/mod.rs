@@ -12,7 +12,14 @@
 //!   `$GITHUB_ENV`/`$GITHUB_PATH` files or plant files in `$HOME`; and no read access to
 //!   judge-ci's own folders (reference checkouts, the output folder) outside the workspace;
 //! - `sandbox: {network: false}`: a network namespace with no interface but loopback, or a
-//!   refusal when the machine cannot make one.
+//!   refusal when the machine cannot make one;
+//! - every descriptor above stderr close-on-exec, capabilities dropped, a seccomp filter
+//!   (no unix sockets, io_uring, key rings), `/dev` closed but for a few devices, a private
+//!   `/dev/shm` and `HOME` (the real home hidden), the workspace's `.git` read-only (and
+//!   restored at the end, [`git_guard`]), the build caches as per-run overlays.
+//!
+//! [`Status::line`] names each layer as held or not; `sandbox: {require: [...]}` makes a
+//! missing one an ERROR (docs/fence.md).
 //!
 //! The policy is a value, [`Fence`], owned by each run (there is no process-wide fence state):
 //! judges register nothing; the pipeline hides the folders judge-ci made for the run and
@@ -20,7 +27,12 @@
 //! [`prepare`](Fence::prepare) each process.
 
 mod child;
+pub mod git_guard;
+pub mod layers;
 mod rules;
+mod seccomp;
+
+pub use layers::Layer;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -76,6 +88,12 @@ pub struct Fence {
     namespaces: AtomicU8,
     /// Why they cannot, when a spawn with them failed.
     namespace_why: Mutex<String>,
+    /// `sandbox.require`: layers without which no subject process starts.
+    required: Vec<Layer>,
+    /// The workspaces' git configuration and hooks as before any subject code ran.
+    git: Mutex<Vec<git_guard::GitGuard>>,
+    /// What [`Fence::restore_git`] put back.
+    restored: Mutex<Vec<PathBuf>>,
 }
 
 impl Fence {
@@ -89,6 +107,13 @@ impl Fence {
         }
     }
 
+    /// The same fence with `sandbox.require` = `layers`: a subject process whose fence
+    /// lacks one does not start (its spawn fails with [`FenceError::Required`]).
+    pub fn requiring(mut self, layers: &[Layer]) -> Fence {
+        self.required = layers.to_vec();
+        self
+    }
+
     /// Hides `path` (a reference checkout, the output folder, a cache) from every subject
     /// process started from now on, this run's and its neighbours'.
     pub fn hide(&self, path: &Path) {
@@ -96,12 +121,48 @@ impl Fence {
     }
 
     /// Makes `path` a writable root: a process whose folder is inside it may write there.
+    /// Call it before any subject code runs there: its git configuration and hooks are
+    /// recorded then, and [`Fence::restore_git`] puts them back.
     pub fn add_workspace(&self, path: &Path) {
         let p = canonical(path);
         let mut w = lock(&self.workspaces);
         if !w.contains(&p) {
+            lock(&self.git).push(git_guard::GitGuard::record(&p));
             w.push(p);
         }
+    }
+
+    /// Puts back every git configuration file and hook of the workspaces that subject code
+    /// changed (see [`git_guard`]), saying so on stderr; returns what it restored. Call it
+    /// when no subject process is left.
+    pub fn restore_git(&self) -> Vec<PathBuf> {
+        let changed: Vec<PathBuf> = lock(&self.git).iter().flat_map(|g| g.restore()).collect();
+        let mut restored = lock(&self.restored);
+        for p in &changed {
+            eprintln!(
+                "judge-ci: warning: subject code changed {} (git configuration or hook); restored as it was before the run",
+                p.display()
+            );
+            if !restored.contains(p) {
+                restored.push(p.clone());
+            }
+        }
+        changed
+    }
+
+    /// The report's fence line: the last subject process's layers, and the git files
+    /// subject code changed (restored by [`Fence::restore_git`]).
+    pub fn report_line(&self) -> Option<String> {
+        let mut line = self.last_status().as_ref().map(Status::line)?;
+        let restored = lock(&self.restored);
+        if !restored.is_empty() {
+            let names: Vec<String> = restored.iter().map(|p| p.display().to_string()).collect();
+            line.push_str(&format!(
+                "; subject code changed {} (restored)",
+                names.join(", ")
+            ));
+        }
+        Some(line)
     }
 
     /// The fence of this run's last subject process, if any ran.
@@ -109,21 +170,15 @@ impl Fence {
         lock(&self.last).clone()
     }
 
-    /// Records that a process started with `prepared`.
+    /// Records that a process started with `prepared` (and the layers its child reported).
     pub fn started(&self, prepared: &Prepared) {
         if prepared.namespaces {
             self.namespaces.store(1, Ordering::Relaxed);
         }
-        let status = Status {
-            no_new_privs: true,
-            landlock: prepared.landlock.clone(),
-            pid_namespace: if prepared.namespaces {
-                Ok(())
-            } else {
-                Err(self.namespace_refusal())
-            },
-            network_cut: prepared.network_cut,
-        };
+        let mut status = prepared.status(prepared.reported().unwrap_or(0));
+        if !prepared.namespaces {
+            status.pid_namespace = Err(self.namespace_refusal());
+        }
         *lock(&self.last) = Some(status);
     }
 
@@ -146,12 +201,15 @@ impl Fence {
 
     /// The fence for a process running in `dir` with `home` as its home folder.
     pub fn prepare(&self, dir: &Path, home: Option<&Path>) -> Result<Prepared, FenceError> {
-        let hidden = self.hidden.list();
+        let mut hidden = self.hidden.list();
         let workspaces = lock(&self.workspaces).clone();
+        let (network, required) = (self.network, self.required.clone());
         let tmp = tempfile::Builder::new()
             .prefix("judge-ci-tmp-")
             .tempdir()
             .map_err(FenceError::Temp)?;
+        let private_home = tmp.path().join("home");
+        std::fs::create_dir_all(&private_home).map_err(FenceError::Temp)?;
         let dir = canonical(dir);
         // The writable root: the registered workspace holding the folder, else the folder.
         let root = workspaces
@@ -160,27 +218,104 @@ impl Fence {
             .max_by_key(|w| w.as_os_str().len())
             .cloned()
             .unwrap_or(dir);
+        let git = git_folders(&root, std::slice::from_ref(&root));
         let mut writable = vec![root, canonical(tmp.path())];
-        if let Some(home) = home {
-            writable.extend(rules::build_caches(home));
+        let mut readable = Vec::new();
+        let mut caches = Vec::new();
+        let homes = homes(home);
+        for h in &homes {
+            // The home folder is hidden: credentials and configuration earlier steps left
+            // there (docker, git, cloud CLIs) are not the subject's to read. Its build caches
+            // stay, through a per-run overlay.
+            hidden.push(h.clone());
+            readable.extend(rules::home_exceptions(h));
+            for c in rules::build_caches(h) {
+                if !caches.iter().any(|(p, _, _)| *p == c) {
+                    let n = caches.len();
+                    let upper = tmp.path().join(format!(".cache-{n}/upper"));
+                    let work = tmp.path().join(format!(".cache-{n}/work"));
+                    std::fs::create_dir_all(&upper).map_err(FenceError::Temp)?;
+                    std::fs::create_dir_all(&work).map_err(FenceError::Temp)?;
+                    writable.push(c.clone());
+                    caches.push((c, canonical(&upper), canonical(&work)));
+                }
+            }
         }
-        let (ruleset, landlock) = match rules::ruleset(&writable, &hidden) {
+        let namespaces = self.namespaces.load(Ordering::Relaxed) != 2;
+        let grants = rules::Grants {
+            writable,
+            readable,
+            private_shm: true,
+        };
+        let (ruleset, landlock) = match rules::ruleset(&grants, &hidden) {
             Ok((fd, abi)) => (Some(fd), Ok(abi)),
             Err(why) => (None, Err(why)),
         };
-        let namespaces = self.namespaces.load(Ordering::Relaxed) != 2;
-        let network_cut = self.network == Some(false);
+        let network_cut = network == Some(false);
         if network_cut && !namespaces {
             return Err(FenceError::NoNetworkNamespace(self.namespace_refusal()));
         }
-        Ok(Prepared {
+        let report =
+            nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC | nix::fcntl::OFlag::O_NONBLOCK).ok();
+        let mut prepared = Prepared {
+            namespace_why: self.namespace_refusal(),
+            last_report: Mutex::new(None),
+            grants,
+            hidden,
             tmp,
+            home: private_home,
+            home_hidden: !homes.is_empty() && landlock.is_ok(),
             ruleset,
             landlock,
             namespaces,
             network_cut,
-        })
+            git_folders: git,
+            caches,
+            required,
+            report,
+        };
+        if !namespaces {
+            prepared.rebuild_without_namespaces();
+        }
+        Ok(prepared)
     }
+}
+
+/// The home folders of judge-ci's user: `$HOME` and the password database's (which Java
+/// reads for `user.home`), each once.
+fn homes(home: Option<&Path>) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = home.map(canonical).into_iter().collect();
+    if let Ok(Some(u)) = nix::unistd::User::from_uid(nix::unistd::geteuid()) {
+        let p = canonical(&u.dir);
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    out.retain(|h| h.parent().is_some() && h.is_dir());
+    out
+}
+
+/// The git folders of the repository whose work tree is `root` that lie inside `writable`:
+/// its git folder and, for a linked work tree, the common one.
+fn git_folders(root: &Path, writable: &[PathBuf]) -> Vec<PathBuf> {
+    let dot_git = root.join(".git");
+    let mut out = Vec::new();
+    if dot_git.is_dir() {
+        out.push(canonical(&dot_git));
+    } else if dot_git.is_file()
+        && let Ok(repo) = git2::Repository::open(root)
+    {
+        out.push(canonical(repo.path()));
+        out.push(canonical(repo.commondir()));
+    }
+    out.dedup();
+    out.retain(|g| writable.iter().any(|w| g.starts_with(w)));
+    out
+}
+
+fn cstring(p: &Path) -> Option<std::ffi::CString> {
+    use std::os::unix::ffi::OsStrExt;
+    std::ffi::CString::new(p.as_os_str().as_bytes()).ok()
 }
 
 /// Which layers were in force for the last subject process, or why not.
@@ -194,10 +329,20 @@ pub struct Status {
     pub pid_namespace: Result<(), String>,
     /// The network was cut (only asked for with `sandbox: {network: false}`).
     pub network_cut: bool,
+    /// The layers the process reported as held when it started (`child::held` bits).
+    pub held: u32,
+    /// The real home folder was hidden (a home was known and Landlock held).
+    pub home_hidden: bool,
 }
 
 impl Status {
-    /// One line for the report and the log: "landlock ABI 7, pid namespace, no_new_privs".
+    /// Whether `layer` held for this process.
+    pub fn holds(&self, layer: Layer) -> bool {
+        layer.held_in(self)
+    }
+
+    /// One line for the report and the log: "landlock ABI 7, pid namespace, no_new_privs,
+    /// …; not available: …", every layer named as held or not (with why).
     pub fn line(&self) -> String {
         let mut on = Vec::new();
         let mut off = Vec::new();
@@ -214,6 +359,13 @@ impl Status {
         }
         if self.network_cut {
             on.push("no network".to_string());
+        }
+        for layer in Layer::REPORTED {
+            if self.holds(layer) {
+                on.push(layer.held_text().to_string());
+            } else {
+                off.push(format!("{} ({})", layer.name(), layer.why_not(self)));
+            }
         }
         let mut s = on.join(", ");
         if !off.is_empty() {
@@ -238,6 +390,16 @@ pub enum FenceError {
     /// A private temporary folder could not be created.
     #[error("cannot create the private temporary folder: {0}")]
     Temp(std::io::Error),
+    /// A layer `sandbox.require` names did not hold.
+    #[error(
+        "sandbox.require names {missing}, which did not hold for this process ({line}); run where the kernel and runner allow it (user namespaces, Landlock), or remove it from sandbox.require"
+    )]
+    Required {
+        /// The layers that did not hold.
+        missing: String,
+        /// The fence line of the attempt.
+        line: String,
+    },
 }
 
 /// What a fenced process needs until it has started: the private temporary folder (removed
@@ -245,19 +407,104 @@ pub enum FenceError {
 pub struct Prepared {
     /// The process's private temporary folder (its `TMPDIR`).
     pub tmp: tempfile::TempDir,
+    /// The process's private home folder (its `HOME`), inside `tmp`.
+    pub home: PathBuf,
     ruleset: Option<std::os::fd::OwnedFd>,
     landlock: Result<i32, String>,
     namespaces: bool,
     network_cut: bool,
+    git_folders: Vec<PathBuf>,
+    caches: Vec<(PathBuf, PathBuf, PathBuf)>,
+    home_hidden: bool,
+    required: Vec<Layer>,
+    report: Option<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)>,
+    grants: rules::Grants,
+    hidden: Vec<PathBuf>,
+    /// What the child last reported (read once from the pipe, asked for more than once).
+    last_report: Mutex<Option<u32>>,
+    /// Why namespaces cannot be made here, as the run knew when this was prepared.
+    namespace_why: String,
 }
 
 impl Prepared {
+    fn mounts(&self) -> child::Mounts {
+        let read_only = self
+            .git_folders
+            .iter()
+            .filter_map(|p| {
+                let path = cstring(p)?;
+                let keep_flags = child::locked_flags(&path);
+                Some(child::ReadOnly { path, keep_flags })
+            })
+            .collect();
+        let overlays = self
+            .caches
+            .iter()
+            .filter_map(|(target, upper, work)| {
+                // overlayfs splits its options at commas and colons.
+                let plain = |p: &Path| !p.to_string_lossy().contains([',', ':', '\\']);
+                let options = (plain(target) && plain(upper) && plain(work)).then(|| {
+                    format!(
+                        "lowerdir={},upperdir={},workdir={}",
+                        target.display(),
+                        upper.display(),
+                        work.display()
+                    )
+                });
+                let t = cstring(target)?;
+                let keep_flags = child::locked_flags(&t);
+                Some(child::Overlay {
+                    target: t,
+                    options: options.and_then(|o| {
+                        Some((
+                            std::ffi::CString::new(o.clone()).ok()?,
+                            std::ffi::CString::new(format!("{o},userxattr")).ok()?,
+                        ))
+                    }),
+                    keep_flags,
+                })
+            })
+            .collect();
+        child::Mounts {
+            read_only,
+            shm: true,
+            overlays,
+        }
+    }
+
+    /// Without a mount namespace there is no overlay: the caches become read-only (nothing
+    /// planted survives, nothing can be added) and `/dev/shm` is not granted at all.
+    fn rebuild_without_namespaces(&mut self) {
+        let caches: Vec<PathBuf> = self.caches.iter().map(|(c, _, _)| c.clone()).collect();
+        self.grants.writable.retain(|w| !caches.contains(w));
+        self.grants.readable.extend(caches);
+        self.grants.private_shm = false;
+        let (ruleset, landlock) = match rules::ruleset(&self.grants, &self.hidden) {
+            Ok((fd, abi)) => (Some(fd), Ok(abi)),
+            Err(why) => (None, Err(why)),
+        };
+        self.ruleset = ruleset;
+        self.landlock = landlock;
+    }
+
+    fn required_bits(&self) -> u32 {
+        self.required.iter().fold(0, |b, l| b | l.child_bits())
+    }
+
     /// Installs the fence on `cmd` (runs in the child between fork and exec).
     pub fn apply(&self, cmd: &mut tokio::process::Command) {
         let plan = child::Plan::new(
             self.ruleset.as_ref().map(std::os::fd::AsRawFd::as_raw_fd),
             self.namespaces,
             self.network_cut,
+            self.mounts(),
+            self.report
+                .as_ref()
+                .map(|(_, w)| std::os::fd::AsRawFd::as_raw_fd(w)),
+            self.required_bits(),
+            self.landlock
+                .as_ref()
+                .map_or(0, |abi| rules::writable_bits(*abi)),
         );
         // SAFETY: the closure only makes system calls on data prepared before the fork
         // (see child.rs); it allocates nothing.
@@ -271,6 +518,79 @@ impl Prepared {
         self.namespaces
     }
 
+    /// The layers the child reported (what it wrote to the report pipe before exec or
+    /// before it refused to start).
+    pub(crate) fn reported(&self) -> Option<u32> {
+        let (read, _) = self.report.as_ref()?;
+        let mut buf = [0u8; 4];
+        // SAFETY: a non-blocking read into a stack buffer.
+        let n = unsafe {
+            libc::read(
+                std::os::fd::AsRawFd::as_raw_fd(read),
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+            )
+        };
+        if n == 4 {
+            let held = u32::from_ne_bytes(buf);
+            if let Ok(mut last) = self.last_report.lock() {
+                *last = Some(held);
+            }
+            Some(held)
+        } else {
+            self.last_report.lock().ok().and_then(|l| *l)
+        }
+    }
+
+    /// After a spawn failed: whether it failed because a required layer did not hold.
+    pub fn refused_now(&self) -> bool {
+        self.required_bits() != 0 && self.refused().is_some()
+    }
+
+    pub(crate) fn status(&self, mut held: u32) -> Status {
+        if !self.namespaces && self.landlock.is_ok() {
+            // Landlock made the caches read-only (see rebuild_without_namespaces).
+            held |= child::held::CACHE_READ_ONLY;
+        }
+        Status {
+            no_new_privs: true,
+            landlock: self.landlock.clone(),
+            pid_namespace: if self.namespaces {
+                Ok(())
+            } else {
+                Err(self.namespace_why.clone())
+            },
+            network_cut: self.network_cut,
+            held,
+            home_hidden: self.home_hidden,
+        }
+    }
+
+    /// After a spawn failed: the refusal when it failed because a required layer did not
+    /// hold (the child reported its layers, then refused to exec).
+    pub fn refused(&self) -> Option<FenceError> {
+        let required = self.required_bits();
+        if required == 0 {
+            return None;
+        }
+        // Nothing reported: the child failed before (no namespaces here, say).
+        let held = self.reported()?;
+        let status = self.status(held);
+        let missing: Vec<&str> = self
+            .required
+            .iter()
+            .filter(|l| !status.holds(**l))
+            .map(|l| l.name())
+            .collect();
+        if missing.is_empty() {
+            return None;
+        }
+        Some(FenceError::Required {
+            missing: missing.join(", "),
+            line: status.line(),
+        })
+    }
+
     /// After a spawn with namespaces failed: the same fence without them, or the refusal
     /// when the config needs them.
     pub fn without_namespaces(mut self) -> Result<Prepared, FenceError> {
@@ -280,6 +600,7 @@ impl Prepared {
             ));
         }
         self.namespaces = false;
+        self.rebuild_without_namespaces();
         Ok(self)
     }
 }

@@ -28,16 +28,94 @@ pub fn kernel_abi() -> i32 {
 }
 
 /// The build caches under `home` a build may write (created when missing, as the build
-/// would): `~/.m2/repository`, and `$GRADLE_USER_HOME` or `~/.gradle`.
+/// would): `~/.m2/repository`, and `$GRADLE_USER_HOME` or `~/.gradle`; Maven's wrapper
+/// distributions (`~/.m2/wrapper`) when present.
 pub fn build_caches(home: &Path) -> Vec<PathBuf> {
     let gradle = std::env::var_os("GRADLE_USER_HOME")
         .map(PathBuf::from)
         .unwrap_or_else(|| home.join(".gradle"));
-    [home.join(".m2").join("repository"), gradle]
+    let wrapper = home.join(".m2").join("wrapper");
+    let mut caches: Vec<PathBuf> = [home.join(".m2").join("repository"), gradle]
         .into_iter()
         .filter(|p| std::fs::create_dir_all(p).is_ok())
+        .collect();
+    if wrapper.is_dir() {
+        caches.push(wrapper);
+    }
+    caches
+        .into_iter()
         .map(|p| p.canonicalize().unwrap_or(p))
         .collect()
+}
+
+/// Files and folders under a home folder that hold credentials, kept hidden even inside a
+/// toolchain folder granted below.
+const CREDENTIALS: [&str; 9] = [
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".local/share/keyrings",
+    ".local/share/containers",
+    ".config",
+    ".pyenv/.netrc",
+    ".sdkman/etc",
+    ".nvm/.npmrc",
+    ".local/share/gh",
+];
+
+/// What a build needs to read under a hidden home folder: Maven's user settings (mirrors and
+/// proxies; not its `settings-security.xml`) and the toolchains the environment names there
+/// (`JAVA_HOME`, `MAVEN_HOME`, `M2_HOME`, `GRADLE_HOME`, `PATH` entries), each by the folder
+/// directly under the home folder that holds it (`~/.pyenv` for `~/.pyenv/shims`: its shims
+/// run what lies beside them), less the credential files known to live there.
+pub fn home_exceptions(home: &Path) -> Vec<PathBuf> {
+    let home = home.canonicalize().unwrap_or_else(|_| home.to_path_buf());
+    let mut named = Vec::new();
+    for k in ["JAVA_HOME", "MAVEN_HOME", "M2_HOME", "GRADLE_HOME"] {
+        if let Some(v) = std::env::var_os(k) {
+            named.push(PathBuf::from(v));
+        }
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        named.extend(std::env::split_paths(&path));
+    }
+    let mut tops: Vec<PathBuf> = named
+        .into_iter()
+        .filter_map(|p| p.canonicalize().ok())
+        .filter_map(|p| {
+            let first = p.strip_prefix(&home).ok()?.components().next()?;
+            Some(home.join(first))
+        })
+        .collect();
+    tops.sort();
+    tops.dedup();
+    let hidden: Vec<PathBuf> = CREDENTIALS.iter().map(|c| home.join(c)).collect();
+    let mut out = vec![home.join(".m2").join("settings.xml")];
+    for t in tops {
+        if hidden.iter().any(|h| h.starts_with(&t)) {
+            if t.is_dir() && !hidden.contains(&t) {
+                read_roots(&t, &hidden, &mut out);
+            }
+        } else {
+            out.push(t);
+        }
+    }
+    out.retain(|p| p.exists());
+    out
+}
+
+/// The Landlock rights of a writable root (all but making device nodes) as the kernel's
+/// bits, under the ABI the ruleset handles: for rules added in the child.
+pub fn writable_bits(abi: i32) -> u64 {
+    let rights = match abi.min(ABI_USED as i32) {
+        ..=0 => 0,
+        1 => 13,
+        2 => 14,
+        3 | 4 => 15,
+        _ => 16,
+    };
+    let all = (1u64 << rights) - 1;
+    // LANDLOCK_ACCESS_FS_MAKE_CHAR and _MAKE_BLOCK.
+    all & !((1 << 6) | (1 << 11))
 }
 
 /// The folders and files to grant read access beneath, so that everything is readable
@@ -71,8 +149,27 @@ fn rule(path: &Path, access: landlock::BitFlags<AccessFs>) -> Option<PathBeneath
     Some(PathBeneath::new(fd, access))
 }
 
+/// What the ruleset grants beyond "read everything but the hidden folders".
+#[derive(Debug, Default)]
+pub struct Grants {
+    /// Full access (but no device nodes): workspace, private temporary folder, caches.
+    pub writable: Vec<PathBuf>,
+    /// Read access inside hidden folders (toolchains under the hidden home).
+    pub readable: Vec<PathBuf>,
+    /// `/dev/shm` is the subject's own (a tmpfs in its mount namespace): full access.
+    pub private_shm: bool,
+}
+
+/// The device files a program may open: read and write for the null, zero and full
+/// devices and the controlling terminal; read for the random devices (`/dev/stdout` and
+/// `/dev/fd/N` lead into `/proc` and to pipes, which Landlock leaves alone). Every other device (block
+/// devices above all) is neither readable nor writable.
+const DEVICES_RW: [&str; 4] = ["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"];
+const DEVICES_R: [&str; 2] = ["/dev/random", "/dev/urandom"];
+
 /// The ruleset's descriptor and the kernel's ABI, or why Landlock cannot be used.
-pub fn ruleset(writable: &[PathBuf], hidden: &[PathBuf]) -> Result<(OwnedFd, i32), String> {
+pub fn ruleset(grants: &Grants, hidden: &[PathBuf]) -> Result<(OwnedFd, i32), String> {
+    let writable = &grants.writable;
     let abi = kernel_abi();
     if abi < 1 {
         return Err("not available on this kernel".to_string());
@@ -91,34 +188,42 @@ pub fn ruleset(writable: &[PathBuf], hidden: &[PathBuf]) -> Result<(OwnedFd, i32
     let mut created = rs.create().map_err(fail)?;
     // Hidden folders inside a writable root cannot be hidden by Landlock (the root is
     // granted whole); judge-ci checks those again before it writes there.
-    let hidden: Vec<PathBuf> = hidden
+    let mut hidden: Vec<PathBuf> = hidden
         .iter()
         .filter(|h| !writable.iter().any(|w| h.starts_with(w)))
         .cloned()
         .collect();
+    // Devices are granted one by one below.
+    hidden.push(PathBuf::from("/dev"));
     let mut readable = Vec::new();
-    if hidden.is_empty() {
-        readable.push(PathBuf::from("/"));
-    } else {
-        read_roots(Path::new("/"), &hidden, &mut readable);
-    }
+    read_roots(Path::new("/"), &hidden, &mut readable);
+    readable.extend(grants.readable.iter().cloned());
     for p in &readable {
         if let Some(r) = rule(p, read) {
             created = created.add_rule(r).map_err(fail)?;
         }
     }
+    // No device node may be made anywhere, the writable roots included.
+    let no_devices = all & !(AccessFs::MakeChar | AccessFs::MakeBlock);
     for w in writable {
-        if let Some(r) = rule(w, all) {
+        if let Some(r) = rule(w, no_devices) {
             created = created.add_rule(r).map_err(fail)?;
         }
     }
     let dev_rw = AccessFs::ReadFile | AccessFs::WriteFile;
-    for d in ["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"] {
+    for d in DEVICES_RW {
         if let Some(r) = rule(Path::new(d), dev_rw) {
             created = created.add_rule(r).map_err(fail)?;
         }
     }
-    if let Some(r) = rule(Path::new("/dev/shm"), all) {
+    for d in DEVICES_R {
+        if let Some(r) = rule(Path::new(d), AccessFs::ReadFile.into()) {
+            created = created.add_rule(r).map_err(fail)?;
+        }
+    }
+    if grants.private_shm
+        && let Some(r) = rule(Path::new("/dev/shm"), no_devices)
+    {
         created = created.add_rule(r).map_err(fail)?;
     }
     let fd: Option<OwnedFd> = created.into();

@@ -247,8 +247,10 @@ fn command(
             cmd.env(k, v);
         }
     }
-    // A temporary folder of its own: the system's is not writable inside the fence.
+    // A temporary folder of its own: the system's is not writable inside the fence; and a
+    // home folder of its own: the real one is hidden (what earlier steps left there).
     cmd.env("TMPDIR", fence.tmp.path());
+    cmd.env("HOME", &fence.home);
     for (k, v) in &spec.env {
         cmd.env(k, v);
     }
@@ -311,15 +313,23 @@ pub async fn run(spec: &ProcessSpec, policy: &Fence) -> std::io::Result<ProcessO
         .as_ref()
         .map(|(_, w)| std::os::fd::AsRawFd::as_raw_fd(w));
     let start = Instant::now();
+    let refused = |fence: &crate::fence::Prepared, e: std::io::Error| match fence.refused() {
+        Some(r) => std::io::Error::other(r.to_string()),
+        None => e,
+    };
     let mut child = match command(spec, &fence, write_end).spawn() {
         Ok(c) => c,
+        // A layer `sandbox.require` names did not hold: no retry with fewer layers.
+        Err(e) if fence.refused_now() => return Err(refused(&fence, e)),
         // The machine may not allow namespaces: the same fence without them, and if that
         // starts, later processes skip the attempt.
         Err(e) if fence.namespaces() => {
             fence = fence
                 .without_namespaces()
                 .map_err(|f| std::io::Error::other(f.to_string()))?;
-            let c = command(spec, &fence, write_end).spawn()?;
+            let c = command(spec, &fence, write_end)
+                .spawn()
+                .map_err(|e| refused(&fence, e))?;
             policy.namespaces_unavailable(&e);
             c
         }

@@ -73,7 +73,8 @@ pub async fn run_beside(
         opts.color,
     )?;
     // The run's fence: its own `sandbox` settings, the folders judge-ci made hidden.
-    let fence = Arc::new(Fence::new(bench.sandbox.network, hidden));
+    let fence =
+        Arc::new(Fence::new(bench.sandbox.network, hidden).requiring(&bench.sandbox.require));
     let checkout = Instant::now();
     let head = match &opts.head {
         Some(h) => materialize::materialize(&Source::parse(h), &repo_dir, opts.keep_checkouts)
@@ -358,7 +359,10 @@ pub async fn run_beside(
         diagnostics: None,
         trust,
         provenance: None,
-        fence: fence.last_status().map(|f| f.line()),
+        fence: {
+            fence.restore_git();
+            fence.report_line()
+        },
         surface_digests: Default::default(),
         verdict,
         interpretation: InterpretationInfo {

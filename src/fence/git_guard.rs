@@ -1,0 +1,219 @@
+//! The workspace's git configuration and hooks as they were before any subject code ran,
+//! checked and restored when the run ends. Where the fence can mount the git folder
+//! read-only this finds nothing; where it cannot (no mount namespace), it is what stops a
+//! `core.fsmonitor`, `core.hooksPath` or hook planted by the pull request from running in
+//! the next git command of the job (the checkout action's own clean-up runs outside any
+//! fence, with that step's token).
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+/// Options every git command judge-ci runs starts with: whatever a repository's own
+/// configuration says, no hook, no file-system monitor, no configured program (ssh, pager,
+/// credential helper, external diff, pack-objects hook) and no `ext::` transport runs.
+pub const SAFE_GIT_OPTIONS: &[&str] = &[
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.sshCommand=ssh",
+    "-c",
+    "core.askPass=",
+    "-c",
+    "credential.helper=",
+    "-c",
+    "core.pager=cat",
+    "-c",
+    "diff.external=",
+    "-c",
+    "protocol.ext.allow=never",
+    "-c",
+    "uploadpack.packObjectsHook=",
+    "-c",
+    "core.alternateRefsCommand=",
+];
+
+/// Files of a git folder whose content configures what git runs.
+const CONFIG_FILES: [&str; 5] = [
+    "config",
+    "config.worktree",
+    "commondir",
+    "info/attributes",
+    "objects/info/alternates",
+];
+
+/// What one file was: its bytes and permission bits, or absent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Was {
+    File(Vec<u8>, u32),
+    Absent,
+}
+
+/// The recorded state of a workspace's git folders.
+#[derive(Debug, Default)]
+pub struct GitGuard {
+    /// Each configuration file and hook by path.
+    files: BTreeMap<PathBuf, Was>,
+    /// The hooks folders, whose every entry was recorded.
+    hook_dirs: Vec<PathBuf>,
+}
+
+fn read(p: &Path) -> Was {
+    match std::fs::symlink_metadata(p) {
+        Ok(m) if m.is_file() => match std::fs::read(p) {
+            Ok(b) => Was::File(b, m.permissions().mode() & 0o7777),
+            Err(_) => Was::Absent,
+        },
+        // A link or folder where a configuration file belongs is recorded as absent; the
+        // restore removes whatever is there later.
+        _ => Was::Absent,
+    }
+}
+
+fn hook_entries(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|rd| rd.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default()
+}
+
+impl GitGuard {
+    /// Records the git folders of the work tree at `workspace` (none when it is no
+    /// repository's work tree).
+    pub fn record(workspace: &Path) -> GitGuard {
+        let mut g = GitGuard::default();
+        let Ok(repo) = git2::Repository::open(workspace) else {
+            return g;
+        };
+        let mut dirs = vec![repo.path().to_path_buf()];
+        if repo.commondir() != repo.path() {
+            dirs.push(repo.commondir().to_path_buf());
+        }
+        for d in dirs {
+            for f in CONFIG_FILES {
+                g.files.insert(d.join(f), read(&d.join(f)));
+            }
+            let hooks = d.join("hooks");
+            for p in hook_entries(&hooks) {
+                let was = read(&p);
+                g.files.insert(p, was);
+            }
+            g.hook_dirs.push(hooks);
+        }
+        g
+    }
+
+    /// The files changed since [`GitGuard::record`], each put back as it was (a file added
+    /// to a hooks folder removed). Returns the changed paths.
+    pub fn restore(&self) -> Vec<PathBuf> {
+        let mut changed = Vec::new();
+        let mut paths: Vec<PathBuf> = self.files.keys().cloned().collect();
+        for d in &self.hook_dirs {
+            for p in hook_entries(d) {
+                if !self.files.contains_key(&p) {
+                    paths.push(p);
+                }
+            }
+        }
+        for p in paths {
+            let was = self.files.get(&p).cloned().unwrap_or(Was::Absent);
+            let now = read(&p);
+            let other_kind = std::fs::symlink_metadata(&p).is_ok_and(|m| !m.is_file());
+            if now == was && !(other_kind && was == Was::Absent) {
+                continue;
+            }
+            if was == Was::Absent && std::fs::symlink_metadata(&p).is_err() {
+                continue;
+            }
+            changed.push(p.clone());
+            // Remove first (a link is removed as a link), then write anew.
+            match std::fs::symlink_metadata(&p) {
+                Ok(m) if m.is_dir() => {
+                    let _ = std::fs::remove_dir_all(&p);
+                }
+                Ok(_) => {
+                    let _ = std::fs::remove_file(&p);
+                }
+                Err(_) => {}
+            }
+            if let Was::File(bytes, mode) = was {
+                use std::io::Write;
+                use std::os::unix::fs::OpenOptionsExt;
+                let written = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .mode(mode)
+                    .custom_flags(libc::O_NOFOLLOW)
+                    .open(&p)
+                    .and_then(|mut f| {
+                        f.write_all(&bytes)?;
+                        f.set_permissions(std::fs::Permissions::from_mode(mode))
+                    });
+                if let Err(e) = written {
+                    warn_unrestored(&p, &e);
+                }
+            }
+        }
+        changed
+    }
+}
+
+fn warn_unrestored(p: &Path, e: &std::io::Error) {
+    eprintln!(
+        "judge-ci: could not restore {} after subject code changed it: {e}; do not run git in this workspace before checking it",
+        p.display()
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_planted_fsmonitor_a_hook_and_a_linked_config_are_put_back() {
+        let d = tempfile::tempdir().unwrap();
+        git2::Repository::init(d.path()).unwrap();
+        let git = d.path().join(".git");
+        let config = std::fs::read(git.join("config")).unwrap();
+        std::fs::write(git.join("hooks/pre-commit"), "#!/bin/sh\n").unwrap();
+        let g = GitGuard::record(d.path());
+        // The subject's changes.
+        std::fs::write(
+            git.join("config"),
+            "[core]\n\tfsmonitor = /tmp/evil\n\thooksPath = /tmp\n",
+        )
+        .unwrap();
+        std::fs::write(git.join("hooks/post-checkout"), "#!/bin/sh\nevil\n").unwrap();
+        std::fs::write(git.join("hooks/pre-commit"), "#!/bin/sh\nevil\n").unwrap();
+        std::fs::create_dir_all(git.join("info")).unwrap();
+        std::fs::write(git.join("info/attributes"), "* filter=evil\n").unwrap();
+        let mut changed = g.restore();
+        changed.sort();
+        assert_eq!(
+            changed,
+            vec![
+                git.join("config"),
+                git.join("hooks/post-checkout"),
+                git.join("hooks/pre-commit"),
+                git.join("info/attributes"),
+            ]
+        );
+        assert_eq!(std::fs::read(git.join("config")).unwrap(), config);
+        assert!(!git.join("hooks/post-checkout").exists());
+        assert!(!git.join("info/attributes").exists());
+        assert_eq!(
+            std::fs::read_to_string(git.join("hooks/pre-commit")).unwrap(),
+            "#!/bin/sh\n"
+        );
+        // A link in place of the config is removed as a link, the target left alone.
+        let outside = d.path().join("outside");
+        std::fs::write(&outside, "keep").unwrap();
+        std::fs::remove_file(git.join("config")).unwrap();
+        std::os::unix::fs::symlink(&outside, git.join("config")).unwrap();
+        assert_eq!(g.restore(), vec![git.join("config")]);
+        assert_eq!(std::fs::read(git.join("config")).unwrap(), config);
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep");
+        assert!(g.restore().is_empty(), "nothing left to restore");
+    }
+}

@@ -1,0 +1,178 @@
+//! A seccomp filter for subject processes, built before the fork and installed between fork
+//! and exec (after `no_new_privs`): no unix-domain socket can be made (so none outside the
+//! workspace can be reached, the Docker socket above all; Landlock up to ABI 7 does not
+//! govern `connect` on a socket file, and a network namespace does not cut it), no io_uring
+//! (whose operations bypass the filter), no access to the kernel's key rings (shared by every
+//! process of the same user), and no system call of another ABI (32-bit, x32) through
+//! which the same calls could be made by other numbers. `socketpair` stays: it connects
+//! nothing outside the process tree.
+
+use std::io;
+
+/// The filter program, or `None` on an architecture this code does not know.
+#[derive(Debug)]
+pub struct Filter {
+    program: Vec<libc::sock_filter>,
+}
+
+const SECCOMP_RET_ALLOW: u32 = 0x7fff_0000;
+const SECCOMP_RET_ERRNO: u32 = 0x0005_0000;
+/// `offsetof(struct seccomp_data, nr)`, `arch`, `args[0]` (low half on little endian).
+const OFF_NR: u32 = 0;
+const OFF_ARCH: u32 = 4;
+const OFF_ARG0: u32 = 16;
+
+#[cfg(target_arch = "x86_64")]
+const AUDIT_ARCH: u32 = 0xc000_003e;
+#[cfg(target_arch = "aarch64")]
+const AUDIT_ARCH: u32 = 0xc000_00b7;
+
+fn stmt(code: u32, k: u32) -> libc::sock_filter {
+    libc::sock_filter {
+        code: code as u16,
+        jt: 0,
+        jf: 0,
+        k,
+    }
+}
+
+fn jeq(k: u32, jt: u8, jf: u8) -> libc::sock_filter {
+    libc::sock_filter {
+        code: (libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K) as u16,
+        jt,
+        jf,
+        k,
+    }
+}
+
+const LD_W_ABS: u32 = libc::BPF_LD | libc::BPF_W | libc::BPF_ABS;
+const RET_K: u32 = libc::BPF_RET | libc::BPF_K;
+
+impl Filter {
+    /// The filter for this architecture.
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    pub fn new() -> Option<Filter> {
+        let deny = |errno: i32| stmt(RET_K, SECCOMP_RET_ERRNO | errno as u32);
+        let denied: [libc::c_long; 6] = [
+            libc::SYS_io_uring_setup,
+            libc::SYS_io_uring_enter,
+            libc::SYS_io_uring_register,
+            libc::SYS_keyctl,
+            libc::SYS_add_key,
+            libc::SYS_request_key,
+        ];
+        let mut p = vec![
+            stmt(LD_W_ABS, OFF_ARCH),
+            jeq(AUDIT_ARCH, 1, 0),
+            deny(libc::ENOSYS),
+            stmt(LD_W_ABS, OFF_NR),
+        ];
+        #[cfg(target_arch = "x86_64")]
+        {
+            // x32 system calls: the same numbers with bit 30 set.
+            p.push(libc::sock_filter {
+                code: (libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K) as u16,
+                jt: 0,
+                jf: 1,
+                k: 0x4000_0000,
+            });
+            p.push(deny(libc::ENOSYS));
+        }
+        for nr in denied {
+            p.push(jeq(nr as u32, 0, 1));
+            p.push(deny(libc::EPERM));
+        }
+        // socket(AF_UNIX, …): EACCES, as a permission refusal reads to programs.
+        p.push(jeq(libc::SYS_socket as u32, 0, 3));
+        p.push(stmt(LD_W_ABS, OFF_ARG0));
+        p.push(jeq(libc::AF_UNIX as u32, 0, 1));
+        p.push(deny(libc::EACCES));
+        p.push(stmt(RET_K, SECCOMP_RET_ALLOW));
+        Some(Filter { program: p })
+    }
+
+    /// No filter on other architectures: the report says the layer did not hold.
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    pub fn new() -> Option<Filter> {
+        None
+    }
+
+    /// Installs the filter on the calling thread (between fork and exec: no allocation).
+    pub fn install(&self) -> io::Result<()> {
+        let prog = libc::sock_fprog {
+            len: self.program.len() as u16,
+            filter: self.program.as_ptr() as *mut libc::sock_filter,
+        };
+        // SAFETY: prctl with a pointer to a valid program that outlives the call.
+        let r = unsafe {
+            libc::prctl(
+                libc::PR_SET_SECCOMP,
+                libc::SECCOMP_MODE_FILTER as libc::c_ulong,
+                &prog as *const libc::sock_fprog,
+                0,
+                0,
+            )
+        };
+        if r < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `f` in a forked child with the filter installed; returns its exit code.
+    fn in_child(f: fn() -> i32) -> i32 {
+        let filter = Filter::new().expect("a known architecture");
+        // SAFETY: the child makes system calls only and exits with _exit.
+        unsafe {
+            let pid = libc::fork();
+            assert!(pid >= 0);
+            if pid == 0 {
+                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+                    || filter.install().is_err()
+                {
+                    libc::_exit(90);
+                }
+                libc::_exit(f());
+            }
+            let mut st = 0;
+            libc::waitpid(pid, &mut st, 0);
+            libc::WEXITSTATUS(st)
+        }
+    }
+
+    #[test]
+    fn unix_sockets_and_io_uring_are_refused_other_sockets_are_not() {
+        assert_eq!(
+            in_child(|| {
+                // SAFETY: plain system calls.
+                unsafe {
+                    let u = libc::socket(libc::AF_UNIX, libc::SOCK_STREAM, 0);
+                    let e = *libc::__errno_location();
+                    if u >= 0 || e != libc::EACCES {
+                        return 1;
+                    }
+                    let i = libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0);
+                    if i < 0 {
+                        return 2;
+                    }
+                    let mut sv = [0; 2];
+                    if libc::socketpair(libc::AF_UNIX, libc::SOCK_STREAM, 0, sv.as_mut_ptr()) != 0 {
+                        return 3;
+                    }
+                    let mut params = [0u8; 120];
+                    if libc::syscall(libc::SYS_io_uring_setup, 1u32, params.as_mut_ptr()) >= 0 {
+                        return 4;
+                    }
+                    0
+                }
+            }),
+            0
+        );
+    }
+}
