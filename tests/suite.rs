@@ -155,6 +155,174 @@ fn four_shards_merged_equal_one_run() {
         "{}",
         common::stderr(&o)
     );
+    for dir in ["shard1", "merged"] {
+        let m: Value = serde_json::from_str(
+            &std::fs::read_to_string(root.join(dir).join("manifest.json")).unwrap(),
+        )
+        .unwrap();
+        common::assert_report_schema_file(&m, "schemas/shard-manifest.v1.json");
+    }
+    forged_shards_are_refused(root);
+}
+
+/// A copy of shard K's folder as `name`, changed by `edit`, merged with the other three: exit
+/// 2 with `says` in the error, nothing merged.
+fn refuse_forged(root: &Path, k: usize, name: &str, edit: impl FnOnce(&Path), says: &str) {
+    let forged = root.join(name);
+    common::copy_tree(&root.join(format!("shard{k}")), &forged);
+    edit(&forged);
+    let mut args = vec!["merge".to_string()];
+    for i in 1..=4 {
+        args.push(if i == k {
+            name.to_string()
+        } else {
+            format!("shard{i}")
+        });
+    }
+    args.extend(["--out".into(), format!("merged-{name}")]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = run(root, &args);
+    let err = common::stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+    assert!(err.contains(says), "{name}: wanted {says:?} in\n{err}");
+    assert!(
+        !root.join(format!("merged-{name}/suite.json")).exists(),
+        "{name}"
+    );
+}
+
+/// Edits `dir/suite.json` as JSON.
+fn edit_suite(dir: &Path, f: impl FnOnce(&mut Value)) {
+    let p = dir.join("suite.json");
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    f(&mut v);
+    std::fs::write(&p, serde_json::to_string_pretty(&v).unwrap() + "\n").unwrap();
+}
+
+/// The attacks on merge (issue 27): a partial shard, a rosier suite.json, an altered task
+/// report, a truncated suite.json, a shard of another run or another suite, a folder with no
+/// manifest. Each is refused and named.
+fn forged_shards_are_refused(root: &Path) {
+    let s2: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("shard2/suite.json")).unwrap())
+            .unwrap();
+    let victim = s2["tasks"][0]["key"].as_str().unwrap().to_string();
+    let (rejected, was) = s2["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|t| {
+            let r = t["reading"].as_str()?;
+            Some((t["key"].as_str()?.to_string(), r.to_string()))
+        })
+        .expect("a judged task in shard 2");
+    let rosier = if was == "ACCEPTED" {
+        "REJECTED"
+    } else {
+        "ACCEPTED"
+    };
+    // A task dropped from the shard (its result and its report): the manifest names it.
+    refuse_forged(
+        root,
+        2,
+        "partial",
+        |d| {
+            edit_suite(d, |v| {
+                v["tasks"].as_array_mut().unwrap().remove(0);
+            });
+            let id = victim.split('/').nth(1).unwrap();
+            std::fs::remove_dir_all(d.join("tasks/gen").join(id)).unwrap();
+        },
+        &format!("task {victim} has no result in suite.json"),
+    );
+    // The same with the manifest rewritten to own less: the suite still lists the task.
+    refuse_forged(
+        root,
+        2,
+        "partial-manifest",
+        |d| {
+            edit_suite(d, |v| {
+                v["tasks"].as_array_mut().unwrap().remove(0);
+            });
+            let p = d.join("manifest.json");
+            let mut m: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+            m["owned"]
+                .as_array_mut()
+                .unwrap()
+                .retain(|k| k != victim.as_str());
+            std::fs::write(&p, m.to_string()).unwrap();
+        },
+        &format!("task {victim} of shard 2/4 is missing"),
+    );
+    // suite.json reads a task otherwise than the task's own report.
+    refuse_forged(
+        root,
+        2,
+        "rosier",
+        |d| {
+            edit_suite(d, |v| {
+                for t in v["tasks"].as_array_mut().unwrap() {
+                    if t["key"] == rejected.as_str() {
+                        t["reading"] = rosier.into();
+                    }
+                }
+            })
+        },
+        "suite.json is not the file the shard wrote",
+    );
+    // A task report altered after the shard wrote it.
+    refuse_forged(
+        root,
+        2,
+        "altered-report",
+        |d| {
+            let id = rejected.split('/').nth(1).unwrap();
+            let p = d.join("tasks/gen").join(id).join("report.json");
+            let text = std::fs::read_to_string(&p)
+                .unwrap()
+                .replace(&format!("\"{was}\""), &format!("\"{rosier}\""));
+            std::fs::write(&p, text).unwrap();
+        },
+        "is not the report the shard wrote",
+    );
+    refuse_forged(
+        root,
+        3,
+        "empty",
+        |d| std::fs::write(d.join("suite.json"), "").unwrap(),
+        "not a suite report",
+    );
+    refuse_forged(
+        root,
+        4,
+        "no-manifest",
+        |d| std::fs::remove_file(d.join("manifest.json")).unwrap(),
+        "manifest.json: cannot be read",
+    );
+    refuse_forged(
+        root,
+        1,
+        "other-run",
+        |d| {
+            let p = d.join("manifest.json");
+            let mut m: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+            m["runId"] = "999".into();
+            std::fs::write(&p, m.to_string()).unwrap();
+        },
+        "by run 999: merge the shards of one run",
+    );
+    refuse_forged(
+        root,
+        1,
+        "other-suite",
+        |d| {
+            let p = d.join("manifest.json");
+            let mut m: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+            m["suiteDigest"] = "0".repeat(64).into();
+            std::fs::write(&p, m.to_string()).unwrap();
+        },
+        "is a shard of another suite",
+    );
 }
 
 #[test]

@@ -6,6 +6,7 @@
 //! reference its `reference/` folder (or `reference-ref`).
 
 pub mod compare;
+pub mod manifest;
 pub mod model;
 pub mod render;
 
@@ -334,9 +335,11 @@ pub struct SuiteOptions {
 /// `OUT/tasks/<benchmark>/<id>/`, then `OUT/suite.json` and `OUT/suite.md`.
 pub async fn run(opts: &SuiteOptions) -> Result<SuiteReport, SuiteError> {
     let all = discover(&opts.dir)?;
-    let selected: Vec<TaskEntry> = all
+    let chosen: Vec<TaskEntry> = all.into_iter().filter(|t| t.keep(&opts.filters)).collect();
+    let suite_digest = manifest::suite_digest(&chosen);
+    let suite_tasks: Vec<String> = chosen.iter().map(|t| t.key.clone()).collect();
+    let selected: Vec<TaskEntry> = chosen
         .into_iter()
-        .filter(|t| t.keep(&opts.filters))
         .filter(|t| opts.shard.is_none_or(|s| s.holds(&t.key)))
         .collect();
     std::fs::create_dir_all(&opts.out)
@@ -403,6 +406,7 @@ pub async fn run(opts: &SuiteOptions) -> Result<SuiteReport, SuiteError> {
         results.into_iter().map(|(_, r)| r).collect(),
     );
     report.write(&opts.out)?;
+    manifest::Manifest::of(&report, &opts.out, suite_digest, suite_tasks)?.write(&opts.out)?;
     Ok(report)
 }
 
@@ -451,8 +455,10 @@ async fn judge_task(t: &TaskEntry, out: &Path, hidden: Arc<crate::fence::Hidden>
     }
 }
 
-/// Combines shard outputs into one suite report in `out` (copying each task's report folder);
-/// a task in two shards, a missing shard, or shards of different splits are errors.
+/// Combines shard outputs into one suite report in `out` (copying each task's report folder),
+/// after checking every folder against its manifest and the manifests against one another
+/// (see [`manifest::check`]): a missing, doubled, overlapping, foreign or altered shard is
+/// refused, naming each problem.
 pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<SuiteReport, SuiteError> {
     let mut parts = Vec::new();
     for d in dirs {
@@ -467,17 +473,28 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<SuiteReport, SuiteError> {
                 e.column()
             ))
         })?;
-        parts.push((d.clone(), r));
+        parts.push(manifest::Part {
+            dir: d.clone(),
+            manifest: manifest::Manifest::read(d)?,
+            report: r,
+        });
     }
-    let Some((_, first)) = parts.first() else {
+    let Some(first) = parts.first() else {
         return Err(SuiteError::Input(
             "merge needs at least one shard folder".into(),
         ));
     };
-    let root = first.suite.root.clone();
+    let root = first.report.suite.root.clone();
     let shards: Vec<Option<Shard>> = parts
         .iter()
-        .map(|(_, r)| r.suite.shard.as_deref().map(Shard::parse).transpose())
+        .map(|p| {
+            p.report
+                .suite
+                .shard
+                .as_deref()
+                .map(Shard::parse)
+                .transpose()
+        })
         .collect::<Result<_, _>>()
         .map_err(|e| SuiteError::Input(e.to_string()))?;
     if let Some(n) = shards.iter().flatten().map(|s| s.count).next() {
@@ -496,20 +513,13 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<SuiteReport, SuiteError> {
             }
         }
     }
+    manifest::check(&parts)?;
     let mut tasks: Vec<TaskResult> = Vec::new();
-    for (dir, r) in &parts {
-        for t in &r.tasks {
-            if let Some(prev) = tasks.iter().find(|x| x.key == t.key) {
-                return Err(SuiteError::Input(format!(
-                    "task {} is in two shards ({} and {})",
-                    t.key,
-                    prev.report_path,
-                    dir.display()
-                )));
-            }
+    for p in &parts {
+        for t in &p.report.tasks {
             let t = t.clone();
             if !t.report_path.is_empty() {
-                let from = dir.join(&t.report_path);
+                let from = p.dir.join(&t.report_path);
                 let to = out.join(&t.report_path);
                 if let (Some(src), Some(dst)) = (from.parent(), to.parent()) {
                     copy_dir(src, dst).map_err(|e| {
@@ -527,6 +537,9 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<SuiteReport, SuiteError> {
     tasks.sort_by(|a, b| a.key.cmp(&b.key));
     let merged = SuiteReport::new(root, None, tasks);
     merged.write(out)?;
+    let m = &first.manifest;
+    manifest::Manifest::of(&merged, out, m.suite_digest.clone(), m.suite_tasks.clone())?
+        .write(out)?;
     Ok(merged)
 }
 
