@@ -108,6 +108,14 @@ fn a_pull_request_run_leaves_summary_outputs_and_annotations() {
         "the gap analysis: ast-diff and pom-diff are execution, the javax import knowledge"
     );
     assert!(out["report-path"].ends_with("report.json"));
+    assert_eq!(out["gate"], "fail");
+    assert!(!out["fail-on"].is_empty(), "the rule in force is named");
+    assert!(
+        out["gate-reason"].contains(&format!("fail-on is {}:", out["fail-on"]))
+            && out["gate-reason"].contains("so the gate fails (exit 1)"),
+        "{}",
+        out["gate-reason"]
+    );
 
     let errors = stdout.lines().filter(|l| l.starts_with("::error ")).count();
     let warnings = stdout

@@ -27,8 +27,10 @@ pub fn append(path: &Path, text: &str) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The step outputs of a report: `verdict`, `reading`, `score`, `failed-tier`,
-/// `gap-categories`, `report-path`, `comment-url`, `check-run-url` (empty when unknown).
+/// The step outputs of a report: `verdict`, `reading`, `score`, `failed-tier`, `errors`,
+/// `gate` (pass or fail), `fail-on` (the rule in force) and `gate-reason` (what decided, in
+/// words), `gap-categories`, `report-path`, `comment-url`, `check-run-url` (empty when
+/// unknown).
 pub fn outputs(r: &Report, report_path: Option<&Path>) -> Vec<(&'static str, String)> {
     let reading = r
         .interpretation
@@ -65,6 +67,17 @@ pub fn outputs(r: &Report, report_path: Option<&Path>) -> Vec<(&'static str, Str
         // Tiers that could not run, whatever the reading: an accepted run with errors > 0
         // is not a clean pass (spec/trust.md point 7).
         ("errors", r.outcome.errored_tiers.len().to_string()),
+        // What decided, so that a later step can tell which rule passed or failed the step.
+        (
+            "gate",
+            match r.outcome.gate {
+                crate::report::Gate::Pass => "pass",
+                crate::report::Gate::Fail => "fail",
+            }
+            .to_string(),
+        ),
+        ("fail-on", r.outcome.fail_on.clone().unwrap_or_default()),
+        ("gate-reason", r.outcome.reason.clone()),
         (
             "gap-categories",
             r.diagnostics
