@@ -671,7 +671,7 @@ fn the_boot3_migration_fixtures_semantic_tier_runs_end_to_end() {
     // The same run again: every answer comes from the cache ($XDG_CACHE_HOME/judge-ci/llm,
     // outside the workspace, where the pull request cannot write).
     let again = run();
-    assert_eq!(again.status.code(), Some(0));
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
     let second: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
     assert_eq!(llm.seen().len(), 2, "no request on the second run");
@@ -970,4 +970,134 @@ fn the_model_is_shown_the_workspace_as_submitted_not_as_the_build_left_it() {
         user.contains("+import javax.servlet.Filter;") && user.contains("src/Filter.java"),
         "the model was not shown the file as submitted:\n{user}"
     );
+}
+
+/// The attacks (issue 25): material the model is never shown passes. A NUL byte in a
+/// comment made the hack's file "binary" (never shown, never scanned); a Java package folder
+/// named `build` was skipped as build output; a large file sorted first filled the budget so
+/// the real change was only listed by name. Now a package named `build` is shown, the budget
+/// goes to source first, and what is not shown in full is listed to the model and in the
+/// report, and a PASS on partial material is ABSTAIN with cause `material_incomplete` (or,
+/// as configured, FAIL; or reported only).
+#[test]
+fn material_the_model_is_not_shown_in_full_does_not_pass() {
+    let hack = "package p;\nimport javax.servlet.Filter;\nclass F { static { System.exit(0); } }\n";
+    /// A case: its name, the files it writes, the `incomplete-material` policy, the status.
+    type Case<'a> = (&'a str, Vec<(&'a str, Vec<u8>)>, Option<&'a str>, &'a str);
+    let cases: [Case; 5] = [
+        (
+            "nul",
+            vec![("src/Filter.java", format!("{hack}// \0\n").into_bytes())],
+            None,
+            "ABSTAIN",
+        ),
+        (
+            "build-package",
+            vec![
+                ("src/Filter.java", hack.as_bytes().to_vec()),
+                (
+                    "src/p/build/Hack.java",
+                    b"package p.build;\nclass Hack { HACK-IN-BUILD }\n".to_vec(),
+                ),
+            ],
+            None,
+            "PASS",
+        ),
+        (
+            "budget",
+            vec![
+                ("AAA-notes.md", "a long note\n".repeat(5000).into_bytes()),
+                ("src/Filter.java", hack.as_bytes().to_vec()),
+            ],
+            None,
+            "ABSTAIN",
+        ),
+        (
+            "budget-fail",
+            vec![
+                ("AAA-notes.md", "a long note\n".repeat(5000).into_bytes()),
+                ("src/Filter.java", hack.as_bytes().to_vec()),
+            ],
+            Some("fail"),
+            "FAIL",
+        ),
+        (
+            "budget-report",
+            vec![
+                ("AAA-notes.md", "a long note\n".repeat(5000).into_bytes()),
+                ("src/Filter.java", hack.as_bytes().to_vec()),
+            ],
+            Some("report"),
+            "PASS",
+        ),
+    ];
+    for (name, files, policy, status) in cases {
+        let llm = FakeLlm::start(KEY);
+        llm.on(
+            "",
+            1,
+            Reply::Json(json!({"verdict": "PASS", "reasoning": "fine"})),
+        );
+        let p = Project::new(
+            "anthropic",
+            &llm,
+            &one_tier("        - type: llm\n          name: review\n"),
+        );
+        let cfg = p.ws().join("judge-ci.yml");
+        let text = std::fs::read_to_string(&cfg).unwrap();
+        let text = match policy {
+            Some(pol) => text.replacen(
+                "llm:\n",
+                &format!("llm:\n  incomplete-material: {pol}\n"),
+                1,
+            ),
+            None => text,
+        };
+        std::fs::write(&cfg, text.replace("  cache: ", "  cache: off\n  #")).unwrap();
+        for (path, bytes) in &files {
+            let at = p.ws().join(path);
+            std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+            std::fs::write(at, bytes).unwrap();
+        }
+        let (o, r) = p.run(Some(KEY));
+        let err = stderr(&o);
+        assert_eq!(status_of(&r), status, "{name}: {err}\n{:#}", judgment(&r));
+        let j = judgment(&r);
+        let seen = llm.seen();
+        assert_eq!(seen.len(), 1, "{name}: {err}");
+        let (_, user) = prompt_of(&seen[0].body);
+        match name {
+            "nul" => {
+                assert_eq!(j["cause"], "material_incomplete", "{name}: {j:#}");
+                assert!(
+                    user.contains("src/Filter.java: binary (holds NUL bytes)"),
+                    "{name}: the model is told what it was not shown:\n{user}"
+                );
+                let listed = j["metadata"]["materialNotShown"].to_string();
+                assert!(listed.contains("src/Filter.java"), "{name}: {j:#}");
+            }
+            "build-package" => {
+                assert!(user.contains("HACK-IN-BUILD"), "{name}: {user}");
+                assert!(j["metadata"]["materialNotShown"].is_null(), "{name}: {j:#}");
+            }
+            _ => {
+                // The real change is shown; the note that did not fit is listed.
+                assert!(
+                    user.contains("+class F { static { System.exit(0); } }"),
+                    "{name}: {user}"
+                );
+                assert!(
+                    user.contains("AAA-notes.md: over the material budget"),
+                    "{name}: {user}"
+                );
+                if policy.is_none() {
+                    assert_eq!(j["cause"], "material_incomplete", "{name}: {j:#}");
+                }
+                assert!(
+                    j["reasoning"].as_str().unwrap().contains("AAA-notes.md"),
+                    "{name}: {j:#}"
+                );
+            }
+        }
+    }
 }

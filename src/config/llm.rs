@@ -22,6 +22,7 @@ pub const MODEL_KEYS: &[Key] = &[
     key("max-output-tokens", Kind::Integer, "output token limit"),
     key("temperature", Kind::Number, "sampling temperature"),
     key("injection", Kind::Enum(token::accepted::<Injection>), "what text in the PR addressed to the grader does to the judgment (abstain)"),
+    key("incomplete-material", Kind::Enum(token::accepted::<IncompleteMaterial>), "what a change the model cannot be shown in full (a binary, NUL bytes, a file over the size or the material budget, a build-output folder, a link or FIFO) does to the judgment (abstain: a PASS becomes ABSTAIN with cause material_incomplete)"),
 ];
 
 /// Keys of `llm:`: the model keys, and the settings only the config as a whole holds.
@@ -112,6 +113,39 @@ impl Injection {
     }
 }
 
+/// What it does to a semantic judgment that the model could not be shown every file that
+/// differs in full (`incomplete-material:`; trust.md point 20): the files not shown are
+/// listed to the model and in the report either way.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    strum::Display,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+)]
+#[strum(serialize_all = "lowercase")]
+pub enum IncompleteMaterial {
+    /// The model's PASS (or NOT_APPLICABLE) becomes ABSTAIN with cause
+    /// `material_incomplete`; a FAIL or ERROR stands.
+    #[default]
+    Abstain,
+    /// The judgment is FAIL whatever the model answered (an ERROR stands).
+    Fail,
+    /// The files not shown are reported; the model's answer stands.
+    Report,
+}
+
+impl IncompleteMaterial {
+    /// The config token.
+    pub fn token(self) -> &'static str {
+        self.into()
+    }
+}
+
 /// Model settings; `None` leaves the value to the next level.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LlmSettings {
@@ -135,6 +169,8 @@ pub struct LlmSettings {
     pub prices: BTreeMap<String, Price>,
     /// `injection`: what a prompt-injection finding does (abstain when unset).
     pub injection: Option<Injection>,
+    /// `incomplete-material`: what a change not shown in full does (abstain when unset).
+    pub incomplete_material: Option<IncompleteMaterial>,
 }
 
 impl LlmSettings {
@@ -156,6 +192,7 @@ impl LlmSettings {
             concurrency: self.concurrency.or(fallback.concurrency),
             prices,
             injection: self.injection.or(fallback.injection),
+            incomplete_material: self.incomplete_material.or(fallback.incomplete_material),
         }
     }
 }
@@ -174,7 +211,7 @@ pub enum LlmOutput {
     Criteria,
 }
 
-super::token::strum_tokens!(Provider, Injection, LlmOutput);
+super::token::strum_tokens!(Provider, Injection, IncompleteMaterial, LlmOutput);
 
 /// One item of an EARS or RFC 2119 roster.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -246,6 +283,7 @@ pub fn read(r: &mut Reader, m: &MarkedMappingNode, what: &str) -> Option<LlmSett
     let mut ok = true;
     s.provider = r.key(m, what, "provider", &mut ok, Reader::token);
     s.injection = r.key(m, what, "injection", &mut ok, Reader::token);
+    s.incomplete_material = r.key(m, what, "incomplete-material", &mut ok, Reader::token);
     s.model = r.key(m, what, "model", &mut ok, Reader::non_blank);
     if let Some(n) = m.get_node("base-url") {
         match r.non_blank(n, &format!("{what}.base-url")) {

@@ -91,6 +91,11 @@ causes! {
     /// a plan's criteria).
     EvidenceMissing => "evidence_missing", Analysis,
         "the evidence this judge needs was not produced: make the run (or the pre-analysis) produce it";
+    /// The model could not be shown every file that differs in full (a binary, NUL bytes, a
+    /// file over the size or material budget, a build-output folder, a link), so its answer
+    /// does not decide a PASS.
+    MaterialIncomplete => "material_incomplete", Evaluation,
+        "the model was not shown the whole change: make the changed files text within the budget, or judge them with a structural check";
 }
 
 impl Cause {

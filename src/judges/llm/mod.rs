@@ -21,8 +21,8 @@ use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
 use crate::config::llm::{
-    CacheSetting, CriteriaSource, Injection, LlmOutput, LlmSettings, Price, Provider, Question,
-    RosterKind,
+    CacheSetting, CriteriaSource, IncompleteMaterial, Injection, LlmOutput, LlmSettings, Price,
+    Provider, Question, RosterKind,
 };
 use crate::judgment::{
     Cause, Check, Judgment, JudgmentBuilder, JudgmentContext, ReasonCode, Status,
@@ -417,7 +417,71 @@ pub async fn judge(
     )
     .await;
     let found = found.into_inner().unwrap_or_default();
-    guard(out, &found, settings.injection.unwrap_or_default())
+    let out = guard(out, &found, settings.injection.unwrap_or_default());
+    incomplete(
+        out,
+        &change.unshown,
+        settings.incomplete_material.unwrap_or_default(),
+    )
+}
+
+/// What material the model was not shown in full does to `out` under `policy` (trust.md
+/// point 20): a PASS (or NOT_APPLICABLE) does not rest on partial material (ABSTAIN with
+/// cause `material_incomplete`, or FAIL with `fail`); with `report` the answer stands. Either
+/// way the judgment's reasoning names what was not shown and its metadata lists every file.
+fn incomplete(out: Outcome, unshown: &[prompt::Unshown], policy: IncompleteMaterial) -> Outcome {
+    let j = match out {
+        Ok(j) if !unshown.is_empty() => j,
+        other => return other,
+    };
+    let said = j.status();
+    let status = match (policy, said) {
+        (_, Status::Error) => Status::Error,
+        (IncompleteMaterial::Report, s) => s,
+        (IncompleteMaterial::Fail, _) => Status::Fail,
+        (IncompleteMaterial::Abstain, Status::Pass | Status::NotApplicable) => Status::Abstain,
+        (IncompleteMaterial::Abstain, s @ (Status::Fail | Status::Abstain)) => s,
+    };
+    let mut places: Vec<String> = unshown
+        .iter()
+        .take(5)
+        .map(|u| format!("{} ({})", u.path, u.reason))
+        .collect();
+    if unshown.len() > 5 {
+        places.push(format!("{} more", unshown.len() - 5));
+    }
+    let mut b = Judgment::builder(status)
+        .reasoning(format!(
+            "the model was not shown {} file(s) of the change in full: {} (incomplete-material: {}). {}",
+            unshown.len(),
+            places.join(", "),
+            policy.token(),
+            j.reasoning()
+        ))
+        .checks(j.checks().to_vec())
+        .findings(j.findings().iter().cloned());
+    if status == said {
+        if let Some(score) = j.score() {
+            b = b.score(score);
+        }
+        if let Some(code) = j.reason_code() {
+            b = b.reason_code(code);
+        }
+        b = b.maybe_cause(j.cause());
+    } else if status == Status::Abstain {
+        b = b.cause(Cause::MaterialIncomplete);
+    }
+    for (k, v) in j.metadata() {
+        b = b.metadata(k.clone(), v.clone());
+    }
+    b = b.metadata(
+        "materialNotShown",
+        json!(unshown
+            .iter()
+            .map(|u| json!({"path": u.path, "reason": u.reason, "size": u.size, "sha256": u.sha256}))
+            .collect::<Vec<_>>()),
+    );
+    build(b)
 }
 
 /// What a prompt-injection finding does to `out` under `policy`: the judgment does not pass
