@@ -527,56 +527,12 @@ fn terms(s: &str) -> std::collections::BTreeSet<String> {
 
 /// Check types whose FAIL says the change is incomplete or wrong (the `execution` rule).
 fn reports_the_change(t: CheckType) -> bool {
-    match t {
-        CheckType::ClassVersion
-        | CheckType::AstDiff
-        | CheckType::ImportDiff
-        | CheckType::MavenBuild
-        | CheckType::GradleBuild
-        | CheckType::Command
-        | CheckType::FileComparison
-        | CheckType::TestInvariance => true,
-        CheckType::FileExists
-        | CheckType::FileContent
-        | CheckType::CoveragePreservation
-        | CheckType::CoverageImprovement
-        | CheckType::External
-        | CheckType::PomDiff
-        | CheckType::ProtectedPaths
-        | CheckType::Llm
-        | CheckType::TestQualityLlm
-        | CheckType::SemanticDiff
-        | CheckType::Correctness
-        | CheckType::Ears
-        | CheckType::Rfc2119 => false,
-    }
+    t.facts().fail_reports_the_change
 }
 
 /// Check types that ask a model (the `semantic-criterion` rule).
 fn asks_a_model(t: CheckType) -> bool {
-    match t {
-        CheckType::Llm
-        | CheckType::TestQualityLlm
-        | CheckType::SemanticDiff
-        | CheckType::Correctness
-        | CheckType::Ears
-        | CheckType::Rfc2119 => true,
-        CheckType::FileExists
-        | CheckType::FileContent
-        | CheckType::Command
-        | CheckType::MavenBuild
-        | CheckType::GradleBuild
-        | CheckType::ClassVersion
-        | CheckType::CoveragePreservation
-        | CheckType::CoverageImprovement
-        | CheckType::External
-        | CheckType::ImportDiff
-        | CheckType::AstDiff
-        | CheckType::PomDiff
-        | CheckType::FileComparison
-        | CheckType::TestInvariance
-        | CheckType::ProtectedPaths => false,
-    }
+    t.asks_model()
 }
 
 fn semantic_criterion(item: &Item<'_>, inputs: &Inputs) -> Option<Hit> {

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
 
+use crate::config::checks::BuildTool;
+
 /// Maven properties pinned on the build's command line, after whatever `.mvn/maven.config`
 /// (the subject's) says: tests run, and their failures fail the build.
 pub const MAVEN_PINNED: &[&str] = &[
@@ -64,11 +66,10 @@ impl EvidenceClock {
 /// Removes the build output folders of the workspace before the run's first build: `target/`
 /// beside every `pom.xml` (Maven) or `build/` beside every `build.gradle(.kts)` (Gradle).
 /// Symbolic links are removed as links, never followed. Returns the folders removed.
-pub fn clean_outputs(workspace: &Path, maven: bool) -> Result<Vec<String>, String> {
-    let (markers, out_dir): (&[&str], &str) = if maven {
-        (&["pom.xml"], "target")
-    } else {
-        (&["build.gradle", "build.gradle.kts"], "build")
+pub fn clean_outputs(workspace: &Path, tool: BuildTool) -> Result<Vec<String>, String> {
+    let (markers, out_dir): (&[&str], &str) = match tool {
+        BuildTool::Maven => (&["pom.xml"], "target"),
+        BuildTool::Gradle => (&["build.gradle", "build.gradle.kts"], "build"),
     };
     let mut removed = Vec::new();
     let projects: Vec<PathBuf> = walkdir::WalkDir::new(workspace)
@@ -172,7 +173,7 @@ mod tests {
         std::fs::create_dir_all(ws.join("sub")).unwrap();
         std::fs::write(ws.join("sub/pom.xml"), "<project/>").unwrap();
         std::os::unix::fs::symlink(outside.path(), ws.join("sub/target")).unwrap();
-        let removed = clean_outputs(ws, true).unwrap();
+        let removed = clean_outputs(ws, BuildTool::Maven).unwrap();
         assert_eq!(removed.len(), 2, "{removed:?}");
         assert!(!ws.join("target").exists() && !ws.join("sub/target").exists());
         assert!(

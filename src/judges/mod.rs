@@ -106,29 +106,11 @@ async fn against_reference(
 }
 
 /// Whether a check reads the reference as a folder on disk, so that a revision must be written
-/// out for it. The structural comparisons read it through [`structural::tree::Tree`], which
-/// also reads a revision left in git; the others either read the folder (a build comparing
-/// POMs, a coverage baseline, an external judge, a model's diff, test reports) or never
-/// look at the reference.
+/// out for it (its type's [`Facts::reads_reference_folder`](crate::config::checks::Facts)).
+/// The structural comparisons read it through [`structural::tree::Tree`], which also reads a
+/// revision left in git.
 pub fn reads_reference_folder(kind: &CheckKind) -> bool {
-    match kind {
-        CheckKind::MavenBuild { .. }
-        | CheckKind::CoveragePreservation { .. }
-        | CheckKind::CoverageImprovement { .. }
-        | CheckKind::External { .. }
-        | CheckKind::TestInvariance { .. }
-        | CheckKind::Semantic { .. } => true,
-        CheckKind::FileExists { .. }
-        | CheckKind::FileContent { .. }
-        | CheckKind::Command { .. }
-        | CheckKind::GradleBuild { .. }
-        | CheckKind::ClassVersion { .. }
-        | CheckKind::ImportDiff { .. }
-        | CheckKind::AstDiff { .. }
-        | CheckKind::PomDiff { .. }
-        | CheckKind::FileComparison { .. }
-        | CheckKind::ProtectedPaths { .. } => false,
-    }
+    kind.facts().reads_reference_folder
 }
 
 /// What every judge of a run shares, owned by that run (nothing of it is process-wide, so the
@@ -172,7 +154,7 @@ impl ConfiguredJudge {
         match &self.services.split {
             split::Mode::Live => {}
             split::Mode::DeferSemantic => {
-                if matches!(self.spec.kind, CheckKind::Semantic { .. }) {
+                if self.spec.check_type().asks_model() {
                     return split::deferred(&self.spec.name);
                 }
             }
@@ -185,25 +167,17 @@ impl ConfiguredJudge {
         let ws = ctx.workspace.clone();
         let timeout = self.spec.timeout;
         let clock = Arc::clone(&self.services.evidence);
-        let build = matches!(
-            self.spec.kind,
-            CheckKind::MavenBuild { .. } | CheckKind::GradleBuild { .. }
-        );
-        if build
-            || matches!(
-                self.spec.kind,
-                CheckKind::Command { .. } | CheckKind::External { .. }
-            )
-        {
+        let facts = self.spec.kind.facts();
+        if facts.runs_subject_code() {
             clock.build_starts();
         }
         // The run's first build starts from clean output folders: what the pull request
         // committed under target/ or build/ is gone before anything reads it.
-        if build && clock.clean_once() {
-            let maven = matches!(self.spec.kind, CheckKind::MavenBuild { .. });
-            if let Err(e) = evidence::clean_outputs(&ws, maven) {
-                return instrument(e);
-            }
+        if let Some(tool) = facts.builds
+            && clock.clean_once()
+            && let Err(e) = evidence::clean_outputs(&ws, tool)
+        {
+            return instrument(e);
         }
         let since = clock.since();
         let blocking = |f: Box<dyn FnOnce() -> Outcome + Send>| off_thread(timeout, f);
@@ -457,25 +431,7 @@ impl Judge for ConfiguredJudge {
     }
 
     fn phase(&self) -> crate::judgment::Phase {
-        use crate::judgment::Phase;
-        match self.spec.kind {
-            CheckKind::Command { .. }
-            | CheckKind::MavenBuild { .. }
-            | CheckKind::GradleBuild { .. }
-            | CheckKind::External { .. } => Phase::Build,
-            CheckKind::FileExists { .. }
-            | CheckKind::FileContent { .. }
-            | CheckKind::ClassVersion { .. }
-            | CheckKind::CoveragePreservation { .. }
-            | CheckKind::CoverageImprovement { .. }
-            | CheckKind::ImportDiff { .. }
-            | CheckKind::AstDiff { .. }
-            | CheckKind::PomDiff { .. }
-            | CheckKind::FileComparison { .. }
-            | CheckKind::TestInvariance { .. }
-            | CheckKind::ProtectedPaths { .. }
-            | CheckKind::Semantic { .. } => Phase::Inspect,
-        }
+        self.spec.kind.facts().phase
     }
 }
 

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use super::structural::{MAX_FILE_BYTES, globs, parent_files, pom_files, select};
 
-use crate::config::checks::{CheckKind, WorkspaceReads};
+use crate::config::checks::{SourceSelection, WorkspaceReads};
 use crate::config::{CheckSpec, JurySpec};
 
 /// The metadata key naming the snapshot folder in a judgment context.
@@ -49,12 +49,12 @@ pub fn needed_after(spec: &JurySpec, code_first: bool) -> bool {
 /// A check that reads the workspace's own sources (the structural comparisons, the semantic
 /// tier): the registry's [`WorkspaceReads`] fact, the one place this is decided.
 fn reads_sources(c: &CheckSpec) -> bool {
-    c.kind.check_type().info().reads != WorkspaceReads::Outputs
+    c.kind.facts().reads != WorkspaceReads::Outputs
 }
 
-/// A check that runs the subject's code: the registry's `runs_subject_code` fact.
+/// A check that runs the subject's code: the registry's phase fact.
 fn runs_code(c: &CheckSpec) -> bool {
-    c.kind.check_type().info().runs_subject_code
+    c.kind.facts().runs_subject_code()
 }
 
 /// Whether a check that reads sources could run after (or beside) subject code: it sits in a
@@ -100,16 +100,26 @@ impl Reads {
         let mut poms = false;
         let mut everything = false;
         for c in spec.all_checks() {
-            everything |= c.kind.check_type().info().reads == WorkspaceReads::Everything;
-            let set = match &c.kind {
-                CheckKind::ImportDiff { files, .. }
-                | CheckKind::AstDiff { files, .. }
-                | CheckKind::FileComparison { files } => files.clone(),
-                CheckKind::PomDiff { .. } => {
-                    poms = true;
-                    pom_files()
+            let set = match c.kind.facts().reads {
+                WorkspaceReads::Outputs => continue,
+                WorkspaceReads::Everything => {
+                    everything = true;
+                    continue;
                 }
-                _ => continue,
+                WorkspaceReads::Sources => match c.kind.sources() {
+                    Some(SourceSelection::Files(files)) => files.clone(),
+                    Some(SourceSelection::Poms) => {
+                        poms = true;
+                        pom_files()
+                    }
+                    None => {
+                        return Err(format!(
+                            "check '{}' ({}) reads sources but selects none",
+                            c.name,
+                            c.check_type()
+                        ));
+                    }
+                },
             };
             sets.push((globs(&set.include)?, globs(&set.exclude)?));
         }

@@ -53,24 +53,7 @@ pub const REPLAYED_KEY: &str = "replayedFrom";
 /// Whether a check of this kind runs subject code or reads what subject code produced, so a
 /// resumed run takes its judgment from the first job instead of running it.
 pub fn replayed(kind: &CheckKind) -> bool {
-    match kind {
-        CheckKind::FileExists { .. }
-        | CheckKind::FileContent { .. }
-        | CheckKind::Command { .. }
-        | CheckKind::MavenBuild { .. }
-        | CheckKind::GradleBuild { .. }
-        | CheckKind::ClassVersion { .. }
-        | CheckKind::CoveragePreservation { .. }
-        | CheckKind::CoverageImprovement { .. }
-        | CheckKind::External { .. }
-        | CheckKind::TestInvariance { .. } => true,
-        CheckKind::ImportDiff { .. }
-        | CheckKind::AstDiff { .. }
-        | CheckKind::PomDiff { .. }
-        | CheckKind::FileComparison { .. }
-        | CheckKind::ProtectedPaths { .. }
-        | CheckKind::Semantic { .. } => false,
-    }
+    kind.facts().replayed_on_resume
 }
 
 /// Every individual judgment of a verdict and of its composite attempts, by name (the first

@@ -1,6 +1,6 @@
 //! Stage 7, report assembly: the per-tier views and the structural diffs of a verdict.
 
-use crate::config::checks::CheckType;
+use crate::config::checks::{CheckType, DiffSection};
 use crate::config::{CheckSpec, JurySpec};
 use crate::jury::{Decision, Verdict};
 use crate::report::{DiffEntry, Diffs, JudgeView, NotRunJudge, TierView};
@@ -130,27 +130,12 @@ pub fn collect_diffs(spec: &JurySpec, verdict: &Verdict) -> Diffs {
         let Some(ty) = names.iter().find(|(n, _)| n == name).map(|(_, t)| *t) else {
             continue;
         };
-        let list = match ty {
-            CheckType::ImportDiff => &mut diffs.imports,
-            CheckType::AstDiff => &mut diffs.ast,
-            CheckType::PomDiff => &mut diffs.pom,
-            CheckType::FileComparison | CheckType::TestInvariance => &mut diffs.files,
-            CheckType::FileExists
-            | CheckType::FileContent
-            | CheckType::Command
-            | CheckType::MavenBuild
-            | CheckType::GradleBuild
-            | CheckType::ClassVersion
-            | CheckType::CoveragePreservation
-            | CheckType::CoverageImprovement
-            | CheckType::External
-            | CheckType::ProtectedPaths
-            | CheckType::Llm
-            | CheckType::TestQualityLlm
-            | CheckType::SemanticDiff
-            | CheckType::Correctness
-            | CheckType::Ears
-            | CheckType::Rfc2119 => continue,
+        let list = match ty.facts().diff {
+            Some(DiffSection::Imports) => &mut diffs.imports,
+            Some(DiffSection::Ast) => &mut diffs.ast,
+            Some(DiffSection::Pom) => &mut diffs.pom,
+            Some(DiffSection::Files) => &mut diffs.files,
+            None => continue,
         };
         for f in j.findings() {
             list.push(DiffEntry {

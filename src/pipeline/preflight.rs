@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::error::{RunError, config_problems};
-use crate::config::checks::{CheckKind, WorkspacePath};
+use crate::config::checks::WorkspacePath;
 use crate::config::{CheckSpec, Diagnostic, Diagnostics, JurySpec};
 use crate::judges::paths;
 
@@ -13,16 +13,7 @@ fn check_paths(spec: &JurySpec) -> Vec<(&CheckSpec, &WorkspacePath)> {
     let checks = spec.all_checks();
     let mut out: Vec<(&CheckSpec, &WorkspacePath)> = Vec::new();
     for c in checks {
-        match &c.kind {
-            CheckKind::FileExists { path } | CheckKind::FileContent { path, .. } => {
-                out.push((c, path))
-            }
-            CheckKind::Command { dir: Some(d), .. } => out.push((c, d)),
-            CheckKind::ClassVersion { dir, .. } => out.push((c, dir)),
-            CheckKind::CoveragePreservation { report, .. }
-            | CheckKind::CoverageImprovement { report, .. } => out.push((c, report)),
-            _ => {}
-        }
+        out.extend(c.kind.workspace_paths().into_iter().map(|p| (c, p)));
     }
     out.dedup_by(|a, b| std::ptr::eq(a.0, b.0) && a.1 == b.1);
     out

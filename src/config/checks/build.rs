@@ -1,15 +1,23 @@
 //! `maven-build` and `gradle-build`: the project's own build, through its wrapper if present.
 
 use super::read::{CheckNode, list};
-use super::{CheckInfo, CheckKind, Family, WorkspaceReads};
+use super::{BuildTool, CheckInfo, CheckKind, Facts, Family, WorkspaceReads};
 use crate::config::yaml::{Kind, Reader, key};
+use crate::judgment::Phase;
 
 /// `maven-build`: runs ./mvnw (if executable) or mvn; PASS on exit 0.
 #[rustfmt::skip]
 pub const MAVEN_BUILD: CheckInfo = CheckInfo {
     family: Family::Deterministic,
-    reads: WorkspaceReads::Outputs,
-    runs_subject_code: true,
+    facts: Facts {
+        phase: Phase::Build,
+        builds: Some(BuildTool::Maven),
+        reads: WorkspaceReads::Outputs,
+        reads_reference_folder: true,
+        replayed_on_resume: true,
+        diff: None,
+        fail_reports_the_change: true,
+    },
     doc: "runs ./mvnw (if executable) or mvn; PASS on exit 0",
     keys: keys![
         key("goals", Kind::StrList, "goals ([clean, test])"),
@@ -32,8 +40,15 @@ fn read_maven_build(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
 #[rustfmt::skip]
 pub const GRADLE_BUILD: CheckInfo = CheckInfo {
     family: Family::Deterministic,
-    reads: WorkspaceReads::Outputs,
-    runs_subject_code: true,
+    facts: Facts {
+        phase: Phase::Build,
+        builds: Some(BuildTool::Gradle),
+        reads: WorkspaceReads::Outputs,
+        reads_reference_folder: false,
+        replayed_on_resume: true,
+        diff: None,
+        fail_reports_the_change: true,
+    },
     doc: "runs ./gradlew (if executable) or gradle; PASS on exit 0",
     keys: keys![
         key("tasks", Kind::StrList, "tasks ([build])"),

@@ -1,15 +1,23 @@
 //! `class-version`: every class file has the target major version.
 
 use super::read::{CheckNode, get, path_key};
-use super::{CheckInfo, CheckKind, Family, WorkspaceReads};
+use super::{CheckInfo, CheckKind, Facts, Family, WorkspaceReads};
 use crate::config::yaml::{Kind, Reader, key};
+use crate::judgment::Phase;
 
 /// `class-version`: PASS if every class file has the target major version.
 #[rustfmt::skip]
 pub const CLASS_VERSION: CheckInfo = CheckInfo {
     family: Family::Deterministic,
-    reads: WorkspaceReads::Outputs,
-    runs_subject_code: false,
+    facts: Facts {
+        phase: Phase::Inspect,
+        builds: None,
+        reads: WorkspaceReads::Outputs,
+        reads_reference_folder: false,
+        replayed_on_resume: true,
+        diff: None,
+        fail_reports_the_change: true,
+    },
     doc: "PASS if every class file has the target major version",
     keys: keys![
         key("target", Kind::Integer, "class-file major version (e.g. 65)"),

@@ -3,15 +3,23 @@
 use marked_yaml::Node;
 
 use super::read::{CheckNode, env, get, path_key, required};
-use super::{CheckInfo, CheckKind, Family, WorkspaceReads};
+use super::{CheckInfo, CheckKind, Facts, Family, WorkspaceReads};
 use crate::config::yaml::{Kind, Reader, key};
+use crate::judgment::Phase;
 
 /// `command`: PASS if the command exits with the expected code.
 #[rustfmt::skip]
 pub const COMMAND: CheckInfo = CheckInfo {
     family: Family::Deterministic,
-    reads: WorkspaceReads::Outputs,
-    runs_subject_code: true,
+    facts: Facts {
+        phase: Phase::Build,
+        builds: None,
+        reads: WorkspaceReads::Outputs,
+        reads_reference_folder: false,
+        replayed_on_resume: true,
+        diff: None,
+        fail_reports_the_change: true,
+    },
     doc: "PASS if the command exits with the expected code",
     keys: keys![
         key("run", Kind::CommandLine, "a string for sh -f -c (no pathname expansion), or a list of arguments"),
@@ -52,8 +60,15 @@ fn read_command(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
 #[rustfmt::skip]
 pub const EXTERNAL: CheckInfo = CheckInfo {
     family: Family::Deterministic,
-    reads: WorkspaceReads::Outputs,
-    runs_subject_code: true,
+    facts: Facts {
+        phase: Phase::Build,
+        builds: None,
+        reads: WorkspaceReads::Outputs,
+        reads_reference_folder: true,
+        replayed_on_resume: true,
+        diff: None,
+        fail_reports_the_change: false,
+    },
     doc: "runs a program that writes one judgment as JSON on descriptor 3 ($JUDGE_ANSWER_FD); its standard output and error are logs",
     keys: keys![
         key("run", Kind::CommandLine, "a string for sh -f -c (no pathname expansion), or a list of arguments"),

@@ -4,15 +4,23 @@ use marked_yaml::Node;
 use marked_yaml::types::MarkedMappingNode;
 
 use super::read::{CheckNode, get, path_key};
-use super::{CheckInfo, CheckKind, Family, WorkspaceReads};
+use super::{CheckInfo, CheckKind, Facts, Family, WorkspaceReads};
 use crate::config::yaml::{Kind, Reader, key};
+use crate::judgment::Phase;
 
 /// `coverage-preservation`: PASS if line coverage dropped by at most max-drop points.
 #[rustfmt::skip]
 pub const COVERAGE_PRESERVATION: CheckInfo = CheckInfo {
     family: Family::Deterministic,
-    reads: WorkspaceReads::Outputs,
-    runs_subject_code: false,
+    facts: Facts {
+        phase: Phase::Inspect,
+        builds: None,
+        reads: WorkspaceReads::Outputs,
+        reads_reference_folder: true,
+        replayed_on_resume: true,
+        diff: None,
+        fail_reports_the_change: false,
+    },
     doc: "PASS if line coverage dropped by at most max-drop points",
     keys: keys![
         key("max-drop", Kind::Number, "allowed drop in percentage points (5.0)"),
@@ -41,8 +49,15 @@ fn read_coverage_preservation(r: &mut Reader, c: &CheckNode<'_>) -> Option<Check
 #[rustfmt::skip]
 pub const COVERAGE_IMPROVEMENT: CheckInfo = CheckInfo {
     family: Family::Deterministic,
-    reads: WorkspaceReads::Outputs,
-    runs_subject_code: false,
+    facts: Facts {
+        phase: Phase::Inspect,
+        builds: None,
+        reads: WorkspaceReads::Outputs,
+        reads_reference_folder: true,
+        replayed_on_resume: true,
+        diff: None,
+        fail_reports_the_change: false,
+    },
     doc: "PASS if line coverage improved (and the minimum is met)",
     keys: keys![
         key("min", Kind::Number, "improvement in points that scores 1.0 (50; agent-bench's name)"),

@@ -1,16 +1,24 @@
 //! `file-exists` and `file-content`: a file in the workspace, and what it holds.
 
 use super::read::{CheckNode, get, path_key, required};
-use super::{CheckInfo, CheckKind, Family, WorkspaceReads};
+use super::{CheckInfo, CheckKind, Facts, Family, WorkspaceReads};
 use crate::config::token;
 use crate::config::yaml::{Kind, Reader, key};
+use crate::judgment::Phase;
 
 /// `file-exists`: PASS if the path is a regular file in the workspace.
 #[rustfmt::skip]
 pub const FILE_EXISTS: CheckInfo = CheckInfo {
     family: Family::Deterministic,
-    reads: WorkspaceReads::Outputs,
-    runs_subject_code: false,
+    facts: Facts {
+        phase: Phase::Inspect,
+        builds: None,
+        reads: WorkspaceReads::Outputs,
+        reads_reference_folder: false,
+        replayed_on_resume: true,
+        diff: None,
+        fail_reports_the_change: false,
+    },
     doc: "PASS if the path is a regular file in the workspace",
     keys: keys![key("path", Kind::Str, "path relative to the workspace")],
     default_timeout: super::CHECK_TIMEOUT,
@@ -30,8 +38,15 @@ fn read_file_exists(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
 #[rustfmt::skip]
 pub const FILE_CONTENT: CheckInfo = CheckInfo {
     family: Family::Deterministic,
-    reads: WorkspaceReads::Outputs,
-    runs_subject_code: false,
+    facts: Facts {
+        phase: Phase::Inspect,
+        builds: None,
+        reads: WorkspaceReads::Outputs,
+        reads_reference_folder: false,
+        replayed_on_resume: true,
+        diff: None,
+        fail_reports_the_change: false,
+    },
     doc: "PASS if the file's content matches",
     keys: keys![
         key("path", Kind::Str, "path relative to the workspace"),

@@ -57,7 +57,8 @@ pub enum WorkspaceReads {
     /// What a build may produce (a `file-content` path, class files, reports) or nothing of
     /// the sources: read live, after the subject's code ran.
     Outputs,
-    /// The sources its file set selects (the structural comparisons): read as submitted.
+    /// The sources the structural comparisons select ([`CheckKind::sources`]): read as
+    /// submitted.
     Sources,
     /// Every file of the workspace (the semantic tier's material, a plan it reads): read as
     /// submitted.
@@ -72,15 +73,75 @@ pub const BUILD_TIMEOUT: Duration = Duration::from_secs(600);
 /// Reads a check's own keys into its parameters, recording every problem in the reader.
 pub type ReadFn = fn(&mut Reader, &read::CheckNode<'_>) -> Option<CheckKind>;
 
-/// One check type: its family, keys, documentation, default limit and reader.
+/// Which build tool a build check runs (its output folders are cleaned before the run's
+/// first build).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuildTool {
+    /// `target/` beside every `pom.xml`.
+    Maven,
+    /// `build/` beside every `build.gradle(.kts)`.
+    Gradle,
+}
+
+/// The sources a structural comparison reads (see [`CheckKind::sources`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceSelection<'a> {
+    /// The files its file set selects.
+    Files(&'a FileSet),
+    /// POMs, their parents, `.mvn/` and the tree's shape.
+    Poms,
+}
+
+/// The section of the report's `diffs` a check's findings go to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiffSection {
+    /// Import differences.
+    Imports,
+    /// Declaration differences.
+    Ast,
+    /// POM differences.
+    Pom,
+    /// Whole-file differences and test counts.
+    Files,
+}
+
+/// Every fact about a check type the stages after loading act on, as data on its registry
+/// entry. No field has a default: an entry that forgets one does not compile, and no stage
+/// matches over check types to find one out.
+#[derive(Clone, Copy, Debug)]
+pub struct Facts {
+    /// When it runs: [`Phase::Build`](crate::judgment::Phase::Build) runs the pull
+    /// request's code (builds, `command`, `external`), one at a time before the inspecting
+    /// judges; a structural judge after one reads the snapshot.
+    pub phase: crate::judgment::Phase,
+    /// The build tool it runs, whose committed output folders go before the first build.
+    pub builds: Option<BuildTool>,
+    /// Reads the reference as a folder on disk (a revision must be written out for it).
+    pub reads_reference_folder: bool,
+    /// Replayed from the first job of a split run (`--resume`): it runs subject code or reads
+    /// the workspace as subject code left it.
+    pub replayed_on_resume: bool,
+    /// What it reads of the workspace's own files (the snapshot rule's input).
+    pub reads: WorkspaceReads,
+    /// Where its findings go in the report's `diffs`.
+    pub diff: Option<DiffSection>,
+    /// A FAIL of it says the change is incomplete or wrong (the diagnosis's `execution` rule).
+    pub fail_reports_the_change: bool,
+}
+
+impl Facts {
+    /// Whether it runs the pull request's code.
+    pub fn runs_subject_code(&self) -> bool {
+        self.phase == crate::judgment::Phase::Build
+    }
+}
+
+/// One check type: its family, keys, documentation, default limit, reader and facts.
 pub struct CheckInfo {
     /// Its family.
     pub family: Family,
-    /// What it reads of the workspace's own files (the snapshot rule's input).
-    pub reads: WorkspaceReads,
-    /// Whether it runs the subject's code (a build, a `command`, an `external` judge), after
-    /// which the live workspace is no longer the workspace as submitted.
-    pub runs_subject_code: bool,
+    /// What the stages after loading need to know of it.
+    pub facts: Facts,
     /// Keys specific to this type.
     pub keys: &'static [Key],
     /// One sentence for help and the schema.
@@ -101,6 +162,16 @@ impl CheckType {
     /// The family the type belongs to.
     pub fn family(self) -> Family {
         self.info().family
+    }
+
+    /// The type's facts.
+    pub fn facts(self) -> &'static Facts {
+        &self.info().facts
+    }
+
+    /// Whether a check of this type asks a model (its family is the semantic one).
+    pub fn asks_model(self) -> bool {
+        self.family() == Family::Semantic
     }
 }
 
@@ -318,6 +389,78 @@ pub enum CheckKind {
 }
 
 impl CheckKind {
+    /// The facts of the check's type.
+    pub fn facts(&self) -> &'static Facts {
+        self.check_type().facts()
+    }
+
+    /// Which sources a check whose facts say [`WorkspaceReads::Sources`] selects.
+    pub fn sources(&self) -> Option<SourceSelection<'_>> {
+        match self {
+            CheckKind::ImportDiff { files, .. }
+            | CheckKind::AstDiff { files, .. }
+            | CheckKind::FileComparison { files } => Some(SourceSelection::Files(files)),
+            CheckKind::PomDiff { .. } => Some(SourceSelection::Poms),
+            CheckKind::FileExists { .. }
+            | CheckKind::FileContent { .. }
+            | CheckKind::Command { .. }
+            | CheckKind::MavenBuild { .. }
+            | CheckKind::GradleBuild { .. }
+            | CheckKind::ClassVersion { .. }
+            | CheckKind::CoveragePreservation { .. }
+            | CheckKind::CoverageImprovement { .. }
+            | CheckKind::External { .. }
+            | CheckKind::TestInvariance { .. }
+            | CheckKind::ProtectedPaths { .. }
+            | CheckKind::Semantic { .. } => None,
+        }
+    }
+
+    /// Every workspace path the check names (a file it reads, a command's folder, a class
+    /// folder, a coverage report, a test-report folder), which the preflight refuses when it
+    /// leads out of the workspace through a symlink.
+    pub fn workspace_paths(&self) -> Vec<&WorkspacePath> {
+        match self {
+            CheckKind::FileExists { path } | CheckKind::FileContent { path, .. } => vec![path],
+            CheckKind::Command { dir, .. } => dir.iter().collect(),
+            CheckKind::ClassVersion { dir, .. } => vec![dir],
+            CheckKind::CoveragePreservation { report, .. }
+            | CheckKind::CoverageImprovement { report, .. } => vec![report],
+            CheckKind::TestInvariance { reports } => vec![reports],
+            CheckKind::MavenBuild { .. }
+            | CheckKind::GradleBuild { .. }
+            | CheckKind::External { .. }
+            | CheckKind::ImportDiff { .. }
+            | CheckKind::AstDiff { .. }
+            | CheckKind::PomDiff { .. }
+            | CheckKind::FileComparison { .. }
+            | CheckKind::ProtectedPaths { .. }
+            | CheckKind::Semantic { .. } => Vec::new(),
+        }
+    }
+
+    /// The check's own model settings, for a check that asks a model.
+    pub fn llm_settings(&self) -> Option<&LlmSettings> {
+        match self {
+            CheckKind::Semantic { llm, .. } => Some(llm),
+            CheckKind::FileExists { .. }
+            | CheckKind::FileContent { .. }
+            | CheckKind::Command { .. }
+            | CheckKind::MavenBuild { .. }
+            | CheckKind::GradleBuild { .. }
+            | CheckKind::ClassVersion { .. }
+            | CheckKind::CoveragePreservation { .. }
+            | CheckKind::CoverageImprovement { .. }
+            | CheckKind::External { .. }
+            | CheckKind::ImportDiff { .. }
+            | CheckKind::AstDiff { .. }
+            | CheckKind::PomDiff { .. }
+            | CheckKind::FileComparison { .. }
+            | CheckKind::TestInvariance { .. }
+            | CheckKind::ProtectedPaths { .. } => None,
+        }
+    }
+
     /// The check type these parameters belong to.
     pub fn check_type(&self) -> CheckType {
         match self {
@@ -388,6 +531,31 @@ mod tests {
         assert!(WorkspacePath::new("/etc/passwd").is_err());
         assert!(WorkspacePath::new("~/x").is_err());
         assert!(WorkspacePath::new("").is_err());
+    }
+
+    /// The facts of every entry hold together: a build tool only on a check that runs subject
+    /// code, source selections and diff sections only on structural checks, and a check that
+    /// asks a model reads the reference folder (to show the model the difference).
+    #[test]
+    fn every_entry_s_facts_hold_together() {
+        use crate::judgment::Phase;
+        for t in CheckType::iter() {
+            let f = t.facts();
+            assert!(f.builds.is_none() || f.phase == Phase::Build, "{t}");
+            assert!(
+                f.reads != WorkspaceReads::Sources || t.family() == Family::Structural,
+                "{t}"
+            );
+            assert!(f.diff.is_none() || t.family() == Family::Structural, "{t}");
+            assert!(!t.asks_model() || f.reads_reference_folder, "{t}");
+            // What runs subject code is replayed on resume, never run twice.
+            assert!(!f.runs_subject_code() || f.replayed_on_resume, "{t}");
+            // A check that reads sources as submitted is judged again, from the snapshot.
+            assert!(
+                f.reads != WorkspaceReads::Sources || !f.replayed_on_resume,
+                "{t}"
+            );
+        }
     }
 
     #[test]

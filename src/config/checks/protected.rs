@@ -3,14 +3,22 @@
 
 use std::time::Duration;
 
-use super::{CheckInfo, Family, WorkspaceReads};
+use super::{CheckInfo, Facts, Family, WorkspaceReads};
+use crate::judgment::Phase;
 
 /// `protected-paths`: FAIL, listing the protected paths the pull request changed.
 #[rustfmt::skip]
 pub const PROTECTED_PATHS: CheckInfo = CheckInfo {
     family: Family::Deterministic,
-    reads: WorkspaceReads::Outputs,
-    runs_subject_code: false,
+    facts: Facts {
+        phase: Phase::Inspect,
+        builds: None,
+        reads: WorkspaceReads::Outputs,
+        reads_reference_folder: false,
+        replayed_on_resume: false,
+        diff: None,
+        fail_reports_the_change: false,
+    },
     doc: "FAIL if the pull request changed a protected path (added by the run)",
     keys: &[],
     default_timeout: Duration::from_secs(10),

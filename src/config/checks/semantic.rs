@@ -6,17 +6,25 @@ use marked_yaml::types::MarkedMappingNode;
 use std::path::Path;
 
 use super::read::{CheckNode, get, path_key};
-use super::{CheckInfo, CheckKind, Family, WorkspaceReads};
+use super::{CheckInfo, CheckKind, Facts, Family, WorkspaceReads};
 use crate::config::llm::{CriteriaSource, LlmOutput, Question, RosterItem, RosterKind};
 use crate::config::token;
 use crate::config::yaml::{Kind, Reader, key};
+use crate::judgment::Phase;
 
 /// `llm`: asks a model for a verdict, score or criteria in a validated JSON shape.
 #[rustfmt::skip]
 pub const LLM: CheckInfo = CheckInfo {
     family: Family::Semantic,
-    reads: WorkspaceReads::Everything,
-    runs_subject_code: false,
+    facts: Facts {
+        phase: Phase::Inspect,
+        builds: None,
+        reads: WorkspaceReads::Everything,
+        reads_reference_folder: true,
+        replayed_on_resume: false,
+        diff: None,
+        fail_reports_the_change: false,
+    },
     doc: "asks a model for a verdict, score or criteria in a validated JSON shape",
     keys: keys![
         key("prompt", Kind::Str, "prompt template file, relative to the config file"),
@@ -41,8 +49,15 @@ fn read_llm(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
 #[rustfmt::skip]
 pub const TEST_QUALITY_LLM: CheckInfo = CheckInfo {
     family: Family::Semantic,
-    reads: WorkspaceReads::Everything,
-    runs_subject_code: false,
+    facts: Facts {
+        phase: Phase::Inspect,
+        builds: None,
+        reads: WorkspaceReads::Everything,
+        reads_reference_folder: true,
+        replayed_on_resume: false,
+        diff: None,
+        fail_reports_the_change: false,
+    },
     doc: "agent-bench's test-quality rubric",
     keys: keys![key("prompt", Kind::Str, "prompt template file, relative to the config file")],
     default_timeout: super::CHECK_TIMEOUT,
@@ -59,8 +74,15 @@ fn read_test_quality_llm(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind>
 #[rustfmt::skip]
 pub const SEMANTIC_DIFF: CheckInfo = CheckInfo {
     family: Family::Semantic,
-    reads: WorkspaceReads::Everything,
-    runs_subject_code: false,
+    facts: Facts {
+        phase: Phase::Inspect,
+        builds: None,
+        reads: WorkspaceReads::Everything,
+        reads_reference_folder: true,
+        replayed_on_resume: false,
+        diff: None,
+        fail_reports_the_change: false,
+    },
     doc: "one question per criterion; score = passed/total",
     keys: keys![
         key("prompt", Kind::Str, "prompt template file, relative to the config file"),
@@ -105,8 +127,15 @@ fn read_semantic_diff(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
 #[rustfmt::skip]
 pub const CORRECTNESS: CheckInfo = CheckInfo {
     family: Family::Semantic,
-    reads: WorkspaceReads::Everything,
-    runs_subject_code: false,
+    facts: Facts {
+        phase: Phase::Inspect,
+        builds: None,
+        reads: WorkspaceReads::Everything,
+        reads_reference_folder: true,
+        replayed_on_resume: false,
+        diff: None,
+        fail_reports_the_change: false,
+    },
     doc: "does the change achieve the goal (strict YES/NO)",
     keys: keys![key("prompt", Kind::Str, "prompt template file, relative to the config file")],
     default_timeout: super::CHECK_TIMEOUT,
@@ -123,8 +152,15 @@ fn read_correctness(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
 #[rustfmt::skip]
 pub const EARS: CheckInfo = CheckInfo {
     family: Family::Semantic,
-    reads: WorkspaceReads::Everything,
-    runs_subject_code: false,
+    facts: Facts {
+        phase: Phase::Inspect,
+        builds: None,
+        reads: WorkspaceReads::Everything,
+        reads_reference_folder: true,
+        replayed_on_resume: false,
+        diff: None,
+        fail_reports_the_change: false,
+    },
     doc: "EARS requirement roster",
     keys: keys![
         key("prompt", Kind::Str, "prompt template file, relative to the config file"),
@@ -144,8 +180,15 @@ fn read_ears(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
 #[rustfmt::skip]
 pub const RFC2119: CheckInfo = CheckInfo {
     family: Family::Semantic,
-    reads: WorkspaceReads::Everything,
-    runs_subject_code: false,
+    facts: Facts {
+        phase: Phase::Inspect,
+        builds: None,
+        reads: WorkspaceReads::Everything,
+        reads_reference_folder: true,
+        replayed_on_resume: false,
+        diff: None,
+        fail_reports_the_change: false,
+    },
     doc: "RFC 2119 constraint roster",
     keys: keys![
         key("prompt", Kind::Str, "prompt template file, relative to the config file"),

@@ -4,16 +4,24 @@
 use marked_yaml::types::MarkedMappingNode;
 
 use super::read::{CheckNode, get, list, path_key};
-use super::{CheckInfo, CheckKind, Family, WorkspaceReads};
+use super::{CheckInfo, CheckKind, DiffSection, Facts, Family, WorkspaceReads};
 use crate::config::token;
 use crate::config::yaml::{Kind, Reader, key};
+use crate::judgment::Phase;
 
 /// `import-diff`: compares import sets per file against the reference.
 #[rustfmt::skip]
 pub const IMPORT_DIFF: CheckInfo = CheckInfo {
     family: Family::Structural,
-    reads: WorkspaceReads::Sources,
-    runs_subject_code: false,
+    facts: Facts {
+        phase: Phase::Inspect,
+        builds: None,
+        reads: WorkspaceReads::Sources,
+        reads_reference_folder: false,
+        replayed_on_resume: false,
+        diff: Some(DiffSection::Imports),
+        fail_reports_the_change: true,
+    },
     doc: "compares import sets per file against the reference",
     keys: keys![
         key("include", Kind::StrList, "globs (**/*.java)"),
@@ -42,8 +50,15 @@ fn read_import_diff(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
 #[rustfmt::skip]
 pub const AST_DIFF: CheckInfo = CheckInfo {
     family: Family::Structural,
-    reads: WorkspaceReads::Sources,
-    runs_subject_code: false,
+    facts: Facts {
+        phase: Phase::Inspect,
+        builds: None,
+        reads: WorkspaceReads::Sources,
+        reads_reference_folder: false,
+        replayed_on_resume: false,
+        diff: Some(DiffSection::Ast),
+        fail_reports_the_change: true,
+    },
     doc: "compares types, members and annotations against the reference",
     keys: keys![
         key("include", Kind::StrList, "globs"),
@@ -77,8 +92,15 @@ fn read_ast_diff(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
 #[rustfmt::skip]
 pub const POM_DIFF: CheckInfo = CheckInfo {
     family: Family::Structural,
-    reads: WorkspaceReads::Sources,
-    runs_subject_code: false,
+    facts: Facts {
+        phase: Phase::Inspect,
+        builds: None,
+        reads: WorkspaceReads::Sources,
+        reads_reference_folder: false,
+        replayed_on_resume: false,
+        diff: Some(DiffSection::Pom),
+        fail_reports_the_change: false,
+    },
     doc: "compares effective POM coordinates against the reference",
     keys: keys![
         key("aspects", Kind::EnumList(token::accepted::<PomAspect>), "what to compare (all)"),
@@ -109,8 +131,15 @@ fn read_pom_diff(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
 #[rustfmt::skip]
 pub const FILE_COMPARISON: CheckInfo = CheckInfo {
     family: Family::Structural,
-    reads: WorkspaceReads::Sources,
-    runs_subject_code: false,
+    facts: Facts {
+        phase: Phase::Inspect,
+        builds: None,
+        reads: WorkspaceReads::Sources,
+        reads_reference_folder: false,
+        replayed_on_resume: false,
+        diff: Some(DiffSection::Files),
+        fail_reports_the_change: true,
+    },
     doc: "compares every reference file with the workspace",
     keys: keys![
         key("include", Kind::StrList, "globs"),
@@ -131,8 +160,15 @@ fn read_file_comparison(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> 
 #[rustfmt::skip]
 pub const TEST_INVARIANCE: CheckInfo = CheckInfo {
     family: Family::Structural,
-    reads: WorkspaceReads::Outputs,
-    runs_subject_code: false,
+    facts: Facts {
+        phase: Phase::Inspect,
+        builds: None,
+        reads: WorkspaceReads::Outputs,
+        reads_reference_folder: true,
+        replayed_on_resume: true,
+        diff: Some(DiffSection::Files),
+        fail_reports_the_change: true,
+    },
     doc: "fails on failing tests or fewer tests than the reference",
     keys: keys![key("reports", Kind::Str, "Surefire reports folder")],
     default_timeout: super::CHECK_TIMEOUT,

@@ -161,7 +161,7 @@ pub fn folders(
     use crate::config::llm::CacheSetting;
     let mut out: Vec<PathBuf> = Vec::new();
     for c in bench.jury.all_checks() {
-        let crate::config::checks::CheckKind::Semantic { llm, .. } = &c.kind else {
+        let Some(llm) = c.kind.llm_settings() else {
             continue;
         };
         let dir = match llm.cache.as_ref().or(bench.llm.cache.as_ref()) {
