@@ -593,8 +593,16 @@ fn user_rules_come_first_and_the_markdown_shows_the_analysis() {
         d["dominant"], "Execution",
         "a tie goes to the earlier category"
     );
+    // Folded in the pull-request comment, open in the job summary.
     let md = std::fs::read_to_string(r.root.path().join("out/report.md")).unwrap();
-    assert!(md.contains("### Gap analysis"), "{md}");
+    assert!(
+        md.contains(
+            "<details><summary>Why the change fell short, by category (gap analysis)</summary>"
+        ),
+        "{md}"
+    );
+    let summary = std::fs::read_to_string(r.root.path().join("out/summary.md")).unwrap();
+    assert!(summary.contains("### Gap analysis"), "{summary}");
     assert!(
         md.contains("```mermaid\npie showData title Failures by gap category"),
         "{md}"

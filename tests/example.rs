@@ -45,7 +45,28 @@ fn the_half_migrated_workspace_is_rejected_at_the_migration_tier() {
         "{md}"
     );
     assert!(
-        md.contains("❌ Rejected") && md.contains("rejected at tier `migration`"),
+        md.contains("## ❌ Rejected at tier `migration` · jakarta-migration"),
+        "{md}"
+    );
+    // Each fact once, in a reviewer's words: the result is named once, a judge whose name is
+    // its type is not named twice, and a javax → jakarta replacement is one finding.
+    assert_eq!(md.matches("Rejected").count(), 1, "{md}");
+    assert_eq!(md.to_lowercase().matches("rejected").count(), 1, "{md}");
+    assert!(!md.contains("`import-diff` (import-diff)"), "{md}");
+    assert!(
+        md.contains(
+            "- `javax.servlet.Filter → jakarta.servlet.Filter` at `src/main/java/com/example/greeting/HealthFilter.java:3`"
+        ),
+        "{md}"
+    );
+    for word in ["subject", "reading", "requirement"] {
+        assert!(!md.to_lowercase().contains(word), "{word}: {md}");
+    }
+    // The gap analysis is folded in the comment.
+    assert!(
+        md.contains(
+            "<details><summary>Why the change fell short, by category (gap analysis)</summary>"
+        ),
         "{md}"
     );
     assert!(

@@ -62,7 +62,7 @@ fn the_rejected_example_renders_in_a_browser() {
     let o = chromium(&["--dump-dom", &url], profile.path());
     let dom = String::from_utf8_lossy(&o.stdout);
     assert!(
-        dom.contains("Rejected · judge-ci · jakarta-migration"),
+        dom.contains("Rejected at tier <code>migration</code> · jakarta-migration"),
         "headline missing: {dom}"
     );
     assert!(

@@ -84,8 +84,13 @@ pub struct View {
     pub notices: Vec<String>,
     /// `{icon, word}` of the reading.
     pub reading: ReadingView,
-    /// "rejected at tier `x`" (already formatted markdown).
+    /// Where it was decided: "at tier `x`" (already formatted markdown), or empty.
     pub place: String,
+    /// Which surface is rendered: `comment` (the pull-request comment, where the gap
+    /// analysis is folded), `summary` (the job summary) or `html` (the preview page).
+    pub surface: &'static str,
+    /// How many of the checks that ran did not pass, in words ("3 of 3 checks did not pass").
+    pub checks_line: String,
     /// Config name, path and short sha256.
     pub config: ConfigView,
     /// Workspace, reference and head.
@@ -281,6 +286,9 @@ pub struct SubjectView {
 pub struct OutcomeView {
     /// One sentence.
     pub reason: String,
+    /// The reason when it says more than the headline (the gate overruled the result, a tier
+    /// could not run); empty when it only repeats "accepted" or "rejected".
+    pub note: String,
     /// 0, 1 or 3.
     pub exit_code: i32,
 }
@@ -352,6 +360,12 @@ pub struct EvidenceView {
     pub expected: Option<String>,
     /// What the workspace has (first line, at most 120 characters).
     pub actual: Option<String>,
+    /// For a replacement (`kind` "replace"): what the workspace still has …
+    pub from: Option<String>,
+    /// … and what the reference has instead.
+    pub to: Option<String>,
+    /// How many findings this line stands for (2 for a replacement).
+    pub count: usize,
 }
 
 /// Findings shown first per judge; the rest are counted (and in the diff sections).
@@ -413,8 +427,131 @@ fn first_change(diff: &str) -> Option<(Option<u64>, Option<String>, Option<Strin
 /// workspace first, then in order of first appearance) so a forbidden import and its missing
 /// replacement are both shown.
 fn evidence(findings: &[Finding], links: Option<&CodeLinks>) -> Vec<EvidenceView> {
+    let (pairs, rest) = replacements(findings);
+    let mut shown: Vec<EvidenceView> = pairs
+        .iter()
+        .take(EVIDENCE_LINES)
+        .map(|p| {
+            let line = p.line.map(u64::from).filter(|l| *l > 0);
+            EvidenceView {
+                url: links.and_then(|l| l.url(&p.path, line)),
+                place: match line {
+                    Some(l) => format!("{}:{l}", p.path),
+                    None => p.path.clone(),
+                },
+                kind: "replace".to_string(),
+                message: None,
+                expected: None,
+                actual: None,
+                from: Some(p.from.clone()),
+                to: Some(p.to.clone()),
+                count: 2,
+            }
+        })
+        .collect();
+    let room = EVIDENCE_LINES.saturating_sub(shown.len());
+    shown.extend(single_evidence(&rest, links, room));
+    shown
+}
+
+/// A finding of the workspace and its counterpart in the reference, shown as one replacement:
+/// an import the reference lacks and the import of the same simple name it has instead
+/// (`javax.servlet.Filter → jakarta.servlet.Filter`), or a file's only unexpected dependency
+/// and its only missing one.
+struct Replacement {
+    path: String,
+    line: Option<u32>,
+    from: String,
+    to: String,
+}
+
+/// The imported name of an import line (`import static a.B.c;` → `a.B.c`).
+fn imported(text: &str) -> &str {
+    let t = text.trim().trim_end_matches(';').trim();
+    let t = t.strip_prefix("import").map(str::trim_start).unwrap_or(t);
+    t.strip_prefix("static ").map(str::trim_start).unwrap_or(t)
+}
+
+/// Splits `findings` into replacements and the findings left over, in their order.
+fn replacements(findings: &[Finding]) -> (Vec<Replacement>, Vec<&Finding>) {
+    use FindingKind::{
+        DependencyMissing, DependencyUnexpected, ImportForbidden, ImportMissing, ImportUnexpected,
+    };
+    let mut used = vec![false; findings.len()];
+    let mut pairs = Vec::new();
+    let simple = |name: &str| name.rsplit('.').next().unwrap_or(name).to_string();
+    for (i, gone) in findings.iter().enumerate() {
+        if used[i] {
+            continue;
+        }
+        let partner = match gone.kind {
+            ImportForbidden | ImportUnexpected => {
+                let Some(from) = gone.actual.as_deref().map(imported) else {
+                    continue;
+                };
+                findings.iter().enumerate().position(|(k, f)| {
+                    !used[k]
+                        && f.kind == ImportMissing
+                        && f.path == gone.path
+                        && f.expected
+                            .as_deref()
+                            .map(imported)
+                            .is_some_and(|to| to != from && simple(to) == simple(from))
+                })
+            }
+            DependencyUnexpected => {
+                let same = |k: FindingKind| {
+                    findings
+                        .iter()
+                        .filter(|f| f.kind == k && f.path == gone.path)
+                        .count()
+                };
+                if same(DependencyUnexpected) == 1 && same(DependencyMissing) == 1 {
+                    findings
+                        .iter()
+                        .position(|f| f.kind == DependencyMissing && f.path == gone.path)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        };
+        let Some(k) = partner else { continue };
+        let (Some(from), Some(to)) = (gone.actual.as_deref(), findings[k].expected.as_deref())
+        else {
+            continue;
+        };
+        let name = |s: &str, import: bool| {
+            let s = first_line(s);
+            if import { imported(&s).to_string() } else { s }
+        };
+        let import = gone.kind != DependencyUnexpected;
+        used[i] = true;
+        used[k] = true;
+        pairs.push(Replacement {
+            path: gone.path.clone(),
+            line: gone.line,
+            from: name(from, import),
+            to: name(to, import),
+        });
+    }
+    let rest = findings
+        .iter()
+        .zip(&used)
+        .filter(|(_, u)| !**u)
+        .map(|(f, _)| f)
+        .collect();
+    (pairs, rest)
+}
+
+/// Up to `room` single findings, as [`evidence`] picks them.
+fn single_evidence(
+    findings: &[&Finding],
+    links: Option<&CodeLinks>,
+    room: usize,
+) -> Vec<EvidenceView> {
     let mut kinds: Vec<FindingKind> = Vec::new();
-    for f in findings {
+    for f in findings.iter().copied() {
         if !kinds.contains(&f.kind) {
             kinds.push(f.kind);
         }
@@ -423,14 +560,14 @@ fn evidence(findings: &[Finding], links: Option<&CodeLinks>) -> Vec<EvidenceView
     kinds.sort_by_key(|k| !has_line(*k));
     let by_kind: Vec<Vec<&Finding>> = kinds
         .iter()
-        .map(|k| findings.iter().filter(|f| f.kind == *k).collect())
+        .map(|k| findings.iter().copied().filter(|f| f.kind == *k).collect())
         .collect();
     let mut picked: Vec<&Finding> = Vec::new();
     let mut round = 0;
-    while picked.len() < EVIDENCE_LINES && by_kind.iter().any(|l| l.len() > round) {
+    while picked.len() < room && by_kind.iter().any(|l| l.len() > round) {
         for list in &by_kind {
             if let Some(f) = list.get(round)
-                && picked.len() < EVIDENCE_LINES
+                && picked.len() < room
             {
                 picked.push(f);
             }
@@ -463,6 +600,9 @@ fn evidence(findings: &[Finding], links: Option<&CodeLinks>) -> Vec<EvidenceView
                 message: text(&f.message),
                 expected,
                 actual,
+                from: None,
+                to: None,
+                count: 1,
             }
         })
         .collect()
@@ -567,8 +707,16 @@ fn why_view(r: &Report, name: &str, j: &Judgment, links: Option<&CodeLinks>) -> 
         name: name.to_string(),
         judge_type: judge_type(r, name),
         status: status_word(j.status()),
-        reasoning: bounded(j.reasoning(), REASONING_CHARS),
-        more_findings: findings.len().saturating_sub(shown.len()),
+        // A structural judge's reasoning only counts the findings shown above and in the
+        // diff sections: said once, there.
+        reasoning: if structural && !shown.is_empty() {
+            String::new()
+        } else {
+            bounded(j.reasoning(), REASONING_CHARS)
+        },
+        more_findings: findings
+            .len()
+            .saturating_sub(shown.iter().map(|e| e.count).sum()),
         evidence: shown,
         failed_checks: j
             .checks()
@@ -644,14 +792,58 @@ fn diff_section(title: &'static str, entries: &[DiffEntry]) -> DiffSection {
     }
 }
 
-/// The template data of a report.
+/// The surface a markdown rendering is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Audience {
+    /// The pull-request comment: long sections folded.
+    Comment,
+    /// The job summary: everything open.
+    Summary,
+    /// The HTML preview: everything open.
+    Html,
+}
+
+impl Audience {
+    /// The `surface` value templates see.
+    fn token(self) -> &'static str {
+        match self {
+            Audience::Comment => "comment",
+            Audience::Summary => "summary",
+            Audience::Html => "html",
+        }
+    }
+}
+
+/// The template data of a report, for the pull-request comment.
 pub fn view(r: &Report) -> View {
+    view_for(r, Audience::Comment)
+}
+
+/// The template data of a report for one surface.
+pub fn view_for(r: &Report, audience: Audience) -> View {
     let (icon, word) = reading_word(r.interpretation.reading);
-    let place = match (&r.interpretation.decided_by, r.interpretation.reading) {
-        (Some(t), Some(Reading::Accepted)) => format!("accepted at tier {}", code_span(t)),
-        (Some(t), Some(Reading::Rejected)) => format!("rejected at tier {}", code_span(t)),
-        (Some(t), _) => format!("decided at tier {}", code_span(t)),
-        (None, _) => "decided by the jury".to_string(),
+    let place = match &r.interpretation.decided_by {
+        Some(t) => format!("at tier {}", code_span(t)),
+        None => String::new(),
+    };
+    // The gate's sentence says more than the headline only when the gate did not simply
+    // follow an accepting or rejecting result (exit 0 for accepted, 1 for rejected).
+    let plain = r.outcome.errored_tiers.is_empty()
+        && matches!(
+            (r.interpretation.reading, r.outcome.exit_code),
+            (Some(Reading::Accepted), 0) | (Some(Reading::Rejected), 1)
+        );
+    let ran: Vec<_> = r
+        .tiers
+        .iter()
+        .filter(|t| t.ran)
+        .flat_map(|t| &t.judges)
+        .collect();
+    let not_passed = ran.iter().filter(|j| j.status != Status::Pass).count();
+    let checks_line = match (not_passed, ran.len()) {
+        (_, 0) => String::new(),
+        (0, n) => format!("All {n} checks that ran passed."),
+        (k, n) => format!("{k} of {n} checks that ran did not pass."),
     };
     let tiers = r
         .tiers
@@ -739,6 +931,8 @@ pub fn view(r: &Report) -> View {
         notices: super::notices::notices(r),
         reading: ReadingView { icon, word },
         place,
+        surface: audience.token(),
+        checks_line,
         config: ConfigView {
             name: r.config.name.clone(),
             path: r.config.path.clone(),
@@ -758,6 +952,11 @@ pub fn view(r: &Report) -> View {
                 .map(|s| s.chars().take(12).collect()),
         },
         outcome: OutcomeView {
+            note: if plain {
+                String::new()
+            } else {
+                r.outcome.reason.clone()
+            },
             reason: r.outcome.reason.clone(),
             exit_code: r.outcome.exit_code,
         },
@@ -824,11 +1023,21 @@ fn environment(template: &str) -> Result<Environment<'_>, TemplateError> {
     Ok(env)
 }
 
-/// Renders a report with a template (the built-in one when `None`).
+/// Renders a report for the pull-request comment with a template (the built-in one when
+/// `None`).
 pub fn render_with(r: &Report, template: Option<&str>) -> Result<String, TemplateError> {
+    render_for(r, template, Audience::Comment)
+}
+
+/// Renders a report for one surface with a template (the built-in one when `None`).
+pub fn render_for(
+    r: &Report,
+    template: Option<&str>,
+    audience: Audience,
+) -> Result<String, TemplateError> {
     let env = environment(template.unwrap_or(DEFAULT_TEMPLATE))?;
     let tmpl = env.get_template("report").map_err(TemplateError)?;
-    tmpl.render(JinjaValue::from_serialize(view(r)))
+    tmpl.render(JinjaValue::from_serialize(view_for(r, audience)))
         .map_err(TemplateError)
 }
 
@@ -846,6 +1055,63 @@ pub fn render(r: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_replaced_import_or_dependency_is_one_finding_and_unrelated_ones_stay_apart() {
+        use FindingKind::*;
+        let f = |kind, path: &str| Finding::new(path, kind);
+        let findings = vec![
+            f(ImportForbidden, "A.java")
+                .at(3)
+                .actual("import javax.servlet.Filter;"),
+            f(ImportMissing, "A.java").expected("import jakarta.servlet.Filter;"),
+            // Same simple name in another file: not a partner.
+            f(ImportMissing, "B.java").expected("import jakarta.servlet.Filter;"),
+            // A different simple name: not a replacement.
+            f(ImportUnexpected, "A.java")
+                .at(4)
+                .actual("import java.util.List;"),
+            f(ImportMissing, "A.java").expected("import java.util.Set;"),
+            f(DependencyUnexpected, "pom.xml")
+                .at(17)
+                .actual("javax.servlet:javax.servlet-api:4.0.1"),
+            f(DependencyMissing, "pom.xml").expected("jakarta.servlet:jakarta.servlet-api:5.0.0"),
+        ];
+        let (pairs, rest) = replacements(&findings);
+        let shown: Vec<(&str, Option<u32>, &str, &str)> = pairs
+            .iter()
+            .map(|p| (p.path.as_str(), p.line, p.from.as_str(), p.to.as_str()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (
+                    "A.java",
+                    Some(3),
+                    "javax.servlet.Filter",
+                    "jakarta.servlet.Filter"
+                ),
+                (
+                    "pom.xml",
+                    Some(17),
+                    "javax.servlet:javax.servlet-api:4.0.1",
+                    "jakarta.servlet:jakarta.servlet-api:5.0.0"
+                ),
+            ]
+        );
+        assert_eq!(rest.len(), 3, "{}", rest.len());
+        let ev = evidence(&findings, None);
+        assert_eq!(ev[0].kind, "replace");
+        assert_eq!(ev.iter().map(|e| e.count).sum::<usize>(), findings.len());
+
+        // Two unexpected dependencies and one missing: which replaced which is unknown.
+        let deps = vec![
+            f(DependencyUnexpected, "pom.xml").actual("a:b:1"),
+            f(DependencyUnexpected, "pom.xml").actual("c:d:1"),
+            f(DependencyMissing, "pom.xml").expected("e:f:1"),
+        ];
+        assert!(replacements(&deps).0.is_empty());
+    }
 
     #[test]
     fn the_first_change_of_a_short_diff_is_found_with_its_workspace_line() {

@@ -93,19 +93,22 @@ pub fn render(
     template: Option<&str>,
     annotations: usize,
 ) -> Result<String, RenderError> {
-    let md = || markdown::render_with(r, template);
+    let md = |audience| markdown::render_for(r, template, audience);
     Ok(match surface {
         Surface::Markdown => budget::truncate(
-            &md()?,
+            &md(markdown::Audience::Comment)?,
             budget::COMMENT_BUDGET,
             "the job summary and the report artifact",
         ),
         Surface::Summary => budget::truncate(
-            &md()?,
+            &md(markdown::Audience::Summary)?,
             budget::JOB_SUMMARY_BUDGET,
             "the report artifact (report.json)",
         ),
-        Surface::Html => budget::html_page(&md()?, &format!("judge-ci · {}", r.config.name)),
+        Surface::Html => budget::html_page(
+            &md(markdown::Audience::Html)?,
+            &format!("judge-ci · {}", r.config.name),
+        ),
         Surface::CheckRun => json(surface, &check_run::payload(r, annotations))?,
         Surface::Junit => junit::junit(r),
         Surface::Sarif => json(surface, &sarif::sarif(r))?,
