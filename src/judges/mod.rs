@@ -350,7 +350,11 @@ impl ConfiguredJudge {
                 }))
                 .await
             }
-            CheckKind::ProtectedPaths { changes, findings } => protected_paths(&changes, findings),
+            CheckKind::ProtectedPaths {
+                changes,
+                findings,
+                unjudged,
+            } => protected_paths(&changes, findings, &unjudged),
             CheckKind::Semantic {
                 question,
                 llm: own,
@@ -519,8 +523,12 @@ fn configuration(spec: &CheckSpec) -> Map<String, Value> {
             json!({"include": files.include, "exclude": files.exclude})
         }
         CheckKind::TestInvariance { reports } => json!({"reports": p(reports)}),
-        CheckKind::ProtectedPaths { changes, findings } => {
-            json!({"changes": changes, "findings": findings.len()})
+        CheckKind::ProtectedPaths {
+            changes,
+            findings,
+            unjudged,
+        } => {
+            json!({"changes": changes, "findings": findings.len(), "unjudged": unjudged})
         }
         CheckKind::Semantic {
             question,
@@ -546,8 +554,21 @@ fn configuration(spec: &CheckSpec) -> Map<String, Value> {
 
 /// `protected-paths`: FAIL, one failed check per protected path the pull request changes
 /// (the run adds this judge only when there is at least one).
-fn protected_paths(changes: &[String], findings: Vec<crate::judgment::Finding>) -> Outcome {
+fn protected_paths(
+    changes: &[String],
+    findings: Vec<crate::judgment::Finding>,
+    unjudged: &[String],
+) -> Outcome {
     let mut why = Vec::new();
+    if !unjudged.is_empty() {
+        let first: Vec<&str> = unjudged.iter().take(5).map(String::as_str).collect();
+        why.push(format!(
+            "the pull request changes {} file(s) that no check reads: {}{}",
+            unjudged.len(),
+            first.join(", "),
+            if unjudged.len() > 5 { ", …" } else { "" }
+        ));
+    }
     if !changes.is_empty() {
         why.push(format!(
             "the pull request changes {} protected path(s): {}",
@@ -571,6 +592,12 @@ fn protected_paths(changes: &[String], findings: Vec<crate::judgment::Finding>) 
         b = b.check(crate::judgment::Check::failed(
             "build_code_unchanged",
             format!("{} build-code-added finding(s)", findings.len()),
+        )?);
+    }
+    if !unjudged.is_empty() {
+        b = b.check(crate::judgment::Check::failed(
+            "every_change_judged",
+            format!("{} file(s) no check reads", unjudged.len()),
         )?);
     }
     for c in changes {

@@ -18,7 +18,35 @@ pub(super) fn guard(
     source: &ConfigSource,
     workspace: &Path,
     reference: Option<&Path>,
+    out: &Path,
 ) -> Result<Option<report::TrustInfo>, RunError> {
+    // What the pull request changes that no check reads, as it was submitted (before pinned
+    // and restored files change the workspace).
+    let unjudged = super::unjudged::unjudged(bench, source.tree(), workspace, reference, out);
+    if bench.unjudged_action == crate::config::ProtectedAction::Fail && !unjudged.is_empty() {
+        let spec = CheckSpec {
+            name: UNJUDGED_CHANGES.into(),
+            weight: 1.0,
+            timeout: std::time::Duration::from_secs(10),
+            description: Some("every file the pull request changes is read by some check".into()),
+            not_applicable_when: None,
+            kind: CheckKind::ProtectedPaths {
+                changes: Vec::new(),
+                findings: Vec::new(),
+                unjudged: unjudged.clone(),
+            },
+            loc: None,
+        };
+        match first_checks(&mut bench.jury) {
+            Some(checks) => checks.push(spec),
+            None => {
+                return Err(RunError::Instrument(
+                    "unjudged changes: the jury has no first tier to add unjudged-changes to"
+                        .into(),
+                ));
+            }
+        }
+    }
     let changes = match source.tree() {
         Some(t) => {
             let files: Vec<report::ConfigFileInfo> = config_files(t);
@@ -48,6 +76,7 @@ pub(super) fn guard(
                     })
                     .collect(),
                 findings: Vec::new(),
+                unjudged: Vec::new(),
             },
             loc: None,
         };
@@ -113,6 +142,7 @@ pub(super) fn guard(
             kind: CheckKind::ProtectedPaths {
                 changes: Vec::new(),
                 findings: build_code.clone(),
+                unjudged: Vec::new(),
             },
             loc: None,
         };
@@ -125,8 +155,13 @@ pub(super) fn guard(
             }
         }
     }
-    let any = source.tree().is_some() || !bench.restore.is_empty() || !build_code.is_empty();
+    let any = source.tree().is_some()
+        || !bench.restore.is_empty()
+        || !build_code.is_empty()
+        || !unjudged.is_empty();
     Ok(any.then(|| report::TrustInfo {
+        unjudged,
+        unjudged_action: bench.unjudged_action.to_string(),
         protected_changes: changes,
         protected_action: bench.protected_action.to_string(),
         restored: restored.restored,
@@ -135,6 +170,9 @@ pub(super) fn guard(
         base_build_files,
     }))
 }
+
+/// The name of the judgment the run adds for changed files no check reads.
+pub const UNJUDGED_CHANGES: &str = "unjudged-changes";
 
 /// The name of the judgment the run adds for code the pull request makes run at build time.
 pub const BUILD_CODE_ADDED: &str = "build-code-added";

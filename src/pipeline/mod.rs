@@ -33,6 +33,7 @@ pub mod save;
 pub mod signals;
 pub mod task;
 pub mod trees;
+pub mod unjudged;
 pub mod validate;
 
 pub use assemble::{collect_diffs, tier_views};

@@ -156,7 +156,13 @@ pub async fn run_beside(
     if let Some(k) = &bench.diagnostics.knowledge {
         let _ = crate::diagnose::inputs::read_knowledge_from(k, &bench.source);
     }
-    let trust = guard(&mut bench, &config_source, &workspace, reference.as_deref())?;
+    let trust = guard(
+        &mut bench,
+        &config_source,
+        &workspace,
+        reference.as_deref(),
+        &opts.out,
+    )?;
     let head_sha = head
         .commit
         .clone()

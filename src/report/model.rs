@@ -219,6 +219,13 @@ pub struct TrustInfo {
     pub protected_changes: Vec<ProtectedChange>,
     /// `fail` or `report`.
     pub protected_action: String,
+    /// Files the pull request changes (against the base, else the reference) that no check
+    /// reads (trust.md point 19).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unjudged: Vec<String>,
+    /// `unjudged-action`: `report` or `fail`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub unjudged_action: String,
     /// Files copied from the reference into the workspace before any judge ran.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub restored: Vec<String>,

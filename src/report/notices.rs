@@ -122,6 +122,20 @@ pub fn notices(r: &Report) -> Vec<String> {
                 }
             ));
         }
+        if !t.unjudged.is_empty() {
+            let shown: Vec<&str> = t.unjudged.iter().take(10).map(String::as_str).collect();
+            out.push(format!(
+                "No check reads {} file(s) this pull request changes: {}{}{}",
+                t.unjudged.len(),
+                shown.join(", "),
+                if t.unjudged.len() > 10 { ", …" } else { "" },
+                if t.unjudged_action == "fail" {
+                    "; unjudged-action is fail, so the judgment unjudged-changes fails."
+                } else {
+                    "; they were not judged (unjudged-action: fail makes this a failure)."
+                }
+            ));
+        }
         if !t.base_build_files.is_empty() {
             out.push(format!(
                 "The judges ran with the base's copies of protected files, build wrappers and settings: {}.",

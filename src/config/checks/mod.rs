@@ -376,6 +376,9 @@ pub enum CheckKind {
         /// Code the pull request makes run at build or test time (`build-code-added`
         /// findings with file and line), when the run adds this check for them.
         findings: Vec<crate::judgment::Finding>,
+        /// Files the pull request changes that no check reads, when the run adds this check
+        /// for them (`unjudged-action: fail`).
+        unjudged: Vec<String>,
     },
     /// A semantic check: a question for a model.
     Semantic {
