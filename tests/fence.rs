@@ -606,3 +606,97 @@ fn sandbox_network_false_cuts_subject_processes_off_the_network() {
     );
     assert_eq!(accepted(&listener), 0, "no connection crossed the sandbox");
 }
+
+#[test]
+fn no_subject_process_reads_a_reference_folder_of_its_own_or_of_another_suite_task() {
+    // trust.md 13/23: a suite's tasks hold their references beside their workspaces; task a's
+    // check prints its own and task b's answer key, which would land in the report.
+    let root = tempfile::tempdir().unwrap();
+    let bench = root.path().join("bench");
+    let config = "schema: bench.benchmark.v1\nname: b\njury:\n  tiers:\n    - {name: t, policy: FINAL_TIER, checks: [{type: command, name: ok, run: \"sh ./check.sh\"}]}\n";
+    let mut files = vec![("benchmark.yaml".to_string(), config.to_string())];
+    for t in ["a", "b"] {
+        files.push((
+            format!("tasks/{t}/task.yaml"),
+            format!("id: {t}\ninstruction: x\n"),
+        ));
+        files.push((
+            format!("tasks/{t}/reference/Solution.java"),
+            format!("ANSWER-KEY-{t}\n"),
+        ));
+        files.push((
+            format!("tasks/{t}/workspace/check.sh"),
+            "echo \"own: $(cat ../reference/Solution.java) other: $(cat ../../a/reference/Solution.java) $(cat ../../b/reference/Solution.java)\"; exit 1\n".to_string(),
+        ));
+    }
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    common::write_tree(&bench, &refs);
+    // The control: outside the fence the script reads both keys.
+    let control = Command::new("sh")
+        .arg("check.sh")
+        .current_dir(bench.join("tasks/a/workspace"))
+        .output()
+        .unwrap();
+    assert!(common::stdout(&control).contains("ANSWER-KEY-b"));
+    let out = root.path().join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
+        .args(["suite"])
+        .arg(&bench)
+        .arg("--out")
+        .arg(&out)
+        .arg("-q")
+        .env_remove("GITHUB_ACTIONS")
+        .env("TMPDIR", root.path())
+        .output()
+        .unwrap();
+    let mut seen = 0;
+    for e in walkdir::WalkDir::new(&out).into_iter().flatten() {
+        if e.file_type().is_file() {
+            let text = String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).into_owned();
+            assert!(
+                !text.contains("ANSWER-KEY"),
+                "{} holds a reference's text:\n{text}",
+                e.path().display()
+            );
+            seen += text.contains("own: ") as usize;
+        }
+    }
+    assert!(
+        seen > 0,
+        "the check ran and its output was reported: {}",
+        common::stderr(&o)
+    );
+
+    // The same for a single run whose config names a local reference folder.
+    let root = tempfile::tempdir().unwrap();
+    let ws = root.path().join("ws");
+    common::write_tree(
+        root.path(),
+        &[
+            ("reference/Solution.java", "ANSWER-KEY-local\n"),
+            (
+                "ws/judge-ci.yml",
+                &format!(
+                    "schema: judge-ci.v1\nname: r\nversion: \"1\"\nreference:\n  path: ../reference\njury:\n  checks:\n{}",
+                    check("read", "cat ../reference/Solution.java; exit 1")
+                ),
+            ),
+        ],
+    );
+    git(&ws, &["init", "-q", "-b", "main"]);
+    git(&ws, &["add", "-A"]);
+    git(&ws, &["commit", "-qm", "subject"]);
+    let o = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
+        .current_dir(&ws)
+        .env_remove("GITHUB_ACTIONS")
+        .env("TMPDIR", root.path())
+        .output()
+        .unwrap();
+    let report = std::fs::read_to_string(ws.join("judge-ci-out/report.json"))
+        .unwrap_or_else(|_| panic!("no report: {}", common::stderr(&o)));
+    assert!(report.contains("\"read\""), "{report}");
+    assert!(!report.contains("ANSWER-KEY-local"), "{report}");
+}

@@ -94,6 +94,8 @@ pub struct Fence {
     git: Mutex<Vec<git_guard::GitGuard>>,
     /// What [`Fence::restore_git`] put back.
     restored: Mutex<Vec<PathBuf>>,
+    /// The reference folders of the run (hidden; see [`Fence::hide_reference`]).
+    references: Mutex<Vec<PathBuf>>,
 }
 
 impl Fence {
@@ -104,6 +106,17 @@ impl Fence {
             hidden,
             network,
             ..Fence::default()
+        }
+    }
+
+    /// Hides the run's reference folder, wherever it lies. One inside the workspace cannot
+    /// be hidden (the workspace is writable whole): [`Fence::report_line`] says so.
+    pub fn hide_reference(&self, path: &Path) {
+        self.hidden.hide(path);
+        let p = canonical(path);
+        let mut r = lock(&self.references);
+        if !r.contains(&p) {
+            r.push(p);
         }
     }
 
@@ -154,6 +167,15 @@ impl Fence {
     /// subject code changed (restored by [`Fence::restore_git`]).
     pub fn report_line(&self) -> Option<String> {
         let mut line = self.last_status().as_ref().map(Status::line)?;
+        let workspaces = lock(&self.workspaces).clone();
+        for r in lock(&self.references).iter() {
+            if workspaces.iter().any(|w| r.starts_with(w)) {
+                line.push_str(&format!(
+                    "; the reference {} lies inside the workspace: subject code can read it",
+                    r.display()
+                ));
+            }
+        }
         let restored = lock(&self.restored);
         if !restored.is_empty() {
             let names: Vec<String> = restored.iter().map(|p| p.display().to_string()).collect();

@@ -120,6 +120,11 @@ pub async fn run_beside(
     if let Some(t) = &trusted_reference {
         fence.hide(t.path());
     }
+    // The reference itself, wherever it lies (a local `path:`, a suite task's folder): no
+    // subject process reads it, in this run or a neighbour's.
+    if let Some(r) = &reference {
+        fence.hide_reference(r);
+    }
     let store = crate::lang::cache::configure(
         opts.model_cache.as_deref(),
         &workspace,

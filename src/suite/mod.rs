@@ -358,6 +358,15 @@ pub async fn run(opts: &SuiteOptions) -> Result<SuiteReport, SuiteError> {
     // One hidden list for the suite's tasks: what judge-ci made for one is hidden from the
     // subject processes of every other; each task's fence is otherwise its own.
     let hidden = Arc::new(crate::fence::Hidden::default());
+    // Every task's reference folder is hidden before any task's subject code runs: a task
+    // started first must not read the answer key of one registered later.
+    for t in &selected {
+        if let Some(r) = &t.reference
+            && Path::new(r).is_dir()
+        {
+            hidden.hide(Path::new(r));
+        }
+    }
     let mut set = tokio::task::JoinSet::new();
     for (i, t) in selected.into_iter().enumerate() {
         let permits = permits.clone();
