@@ -283,3 +283,199 @@ fn a_made_up_dependency_spelled_through_a_property_is_the_pull_requests_fail() {
     );
     assert_eq!(report["interpretation"]["decidedBy"], "build");
 }
+
+/// The tier's judgments by name, `name=status`.
+fn seats(report: &serde_json::Value) -> Vec<String> {
+    report["verdict"]["individual"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            format!(
+                "{}={}",
+                j["name"].as_str().unwrap_or("?"),
+                j["status"].as_str().unwrap_or("?")
+            )
+        })
+        .collect()
+}
+
+/// Runs judge-ci in `ws` and returns the exit code, the report and the maven-build judgment.
+fn judge_build(ws: &Path) -> (Option<i32>, serde_json::Value, serde_json::Value) {
+    let o = common::judge_ci(ws, &[]);
+    let report = common::report(&ws.join("judge-ci-out"));
+    let build = report["verdict"]["individualByName"]["maven-build"].clone();
+    (o.status.code(), report, build)
+}
+
+#[test]
+fn a_processor_whose_shutdown_hook_forges_surefire_and_halts_0_fails_on_what_judge_ci_observed() {
+    // Attack 1 with protected-action: report (the build-code finding is only reported): Maven
+    // exits 0 and Surefire's XML says every test passed, but judge-ci's own run of the
+    // restored tests saw them fail.
+    let root = tempfile::tempdir().unwrap();
+    let ws = build_task(root.path(), "report");
+    let class = forging_processor(&root.path().join("classes"));
+    std::fs::create_dir_all(ws.join("src/main/resources/p")).unwrap();
+    std::fs::write(ws.join("src/main/resources/p/Forge.class"), class).unwrap();
+    common::write_tree(
+        &ws,
+        &[(
+            "src/main/resources/META-INF/services/javax.annotation.processing.Processor",
+            "p.Forge\n",
+        )],
+    );
+    let (code, report, build) = judge_build(&ws);
+    assert_eq!(code, Some(1), "{:?} {build:#}", seats(&report));
+    assert_eq!(build["status"], "fail", "{build:#}");
+    assert_eq!(
+        build["metadata"]["exitCode"], 0,
+        "the forgery worked on Maven: {build:#}"
+    );
+    let why = build["reasoning"].as_str().unwrap();
+    assert!(
+        why.contains("judge-ci's own run of the trusted tests"),
+        "{why}"
+    );
+    let sets = &build["metadata"]["tests"];
+    assert_eq!(
+        sets["expected"].as_array().map(Vec::len),
+        Some(2),
+        "{sets:#}"
+    );
+    assert!(
+        report["trust"]["buildCodeAdded"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty()),
+        "reported, not failed: {report:#}"
+    );
+    // Surefire's forged report disagrees with what judge-ci saw: a finding naming both.
+    let findings = build["findings"].as_array().unwrap();
+    assert!(
+        findings.iter().any(|f| f["actual"]
+            .as_str()
+            .is_some_and(|a| a.contains("(Surefire's report)"))
+            && f["expected"]
+                .as_str()
+                .is_some_and(|e| e.contains("observed by judge-ci"))),
+        "{findings:#?}"
+    );
+}
+
+#[test]
+fn surefire_reports_a_test_writes_decide_nothing() {
+    // Attack 2: a test of the pull request's own writes TEST-*.xml naming the restored tests
+    // as passed. The restored tests are what judge-ci runs; the forged file is only a
+    // cross-check, and it disagrees.
+    let root = tempfile::tempdir().unwrap();
+    let ws = build_task(root.path(), "report");
+    let forger = r#"package t;
+import org.junit.Test;
+public class ZForgeTest {
+  @Test public void forge() throws Exception {
+    java.nio.file.Path d = java.nio.file.Paths.get("target/surefire-reports");
+    java.nio.file.Files.createDirectories(d);
+    java.nio.file.Files.writeString(d.resolve("TEST-t.AppTest.xml"),
+      "<testsuite name=\"t.AppTest\" tests=\"2\" failures=\"0\"><testcase classname=\"t.AppTest\" name=\"adds\"/><testcase classname=\"t.AppTest\" name=\"addsZero\"/></testsuite>");
+    Runtime.getRuntime().halt(0);
+  }
+}
+"#;
+    // restore: removes the test file (the reference has none such), so the pull request
+    // puts the same forgery in main code too: App's static initialiser writes the report
+    // and halts the JVM with 0 when the tests first use it.
+    let app = r#"package t;
+public class App {
+  static {
+    try {
+      java.nio.file.Path d = java.nio.file.Paths.get("target/surefire-reports");
+      java.nio.file.Files.createDirectories(d);
+      java.nio.file.Files.writeString(d.resolve("TEST-t.AppTest.xml"),
+        "<testsuite name=\"t.AppTest\" tests=\"2\" failures=\"0\"><testcase classname=\"t.AppTest\" name=\"adds\"/><testcase classname=\"t.AppTest\" name=\"addsZero\"/></testsuite>");
+    } catch (Exception e) { }
+    Runtime.getRuntime().halt(0);
+  }
+  public static int add(int a, int b) { return a - b; }
+}
+"#;
+    common::write_tree(
+        &ws,
+        &[
+            ("src/main/java/t/App.java", app),
+            ("src/test/java/t/ZForgeTest.java", forger),
+        ],
+    );
+    let (code, report, build) = judge_build(&ws);
+    assert_eq!(code, Some(1), "{:?} {build:#}", seats(&report));
+    assert_eq!(build["status"], "fail", "{build:#}");
+    let removed = report["trust"]["restoreRemoved"].to_string();
+    assert!(removed.contains("ZForgeTest.java"), "{removed}");
+    assert_eq!(
+        build["metadata"]["exitCode"], 0,
+        "the forgery worked on Maven: {build:#}"
+    );
+    let not_passing: Vec<String> = build["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["kind"] == "test-failing" || f["kind"] == "test-missing")
+        .map(|f| f["actual"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert!(
+        not_passing
+            .iter()
+            .any(|a| a.starts_with("t.AppTest#adds: ")),
+        "{not_passing:#?}"
+    );
+}
+
+#[test]
+fn a_test_source_folder_pointed_at_an_empty_one_runs_no_test_and_fails() {
+    // Attack 3: `<testSourceDirectory>` at an empty folder: Maven runs no test and exits 0.
+    // pom-diff sees the <build> change, build-code-added names it, and judge-ci's oracle finds
+    // the trusted tests not compiled, so not observed finishing.
+    let root = tempfile::tempdir().unwrap();
+    let ws = build_task(root.path(), "report");
+    std::fs::write(ws.join("src/main/java/t/App.java"), APP).unwrap();
+    let pom = common::POM.replace(
+        "</project>",
+        "  <build><testSourceDirectory>src/test/none</testSourceDirectory></build>\n</project>",
+    );
+    std::fs::write(ws.join("pom.xml"), pom).unwrap();
+    let (code, report, build) = judge_build(&ws);
+    assert_eq!(code, Some(1), "{:?} {build:#}", seats(&report));
+    assert_eq!(
+        build["metadata"]["exitCode"], 0,
+        "Maven itself passed: {build:#}"
+    );
+    let missing = build["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == "test-missing")
+        .count();
+    assert_eq!(missing, 2, "{build:#}");
+    assert!(
+        report["trust"]["buildCodeAdded"]
+            .to_string()
+            .contains("testSourceDirectory"),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn an_honest_change_passes_on_what_judge_ci_observed() {
+    let root = tempfile::tempdir().unwrap();
+    let ws = build_task(root.path(), "fail");
+    std::fs::write(ws.join("src/main/java/t/App.java"), APP).unwrap();
+    let (code, report, build) = judge_build(&ws);
+    assert_eq!(code, Some(0), "{:?} {build:#}", seats(&report));
+    assert_eq!(build["status"], "pass", "{build:#}");
+    assert!(
+        build["reasoning"]
+            .as_str()
+            .unwrap()
+            .contains("judge-ci observed all 2 trusted test(s) pass"),
+        "{build:#}"
+    );
+}

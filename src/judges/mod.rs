@@ -10,6 +10,7 @@ pub mod evidence;
 mod fs;
 pub mod llm;
 pub mod maven;
+pub mod oracle;
 pub mod paths;
 pub mod process;
 pub mod resolution;
@@ -131,6 +132,8 @@ pub struct Services {
     pub split: split::Mode,
     /// The structural judges' remembered file comparisons, for this run only.
     pub comparisons: Arc<structural::Comparisons>,
+    /// The sealed test oracle: judge-ci's own run of the trusted tests after a build.
+    pub oracle: Arc<oracle::Oracle>,
 }
 
 /// A judge built from one configured check.
@@ -227,14 +230,14 @@ impl ConfiguredJudge {
                     .map(PathBuf::from);
                 // Resolution is judged on the effective model, before the build runs.
                 let before = {
-                    let (ws, pinned) = (ws.clone(), pinned.clone());
+                    let (ws, pinned, reference) = (ws.clone(), pinned.clone(), reference.clone());
                     tokio::task::spawn_blocking(move || {
                         resolution::before_build(&ws, reference.as_deref(), &pinned)
                     })
                     .await
                     .unwrap_or_default()
                 };
-                command::build_tool_run(
+                let built = command::build_tool_run(
                     &ws,
                     Some(&before),
                     true,
@@ -243,7 +246,27 @@ impl ConfiguredJudge {
                     timeout,
                     &self.services.fence,
                 )
-                .await
+                .await;
+                // Exit 0 is necessary, never sufficient: when the build ran the tests, judge-ci
+                // runs the trusted ones itself and the judgment is what it observed.
+                match built {
+                    Ok(j)
+                        if j.status() == Status::Pass && oracle::judge::goals_run_tests(&goals) =>
+                    {
+                        oracle::judge::verify(
+                            j,
+                            &ws,
+                            reference.as_deref(),
+                            &pinned,
+                            &before.repositories,
+                            timeout,
+                            &self.services.oracle,
+                            &self.services.fence,
+                        )
+                        .await
+                    }
+                    other => other,
+                }
             }
             CheckKind::GradleBuild { tasks, args } => {
                 command::build_tool_run(

@@ -46,6 +46,7 @@ pub(super) fn jury_of(
         evidence: Arc::default(),
         split,
         comparisons: Arc::clone(comparisons),
+        oracle: Arc::default(),
     };
     let jury = build_jury(&bench.jury, &bench.name, &services).map_err(|e| {
         let mut d = Diagnostics::default();

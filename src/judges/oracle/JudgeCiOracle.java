@@ -1,0 +1,110 @@
+// judge-ci's sealed test oracle (spec/trust.md point 17). judge-ci compiles this file into a
+// folder of its own and runs it in a JVM of its own on the compiled tests: the JUnit Platform
+// launcher runs the classes judge-ci names (JUnit 5 through Jupiter, JUnit 4 through Vintage)
+// with every auto-registered listener, filter and extension switched off, and this listener
+// streams each test's start and end to judge-ci on descriptor 3 (a pipe judge-ci owns; the
+// tests' own output goes to standard output and error as usual), each line prefixed with a
+// nonce judge-ci wrote on standard input. A line without the nonce is ignored by judge-ci; a test judge-ci expects
+// that no line reports finishing is a failure, so a halted or killed JVM proves nothing.
+import java.io.BufferedReader;
+import java.io.FileOutputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.engine.TestSource;
+import org.junit.platform.engine.discovery.DiscoverySelectors;
+import org.junit.platform.engine.support.descriptor.ClassSource;
+import org.junit.platform.engine.support.descriptor.MethodSource;
+import org.junit.platform.launcher.Launcher;
+import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.core.LauncherConfig;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+
+public final class JudgeCiOracle {
+    private JudgeCiOracle() {}
+
+    private static String clean(String s) {
+        if (s == null) return "";
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < s.length() && b.length() < 400; i++) {
+            char c = s.charAt(i);
+            b.append(c < 0x20 ? ' ' : c);
+        }
+        return b.toString();
+    }
+
+    private static String key(TestIdentifier id) {
+        TestSource s = id.getSource().orElse(null);
+        if (s instanceof MethodSource) {
+            MethodSource m = (MethodSource) s;
+            return m.getClassName() + "#" + m.getMethodName();
+        }
+        if (s instanceof ClassSource) {
+            return ((ClassSource) s).getClassName();
+        }
+        return id.getUniqueId();
+    }
+
+    public static void main(String[] args) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        final String nonce = in.readLine();
+        final PrintStream out = new PrintStream(new FileOutputStream("/proc/self/fd/3"), true, "UTF-8");
+        final Object lock = new Object();
+        TestExecutionListener listener = new TestExecutionListener() {
+            private void send(String line) {
+                synchronized (lock) {
+                    out.println(nonce + " " + line);
+                    out.flush();
+                }
+            }
+
+            @Override
+            public void executionStarted(TestIdentifier id) {
+                if (id.isTest()) send("S " + key(id));
+            }
+
+            @Override
+            public void executionSkipped(TestIdentifier id, String reason) {
+                send((id.isTest() ? "K " : "k ") + key(id) + " " + clean(reason));
+            }
+
+            @Override
+            public void executionFinished(TestIdentifier id, TestExecutionResult r) {
+                String status = r.getStatus().name();
+                String why = r.getThrowable().map(t -> t.getClass().getName() + ": " + t.getMessage()).orElse("");
+                if (id.isTest()) {
+                    send("F " + key(id) + " " + status + " " + clean(why));
+                } else if (r.getStatus() != TestExecutionResult.Status.SUCCESSFUL) {
+                    send("C " + key(id) + " " + status + " " + clean(why));
+                }
+            }
+        };
+        LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request()
+            .configurationParameter("junit.platform.execution.listeners.deactivate", "*")
+            .configurationParameter("junit.jupiter.extensions.autodetection.enabled", "false");
+        List<String> classes = new ArrayList<>();
+        for (String c : args) classes.add(c);
+        for (String c : classes) request.selectors(DiscoverySelectors.selectClass(c));
+        LauncherDiscoveryRequest built = request.build();
+        Launcher launcher = LauncherFactory.create(LauncherConfig.builder()
+            .enableTestEngineAutoRegistration(true)
+            .enableTestExecutionListenerAutoRegistration(false)
+            .enablePostDiscoveryFilterAutoRegistration(false)
+            .enableLauncherDiscoveryListenerAutoRegistration(false)
+            .enableLauncherSessionListenerAutoRegistration(false)
+            .build());
+        launcher.execute(built, listener);
+        synchronized (lock) {
+            out.println(nonce + " DONE");
+            out.flush();
+        }
+        // Nothing the tests left running (threads, shutdown hooks) changes what was sent.
+        Runtime.getRuntime().halt(0);
+    }
+}

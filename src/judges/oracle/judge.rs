@@ -1,0 +1,274 @@
+//! The oracle's part of `maven-build`: after a build that exited 0 ran the tests, the trusted
+//! tests are run by judge-ci on the workspace and on a copy of the reference, graded, and the
+//! build judgment becomes what judge-ci observed.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::{Expected, Oracle, Run, TestSets, cross_check, expected, observe};
+use crate::fence::Fence;
+use crate::judges::process::{self, Exit, ProcessSpec};
+use crate::judges::{Outcome, build, instrument_because, structural};
+use crate::judgment::{Cause, Check, Finding, FindingKind, Judgment, ReasonCode, Status};
+
+/// Whether Maven goals reach the `test` phase (so the build ran the tests).
+pub fn goals_run_tests(goals: &[String]) -> bool {
+    goals.iter().any(|g| {
+        matches!(
+            g.as_str(),
+            "test" | "package" | "verify" | "install" | "deploy" | "integration-test"
+        )
+    })
+}
+
+/// Copies a tree without `.git` and build output (`target/`).
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    for e in walkdir::WalkDir::new(from)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| {
+            e.depth() == 0
+                || !(e.file_type().is_dir()
+                    && (e.file_name() == ".git" || e.file_name() == "target"))
+        })
+    {
+        let e = e.map_err(std::io::Error::other)?;
+        let rel = e.path().strip_prefix(from).map_err(std::io::Error::other)?;
+        let dest = to.join(rel);
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&dest)?;
+        } else if e.file_type().is_file() {
+            std::fs::copy(e.path(), &dest)?;
+        } else if e.file_type().is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(e.path())?, &dest)?;
+        }
+    }
+    Ok(())
+}
+
+/// Builds a copy of the reference (`test-compile`, fenced apart from the subject) and runs
+/// the expected tests on it under the oracle.
+async fn reference_run(
+    oracle: &Oracle,
+    reference: &Path,
+    expected: &Expected,
+    args: &[String],
+    repos: &[PathBuf],
+    timeout: Duration,
+    fence: &Fence,
+) -> Result<Run, String> {
+    let launcher = oracle.launcher(fence).await?;
+    let dir = tempfile::Builder::new()
+        .prefix("judge-ci-oracle-reference-")
+        .tempdir()
+        .map_err(|e| format!("cannot make a folder for the reference's test run: {e}"))?;
+    // The subject's processes never see the copy (it is the reference).
+    fence.hide(dir.path());
+    let copy = dir.path().join("reference");
+    copy_tree(reference, &copy).map_err(|e| format!("cannot copy the reference: {e}"))?;
+    let own = Fence::new(None, std::sync::Arc::default());
+    own.add_workspace(dir.path());
+    let program = if copy.join("mvnw").is_file() {
+        use std::os::unix::fs::PermissionsExt;
+        match std::fs::metadata(copy.join("mvnw")) {
+            Ok(m) if m.permissions().mode() & 0o111 != 0 => "./mvnw".to_string(),
+            _ => "mvn".to_string(),
+        }
+    } else {
+        "mvn".to_string()
+    };
+    let mut argv = vec!["-B".to_string()];
+    argv.extend(args.iter().cloned());
+    argv.push("test-compile".into());
+    let spec = ProcessSpec {
+        program,
+        args: argv,
+        dir: copy.clone(),
+        env: Vec::new(),
+        timeout,
+        stdin: None,
+        answer: false,
+    };
+    let display = spec.display();
+    let out = process::run(&spec, &own)
+        .await
+        .map_err(|e| format!("`{display}` could not be started for the reference: {e}"))?;
+    if out.exit != Exit::Code(0) {
+        return Err(format!(
+            "the reference does not build here (`{display}` in a copy of it ended {:?}), so judge-ci cannot tell which tests the solution passes: {}",
+            out.exit,
+            out.combined()
+                .chars()
+                .rev()
+                .take(400)
+                .collect::<String>()
+                .chars()
+                .rev()
+                .collect::<String>()
+        ));
+    }
+    let run = observe(launcher, &copy, expected, repos, timeout, &own)
+        .await
+        .map_err(|e| format!("the reference's test run: {e}"))?;
+    Ok(run)
+}
+
+/// The build judgment after the oracle: PASS only when every charged trusted test passed as
+/// judge-ci observed it and Surefire's reports do not disagree.
+#[allow(clippy::too_many_arguments)]
+pub async fn verify(
+    built: Judgment,
+    workspace: &Path,
+    reference: Option<&Path>,
+    args: &[String],
+    repos: &[PathBuf],
+    timeout: Duration,
+    oracle: &Oracle,
+    fence: &Fence,
+) -> Outcome {
+    let Some(reference) = reference else {
+        return Ok(built);
+    };
+    let expected = expected(reference);
+    if expected.tests.is_empty() {
+        return Ok(built);
+    }
+    let carry = |status: Status| {
+        let mut b = Judgment::builder(status).findings(built.findings().iter().cloned());
+        for (k, v) in built.metadata() {
+            b = b.metadata(k.clone(), v.clone());
+        }
+        b
+    };
+    let launcher = match oracle.launcher(fence).await {
+        Ok(l) => l,
+        Err(why) => return instrument_because(Some(Cause::ToolMissing), why),
+    };
+    let subject = match observe(launcher, workspace, &expected, repos, timeout, fence).await {
+        Ok(r) => r,
+        Err(super::RunFailure::Timeout(t)) => {
+            return build(
+                carry(Status::Error)
+                    .reason_code(ReasonCode::JudgeReported)
+                    .cause(Cause::Timeout)
+                    .reasoning(super::RunFailure::Timeout(t).to_string()),
+            );
+        }
+        Err(e) => {
+            return build(
+                carry(Status::Error)
+                    .reason_code(ReasonCode::JudgeReported)
+                    .reasoning(format!("judge-ci's test oracle: {e}")),
+            );
+        }
+    };
+    let reference_run = oracle
+        .reference
+        .get_or_init(|| reference_run(oracle, reference, &expected, args, repos, timeout, fence))
+        .await
+        .clone();
+    let reference_run = match reference_run {
+        Ok(r) => r,
+        Err(why) => {
+            return build(
+                carry(Status::Error)
+                    .reason_code(ReasonCode::JudgeReported)
+                    .reasoning(format!("judge-ci's test oracle: {why}")),
+            );
+        }
+    };
+    let sets = TestSets::grade(&subject, &reference_run, None);
+    let shown = "src/test/java";
+    let mut findings: Vec<Finding> = built.findings().to_vec();
+    for g in sets.failures() {
+        let kind = if g.subject == super::Observed::NotRun {
+            FindingKind::TestMissing
+        } else {
+            FindingKind::TestFailing
+        };
+        findings.push(
+            Finding::new(shown, kind)
+                .expected(format!("{} passes (as on the reference)", g.name))
+                .actual(format!("{}: {}", g.name, g.subject.words()))
+                .message("observed by judge-ci's own test run"),
+        );
+    }
+    // Surefire's reports are the subject's processes' output: a cross-check only.
+    let reports = workspace.join("target/surefire-reports");
+    let recorded = if reports.is_dir() {
+        structural::read_reports(&reports, None).unwrap_or_default()
+    } else {
+        Default::default()
+    };
+    let disagreements = cross_check(&recorded, &subject);
+    for (name, said, seen) in &disagreements {
+        findings.push(
+            Finding::new("target/surefire-reports", FindingKind::TestFailing)
+                .expected(format!("{name}: {seen} (observed by judge-ci)"))
+                .actual(format!("{name}: {said} (Surefire's report)"))
+                .message("Surefire's report disagrees with what judge-ci observed"),
+        );
+    }
+    let failures = sets.failures().count();
+    let charged = sets.charged();
+    let passed = failures == 0 && disagreements.is_empty();
+    let mut reasoning = if passed {
+        format!(
+            "the build exited 0 and judge-ci observed all {charged} trusted test(s) pass{}",
+            if sets.not_charged.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " ({} more fail on the reference too and are not charged)",
+                    sets.not_charged.len()
+                )
+            }
+        )
+    } else {
+        let first: Vec<String> = sets
+            .failures()
+            .take(3)
+            .map(|g| format!("{} {}", g.name, g.subject.words()))
+            .collect();
+        format!(
+            "the build exited 0, but judge-ci's own run of the trusted tests: {failures} of {charged} did not pass{}{}",
+            if first.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", first.join("; "))
+            },
+            if disagreements.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; Surefire's reports disagree with what judge-ci observed for {} test(s) (first: {} — the report says {}, judge-ci saw {})",
+                    disagreements.len(),
+                    disagreements[0].0,
+                    disagreements[0].1,
+                    disagreements[0].2
+                )
+            }
+        )
+    };
+    if !subject.done && passed {
+        reasoning.push_str(" (the oracle did not report its end)");
+    }
+    let check = Check::new(
+        "trusted_tests",
+        passed,
+        format!(
+            "{} of {charged} trusted test(s) passed as judge-ci observed",
+            charged - failures
+        ),
+    )?;
+    build(
+        carry(if passed { Status::Pass } else { Status::Fail })
+            .findings(findings.into_iter().skip(built.findings().len()))
+            .reasoning(reasoning)
+            .checks(built.checks().iter().cloned())
+            .check(check)
+            .metadata("tests", json!(sets)),
+    )
+}

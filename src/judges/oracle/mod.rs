@@ -1,0 +1,725 @@
+//! The sealed test oracle (`spec/trust.md` point 17): a Maven build that exits 0 passes only
+//! when judge-ci itself observed the trusted tests run and pass.
+//!
+//! - **The expected tests come from the trusted side**: the reference's test sources
+//!   (`src/test/java`, which `restore:` copies over the pull request's), each `@Test` method
+//!   of each top-level class, never what the pull request's run reports.
+//! - **judge-ci runs them itself**: after the build compiled them, a JVM of judge-ci's own
+//!   runs [`JudgeCiOracle.java`](JudgeCiOracle.java) — compiled by judge-ci into a folder of
+//!   its own, its class files hashed before and after — on `target/test-classes`,
+//!   `target/classes` and the dependencies of the effective model, through the JUnit Platform
+//!   launcher (JUnit 5 through Jupiter, JUnit 4 through Vintage) with every auto-registered
+//!   listener, filter and extension switched off. Each test's start and end reaches judge-ci
+//!   on a pipe only judge-ci reads (descriptor 3), every line prefixed by a nonce judge-ci
+//!   wrote on standard input; lines without it are ignored, and a test that no line reports
+//!   finishing is a failure (a halted JVM, an exit in a test, a shutdown hook prove nothing).
+//! - **The same tests run against the reference** (a copy built by judge-ci, fenced apart):
+//!   a test failing there too is not charged to the pull request. With a base run, the tests
+//!   split into FAIL_TO_PASS and PASS_TO_PASS as SWE-bench's harness grades them.
+//! - **Surefire's reports are a cross-check only**: a test whose recorded outcome disagrees
+//!   with what judge-ci observed is a FAIL naming both.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+pub mod judge;
+
+use super::process::{self, Exit, ProcessSpec};
+use super::structural::{self, Pom};
+use crate::fence::Fence;
+
+/// The oracle's Java source, compiled by judge-ci at the first build of a run.
+const SOURCE: &str = include_str!("JudgeCiOracle.java");
+
+/// Where the JUnit Platform's standalone jar (launcher, Jupiter and Vintage engines) may be,
+/// after `JUDGE_CI_JUNIT_STANDALONE`.
+const STANDALONE: &[&str] = &[
+    "/usr/share/java/junit-platform-console-standalone.jar",
+    "/usr/share/maven-repo/org/junit/platform/junit-platform-console-standalone/1.9.1/junit-platform-console-standalone-1.9.1.jar",
+];
+
+/// What one expected test did, as judge-ci observed it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "outcome", content = "message")]
+pub enum Observed {
+    /// Every run of it passed.
+    Passed,
+    /// A run of it failed (or its class could not run), with why.
+    Failed(String),
+    /// It was skipped (disabled, an assumption that did not hold).
+    Skipped,
+    /// No line reported it finishing.
+    NotRun,
+}
+
+impl Observed {
+    /// Whether it counts as passing.
+    pub fn passed(&self) -> bool {
+        matches!(self, Observed::Passed)
+    }
+
+    /// A few words for a report.
+    pub fn words(&self) -> String {
+        match self {
+            Observed::Passed => "passed".into(),
+            Observed::Failed(m) if m.is_empty() => "failed".into(),
+            Observed::Failed(m) => format!("failed: {m}"),
+            Observed::Skipped => "skipped".into(),
+            Observed::NotRun => "not observed finishing".into(),
+        }
+    }
+}
+
+/// The trusted tests: `Class#method` by class.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Expected {
+    /// Every expected test, `pkg.Class#method`.
+    pub tests: BTreeSet<String>,
+}
+
+impl Expected {
+    /// The classes to run.
+    pub fn classes(&self) -> BTreeSet<String> {
+        self.tests
+            .iter()
+            .filter_map(|t| t.split_once('#').map(|(c, _)| c.to_string()))
+            .collect()
+    }
+}
+
+static PACKAGE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?m)^\s*package\s+([\w.]+)\s*;").expect("valid regex"));
+static TEST_METHOD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"@(?:[\w.]+\.)?(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)\b(?:\s*\([^)]*\))?(?:\s*@[\w.]+(?:\s*\([^)]*\))?)*\s+(?:(?:public|protected|private|static|final|synchronized)\s+)*(?:<[^>]*>\s*)?[\w.<>\[\],?\s]*?\b(\w+)\s*\(")
+        .expect("valid regex")
+});
+
+/// The largest test source read for expected tests.
+const MAX_TEST_SOURCE: u64 = 4 * 1024 * 1024;
+
+/// The expected tests of a trusted tree: each `@Test` (`@ParameterizedTest`, …) method of the
+/// `.java` files under `src/test/java`, by the file's class (unicode escapes decoded first).
+/// Nested and abstract classes are not told apart (see `docs/test-oracle.md`).
+pub fn expected(trusted: &Path) -> Expected {
+    let root = trusted.join("src/test/java");
+    let mut tests = BTreeSet::new();
+    for e in walkdir::WalkDir::new(&root)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "java"))
+        .filter(|e| e.metadata().is_ok_and(|m| m.len() <= MAX_TEST_SOURCE))
+    {
+        let Ok(bytes) = std::fs::read(e.path()) else {
+            continue;
+        };
+        let decoded = crate::lang::escapes::decode(&bytes);
+        let text = String::from_utf8_lossy(&decoded.text);
+        if text.contains("abstract class") {
+            continue;
+        }
+        let Some(stem) = e
+            .path()
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+        else {
+            continue;
+        };
+        let class = match PACKAGE.captures(&text) {
+            Some(p) => format!("{}.{stem}", &p[1]),
+            None => stem,
+        };
+        for m in TEST_METHOD.captures_iter(&text) {
+            tests.insert(format!("{class}#{}", &m[1]));
+        }
+    }
+    Expected { tests }
+}
+
+/// judge-ci's compiled oracle: its folder, the hashes of its class files, the JUnit jar.
+pub struct Launcher {
+    dir: tempfile::TempDir,
+    hashes: BTreeMap<String, String>,
+    standalone: PathBuf,
+}
+
+/// The SHA-256 of every file of `dir`, by name.
+fn hash_dir(dir: &Path) -> BTreeMap<String, String> {
+    walkdir::WalkDir::new(dir)
+        .follow_links(false)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| !e.file_type().is_dir())
+        .map(|e| {
+            let bytes = std::fs::read(e.path()).unwrap_or_default();
+            (
+                e.path()
+                    .strip_prefix(dir)
+                    .unwrap_or(e.path())
+                    .display()
+                    .to_string(),
+                hex::encode(Sha256::digest(&bytes)),
+            )
+        })
+        .collect()
+}
+
+impl Launcher {
+    /// Compiles the oracle into a new folder of judge-ci's (read-only once written).
+    pub async fn compile(fence: &Fence) -> Result<Launcher, String> {
+        let standalone = std::env::var_os("JUDGE_CI_JUNIT_STANDALONE")
+            .map(PathBuf::from)
+            .into_iter()
+            .chain(STANDALONE.iter().map(PathBuf::from))
+            .find(|p| p.is_file())
+            .ok_or_else(|| {
+                format!(
+                    "the sealed test oracle needs the JUnit Platform standalone jar (set JUDGE_CI_JUNIT_STANDALONE, or install it at {})",
+                    STANDALONE[0]
+                )
+            })?;
+        let dir = tempfile::Builder::new()
+            .prefix("judge-ci-oracle-")
+            .tempdir()
+            .map_err(|e| format!("cannot make the oracle's folder: {e}"))?;
+        let src = dir.path().join("src");
+        let classes = dir.path().join("classes");
+        std::fs::create_dir_all(&src).map_err(|e| e.to_string())?;
+        std::fs::write(src.join("JudgeCiOracle.java"), SOURCE).map_err(|e| e.to_string())?;
+        let spec = ProcessSpec {
+            program: "javac".into(),
+            args: vec![
+                "--release".into(),
+                "11".into(),
+                "-proc:none".into(),
+                "-cp".into(),
+                standalone.display().to_string(),
+                "-d".into(),
+                classes.display().to_string(),
+                src.join("JudgeCiOracle.java").display().to_string(),
+            ],
+            dir: dir.path().to_path_buf(),
+            env: Vec::new(),
+            timeout: Duration::from_secs(120),
+            stdin: None,
+            answer: false,
+        };
+        // judge-ci's own program, not the subject's: fenced on its own, writing only there.
+        let own = Fence::new(None, std::sync::Arc::default());
+        own.add_workspace(dir.path());
+        let _ = fence;
+        let out = process::run(&spec, &own)
+            .await
+            .map_err(|e| format!("javac could not be started for the oracle: {e}"))?;
+        if out.exit != Exit::Code(0) {
+            return Err(format!(
+                "javac could not compile the oracle: {}",
+                out.combined().chars().take(600).collect::<String>()
+            ));
+        }
+        let _ = std::fs::remove_dir_all(&src);
+        read_only(&classes);
+        let hashes = hash_dir(&classes);
+        Ok(Launcher {
+            dir,
+            hashes,
+            standalone,
+        })
+    }
+
+    fn classes(&self) -> PathBuf {
+        self.dir.path().join("classes")
+    }
+
+    /// `Err` when a class file of the oracle changed since judge-ci compiled it.
+    fn intact(&self) -> Result<(), String> {
+        if hash_dir(&self.classes()) == self.hashes {
+            Ok(())
+        } else {
+            Err(format!(
+                "the oracle's class files in {} changed after judge-ci compiled them: a subject process reached judge-ci's own files",
+                self.classes().display()
+            ))
+        }
+    }
+}
+
+impl std::fmt::Debug for Launcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Launcher")
+            .field("dir", &self.dir.path())
+            .field("standalone", &self.standalone)
+            .finish()
+    }
+}
+
+/// Makes every file and folder under `dir` read-only.
+fn read_only(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    for e in walkdir::WalkDir::new(dir)
+        .contents_first(true)
+        .into_iter()
+        .filter_map(Result::ok)
+    {
+        let mode = if e.file_type().is_dir() { 0o555 } else { 0o444 };
+        let _ = std::fs::set_permissions(e.path(), std::fs::Permissions::from_mode(mode));
+    }
+}
+
+/// The run's oracle, compiled once at its first use, and the reference's test run, made once.
+#[derive(Default)]
+pub struct Oracle {
+    launcher: tokio::sync::OnceCell<Result<Launcher, String>>,
+    reference: tokio::sync::OnceCell<Result<Run, String>>,
+}
+
+impl std::fmt::Debug for Oracle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Oracle").finish_non_exhaustive()
+    }
+}
+
+impl Oracle {
+    /// The compiled oracle, or why there is none.
+    pub async fn launcher(&self, fence: &Fence) -> Result<&Launcher, String> {
+        self.launcher
+            .get_or_init(|| Launcher::compile(fence))
+            .await
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}
+
+/// One dependency jar of a local repository, and its own compile and runtime dependencies
+/// (from its POM there), at most `depth` levels down.
+fn jars_of(
+    repos: &[PathBuf],
+    group: &str,
+    artifact: &str,
+    version: &str,
+    depth: usize,
+    seen: &mut BTreeSet<(String, String)>,
+    out: &mut Vec<PathBuf>,
+) {
+    if !seen.insert((group.to_string(), artifact.to_string())) {
+        return;
+    }
+    if [group, artifact, version]
+        .iter()
+        .any(|s| s.contains("${") || s.contains('/') || s.contains(".."))
+    {
+        return;
+    }
+    for repo in repos {
+        let dir = repo
+            .join(group.replace('.', "/"))
+            .join(artifact)
+            .join(version);
+        let jar = dir.join(format!("{artifact}-{version}.jar"));
+        if !dir.is_dir() {
+            continue;
+        }
+        if jar.is_file() {
+            out.push(jar);
+        }
+        if depth == 0 {
+            return;
+        }
+        let pom = dir.join(format!("{artifact}-{version}.pom"));
+        if let Ok(text) = std::fs::read_to_string(&pom)
+            && let Ok(mut p) = Pom::parse(&text)
+        {
+            p.resolve(None);
+            for (k, d) in &p.dependencies {
+                if !matches!(d.value.scope.as_str(), "compile" | "runtime") {
+                    continue;
+                }
+                let mut parts = k.splitn(3, ':');
+                if let (Some(g), Some(a), Some(v)) =
+                    (parts.next(), parts.next(), d.value.version.as_deref())
+                {
+                    jars_of(repos, g, a, v, depth - 1, seen, out);
+                }
+            }
+        }
+        return;
+    }
+}
+
+/// The classpath of a project's tests: its compiled tests and classes, then every dependency
+/// of its effective model (any scope but `system`/`import`) and their own compile and runtime
+/// dependencies, from the local repositories.
+pub fn classpath(project: &Path, repos: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = vec![
+        project.join("target/test-classes"),
+        project.join("target/classes"),
+    ];
+    let mut seen = BTreeSet::new();
+    let poms = structural::effective_poms(project);
+    if let Some((_, pom)) = poms.iter().find(|(rel, _)| rel == "pom.xml") {
+        for (k, d) in &pom.dependencies {
+            if matches!(d.value.scope.as_str(), "system" | "import") {
+                continue;
+            }
+            let mut parts = k.splitn(3, ':');
+            if let (Some(g), Some(a), Some(v)) =
+                (parts.next(), parts.next(), d.value.version.as_deref())
+            {
+                jars_of(repos, g, a, v, 3, &mut seen, &mut out);
+            }
+        }
+    }
+    out
+}
+
+/// What one run of the oracle observed.
+#[derive(Clone, Debug, Default)]
+pub struct Run {
+    /// Each expected test's outcome.
+    pub tests: BTreeMap<String, Observed>,
+    /// Whether the oracle said it had finished (its last line).
+    pub done: bool,
+}
+
+/// Why a run of the oracle gave no observation at all.
+#[derive(Debug)]
+pub enum RunFailure {
+    /// judge-ci's time limit ended it.
+    Timeout(Duration),
+    /// The channel carried more than judge-ci reads.
+    Flooded(usize),
+    /// The oracle could not be started, or was tampered with.
+    Instrument(String),
+}
+
+impl std::fmt::Display for RunFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunFailure::Timeout(t) => write!(
+                f,
+                "the tests did not finish within {} under judge-ci's oracle; its process group was killed",
+                super::humantime(*t)
+            ),
+            RunFailure::Flooded(n) => write!(
+                f,
+                "the oracle's channel carried more than {n} bytes: something in the tests wrote to judge-ci's descriptor"
+            ),
+            RunFailure::Instrument(why) => f.write_str(why),
+        }
+    }
+}
+
+/// A fresh nonce: 128 random bits as hex.
+fn nonce() -> Result<String, RunFailure> {
+    let mut b = [0u8; 16];
+    getrandom::fill(&mut b)
+        .map_err(|e| RunFailure::Instrument(format!("no random nonce for the oracle: {e}")))?;
+    Ok(hex::encode(b))
+}
+
+/// Reads the channel: only lines that start with the nonce count.
+fn parse(channel: &[u8], nonce: &str, expected: &Expected) -> Run {
+    let text = String::from_utf8_lossy(channel);
+    let mut seen: BTreeMap<String, Observed> = BTreeMap::new();
+    let mut class_failed: BTreeMap<String, String> = BTreeMap::new();
+    let mut done = false;
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix(nonce).and_then(|r| r.strip_prefix(' ')) else {
+            continue;
+        };
+        if rest == "DONE" {
+            done = true;
+            continue;
+        }
+        let mut parts = rest.splitn(4, ' ');
+        let (kind, key) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+        let (status, why) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+        match kind {
+            "F" => {
+                let now = match status {
+                    "SUCCESSFUL" => Observed::Passed,
+                    "ABORTED" => Observed::Skipped,
+                    _ => Observed::Failed(why.to_string()),
+                };
+                // A test run several times (parameterized, repeated) passes only if every
+                // run did.
+                let merged = match (seen.remove(key), now) {
+                    (Some(Observed::Failed(m)), _) | (_, Observed::Failed(m)) => {
+                        Observed::Failed(m)
+                    }
+                    (Some(Observed::Skipped), o) | (Some(o), Observed::Skipped)
+                        if o != Observed::Passed =>
+                    {
+                        o
+                    }
+                    (Some(Observed::Passed) | None, o) => o,
+                    (Some(o), _) => o,
+                };
+                seen.insert(key.to_string(), merged);
+            }
+            "K" => {
+                seen.entry(key.to_string()).or_insert(Observed::Skipped);
+            }
+            "C" => {
+                class_failed.insert(
+                    key.to_string(),
+                    format!("{status} {why}").trim().to_string(),
+                );
+            }
+            _ => {}
+        }
+    }
+    let tests = expected
+        .tests
+        .iter()
+        .map(|t| {
+            let class = t.split_once('#').map_or(t.as_str(), |(c, _)| c);
+            let o = match (seen.get(t), class_failed.get(class)) {
+                (Some(o), _) => o.clone(),
+                (None, Some(why)) => Observed::Failed(format!("its class could not run: {why}")),
+                (None, None) => Observed::NotRun,
+            };
+            (t.clone(), o)
+        })
+        .collect();
+    Run { tests, done }
+}
+
+/// Runs the expected tests of the project at `project` (built already) under judge-ci's
+/// oracle, in `fence`.
+pub async fn observe(
+    launcher: &Launcher,
+    project: &Path,
+    expected: &Expected,
+    repos: &[PathBuf],
+    timeout: Duration,
+    fence: &Fence,
+) -> Result<Run, RunFailure> {
+    launcher.intact().map_err(RunFailure::Instrument)?;
+    let mut cp = vec![launcher.classes(), launcher.standalone.clone()];
+    cp.extend(classpath(project, repos));
+    let cp = cp
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(":");
+    let nonce = nonce()?;
+    let mut args = vec!["-cp".to_string(), cp, "JudgeCiOracle".to_string()];
+    args.extend(expected.classes());
+    let spec = ProcessSpec {
+        program: "java".into(),
+        args,
+        dir: project.to_path_buf(),
+        env: Vec::new(),
+        timeout,
+        stdin: Some(format!("{nonce}\n").into_bytes()),
+        answer: true,
+    };
+    let out = process::run(&spec, fence).await.map_err(|e| {
+        RunFailure::Instrument(format!("java could not be started for the oracle: {e}"))
+    })?;
+    launcher.intact().map_err(RunFailure::Instrument)?;
+    if out.exit == Exit::TimedOut {
+        return Err(RunFailure::Timeout(timeout));
+    }
+    if out.answer.len() > process::ANSWER_BYTES {
+        return Err(RunFailure::Flooded(process::ANSWER_BYTES));
+    }
+    Ok(parse(&out.answer, &nonce, expected))
+}
+
+/// The grade of one expected test, SWE-bench's way.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TestGrade {
+    /// `pkg.Class#method`.
+    pub name: String,
+    /// On the base, when a base run exists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<Observed>,
+    /// On the reference.
+    pub reference: Observed,
+    /// On the pull request.
+    pub subject: Observed,
+}
+
+/// The trusted tests graded: FAIL_TO_PASS and PASS_TO_PASS (or, without a base run, every
+/// test the reference passes as `expected`), and what is not charged.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TestSets {
+    /// Tests failing on the base that pass on the reference: the change must make them pass.
+    #[serde(default)]
+    pub fail_to_pass: Vec<TestGrade>,
+    /// Tests passing on the base and the reference: the change must not break them.
+    #[serde(default)]
+    pub pass_to_pass: Vec<TestGrade>,
+    /// Without a base run: the tests the reference passes, which the change must pass.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expected: Vec<TestGrade>,
+    /// Tests that do not pass on the reference either: not charged to the pull request.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_charged: Vec<TestGrade>,
+    /// Whether a base run was made (`false`: FAIL_TO_PASS and PASS_TO_PASS cannot be told
+    /// apart, and `expected` holds them).
+    pub base_run: bool,
+}
+
+impl TestSets {
+    /// Grades the observations.
+    pub fn grade(subject: &Run, reference: &Run, base: Option<&Run>) -> TestSets {
+        let mut sets = TestSets {
+            base_run: base.is_some(),
+            ..TestSets::default()
+        };
+        for (name, r) in &reference.tests {
+            let g = TestGrade {
+                name: name.clone(),
+                base: base.map(|b| b.tests.get(name).cloned().unwrap_or(Observed::NotRun)),
+                reference: r.clone(),
+                subject: subject.tests.get(name).cloned().unwrap_or(Observed::NotRun),
+            };
+            if !r.passed() {
+                sets.not_charged.push(g);
+            } else {
+                match &g.base {
+                    None => sets.expected.push(g),
+                    Some(b) if b.passed() => sets.pass_to_pass.push(g),
+                    Some(_) => sets.fail_to_pass.push(g),
+                }
+            }
+        }
+        sets
+    }
+
+    /// The charged tests the pull request does not pass.
+    pub fn failures(&self) -> impl Iterator<Item = &TestGrade> {
+        self.fail_to_pass
+            .iter()
+            .chain(&self.pass_to_pass)
+            .chain(&self.expected)
+            .filter(|g| !g.subject.passed())
+    }
+
+    /// How many tests are charged.
+    pub fn charged(&self) -> usize {
+        self.fail_to_pass.len() + self.pass_to_pass.len() + self.expected.len()
+    }
+}
+
+/// Where Surefire's recorded outcome of a test disagrees with what judge-ci observed: the
+/// report is the subject's (its processes write it), so disagreement is a finding naming both.
+pub fn cross_check(
+    surefire: &BTreeMap<String, structural::TestOutcome>,
+    observed: &Run,
+) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for (name, seen) in &observed.tests {
+        let Some(recorded) = surefire.get(name) else {
+            continue;
+        };
+        let agree = matches!(
+            (recorded, seen),
+            (structural::TestOutcome::Passed, Observed::Passed)
+                | (structural::TestOutcome::Failed(_), Observed::Failed(_))
+                | (structural::TestOutcome::Skipped, Observed::Skipped)
+        );
+        if !agree {
+            let said = match recorded {
+                structural::TestOutcome::Passed => "passed".to_string(),
+                structural::TestOutcome::Failed(m) => format!("failed: {m}"),
+                structural::TestOutcome::Skipped => "skipped".to_string(),
+            };
+            out.push((name.clone(), said, seen.words()));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_expected_tests_are_read_from_the_trusted_sources() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("src/test/java/t/AppTest.java");
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(
+            &f,
+            "package t;\nimport org.junit.Test;\npublic class AppTest {\n  @Test public void adds() {}\n  @org.junit.jupiter.api.Test\n  @DisplayName(\"x\")\n  void jupiter() throws Exception {}\n  @ParameterizedTest @ValueSource(ints = {1, 2}) void many(int i) {}\n  void helper() {}\n}\n",
+        )
+        .unwrap();
+        let e = expected(d.path());
+        assert_eq!(
+            e.tests.iter().map(String::as_str).collect::<Vec<_>>(),
+            ["t.AppTest#adds", "t.AppTest#jupiter", "t.AppTest#many"]
+        );
+        assert_eq!(e.classes().len(), 1);
+    }
+
+    #[test]
+    fn only_lines_with_the_nonce_count_and_a_test_not_seen_finishing_is_not_run() {
+        let e = Expected {
+            tests: ["t.A#one", "t.A#two", "t.A#three", "t.B#four"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        };
+        let channel = b"n0 S t.A#one\nn0 F t.A#one SUCCESSFUL \nforged F t.A#two SUCCESSFUL \nn0 S t.A#two\nn0 F t.A#three SUCCESSFUL \nn0 F t.A#three FAILED java.lang.AssertionError: boom\nn0 C t.B FAILED java.lang.ExceptionInInitializerError\n";
+        let r = parse(channel, "n0", &e);
+        assert!(!r.done);
+        assert_eq!(r.tests["t.A#one"], Observed::Passed);
+        assert_eq!(
+            r.tests["t.A#two"],
+            Observed::NotRun,
+            "started, never finished"
+        );
+        assert!(matches!(&r.tests["t.A#three"], Observed::Failed(m) if m.contains("boom")));
+        assert!(matches!(&r.tests["t.B#four"], Observed::Failed(m) if m.contains("could not run")));
+    }
+
+    #[test]
+    fn tests_are_graded_as_swe_bench_grades_them() {
+        let run = |pairs: &[(&str, Observed)]| Run {
+            tests: pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+            done: true,
+        };
+        let failed = || Observed::Failed("x".into());
+        let reference = run(&[
+            ("f2p", Observed::Passed),
+            ("p2p", Observed::Passed),
+            ("broken", failed()),
+        ]);
+        let base = run(&[
+            ("f2p", failed()),
+            ("p2p", Observed::Passed),
+            ("broken", failed()),
+        ]);
+        let subject = run(&[
+            ("f2p", Observed::Passed),
+            ("p2p", failed()),
+            ("broken", failed()),
+        ]);
+        let sets = TestSets::grade(&subject, &reference, Some(&base));
+        assert_eq!(sets.fail_to_pass.len(), 1);
+        assert_eq!(sets.pass_to_pass.len(), 1);
+        assert_eq!(sets.not_charged[0].name, "broken");
+        let failures: Vec<&str> = sets.failures().map(|g| g.name.as_str()).collect();
+        assert_eq!(failures, ["p2p"], "the base-passing test the change breaks");
+        let without = TestSets::grade(&subject, &reference, None);
+        assert!(!without.base_run);
+        assert_eq!(without.expected.len(), 2);
+    }
+}
