@@ -1,6 +1,9 @@
 //! Runs the behavioural cases of the jury engine (format: jury-semantics Appendix A).
 //!
-//! Cases come from `tests/conformance/jury-cases.json` (a copy of the shared conformance file)
+//! Cases come from `tests/conformance/jury-cases.json` (a byte-for-byte copy of the steering
+//! repository's `shared/spec/conformance/jury-cases.json`, taken last on 2026-12-01 with its
+//! two `alsoHoldsFor` cases over a jury-level `notApplicablePolicy` and a meta jury's member
+//! failure shapes)
 //! and from every file named in `JUDGE_CI_EXTRA_CASES` (colon-separated). Test doubles —
 //! judges that return, throw or return nothing, custom strategies, opaque juries — are built
 //! from the case data. Every `expected` key is interpreted; a key this harness does not know
@@ -1282,21 +1285,66 @@ fn judgments_of(v: Option<&Value>) -> Res<Vec<Judgment>> {
         .collect()
 }
 
-/// Every combination of the `alsoHoldsFor` alternatives applied to the base setup.
+/// The first member's jury for one `memberFailureShape` alternative of a meta-jury case: the
+/// shape is named by the reason code in its parentheses (`throws (execution_failed)`,
+/// `undecided with any machinery code (child_undecided)`: one jury per machinery code,
+/// `undeclared NOT_APPLICABLE aggregate (undeclared_not_applicable)`).
+fn member_failure_shapes(shape: &str) -> Res<Vec<Value>> {
+    let code = shape
+        .rsplit_once('(')
+        .and_then(|(_, c)| c.strip_suffix(')'))
+        .ok_or(format!(
+            "memberFailureShape {shape:?} names no code in parentheses"
+        ))?;
+    match code {
+        "execution_failed" => Ok(vec![
+            json!({"type":"opaque","throws":"IllegalStateException"}),
+        ]),
+        "child_undecided" => Ok([
+            "not_applicable_refused",
+            "aggregation_failed",
+            "stage_failed",
+            "no_tier_decided",
+        ]
+        .iter()
+        .map(|c| {
+            json!({"type":"opaque","returnsVerdict":{
+                "aggregated":{"status":"error","reasonCode":c},
+                "decision":{"kind":"undecided"}}})
+        })
+        .collect()),
+        "undeclared_not_applicable" => Ok(vec![json!({"type":"opaque",
+            "aggregateMayBeNotApplicable": false,
+            "returnsVerdict":{"aggregated":{"status":"not_applicable"},"decision":{"kind":"own"}}})]),
+        other => Err(format!("unknown memberFailureShape code {other:?}")),
+    }
+}
+
+/// Every combination of the `alsoHoldsFor` alternatives applied to the base setup. A
+/// strategy parameter applies to the setup's own strategy, or to its jury's when the setup is
+/// a jury (a `construction` case).
 fn variations(setup: &Value) -> Res<Vec<Value>> {
     let mut out = vec![setup.clone()];
     let Some(also) = setup.get("alsoHoldsFor").and_then(Value::as_object) else {
         return Ok(out);
     };
     for (key, values) in also {
+        let strategy_key = |name: &str| {
+            if setup.get("strategy").is_some() {
+                format!("/strategy/{name}")
+            } else {
+                format!("/jury/strategy/{name}")
+            }
+        };
         let pointer = match key.as_str() {
-            "strategy" => "/strategy/name",
-            "errorPolicy" => "/strategy/errorPolicy",
-            "notApplicablePolicy" => "/strategy/notApplicablePolicy",
-            "tiePolicy" => "/strategy/tiePolicy",
-            "metaErrorPolicy" => "/jury/strategy/errorPolicy",
-            "returnedCode" => "/jury/strategy/behavior/returns/reasonCode",
-            "metaNotApplicablePolicy" => "/jury/strategy/notApplicablePolicy",
+            "strategy" => strategy_key("name"),
+            "errorPolicy" => strategy_key("errorPolicy"),
+            "notApplicablePolicy" => strategy_key("notApplicablePolicy"),
+            "tiePolicy" => strategy_key("tiePolicy"),
+            "metaErrorPolicy" => "/jury/strategy/errorPolicy".to_string(),
+            "returnedCode" => "/jury/strategy/behavior/returns/reasonCode".to_string(),
+            "metaNotApplicablePolicy" => "/jury/strategy/notApplicablePolicy".to_string(),
+            "memberFailureShape" => "/jury/members/0/jury".to_string(),
             other => return Err(format!("unknown alsoHoldsFor key {other:?}")),
         };
         let mut next = Vec::new();
@@ -1306,16 +1354,23 @@ fn variations(setup: &Value) -> Res<Vec<Value>> {
                 .as_array()
                 .ok_or("alsoHoldsFor values must be a list")?
             {
-                let mut s = base.clone();
-                *s.pointer_mut(pointer)
-                    .ok_or(format!("alsoHoldsFor: setup has no {pointer}"))? = v.clone();
-                if key == "strategy"
-                    && v.as_str() != Some("majority")
-                    && let Some(st) = s.get_mut("strategy").and_then(Value::as_object_mut)
-                {
-                    st.remove("tiePolicy");
+                let replacements = if key == "memberFailureShape" {
+                    member_failure_shapes(v.as_str().ok_or("memberFailureShape: not a string")?)?
+                } else {
+                    vec![v.clone()]
+                };
+                for r in replacements {
+                    let mut s = base.clone();
+                    *s.pointer_mut(&pointer)
+                        .ok_or(format!("alsoHoldsFor: setup has no {pointer}"))? = r;
+                    if key == "strategy"
+                        && v.as_str() != Some("majority")
+                        && let Some(st) = s.get_mut("strategy").and_then(Value::as_object_mut)
+                    {
+                        st.remove("tiePolicy");
+                    }
+                    next.push(s);
                 }
-                next.push(s);
             }
         }
         out = next;
