@@ -196,12 +196,8 @@ fn an_out_folder_the_subject_turns_into_a_symlink_takes_nothing() {
         .output()
         .unwrap();
     assert!(
-        ws.path()
-            .join("judge-ci-out")
-            .symlink_metadata()
-            .unwrap()
-            .is_symlink(),
-        "the attack ran"
+        ws.path().join("judge-ci-out").symlink_metadata().is_err(),
+        "the link the subject left is removed, so no later step reads through it"
     );
     assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
     assert!(
@@ -211,6 +207,11 @@ fn an_out_folder_the_subject_turns_into_a_symlink_takes_nothing() {
     );
     assert_eq!(std::fs::read_dir(spill.path()).unwrap().count(), 1);
     assert_eq!(o.status.code(), Some(3), "{}", common::stderr(&o));
+    assert!(
+        common::stderr(&o).contains("removed the symbolic link"),
+        "{}",
+        common::stderr(&o)
+    );
 }
 
 /// A loopback "git server" that records every request's headers and answers 404.

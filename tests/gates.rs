@@ -268,6 +268,13 @@ fn a_file_a_subject_plants_beside_the_reports_fails_the_run() {
         err.contains("extra.sarif appeared in the output folder") && !err.contains("notes.txt"),
         "{err}"
     );
+    // The run failed: no report of it stays where a later step or job would read it as whole.
+    assert!(
+        !ws.path().join("judge-ci-out/report.json").exists(),
+        "{err}"
+    );
+    assert!(!ws.path().join("judge-ci-out/report.sarif").exists());
+    assert!(err.contains("taken out of"), "{err}");
 }
 
 #[test]
@@ -329,6 +336,16 @@ fn resume_takes_only_the_first_job_of_its_own_run_as_it_was_written() {
         err.contains("written by run 100, and this is run 101"),
         "{err}"
     );
+
+    // A file beside what the first job wrote.
+    std::fs::write(first.join("planted.json"), "{}").unwrap();
+    let (code, err) = job(&resume, "100");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("planted.json is not a file the first job wrote"),
+        "{err}"
+    );
+    std::fs::remove_file(first.join("planted.json")).unwrap();
 
     // A file of the folder changed after the first job wrote it.
     std::fs::write(first.join("report.sarif"), "{}").unwrap();

@@ -1070,33 +1070,23 @@ fn a_full_report_folder_loses_nothing_judged_and_posts_once() {
             "{what}: the job summary holds the result"
         );
 
-        // The JSON: in place, or spilled to RUNNER_TEMP and named by the step output.
+        // The run failed on its outputs: its JSON is a copy in RUNNER_TEMP, named by the step
+        // output, and the folder holds no report a later step would take as whole.
         let json_path = PathBuf::from(&run.outputs["report-path"]);
-        if json_in_place {
-            assert_eq!(
-                json_path,
-                Path::new(&r.out_dir()).join("report.json"),
-                "{what}"
-            );
+        assert!(
+            json_path.starts_with(r.temp_dir()),
+            "{what}: {}",
+            json_path.display()
+        );
+        let said = if json_in_place {
+            "taken out of"
         } else {
-            assert!(
-                json_path.starts_with(r.temp_dir()),
-                "{what}: {}",
-                json_path.display()
-            );
-            assert!(
-                run.stderr.contains("instead of"),
-                "{what}: the spill is said: {}",
-                run.stderr
-            );
-        }
-        let readable = if json_in_place {
-            r.after_dir().join("report.json")
-        } else {
-            json_path
+            "instead of"
         };
+        assert!(run.stderr.contains(said), "{what}: {}", run.stderr);
+        assert!(!r.after_dir().join("report.json").exists(), "{what}");
         let report: Value =
-            serde_json::from_str(&std::fs::read_to_string(&readable).unwrap()).unwrap();
+            serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
         assert_eq!(report["interpretation"]["reading"], "REJECTED", "{what}");
 
         // What the folder held at the end: whole files of this run, nothing half-written,

@@ -270,6 +270,7 @@ fn a_full_disk_for_the_runner_files_keeps_the_verdict_and_fails_only_for_what_st
             .env("GITHUB_SHA", "0123456789012345678901234567890123456789")
             .env("GITHUB_STEP_SUMMARY", summary)
             .env("GITHUB_OUTPUT", outputs)
+            .env("RUNNER_TEMP", ex.path())
             .env_remove("GITHUB_EVENT_PATH")
             .output()
             .unwrap();
@@ -285,9 +286,19 @@ fn a_full_disk_for_the_runner_files_keeps_the_verdict_and_fails_only_for_what_st
                 && err.contains("No space left on device"),
             "{err}"
         );
-        let report: Value =
-            serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap())
-                .unwrap();
+        // A run that failed on its outputs keeps its report only as a copy in RUNNER_TEMP.
+        let at = if code == 3 {
+            assert!(!out.join("report.json").exists(), "{err}");
+            std::fs::read_dir(ex.path())
+                .unwrap()
+                .flatten()
+                .map(|e| e.path())
+                .find(|p| p.to_string_lossy().contains("judge-ci-report-"))
+                .expect("a copy of the report")
+        } else {
+            out.join("report.json")
+        };
+        let report: Value = serde_json::from_str(&std::fs::read_to_string(at).unwrap()).unwrap();
         assert_eq!(
             report["interpretation"]["reading"], "REJECTED",
             "nothing judged is lost"

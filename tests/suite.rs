@@ -285,6 +285,33 @@ fn forged_shards_are_refused(root: &Path) {
         },
         "is not the report the shard wrote",
     );
+    // A key that climbs out of the shard folder, and a link where a report folder's file is.
+    refuse_forged(
+        root,
+        2,
+        "climbing-key",
+        |d| {
+            edit_suite(d, |v| {
+                v["tasks"][0]["key"] = "../../../payload".into();
+                v["tasks"][0]["reportPath"] = "tasks/../../../payload/report.json".into();
+            })
+        },
+        "is not benchmark/id",
+    );
+    refuse_forged(
+        root,
+        2,
+        "linked-file",
+        |d| {
+            let id = victim.split('/').nth(1).unwrap();
+            std::os::unix::fs::symlink(
+                "/proc/self/environ",
+                d.join("tasks/gen").join(id).join("env.txt"),
+            )
+            .unwrap();
+        },
+        "is not a regular file",
+    );
     refuse_forged(
         root,
         3,

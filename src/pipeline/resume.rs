@@ -141,6 +141,24 @@ pub fn first_job(dir: &Path, bench: &Benchmark, this: &ThisRun) -> Result<FirstJ
             "resume the first job of this workflow run (download its artifact by this run's id)",
         );
     }
+    // Nothing but what the first job wrote: a file beside them was planted or added later.
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let written = name == "report.json"
+                || name == super::publish::EVENT_FILE
+                || report.surface_digests.contains_key(&name);
+            if !written {
+                return refuse(
+                    format!(
+                        "{} is not a file the first job wrote",
+                        dir.join(&name).display()
+                    ),
+                    "pass the first job's folder as it wrote it (its artifact, downloaded whole)",
+                );
+            }
+        }
+    }
     for (name, digest) in &report.surface_digests {
         use sha2::Digest;
         let file = dir.join(name);

@@ -440,6 +440,11 @@ pub async fn run_beside(
         eprintln!("{w}");
     }
     let mut outputs_failed = saved.failed_any() || save::report_planted(&prepared, &opts.out);
+    // A run that failed on its outputs leaves no report where a later step would read it.
+    let mut saved = saved;
+    if outputs_failed {
+        saved.report_json = save::withdraw(&opts.out, &save::spill_dir(), saved.report_json);
+    }
     let mut rendered: std::collections::HashMap<_, _> = surfaces
         .into_iter()
         .map(|(s, text)| (s.file_name(), text))
@@ -491,6 +496,14 @@ pub async fn run_beside(
     }
     if outputs_failed {
         exit_code = super::exit::EXIT_INSTRUMENT;
+        // The step outputs or the event copy failed after the reports were written.
+        if saved
+            .report_json
+            .as_deref()
+            .is_some_and(|p| p.starts_with(&opts.out))
+        {
+            saved.report_json = save::withdraw(&opts.out, &save::spill_dir(), saved.report_json);
+        }
     }
     let mut stdout = match opts.format {
         // The report quotes subject output: inside Actions its `::` lines must stay text.

@@ -142,6 +142,54 @@ pub fn report_planted(prepared: &Prepared, out: &Path) -> bool {
     !planted.is_empty()
 }
 
+/// After a run that failed on its outputs (exit 3): takes judge-ci's files out of `out`, so that
+/// no later step or job reads a report of a run that failed, or a folder a subject process
+/// tampered with, as if it were whole (the verdict stays in the log, the job summary and a copy
+/// in `spill_dir`, which is printed). An output folder the subject turned into a symbolic link
+/// is removed as a link (nothing is removed through it). Returns where the report JSON is now:
+/// `kept` unless it was in `out`, then its copy.
+pub fn withdraw(out: &Path, spill_dir: &Path, kept: Option<PathBuf>) -> Option<PathBuf> {
+    if std::fs::symlink_metadata(out).is_ok_and(|m| m.file_type().is_symlink()) {
+        match std::fs::remove_file(out) {
+            Ok(()) => eprintln!(
+                "judge-ci: error: removed the symbolic link {} that a subject process left where the output folder was",
+                out.display()
+            ),
+            Err(e) => eprintln!(
+                "judge-ci: error: cannot remove the symbolic link {}: {e}; do not read it",
+                out.display()
+            ),
+        }
+        return kept;
+    }
+    if check_out_dir(out).is_err() {
+        return kept;
+    }
+    let in_place = out.join(Surface::Json.file_name());
+    let mut now = kept.filter(|p| *p != in_place);
+    if let Ok(text) = std::fs::read_to_string(&in_place)
+        && let Ok(p) = spill(spill_dir, &text)
+    {
+        eprintln!(
+            "judge-ci: error: the run failed on its outputs; its report is kept at {} for you to read, and taken out of {}",
+            p.display(),
+            out.display()
+        );
+        now = Some(p);
+    }
+    for name in own_names() {
+        match std::fs::remove_file(out.join(name)) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => eprintln!(
+                "judge-ci: error: cannot remove {}: {e}; it is not a whole report of this run",
+                out.join(name).display()
+            ),
+        }
+    }
+    now
+}
+
 /// Where the run's files went, and which could not be written.
 #[derive(Debug, Default)]
 pub struct Saved {

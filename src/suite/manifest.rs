@@ -173,6 +173,20 @@ pub fn check(parts: &[Part]) -> Result<(), SuiteError> {
     for p in parts {
         let d = p.dir.display();
         let m = &p.manifest;
+        // Keys and report paths are data: a key is `benchmark/id`, a report lies at
+        // `tasks/<benchmark>/<id>/report.json` inside the shard folder, nothing else.
+        for t in &p.report.tasks {
+            if let Err(why) = check_key(&t.key) {
+                problems.push(format!("{d}: task key {:?} {why}", t.key));
+            } else if !t.report_path.is_empty()
+                && t.report_path != format!("tasks/{}/report.json", t.key)
+            {
+                problems.push(format!(
+                    "{d}: task {}'s report path {:?} is not tasks/{}/report.json",
+                    t.key, t.report_path, t.key
+                ));
+            }
+        }
         if m.suite_digest != first.manifest.suite_digest
             || m.suite_tasks != first.manifest.suite_tasks
         {
@@ -303,6 +317,18 @@ pub fn check(parts: &[Part]) -> Result<(), SuiteError> {
             "the shards cannot be merged:\n  - {}",
             problems.join("\n  - ")
         )))
+    }
+}
+
+/// A task key as `discover` makes it: `benchmark/id`, two plain path components.
+fn check_key(key: &str) -> Result<(), &'static str> {
+    let parts: Vec<&str> = key.split('/').collect();
+    let plain =
+        |p: &str| !p.is_empty() && p != "." && p != ".." && !p.contains('\\') && !p.contains('\0');
+    if parts.len() == 2 && parts.iter().all(|p| plain(p)) {
+        Ok(())
+    } else {
+        Err("is not benchmark/id (two plain names)")
     }
 }
 

@@ -528,11 +528,12 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<SuiteReport, SuiteError> {
         for t in &p.report.tasks {
             let t = t.clone();
             if !t.report_path.is_empty() {
+                no_link_below(&p.dir, Path::new(&t.report_path))?;
                 let from = p.dir.join(&t.report_path);
                 let to = out.join(&t.report_path);
                 if let (Some(src), Some(dst)) = (from.parent(), to.parent()) {
                     copy_dir(src, dst).map_err(|e| {
-                        SuiteError::Io(format!(
+                        SuiteError::Input(format!(
                             "cannot copy {} to {}: {e}",
                             src.display(),
                             dst.display()
@@ -552,18 +553,47 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<SuiteReport, SuiteError> {
     Ok(merged)
 }
 
+/// Refuses a link on the way from `dir` to `rel`: a shard folder holds none that judge-ci made.
+fn no_link_below(dir: &Path, rel: &Path) -> Result<(), SuiteError> {
+    let mut at = dir.to_path_buf();
+    for c in rel.components() {
+        at.push(c);
+        if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(SuiteError::Input(format!(
+                "{} is a symbolic link; judge-ci writes none in a suite folder",
+                at.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Copies a task's report folder: regular files and folders only. A link (or anything else)
+/// in a shard folder is not something judge-ci wrote there, and is refused, never followed.
 fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
     if from == to {
         return Ok(());
+    }
+    if std::fs::symlink_metadata(from)?.file_type().is_symlink() {
+        return Err(std::io::Error::other(format!(
+            "{} is a symbolic link; judge-ci writes none in a suite folder",
+            from.display()
+        )));
     }
     std::fs::create_dir_all(to)?;
     for e in std::fs::read_dir(from)? {
         let e = e?;
         let target = to.join(e.file_name());
-        if e.file_type()?.is_dir() {
+        let kind = e.file_type()?;
+        if kind.is_dir() {
             copy_dir(&e.path(), &target)?;
-        } else {
+        } else if kind.is_file() {
             std::fs::copy(e.path(), target)?;
+        } else {
+            return Err(std::io::Error::other(format!(
+                "{} is not a regular file (a link, a FIFO or a device); judge-ci writes none in a suite folder",
+                e.path().display()
+            )));
         }
     }
     Ok(())
