@@ -159,6 +159,10 @@ fn scenario(extra_checks: &str) -> Scenario {
             ),
             (".git-credentials", "https://x:GIT-SECRET@github.com\n"),
             (".m2/repository/ok/ok.txt", "CACHED"),
+            (
+                ".gradle/gradle.properties",
+                "signing.password=GRADLE-SECRET\n",
+            ),
         ],
     );
     let home = s.home().display().to_string();
@@ -231,7 +235,7 @@ fn scenario(extra_checks: &str) -> Scenario {
         check(
             "home-is-private",
             &format!(
-                "[ \"$HOME\" != {home} ] && ! cat {home}/.docker/config.json 2>/dev/null && ! cat {home}/.git-credentials 2>/dev/null && ! ls {home} >/dev/null 2>&1 && [ \"$(cat {m2}/ok/ok.txt)\" = CACHED ]"
+                "[ \"$HOME\" != {home} ] && ! cat {home}/.docker/config.json 2>/dev/null && ! cat {home}/.git-credentials 2>/dev/null && ! ls {home} >/dev/null 2>&1 && [ \"$(cat {m2}/ok/ok.txt)\" = CACHED ] && ! grep -q SECRET {home}/.gradle/gradle.properties"
             ),
         ),
         // Written in the run's view of the caches (the build may write there), gone after.

@@ -85,6 +85,9 @@ pub struct Mounts {
     pub shm: bool,
     /// Build caches to overlay.
     pub overlays: Vec<Overlay>,
+    /// Credential files inside a cache (`~/.gradle/gradle.properties`) covered by
+    /// `/dev/null` once the overlays are made.
+    pub masked: Vec<CString>,
 }
 
 /// The flags of the mount holding `path` that a remount must keep (`statvfs`).
@@ -195,6 +198,15 @@ impl Mounts {
             }
             if read_only_all {
                 held |= held::CACHE_READ_ONLY;
+            }
+            for m in &self.masked {
+                libc::mount(
+                    c"/dev/null".as_ptr(),
+                    m.as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_BIND,
+                    std::ptr::null(),
+                );
             }
         }
         held

@@ -487,10 +487,19 @@ impl Prepared {
                 })
             })
             .collect();
+        // Gradle's user properties often hold publishing and signing credentials.
+        let masked = self
+            .caches
+            .iter()
+            .map(|(c, _, _)| c.join("gradle.properties"))
+            .filter(|p| p.is_file())
+            .filter_map(|p| cstring(&p))
+            .collect();
         child::Mounts {
             read_only,
             shm: true,
             overlays,
+            masked,
         }
     }
 
