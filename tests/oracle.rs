@@ -343,6 +343,31 @@ fn a_processor_whose_shutdown_hook_forges_surefire_and_halts_0_fails_on_what_jud
         Some(2),
         "{sets:#}"
     );
+    // The graded tests are in the report (its schema), the comment and JUnit.
+    common::assert_report_schema(&report);
+    assert_eq!(report["tests"]["baseRun"], false, "{report:#}");
+    assert_eq!(report["tests"]["expected"][0]["name"], "t.AppTest#adds");
+    assert_eq!(
+        report["tests"]["expected"][0]["reference"]["outcome"],
+        "passed"
+    );
+    assert_ne!(
+        report["tests"]["expected"][0]["subject"]["outcome"],
+        "passed"
+    );
+    let md = std::fs::read_to_string(ws.join("judge-ci-out/report.md")).unwrap();
+    assert!(
+        md.contains("Tests judge-ci ran itself: 1 of 2 charged test(s) not passing")
+            && md.contains("| EXPECTED | `t.AppTest#adds`"),
+        "{md}"
+    );
+    let junit = std::fs::read_to_string(ws.join("judge-ci-out/junit.xml")).unwrap();
+    assert!(
+        junit.contains(r#"<testsuite name="judge-ci.tests" tests="2" failures="1""#)
+            && junit.contains(r#"<testcase classname="t.AppTest" name="adds">"#)
+            && junit.contains(r#"<property name="set" value="EXPECTED"/>"#),
+        "{junit}"
+    );
     assert!(
         report["trust"]["buildCodeAdded"]
             .as_array()

@@ -369,6 +369,7 @@ pub async fn run_beside(
         llm: None,
         diagnostics: None,
         trust,
+        tests: crate::judges::oracle::TestSets::of_verdict(&verdict),
         provenance: None,
         fence: {
             fence.restore_git();

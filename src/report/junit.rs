@@ -145,8 +145,60 @@ pub fn junit(r: &Report) -> String {
         }
         let _ = w.write_event(Event::End(BytesEnd::new("testsuite")));
     }
+    if let Some(sets) = &r.tests {
+        oracle_suite(&mut w, sets);
+    }
     let _ = w.write_event(Event::End(BytesEnd::new("testsuites")));
     let mut s = String::from_utf8_lossy(&w.into_inner()).into_owned();
     s.push('\n');
     s
+}
+
+/// The trusted tests judge-ci ran itself, one testcase each under the suite
+/// `judge-ci.tests`, with its set (FAIL_TO_PASS, PASS_TO_PASS, EXPECTED) as a property; a
+/// test that fails on the reference too is skipped (not charged).
+fn oracle_suite(w: &mut Writer<Vec<u8>>, sets: &crate::judges::oracle::TestSets) {
+    let rows = sets.rows();
+    let failing = rows
+        .iter()
+        .filter(|(set, g)| *set != "NOT_CHARGED" && !g.subject.passed())
+        .count();
+    let mut suite = BytesStart::new("testsuite");
+    suite.push_attribute(("name", "judge-ci.tests"));
+    suite.push_attribute(("tests", rows.len().to_string().as_str()));
+    suite.push_attribute(("failures", failing.to_string().as_str()));
+    suite.push_attribute(("errors", "0"));
+    suite.push_attribute(("skipped", sets.not_charged.len().to_string().as_str()));
+    let _ = w.write_event(Event::Start(suite));
+    for (set, g) in rows {
+        let (class, method) = g.name.split_once('#').unwrap_or(("", g.name.as_str()));
+        let mut case = BytesStart::new("testcase");
+        case.push_attribute(("classname", class));
+        case.push_attribute(("name", method));
+        let _ = w.write_event(Event::Start(case));
+        let _ = w.write_event(Event::Start(BytesStart::new("properties")));
+        let mut p = BytesStart::new("property");
+        p.push_attribute(("name", "set"));
+        p.push_attribute(("value", set));
+        let _ = w.write_event(Event::Empty(p));
+        let _ = w.write_event(Event::End(BytesEnd::new("properties")));
+        if set == "NOT_CHARGED" {
+            let mut e = BytesStart::new("skipped");
+            e.push_attribute((
+                "message",
+                format!("not charged: on the reference it {}", g.reference.words()).as_str(),
+            ));
+            let _ = w.write_event(Event::Empty(e));
+        } else if !g.subject.passed() {
+            let mut e = BytesStart::new("failure");
+            e.push_attribute((
+                "message",
+                format!("{set}: {} (observed by judge-ci)", g.subject.words()).as_str(),
+            ));
+            e.push_attribute(("type", set));
+            let _ = w.write_event(Event::Empty(e));
+        }
+        let _ = w.write_event(Event::End(BytesEnd::new("testcase")));
+    }
+    let _ = w.write_event(Event::End(BytesEnd::new("testsuite")));
 }

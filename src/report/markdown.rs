@@ -101,6 +101,10 @@ pub struct View {
     pub tiers: Vec<TierRow>,
     /// Task commands that failed.
     pub task_failures: Vec<TaskFailure>,
+    /// The trusted tests judge-ci ran itself, one row each.
+    pub oracle_tests: Vec<OracleTestRow>,
+    /// Whether the oracle's tests were also run on the base.
+    pub oracle_base_run: bool,
     /// The root aggregate's reasoning.
     pub aggregate_reasoning: String,
     /// Non-passing judgments of the deciding jury.
@@ -306,6 +310,23 @@ pub struct TierRow {
     pub passed: String,
     /// Longest judge time.
     pub time: String,
+}
+
+/// One trusted test judge-ci ran itself.
+#[derive(Serialize)]
+pub struct OracleTestRow {
+    /// FAIL_TO_PASS, PASS_TO_PASS, EXPECTED or NOT_CHARGED.
+    pub set: &'static str,
+    /// `pkg.Class#method`.
+    pub name: String,
+    /// On the base (empty without a base run).
+    pub base: String,
+    /// On the reference.
+    pub reference: String,
+    /// On the pull request.
+    pub subject: String,
+    /// Whether it counts against the pull request.
+    pub failing: bool,
 }
 
 /// A failed task command.
@@ -962,6 +983,20 @@ pub fn view_for(r: &Report, audience: Audience) -> View {
         },
         tiers,
         task_failures,
+        oracle_tests: r
+            .tests
+            .iter()
+            .flat_map(|t| t.rows())
+            .map(|(set, g)| OracleTestRow {
+                set,
+                name: g.name.clone(),
+                base: g.base.as_ref().map(|b| b.words()).unwrap_or_default(),
+                reference: g.reference.words(),
+                subject: g.subject.words(),
+                failing: set != "NOT_CHARGED" && !g.subject.passed(),
+            })
+            .collect(),
+        oracle_base_run: r.tests.as_ref().is_some_and(|t| t.base_run),
         aggregate_reasoning: if show_why {
             verdict.aggregated().reasoning().to_string()
         } else {

@@ -48,6 +48,10 @@ pub struct Report {
     /// Protected paths the pull request changes and files restored from the reference.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trust: Option<TrustInfo>,
+    /// The trusted tests judge-ci ran itself (the sealed oracle), graded as SWE-bench grades
+    /// them: FAIL_TO_PASS, PASS_TO_PASS (or `expected` without a base run), not charged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tests: Option<crate::judges::oracle::TestSets>,
     /// Where the verdict was computed, when another job computed it (`publish --from`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<Provenance>,

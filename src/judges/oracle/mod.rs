@@ -613,6 +613,38 @@ impl TestSets {
     pub fn charged(&self) -> usize {
         self.fail_to_pass.len() + self.pass_to_pass.len() + self.expected.len()
     }
+
+    /// Every graded test with the set it is in (`FAIL_TO_PASS`, `PASS_TO_PASS`, `EXPECTED`,
+    /// `NOT_CHARGED`), in that order.
+    pub fn rows(&self) -> Vec<(&'static str, &TestGrade)> {
+        let mut out: Vec<(&'static str, &TestGrade)> = Vec::new();
+        for (name, v) in [
+            ("FAIL_TO_PASS", &self.fail_to_pass),
+            ("PASS_TO_PASS", &self.pass_to_pass),
+            ("EXPECTED", &self.expected),
+            ("NOT_CHARGED", &self.not_charged),
+        ] {
+            out.extend(v.iter().map(|g| (name, g)));
+        }
+        out
+    }
+
+    /// The graded tests a verdict's judgments carry (the first `maven-build` with an oracle
+    /// run), for the report.
+    pub fn of_verdict(verdict: &crate::jury::Verdict) -> Option<TestSets> {
+        let own = verdict
+            .individual()
+            .iter()
+            .find_map(|j| j.metadata().get("tests"))
+            .and_then(|v| serde_json::from_value(v.clone()).ok());
+        own.or_else(|| {
+            verdict
+                .composite_attempts()
+                .iter()
+                .filter_map(|a| a.verdict())
+                .find_map(TestSets::of_verdict)
+        })
+    }
 }
 
 /// Where Surefire's recorded outcome of a test disagrees with what judge-ci observed: the
