@@ -214,6 +214,38 @@ pub fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
     read(path, limit).map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
+/// The entries under `root` (links not followed, at most `max_depth` levels) that are not
+/// regular files or folders, with their path relative to `root` and their kind, for which
+/// `want` (given the relative `/`-separated path) holds: what a judge reading files from a
+/// folder reports as `file-not-regular` instead of skipping.
+pub fn not_regular_under(
+    root: &Path,
+    max_depth: usize,
+    want: impl Fn(&str) -> bool,
+) -> Vec<(String, Kind)> {
+    let mut out: Vec<(String, Kind)> = walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .max_depth(max_depth)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let kind = Kind::of(e.file_type());
+            if matches!(kind, Kind::Regular | Kind::Directory) {
+                return None;
+            }
+            let rel = e
+                .path()
+                .strip_prefix(root)
+                .ok()?
+                .to_string_lossy()
+                .replace('\\', "/");
+            want(&rel).then_some((rel, kind))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 /// The most XML nodes (elements, attributes' text, text runs) judge-ci builds from one file
 /// the subject controls (a POM, a Surefire or JaCoCo report): a report of millions of tiny
 /// elements under the byte bound must not take the machine's memory.

@@ -187,12 +187,19 @@ fn symlinked_sources(uid: Option<u32>) {
         ws.join("src/main/java/a/Fast.java"),
     )
     .unwrap();
+    // A link to a folder outside the tree, whose `.java` files the build compiles.
+    let outside = root.path().join("outside");
+    common::write_tree(
+        &outside,
+        &[("Evil.java", "package a.ext;\nclass Evil {}\n")],
+    );
+    std::os::unix::fs::symlink(&outside, ws.join("src/main/java/a/ext")).unwrap();
     let o = judge(&ws, &tmp, uid, Duration::from_secs(120));
     let err = common::stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     let all = judgments(&ws);
     for (name, _, findings) in &all {
-        for file in ["Names.java", "Fast.java"] {
+        for file in ["Names.java", "Fast.java", "src/main/java/a/ext"] {
             assert!(
                 findings.iter().any(|f| f.starts_with("file-not-regular")
                     && f.contains(file)
@@ -219,4 +226,49 @@ fn symlinked_sources_are_findings_unprivileged() {
         "dropping to an unprivileged user (setpriv) needs root; run the tests as root"
     );
     symlinked_sources(Some(NOBODY));
+}
+
+/// The attack: the build leaves, where evidence is read, a FIFO as a Surefire report and a
+/// link to `/dev/zero` (and a link to an old class file) among the class files. The readers
+/// skipped them silently (class-version passed on the rest) or turned them into an
+/// instrument ERROR that a lenient gate lets through. Each is a `file-not-regular` finding:
+/// FAIL.
+fn evidence_that_is_not_a_regular_file(uid: Option<u32>) {
+    let root = tempfile::tempdir().unwrap();
+    let (ws, tmp) = (root.path().join("ws"), root.path().join("tmp"));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let config = "schema: judge-ci.v1\nname: evidence\nversion: \"1\"\njury:\n  tiers:\n    - name: build\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - type: command\n          name: build\n          run: \"mkdir -p target/surefire-reports target/classes && mkfifo target/surefire-reports/TEST-a.ZTest.xml && ln -s /dev/zero target/classes/Zero.class\"\n    - name: evidence\n      policy: FINAL_TIER\n      checks:\n        - type: test-invariance\n          name: tests\n          reports: target/surefire-reports\n          timeout: PT5S\n        - type: class-version\n          name: classes\n          target: 61\n          timeout: PT5S\n";
+    common::write_tree(&ws, &[("judge-ci.yml", config)]);
+    let o = judge(&ws, &tmp, uid, Duration::from_secs(120));
+    let err = common::stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let all = judgments(&ws);
+    for (name, kind) in [("tests", "fifo"), ("classes", "symlink")] {
+        let (_, status, findings) = all.iter().find(|j| j.0 == name).unwrap();
+        assert_eq!(status, "fail", "{name}: {all:?}");
+        assert!(
+            findings
+                .iter()
+                .any(|f| f.starts_with("file-not-regular") && f.ends_with(kind)),
+            "{name}: {findings:?}"
+        );
+    }
+}
+
+#[test]
+fn evidence_that_is_not_a_regular_file_fails_as_root() {
+    assert!(
+        is_root(),
+        "run the tests as root (this project's machines do)"
+    );
+    evidence_that_is_not_a_regular_file(None);
+}
+
+#[test]
+fn evidence_that_is_not_a_regular_file_fails_unprivileged() {
+    assert!(
+        is_root(),
+        "dropping to an unprivileged user (setpriv) needs root; run the tests as root"
+    );
+    evidence_that_is_not_a_regular_file(Some(NOBODY));
 }

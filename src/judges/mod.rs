@@ -73,6 +73,41 @@ impl Progress for NoProgress {
     fn finished(&self, _: &str, _: &str, _: Status, _: Duration) {}
 }
 
+/// FAIL with a `file-not-regular` finding for each entry (path shown as `under`/path): a link,
+/// FIFO, socket or device where a judge reads files is the subject's doing, never skipped and
+/// never an instrument ERROR a lenient gate lets through (trust.md points 12 and 19).
+pub(crate) fn not_regular_fail(
+    what: &str,
+    under: &std::path::Path,
+    entries: &[(String, crate::untrusted::Kind)],
+) -> Outcome {
+    let shown = |rel: &str| under.join(rel).display().to_string();
+    let list: Vec<String> = entries
+        .iter()
+        .take(5)
+        .map(|(rel, kind)| format!("{} ({kind})", shown(rel)))
+        .collect();
+    build(
+        Judgment::builder(Status::Fail)
+            .reasoning(format!(
+                "{what}: {} entr{} where judge-ci reads files {} not a regular file, never read: {}",
+                entries.len(),
+                if entries.len() == 1 { "y" } else { "ies" },
+                if entries.len() == 1 { "is" } else { "are" },
+                list.join(", ")
+            ))
+            .check(crate::judgment::Check::failed(
+                "regular_files",
+                format!("{} not regular", entries.len()),
+            )?)
+            .findings(entries.iter().map(|(rel, kind)| {
+                crate::judgment::Finding::new(shown(rel), crate::judgment::FindingKind::FileNotRegular)
+                    .actual(kind.word())
+                    .message(format!("{} is a {kind}, not a regular file", shown(rel)))
+            })),
+    )
+}
+
 /// Runs blocking work (file reads, parsing) off the async threads within the check's limit.
 async fn off_thread(timeout: Duration, f: impl FnOnce() -> Outcome + Send + 'static) -> Outcome {
     match tokio::time::timeout(timeout, tokio::task::spawn_blocking(f)).await {

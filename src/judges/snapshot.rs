@@ -244,7 +244,9 @@ impl Snapshot {
                     std::fs::create_dir_all(&target)?;
                 }
             } else if t.is_symlink() {
-                if selected || reads.poms {
+                // Every link is kept (as a link): a link to a folder is a finding of the
+                // structural judges whatever their globs select.
+                {
                     if let Some(parent) = target.parent() {
                         std::fs::create_dir_all(parent)?;
                     }

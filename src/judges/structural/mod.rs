@@ -256,6 +256,13 @@ pub(super) fn walk(root: &Path, include: &GlobSet, exclude: &GlobSet) -> Result<
             } else {
                 not_regular.push((rel, kind));
             }
+        } else if kind == crate::untrusted::Kind::Symlink
+            && !exclude.is_match(&rel)
+            && std::fs::metadata(entry.path()).is_ok_and(|m| m.is_dir())
+        {
+            // A link to a folder: a build follows it into whatever it points at, which the
+            // globs would select there; the walk never does, so it is a finding.
+            not_regular.push((rel, kind));
         }
     }
     // The stat calls, the walk's cost, on both cores (links are not followed).
