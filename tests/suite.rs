@@ -84,9 +84,14 @@ fn four_shards_merged_equal_one_run() {
         (Some(40), Some(10), Some(10), Some(10), Some(10)),
         "{t:#}"
     );
+    // The not-assessed tasks broke the external judge's protocol (a judge the subject's
+    // workspace can break): they count against the pass rate (trust.md point 12).
     assert_eq!(
-        t["passRate"], 0.5,
-        "accepted of judged (accepted + rejected)"
+        t["passRate"]
+            .as_f64()
+            .map(|r| (r * 1000.0).round() / 1000.0),
+        Some(0.333),
+        "accepted of accepted + rejected + not assessed by the subject's doing"
     );
     let tiers = whole["tiers"].as_array().unwrap();
     assert_eq!(tiers[1]["name"], "verdict");

@@ -168,7 +168,7 @@ fn classify(
         },
         // The baseline judged it (and did not reject it): a pull request that makes the task
         // unjudgeable must not escape the comparison.
-        (Some(x), None) if not_judged && x > 0 => (
+        (Some(x), None) if not_judged && x > 0 && !c.instrument_failed => (
             Change::Regressed,
             Some(Regression::NotJudged),
             format!(
@@ -327,6 +327,7 @@ mod tests {
             gaps: vec![],
             error: None,
             report_path: String::new(),
+            instrument_failed: false,
         }
     }
 
@@ -395,10 +396,25 @@ mod tests {
             ]
         );
         assert_eq!(c.changes[0].change, Change::Regressed, "regressions first");
-        let empty = SuiteReport::new("r".into(), None, vec![task("x", Some(NotAssessed), None)]);
+        // Only judge-ci's own instrument failing leaves a task out of the pass rate (and out
+        // of the regressions); a task the subject made unjudgeable counts against it.
+        let mut own = task("x", Some(NotAssessed), None);
+        own.instrument_failed = true;
+        let empty = SuiteReport::new("r".into(), None, vec![own.clone()]);
         assert_eq!(
             empty.totals.pass_rate, None,
             "absent, not 0, when nothing was judged"
         );
+        let caused = SuiteReport::new("r".into(), None, vec![task("x", Some(NotAssessed), None)]);
+        assert_eq!(caused.totals.pass_rate, Some(0.0));
+        let was = SuiteReport::new("r".into(), None, vec![task("x", Some(Accepted), None)]);
+        let c = compare(&was, &empty, 0.05);
+        assert_eq!(
+            c.changes[0].change,
+            Change::CouldNotJudge,
+            "the instrument's"
+        );
+        let c = compare(&was, &caused, 0.05);
+        assert_eq!(c.changes[0].regression, Some(Regression::NotJudged));
     }
 }

@@ -80,6 +80,38 @@ pub struct TaskResult {
     /// Its report, relative to the suite folder.
     #[serde(default)]
     pub report_path: String,
+    /// For a task not assessed: whether only judge-ci's own instrument failed (a tool or
+    /// provider it needs, its own disk or memory, a check's settings), so the task is left out
+    /// of the pass rate. Anything the subject can cause (a bound it exceeds, a judge it breaks,
+    /// evidence it does not leave) counts against it (trust.md point 12).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub instrument_failed: bool,
+}
+
+/// Whether an ERROR of this cause is judge-ci's own instrument failing, never something the
+/// subject can bring about. Every cause is listed: a new one must be placed.
+fn instruments_own(c: crate::judgment::Cause) -> bool {
+    use crate::judgment::Cause::*;
+    match c {
+        NetworkUnreachable | DependencyUnresolved | DiskFull | OutOfMemory
+        | ProviderUnavailable | ToolMissing | JudgeMisconfigured => true,
+        // The subject's code runs into the limit, breaks the judge's protocol, leaves no
+        // evidence, or its text makes the model refuse, answer badly or not see everything.
+        Timeout | ProviderRefused | ModelReplyUnusable | JudgeBroken | EvidenceMissing
+        | MaterialIncomplete => false,
+    }
+}
+
+/// Whether every ERROR judgment of a not-assessed report has a cause of judge-ci's own.
+fn only_the_instrument_failed(r: &Report) -> bool {
+    let errors: Vec<_> = crate::judges::split::judgments_of(&r.verdict)
+        .into_values()
+        .filter(|j| j.status() == crate::judgment::Status::Error)
+        .collect();
+    !errors.is_empty()
+        && errors
+            .iter()
+            .all(|j| j.cause().is_some_and(instruments_own))
 }
 
 /// Without a root score: the mean score of the deciding tier's judges that have one (the
@@ -111,6 +143,7 @@ impl TaskResult {
             gaps: Vec::new(),
             error: None,
             report_path: String::new(),
+            instrument_failed: false,
         }
     }
 
@@ -146,6 +179,8 @@ impl TaskResult {
                 })
                 .unwrap_or_default(),
             report_path,
+            instrument_failed: r.interpretation.reading == Some(Reading::NotAssessed)
+                && only_the_instrument_failed(r),
             ..TaskResult::of(t)
         }
     }
@@ -186,7 +221,9 @@ pub struct Totals {
     pub not_assessed: usize,
     /// Could not be run at all (bad config or layout).
     pub errors: usize,
-    /// accepted / (accepted + rejected + undecided); absent when nothing was judged.
+    /// accepted / (accepted + rejected + undecided + tasks not assessed for a reason the
+    /// subject can cause); absent when nothing was judged. Only tasks whose instrument failed
+    /// (and tasks that could not run at all) are left out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pass_rate: Option<f64>,
 }
@@ -246,7 +283,11 @@ impl SuiteReport {
                 None => t.errors += 1,
             }
         }
-        let judged = t.accepted + t.rejected + t.undecided;
+        let against = tasks
+            .iter()
+            .filter(|x| x.reading == Some(Reading::NotAssessed) && !x.instrument_failed)
+            .count();
+        let judged = t.accepted + t.rejected + t.undecided + against;
         t.pass_rate = (judged > 0).then(|| t.accepted as f64 / judged as f64);
         let mut tiers: Vec<TierTotals> = Vec::new();
         for x in tasks.iter().flat_map(|x| &x.tiers) {
