@@ -415,32 +415,49 @@ pub async fn run_beside(
     report.timings.render_ms = render_start.elapsed().as_millis() as u64;
     report.timings.total_ms = total.elapsed().as_millis() as u64;
 
+    saved_then_published(
+        opts,
+        report,
+        template.as_deref(),
+        &bench.report,
+        &prepared,
+        github.as_ref(),
+    )
+    .await
+}
+
+/// The saved and published stages: every surface to disk (the JSON last, with the digest
+/// of the others) before anything is printed or posted, then GitHub's surfaces, then what
+/// the command prints.
+async fn saved_then_published(
+    opts: &RunOptions,
+    mut report: Report,
+    template: Option<&str>,
+    settings: &crate::config::ReportSettings,
+    prepared: &save::Prepared,
+    github: Option<&crate::github::context::Context>,
+) -> Result<RunResult, RunError> {
     // Nothing is lost: the JSON, then the other surfaces and the job summary, go to disk
     // before anything is printed or posted. A disk that refuses them is a warning: the
     // verdict was reached, the JSON is spilled elsewhere, and publishing still happens.
     let mut surfaces = Vec::new();
     for surface in Surface::ALL {
-        let text = report::render(
-            &report,
-            surface,
-            template.as_deref(),
-            bench.report.annotations,
-        )
-        .map_err(|e| RunError::Instrument(e.to_string()))?;
+        let text = report::render(&report, surface, template, settings.annotations)
+            .map_err(|e| RunError::Instrument(e.to_string()))?;
         surfaces.push((surface, text));
     }
     // The JSON last, holding the digest of every other surface as it is written.
     report.surface_digests = save::digests(&surfaces);
     save::replace_json(
         &mut surfaces,
-        report::render(&report, Surface::Json, None, bench.report.annotations)
+        report::render(&report, Surface::Json, None, settings.annotations)
             .map_err(|e| RunError::Instrument(e.to_string()))?,
     );
     let saved = save::surfaces(&opts.out, &surfaces, &save::spill_dir());
     for w in saved.errors(&opts.out) {
         eprintln!("{w}");
     }
-    let mut outputs_failed = saved.failed_any() || save::report_planted(&prepared, &opts.out);
+    let mut outputs_failed = saved.failed_any() || save::report_planted(prepared, &opts.out);
     // A run that failed on its outputs leaves no report where a later step would read it.
     let mut saved = saved;
     if outputs_failed {
@@ -458,7 +475,7 @@ pub async fn run_beside(
         .unwrap_or_default();
     let mut commands = Vec::new();
     let mut exit_code = report.outcome.exit_code;
-    if let Some(ctx) = &github {
+    if let Some(ctx) = github {
         // In Actions: the job summary, the step outputs and the event go to disk before any
         // network call; then the API; annotations become workflow commands unless the check
         // run carries them.
@@ -477,13 +494,13 @@ pub async fn run_beside(
             }
             false
         } else {
-            let full = markdown::render_with(&report, template.as_deref())
+            let full = markdown::render_with(&report, template)
                 .map_err(|e| RunError::Instrument(e.to_string()))?;
             let published = publish::after(
                 ctx,
                 &report,
                 &full,
-                &opts.publish.settings(&bench.report),
+                &opts.publish.settings(settings),
                 opts.publish.token.as_deref(),
                 opts.verbosity,
             )
