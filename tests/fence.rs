@@ -54,11 +54,27 @@ struct Scenario {
     git_config: Vec<u8>,
 }
 
+/// The SysV shared memory key of the runner's segment; the subject tries key + 1.
+const SHM_KEY: i32 = 0x4a43_4946;
+
 /// The group of the stand-in Docker socket (hosted runners put the runner user in `docker`).
 const DOCKER_GID: u32 = 12345;
 
+/// The SysV shared memory segment at `key`, if one exists.
+fn shm_segment(key: i32) -> Option<i32> {
+    // SAFETY: shmget looks a key up.
+    let id = unsafe { libc::shmget(key, 0, 0) };
+    (id >= 0).then_some(id)
+}
+
 impl Drop for Scenario {
     fn drop(&mut self) {
+        for key in [SHM_KEY, SHM_KEY + 1] {
+            if let Some(id) = shm_segment(key) {
+                // SAFETY: removes a segment this test made.
+                unsafe { libc::shmctl(id, libc::IPC_RMID, std::ptr::null_mut()) };
+            }
+        }
         let _ = std::fs::remove_file(&self.shm_probe);
         let _ = std::fs::remove_file(&self.shm_planted);
     }
@@ -133,6 +149,9 @@ fn scenario(extra_checks: &str) -> Scenario {
     std::fs::write(&shm_probe, "SHM-SECRET").unwrap();
     std::fs::set_permissions(&shm_probe, std::fs::Permissions::from_mode(0o644)).unwrap();
     let shm_planted = PathBuf::from(format!("/dev/shm/judge-ci-fence-planted{tag}"));
+    // The runner's SysV segment (readable by everyone, as a careless program leaves it).
+    // SAFETY: shmget creates a segment, removed when the scenario is dropped.
+    assert!(unsafe { libc::shmget(SHM_KEY, 64, 0o666 | libc::IPC_CREAT) } >= 0);
     let mut s = Scenario {
         root,
         socket,
@@ -230,6 +249,15 @@ fn scenario(extra_checks: &str) -> Scenario {
                 s.shm_probe.display(),
                 s.shm_probe.display(),
                 s.shm_planted.display()
+            ),
+        ),
+        // SysV shared memory: the runner's segment is out of sight, the subject's own dies
+        // with it.
+        check(
+            "sysv-ipc-is-private",
+            &format!(
+                "perl -e 'exit(defined(shmget({SHM_KEY}, 0, 0)) ? 1 : 0)' && perl -e 'exit(defined(shmget({}, 64, 0666 | 01000)) ? 0 : 1)'",
+                SHM_KEY + 1
             ),
         ),
         check(

@@ -20,7 +20,7 @@ pub enum Layer {
     /// No unix-domain socket can be made (seccomp), so none outside the workspace is
     /// reached; no io_uring, no key rings.
     UnixSockets,
-    /// `/dev/shm` is a tmpfs of the subject's own.
+    /// `/dev/shm` is a tmpfs of the subject's own, SysV IPC a namespace of its own.
     PrivateShm,
     /// `HOME` is a private folder and the real home folder is hidden.
     PrivateHome,

@@ -469,7 +469,9 @@ impl Plan {
             check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
             let mut held = 0u32;
             if self.namespaces {
-                let mut flags = libc::CLONE_NEWPID | libc::CLONE_NEWNS;
+                // An IPC namespace too: SysV shared memory, semaphores and message queues of
+                // the runner are out of sight, and what the subject makes dies with it.
+                let mut flags = libc::CLONE_NEWPID | libc::CLONE_NEWNS | libc::CLONE_NEWIPC;
                 if self.user_namespace {
                     flags |= libc::CLONE_NEWUSER;
                 }

@@ -26,7 +26,7 @@ impl Layer {
             Layer::Namespaces => "pid namespace",
             Layer::Capabilities => "capabilities dropped",
             Layer::UnixSockets => "no unix sockets (seccomp)",
-            Layer::PrivateShm => "private /dev/shm",
+            Layer::PrivateShm => "private /dev/shm and SysV IPC",
             Layer::PrivateHome => "private HOME",
             Layer::ReadOnlyGit => "read-only .git",
             Layer::CacheOverlay => "cache overlay",
