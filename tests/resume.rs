@@ -309,6 +309,12 @@ fn the_stored_report_cannot_decide_what_the_first_job_did_not_compute() {
             Box::new(|v: &mut Value| v["subject"]["baseSha"] = json!("e".repeat(40))),
         ),
         (
+            "records no surfaceDigests",
+            Box::new(|v: &mut Value| {
+                v.as_object_mut().unwrap().remove("surfaceDigests");
+            }),
+        ),
+        (
             "is not the file the first job wrote",
             Box::new(|v: &mut Value| {
                 v["surfaceDigests"]["report.md"] = json!("0".repeat(64));

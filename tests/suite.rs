@@ -168,6 +168,14 @@ fn four_shards_merged_equal_one_run() {
         common::assert_report_schema_file(&m, "schemas/shard-manifest.v1.json");
     }
     forged_shards_are_refused(root);
+    // One shard compared as the whole suite would only miss the others' tasks.
+    let o = run(root, &["compare", "--baseline", "whole", "shard1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", common::stderr(&o));
+    assert!(
+        common::stderr(&o).contains("the current suite is shard 1/4"),
+        "{}",
+        common::stderr(&o)
+    );
 }
 
 /// A copy of shard K's folder as `name`, changed by `edit`, merged with the other three: exit

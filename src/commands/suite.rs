@@ -95,6 +95,16 @@ pub fn compare(args: cli::CompareArgs) -> anyhow::Result<i32> {
         (Ok(b), Ok(c)) => (b, c),
         (Err(e), _) | (_, Err(e)) => return bad_input(e),
     };
+    // A shard is a share of a suite: compared as the whole, the other shards' tasks would be
+    // only missing. Merge the shards first.
+    for (which, r, path) in [("baseline", &base, &baseline), ("current", &cur, &current)] {
+        if let Some(shard) = &r.suite.shard {
+            return bad_input(format!(
+                "{}: the {which} suite is shard {shard}, a share of a suite; merge the shards (judge-ci merge) and compare the merged suite",
+                path.display()
+            ));
+        }
+    }
     let cmp = suite::compare::compare(&base, &cur, tolerance);
     let md = suite::render::markdown(&cur, Some(&cmp));
     match format {

@@ -141,6 +141,13 @@ pub fn first_job(dir: &Path, bench: &Benchmark, this: &ThisRun) -> Result<FirstJ
             "resume the first job of this workflow run (download its artifact by this run's id)",
         );
     }
+    // This judge-ci always records the digests: a report without them was edited.
+    if report.surface_digests.is_empty() {
+        return refuse(
+            "records no surfaceDigests, which every report of this judge-ci holds".to_string(),
+            "pass the first job's folder as it wrote it (its artifact, downloaded whole)",
+        );
+    }
     // Nothing but what the first job wrote: a file beside them was planted or added later.
     if let Ok(entries) = std::fs::read_dir(dir) {
         for e in entries.flatten() {
