@@ -272,7 +272,7 @@ impl ConfiguredJudge {
                     .await
                     .unwrap_or_default()
                 };
-                let built = command::build_tool_run(
+                let build = command::build_tool_run(
                     &ws,
                     Some(&before),
                     true,
@@ -280,8 +280,25 @@ impl ConfiguredJudge {
                     &pinned,
                     timeout,
                     &self.services.fence,
-                )
-                .await;
+                );
+                // The reference's side of the oracle runs alongside the subject's build.
+                let has_tests = oracle::judge::goals_run_tests(&goals)
+                    && reference
+                        .as_deref()
+                        .is_some_and(|r| !oracle::expected(r).tests.is_empty());
+                let built = if has_tests {
+                    let prepare = oracle::judge::prepare(
+                        &self.services.oracle,
+                        reference.as_deref(),
+                        &pinned,
+                        &before.repositories,
+                        timeout,
+                        &self.services.fence,
+                    );
+                    tokio::join!(build, prepare).0
+                } else {
+                    build.await
+                };
                 // Exit 0 is necessary, never sufficient: when the build ran the tests, judge-ci
                 // runs the trusted ones itself and the judgment is what it observed.
                 match built {

@@ -52,6 +52,7 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
 /// the expected tests on it under the oracle.
 async fn reference_run(
     oracle: &Oracle,
+    dir: Result<tempfile::TempDir, String>,
     reference: &Path,
     expected: &Expected,
     args: &[String],
@@ -59,13 +60,8 @@ async fn reference_run(
     timeout: Duration,
     fence: &Fence,
 ) -> Result<Run, String> {
+    let dir = dir?;
     let launcher = oracle.launcher(fence).await?;
-    let dir = tempfile::Builder::new()
-        .prefix("judge-ci-oracle-reference-")
-        .tempdir()
-        .map_err(|e| format!("cannot make a folder for the reference's test run: {e}"))?;
-    // The subject's processes never see the copy (it is the reference).
-    fence.hide(dir.path());
     let copy = dir.path().join("reference");
     copy_tree(reference, &copy).map_err(|e| format!("cannot copy the reference: {e}"))?;
     let own = Fence::new(None, std::sync::Arc::default());
@@ -113,6 +109,47 @@ async fn reference_run(
         .await
         .map_err(|e| format!("the reference's test run: {e}"))?;
     Ok(run)
+}
+
+/// A folder for the reference's test run, hidden from every subject process prepared from now
+/// on (it holds the reference): made before any of them starts alongside it.
+fn hidden_folder(fence: &Fence) -> Result<tempfile::TempDir, String> {
+    let dir = tempfile::Builder::new()
+        .prefix("judge-ci-oracle-reference-")
+        .tempdir()
+        .map_err(|e| format!("cannot make a folder for the reference's test run: {e}"))?;
+    fence.hide(dir.path());
+    Ok(dir)
+}
+
+/// The reference's side of the oracle (judge-ci's launcher compiled, the reference built and
+/// its trusted tests run), once per run. Started alongside the subject's build, so the two
+/// overlap; its folder is hidden before this returns its future.
+pub fn prepare<'a>(
+    oracle: &'a Oracle,
+    reference: Option<&'a Path>,
+    args: &'a [String],
+    repos: &'a [PathBuf],
+    timeout: Duration,
+    fence: &'a Fence,
+) -> impl std::future::Future<Output = &'a Result<Run, String>> + 'a {
+    let dir = (!oracle.reference.initialized()).then(|| hidden_folder(fence));
+    async move {
+        oracle
+            .reference
+            .get_or_init(|| async move {
+                let Some(reference) = reference else {
+                    return Err("no reference to run the trusted tests on".to_string());
+                };
+                let expected = expected(reference);
+                let dir = dir.unwrap_or_else(|| hidden_folder(fence));
+                reference_run(
+                    oracle, dir, reference, &expected, args, repos, timeout, fence,
+                )
+                .await
+            })
+            .await
+    }
 }
 
 /// The build judgment after the oracle: PASS only when every charged trusted test passed as
@@ -164,9 +201,7 @@ pub async fn verify(
             );
         }
     };
-    let reference_run = oracle
-        .reference
-        .get_or_init(|| reference_run(oracle, reference, &expected, args, repos, timeout, fence))
+    let reference_run = prepare(oracle, Some(reference), args, repos, timeout, fence)
         .await
         .clone();
     let reference_run = match reference_run {
