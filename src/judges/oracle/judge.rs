@@ -50,6 +50,7 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
 
 /// Builds a copy of the reference (`test-compile`, fenced apart from the subject) and runs
 /// the expected tests on it under the oracle.
+#[allow(clippy::too_many_arguments)]
 async fn reference_run(
     oracle: &Oracle,
     dir: Result<tempfile::TempDir, String>,
