@@ -432,6 +432,12 @@ fn judge_and_check(s: &Scenario, uid: Option<u32>) -> String {
     assert!(!s.home().join(".bashrc").exists());
     assert!(!json.contains("THE-HIDDEN-REFERENCE"));
     let fence = report["fence"].as_str().unwrap_or_default().to_string();
+    // The scenario's reference is a branch of the workspace's own repository (attack
+    // finding F1): its objects cannot be hidden from git, and the report says so.
+    assert!(
+        fence.contains("the reference revision's objects are in the workspace's repository"),
+        "{fence}"
+    );
     assert!(
         md.contains("fence: landlock ABI"),
         "the report says it: {md}"

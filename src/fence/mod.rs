@@ -96,6 +96,9 @@ pub struct Fence {
     restored: Mutex<Vec<PathBuf>>,
     /// The reference folders of the run (hidden; see [`Fence::hide_reference`]).
     references: Mutex<Vec<PathBuf>>,
+    /// The git folder the reference revision was read from (see
+    /// [`Fence::note_reference_objects`]).
+    reference_git: Mutex<Option<PathBuf>>,
 }
 
 impl Fence {
@@ -118,6 +121,13 @@ impl Fence {
         if !r.contains(&p) {
             r.push(p);
         }
+    }
+
+    /// Records the git folder the reference revision was read from: when it is a workspace's
+    /// own (a `ref:` of the same repository), subject code can read the reference's objects
+    /// through git, and [`Fence::report_line`] says so.
+    pub fn note_reference_objects(&self, git_dir: &Path) {
+        *lock(&self.reference_git) = Some(canonical(git_dir));
     }
 
     /// The same fence with `sandbox.require` = `layers`: a subject process whose fence
@@ -175,6 +185,14 @@ impl Fence {
                     r.display()
                 ));
             }
+        }
+        if let Some(g) = lock(&self.reference_git).as_ref()
+            && workspaces.iter().any(|w| g.starts_with(w))
+        {
+            line.push_str(&format!(
+                "; the reference revision's objects are in the workspace's repository ({}): subject code can read them through git",
+                g.display()
+            ));
         }
         let restored = lock(&self.restored);
         if !restored.is_empty() {

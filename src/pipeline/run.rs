@@ -125,6 +125,14 @@ pub async fn run_beside(
     if let Some(r) = &reference {
         fence.hide_reference(r);
     }
+    // A reference revision of the workspace's own repository: its objects are in the
+    // workspace's .git, which subject processes can read (the fence line says so).
+    if let Some(g) = reference_checkout
+        .as_ref()
+        .and_then(|c| c.git_dir.as_deref())
+    {
+        fence.note_reference_objects(g);
+    }
     let store = crate::lang::cache::configure(
         opts.model_cache.as_deref(),
         &workspace,
