@@ -123,6 +123,20 @@ pub enum CheckoutError {
         /// Which rule.
         why: names::BadName,
     },
+    /// A blob, or a tree's blobs in all, larger than judge-ci writes out.
+    #[error(
+        "the tree holds {path:?} of {size} bytes, past what judge-ci writes out of a tree ({blob_limit} bytes a file, {tree_limit} bytes in all); nothing of it was written"
+    )]
+    TooLarge {
+        /// The file at which a bound was passed.
+        path: String,
+        /// Its size.
+        size: u64,
+        /// The bound for one file.
+        blob_limit: u64,
+        /// The bound for the whole tree.
+        tree_limit: u64,
+    },
     /// A tree with more entries than judge-ci reads.
     #[error(
         "the tree of commit {commit} holds more than {limit} entries (files, folders and links, counted over every folder); judge-ci reads no more"
@@ -526,6 +540,34 @@ fn write_tree(repo_path: &Path, commit: Oid, dest: &Path) -> Result<usize, Check
     write_entries(repo_path, &TreeEntries::of(&repo, commit)?, dest)
 }
 
+/// The largest blob judge-ci writes out of a tree.
+pub const MAX_BLOB_BYTES: u64 = 512 << 20;
+/// The most bytes judge-ci writes out of one tree.
+pub const MAX_TREE_BYTES: u64 = 8 << 30;
+
+/// Refuses, before anything is written, a tree with a blob over [`MAX_BLOB_BYTES`] or more
+/// than [`MAX_TREE_BYTES`] in all: a commit of a few megabytes can hold gigabytes of zeros,
+/// which would fill the runner's disk. Sizes come from the object headers (nothing inflated).
+fn check_sizes(repo_path: &Path, entries: &[Entry]) -> Result<(), CheckoutError> {
+    let repo = Repository::open(repo_path).map_err(CheckoutError::Repository)?;
+    let odb = repo.odb().map_err(CheckoutError::Repository)?;
+    let mut total = 0u64;
+    for e in entries {
+        let (size, _) = odb.read_header(e.oid).map_err(CheckoutError::Repository)?;
+        let size = size as u64;
+        total = total.saturating_add(size);
+        if size > MAX_BLOB_BYTES || total > MAX_TREE_BYTES {
+            return Err(CheckoutError::TooLarge {
+                path: e.path.to_string_lossy().into_owned(),
+                size,
+                blob_limit: MAX_BLOB_BYTES,
+                tree_limit: MAX_TREE_BYTES,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Writes walked tree entries into `dest`.
 fn write_entries(
     repo_path: &Path,
@@ -537,6 +579,7 @@ fn write_entries(
         dirs,
         ..
     } = tree;
+    check_sizes(repo_path, entries)?;
     for d in dirs {
         std::fs::create_dir_all(dest.join(d)).map_err(|source| CheckoutError::Io {
             action: "create",
@@ -927,6 +970,33 @@ mod tests {
         let got = tempfile::tempdir().unwrap();
         let err = write_tree(repo_git.path(), id, got.path()).unwrap_err();
         assert!(err.to_string().contains("duplicateEntries"), "{err}");
+    }
+
+    /// A blob past the bound is refused before anything is written (a 1 GiB blob of zeros
+    /// costs about a megabyte in git).
+    #[test]
+    fn a_blob_larger_than_judge_ci_writes_is_refused_before_writing() {
+        let d = tempfile::tempdir().unwrap();
+        let repo = d.path();
+        git_in(repo, &["init", "-q"], b"");
+        let big = vec![0u8; MAX_BLOB_BYTES as usize + 1];
+        let blob = git_in(repo, &["hash-object", "-w", "--stdin"], &big);
+        drop(big);
+        let small = git_in(repo, &["hash-object", "-w", "--stdin"], b"x");
+        let tree = raw_tree(
+            repo,
+            &[("100644", b"a.txt", &small), ("100644", b"data.bin", &blob)],
+        );
+        commit_of(repo, &tree);
+        let repo_git = Repository::open(repo).unwrap();
+        let id = repo_git.revparse_single("head").unwrap().id();
+        let got = tempfile::tempdir().unwrap();
+        let err = write_tree(repo_git.path(), id, got.path()).unwrap_err();
+        assert!(
+            matches!(err, CheckoutError::TooLarge { .. }) && err.to_string().contains("data.bin"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_dir(got.path()).unwrap().count(), 0);
     }
 
     /// A tree naming one subtree many times stands for more entries than are read: an

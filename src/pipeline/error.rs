@@ -239,6 +239,9 @@ impl InputError {
                 CheckoutError::BadTreeEntry { .. } => Some(
                     "git's own fsck refuses this commit (`git fsck` names the entry too); judge-ci writes no part of such a tree",
                 ),
+                CheckoutError::TooLarge { .. } => Some(
+                    "a file this large is not written out of git; judge it from a folder, or keep it out of the judged revision",
+                ),
                 CheckoutError::TreeTooLarge { .. } => Some(
                     "a tree this large (or one that names the same subtree many times) is not judged",
                 ),
