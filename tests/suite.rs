@@ -587,3 +587,73 @@ fn concurrent_tasks_each_keep_their_own_sandbox() {
     let accepted = std::iter::from_fn(|| listener.accept().ok()).count();
     assert_eq!(accepted, 1, "only the open task's connection arrived");
 }
+
+#[test]
+fn a_task_the_subject_made_unjudgeable_counts_against_it_and_only_the_instruments_failures_leave_the_pass_rate()
+ {
+    // Three tasks: one passes; in one the subject's own check runs past its time limit (the
+    // subject made it unjudgeable); in one the check's program is not installed (judge-ci's
+    // instrument failed). Only the last leaves the pass rate (trust.md point 12).
+    let root = tempfile::tempdir().unwrap();
+    let bench = "schema: bench.benchmark.v1\nname: esc\njury:\n  tiers:\n    - name: t\n      policy: FINAL_TIER\n      checks:\n        - {type: command, name: check, run: [sh, ./check.sh], timeout: PT2S}\n";
+    common::write_tree(root.path(), &[("bench/benchmark.yaml", bench)]);
+    for (id, script) in [("ok", "exit 0\n"), ("stall", "sleep 30\n"), ("gone", "")] {
+        let dir = root.path().join("bench/tasks").join(id);
+        common::write_tree(
+            &dir,
+            &[(
+                "task.yaml",
+                &format!("schema: bench.task.v1\nid: {id}\ninstruction: x\n"),
+            )],
+        );
+        if script.is_empty() {
+            // The same check, but its program is missing on this runner.
+            common::write_tree(&dir, &[("benchmark.yaml", "")]);
+            std::fs::remove_file(dir.join("benchmark.yaml")).unwrap();
+            common::write_tree(&dir, &[("workspace/README", "x\n")]);
+        } else {
+            common::write_tree(&dir, &[("workspace/check.sh", script)]);
+        }
+    }
+    // The missing program: its own benchmark, so its check names a tool the runner lacks.
+    let gone_bench = "schema: bench.benchmark.v1\nname: gone\njury:\n  tiers:\n    - name: t\n      policy: FINAL_TIER\n      checks:\n        - {type: command, name: check, run: [judge-ci-no-such-tool-12], timeout: PT2S}\n";
+    std::fs::rename(
+        root.path().join("bench/tasks/gone"),
+        root.path().join("gone-task"),
+    )
+    .unwrap();
+    common::write_tree(root.path(), &[("bench2/gone/benchmark.yaml", gone_bench)]);
+    std::fs::create_dir_all(root.path().join("bench2/gone/tasks")).unwrap();
+    std::fs::rename(
+        root.path().join("gone-task"),
+        root.path().join("bench2/gone/tasks/gone"),
+    )
+    .unwrap();
+    std::fs::rename(root.path().join("bench"), root.path().join("bench2/esc")).unwrap();
+    let o = common::judge_ci(
+        root.path(),
+        &["suite", "bench2", "--out", "out", "--jobs", "2"],
+    );
+    let s: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.path().join("out/suite.json"))
+            .unwrap_or_else(|e| panic!("{e}: {}", common::stderr(&o))),
+    )
+    .unwrap();
+    let t = &s["totals"];
+    assert_eq!(t["tasks"], 3, "{t:#}");
+    assert_eq!(t["notAssessed"], 2, "{t:#}");
+    let rate = t["passRate"].as_f64().unwrap();
+    assert!((rate - 0.5).abs() < 1e-9, "1 accepted of 2 counted: {t:#}");
+    let gone = s["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["id"] == "gone")
+        .unwrap();
+    assert_eq!(
+        gone["instrumentFailed"], true,
+        "only the missing tool is the instrument's: {gone:#}"
+    );
+    let md = std::fs::read_to_string(root.path().join("out/suite.md")).unwrap_or_default();
+    assert!(md.contains("Left out of the pass rate"), "{md}");
+}

@@ -49,6 +49,23 @@ pub fn markdown(s: &SuiteReport, cmp: Option<&Comparison>) -> String {
         "**{} task(s)**: {} accepted, {} rejected, {} undecided, {} not applicable, {} not assessed, {} could not run · pass rate {} of judged tasks\n\n",
         t.tasks, t.accepted, t.rejected, t.undecided, t.not_applicable, t.not_assessed, t.errors, pct(t.pass_rate)
     ));
+    let left_out: Vec<String> = s
+        .tasks
+        .iter()
+        .filter(|x| x.instrument_failed)
+        .map(|x| {
+            format!(
+                "- `{}`: only judge-ci's own instrument failed",
+                inline(&x.key)
+            )
+        })
+        .collect();
+    if !left_out.is_empty() {
+        md.push_str(&format!(
+            "Left out of the pass rate (a task the subject made unjudgeable counts as not passing):\n{}\n\n",
+            left_out.join("\n")
+        ));
+    }
     if let Some(c) = cmp {
         let kinds: Vec<String> = c
             .regression_kinds
