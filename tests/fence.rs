@@ -238,6 +238,7 @@ fn scenario(extra_checks: &str) -> Scenario {
             "read-a-raw-block-device",
             &format!("! head -c 512 {} >/dev/null 2>&1", block_device().display()),
         ),
+        check("read-etc-shadow", "! head -c1 /etc/shadow >/dev/null 2>&1"),
         check(
             "capabilities",
             "grep -Eq '^CapEff:[[:space:]]+0+$' /proc/self/status && grep -Eq '^CapPrm:[[:space:]]+0+$' /proc/self/status && grep -Eq '^CapBnd:[[:space:]]+0+$' /proc/self/status",
