@@ -1,5 +1,8 @@
-//! The GitHub API client: octocrab over one reqwest/rustls stack, REST and GraphQL each with
-//! their own base URL (on GitHub Enterprise GraphQL is `/api/graphql`, not under `/api/v3`).
+//! The GitHub API client: reqwest over rustls (the stack the model providers use too), REST and
+//! GraphQL each with their own base URL (on GitHub Enterprise GraphQL is `/api/graphql`, not
+//! under `/api/v3`). Requests are raw JSON on purpose: the retry rules below need every answer's
+//! status, headers and body, and the bodies are checked against GitHub's OpenAPI schemas by the
+//! tests' stand-in (ARCHITECTURE.md, "GitHub client").
 //!
 //! Reads are retried with backoff, honouring `retry-after` and the rate-limit headers. Writes
 //! are sent once: a lost response may mean the write happened, so callers re-read and decide
@@ -8,8 +11,7 @@
 
 use std::time::Duration;
 
-use http::{HeaderMap, Method, StatusCode};
-use octocrab::Octocrab;
+use http::{HeaderMap, HeaderValue, Method, StatusCode};
 use serde_json::Value;
 use thiserror::Error;
 
@@ -128,8 +130,11 @@ enum Kind {
 
 /// A GitHub API client for one installation token.
 pub struct Client {
-    rest: Octocrab,
-    graphql: Octocrab,
+    http: reqwest::Client,
+    /// The REST base URL, without a trailing slash.
+    rest: String,
+    /// The GraphQL endpoint.
+    graphql: String,
     retry: RetryPolicy,
 }
 
@@ -148,7 +153,7 @@ fn message_of(body: &str) -> String {
         .unwrap_or_else(|| body.chars().take(200).collect())
 }
 
-/// Whether an octocrab error is a timeout somewhere down its chain.
+/// Whether an error is a timeout somewhere down its chain.
 fn is_timeout(e: &(dyn std::error::Error + 'static)) -> bool {
     let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(err) = cur {
@@ -172,27 +177,35 @@ impl Client {
         timeout: Duration,
         retry: RetryPolicy,
     ) -> Result<Client, ApiError> {
-        let build = |base: &str| -> Result<Octocrab, ApiError> {
-            let http = reqwest::Client::builder()
-                .timeout(timeout)
-                .connect_timeout(timeout.min(Duration::from_secs(10)))
-                .user_agent(concat!("judge-ci/", env!("CARGO_PKG_VERSION")))
-                .build()
-                .map_err(|e| ApiError::Setup(chain(&e)))?;
-            Octocrab::builder()
-                .base_uri(base)
-                .map_err(|e| ApiError::Setup(format!("the base URL {base}: {e}")))?
-                .personal_token(token.to_string())
-                .build_with_reqwest(http)
-                .map_err(|e| ApiError::Setup(chain(&e)))
-        };
-        let graphql_base = graphql_url
-            .trim_end_matches('/')
-            .strip_suffix("/graphql")
-            .unwrap_or(graphql_url);
+        let mut auth = HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
+            ApiError::Setup("the GitHub token holds characters a header cannot".into())
+        })?;
+        auth.set_sensitive(true);
+        let mut headers = HeaderMap::new();
+        headers.insert(http::header::AUTHORIZATION, auth);
+        headers.insert(
+            http::header::ACCEPT,
+            HeaderValue::from_static("application/vnd.github+json"),
+        );
+        headers.insert(
+            "x-github-api-version",
+            HeaderValue::from_static("2022-11-28"),
+        );
+        let http = reqwest::Client::builder()
+            .timeout(timeout)
+            .connect_timeout(timeout.min(Duration::from_secs(10)))
+            .user_agent(concat!("judge-ci/", env!("CARGO_PKG_VERSION")))
+            .default_headers(headers)
+            .build()
+            .map_err(|e| ApiError::Setup(chain(&e)))?;
+        for base in [api_url, graphql_url] {
+            url::Url::parse(base)
+                .map_err(|e| ApiError::Setup(format!("the base URL {base}: {e}")))?;
+        }
         Ok(Client {
-            rest: build(api_url)?,
-            graphql: build(graphql_base)?,
+            http,
+            rest: api_url.trim_end_matches('/').to_string(),
+            graphql: graphql_url.trim_end_matches('/').to_string(),
             retry,
         })
     }
@@ -206,7 +219,11 @@ impl Client {
         body: Option<&Value>,
         kind: Kind,
     ) -> Result<Value, ApiError> {
-        let api = if graphql { &self.graphql } else { &self.rest };
+        let url = if graphql {
+            self.graphql.clone()
+        } else {
+            format!("{}{path}", self.rest)
+        };
         // The redaction boundary for what is posted: no known secret reaches a comment or a
         // check run.
         let redacted = body.map(crate::secrets::redact_json);
@@ -216,13 +233,11 @@ impl Client {
             attempt += 1;
             let last = attempt >= self.retry.attempts;
             let backoff = backoff_of(self.retry.base, attempt);
-            let sent = match method {
-                Method::GET => api._get(path).await,
-                Method::POST => api._post(path, body).await,
-                Method::PATCH => api._patch(path, body).await,
-                Method::DELETE => api._delete(path, body).await,
-                _ => api._put(path, body).await,
-            };
+            let mut request = self.http.request(method.clone(), &url);
+            if let Some(b) = body {
+                request = request.json(b);
+            }
+            let sent = request.send().await;
             let response = match sent {
                 Ok(r) => r,
                 Err(e) => {
@@ -241,7 +256,7 @@ impl Client {
             };
             let status = response.status();
             let headers = response.headers().clone();
-            let text = match api.body_to_string(response).await {
+            let text = match response.text().await {
                 Ok(t) => t,
                 Err(e) => {
                     if kind == Kind::Read && !last {
