@@ -32,9 +32,9 @@ pub enum BadName {
     BadFilemode,
     /// A NUL byte, which no file name on this host can hold.
     Nul,
-    /// A component longer than [`NAME_MAX`] bytes.
+    /// A component longer than `NAME_MAX` (255) bytes.
     NameTooLong,
-    /// A path longer than [`PATH_MAX`] bytes.
+    /// A path longer than `PATH_MAX` (4095) bytes.
     PathTooLong,
 }
 

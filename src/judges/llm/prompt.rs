@@ -218,7 +218,7 @@ struct Piece {
 /// file that differs is listed; a file not shown in full (binary or NUL bytes, too large,
 /// over the budget, under a build-output folder, not a regular file) is listed in
 /// [`Change::unshown`] with why, its size and digest. The budget is spent by
-/// [`priority`], smaller files first within one.
+/// `priority`, smaller files first within one.
 pub fn change(workspace: &Path, reference: Option<&Path>, budget: usize) -> Change {
     use sha2::{Digest, Sha256};
     let Some(reference) = reference else {

@@ -41,7 +41,7 @@ pub struct Plugin {
     /// Its version, if declared (or managed).
     pub version: Option<String>,
     /// Its configuration and executions, flattened
-    /// ([`flatten_configuration`](effective_pom::flatten_configuration)).
+    /// (`effective_pom::flatten_configuration`).
     pub configuration: BTreeMap<String, String>,
 }
 
