@@ -58,6 +58,31 @@ pub struct GitGuard {
     files: BTreeMap<PathBuf, Was>,
     /// The hooks folders, whose every entry was recorded.
     hook_dirs: Vec<PathBuf>,
+    /// The git folders themselves: nothing between one and a recorded file may be a link.
+    roots: Vec<PathBuf>,
+}
+
+/// Whether every folder between the git folder `root` and `p` is a real folder (or absent),
+/// never a link: judge-ci's own writes and removals must not follow a link the subject put on
+/// the way (`.git/hooks` pointing outside the workspace).
+fn no_link_on_the_way(roots: &[PathBuf], p: &Path) -> bool {
+    let Some(root) = roots.iter().find(|r| p.starts_with(r)) else {
+        return false;
+    };
+    let Ok(rel) = p.strip_prefix(root) else {
+        return false;
+    };
+    let mut dir = root.clone();
+    let parents: Vec<_> = rel.components().collect();
+    for c in parents.iter().take(parents.len().saturating_sub(1)) {
+        dir.push(c);
+        match std::fs::symlink_metadata(&dir) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => return false,
+            Err(_) => return true,
+        }
+    }
+    true
 }
 
 fn read(p: &Path) -> Was {
@@ -100,6 +125,7 @@ impl GitGuard {
                 g.files.insert(p, was);
             }
             g.hook_dirs.push(hooks);
+            g.roots.push(d);
         }
         g
     }
@@ -108,8 +134,24 @@ impl GitGuard {
     /// to a hooks folder removed). Returns the changed paths.
     pub fn restore(&self) -> Vec<PathBuf> {
         let mut changed = Vec::new();
+        // A hooks folder the subject replaced by a link (or a file) is removed as such and
+        // made a real folder again before anything is put back into it; what the link points
+        // at is never listed, removed or written.
+        for d in &self.hook_dirs {
+            if let Ok(m) = std::fs::symlink_metadata(d)
+                && !m.is_dir()
+            {
+                changed.push(d.clone());
+                if let Err(e) = std::fs::remove_file(d).and_then(|_| std::fs::create_dir(d)) {
+                    warn_unrestored(d, &e);
+                }
+            }
+        }
         let mut paths: Vec<PathBuf> = self.files.keys().cloned().collect();
         for d in &self.hook_dirs {
+            if !std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir()) {
+                continue;
+            }
             for p in hook_entries(d) {
                 if !self.files.contains_key(&p) {
                     paths.push(p);
@@ -117,6 +159,14 @@ impl GitGuard {
             }
         }
         for p in paths {
+            if !no_link_on_the_way(&self.roots, &p) {
+                changed.push(p.clone());
+                warn_unrestored(
+                    &p,
+                    &std::io::Error::other("a folder on the way is a link the subject put there"),
+                );
+                continue;
+            }
             let was = self.files.get(&p).cloned().unwrap_or(Was::Absent);
             let now = read(&p);
             let other_kind = std::fs::symlink_metadata(&p).is_ok_and(|m| !m.is_file());
@@ -215,5 +265,45 @@ mod tests {
         assert_eq!(std::fs::read(git.join("config")).unwrap(), config);
         assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep");
         assert!(g.restore().is_empty(), "nothing left to restore");
+    }
+
+    #[test]
+    fn a_hooks_folder_made_a_link_outside_is_never_followed() {
+        let d = tempfile::tempdir().unwrap();
+        git2::Repository::init(d.path()).unwrap();
+        let git = d.path().join(".git");
+        std::fs::write(git.join("hooks/pre-commit"), "#!/bin/sh\n").unwrap();
+        let g = GitGuard::record(d.path());
+        // The subject points .git/hooks at a folder of its choosing outside the workspace.
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("victim"), "keep").unwrap();
+        std::fs::remove_dir_all(git.join("hooks")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), git.join("hooks")).unwrap();
+        let changed = g.restore();
+        assert!(changed.contains(&git.join("hooks")), "{changed:?}");
+        assert_eq!(
+            std::fs::read_to_string(outside.path().join("victim")).unwrap(),
+            "keep",
+            "nothing outside is removed"
+        );
+        assert!(
+            !outside.path().join("pre-commit").exists(),
+            "nothing is written outside"
+        );
+        let m = std::fs::symlink_metadata(git.join("hooks")).unwrap();
+        assert!(m.is_dir() && !m.file_type().is_symlink());
+        assert_eq!(
+            std::fs::read_to_string(git.join("hooks/pre-commit")).unwrap(),
+            "#!/bin/sh\n"
+        );
+        // A link on the way to a configuration file (.git/info) is not written through.
+        std::fs::remove_dir_all(git.join("info")).ok();
+        std::os::unix::fs::symlink(outside.path(), git.join("info")).unwrap();
+        std::fs::write(outside.path().join("attributes"), "* filter=x\n").unwrap();
+        g.restore();
+        assert!(
+            outside.path().join("attributes").exists(),
+            "not removed through the link"
+        );
     }
 }
