@@ -15,7 +15,7 @@ use std::path::Path;
 use git2::{ObjectType, Oid};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
-use crate::config::checks::CheckKind;
+use crate::config::checks::SourceSelection;
 use crate::config::source::GitTree;
 use crate::config::{Benchmark, default_protected};
 
@@ -33,7 +33,9 @@ enum Reads {
     Matching(GlobSet),
 }
 
-/// What the checks of `bench` read.
+/// What the checks of `bench` read, from the facts each check type declares: the files a
+/// structural check selects, the paths an inspecting check names; a semantic check is shown the
+/// whole change; a check that runs subject code covers nothing.
 fn reads(bench: &Benchmark) -> Reads {
     let mut b = GlobSetBuilder::new();
     let mut add = |g: &str| {
@@ -42,39 +44,27 @@ fn reads(bench: &Benchmark) -> Reads {
         }
     };
     for c in bench.jury.all_checks() {
-        match &c.kind {
-            CheckKind::Semantic { .. } => return Reads::Everything,
-            CheckKind::ImportDiff { files, .. }
-            | CheckKind::AstDiff { files, .. }
-            | CheckKind::FileComparison { files } => {
-                // Excludes are not subtracted: a file a check's include matches but its exclude
-                // removes is one the config chose not to judge, listed as such below only if no
-                // other check reads it; keeping this simple errs toward listing more.
-                files.include.iter().for_each(|g| add(g));
-            }
-            CheckKind::PomDiff { .. } => {
-                crate::judges::structural::pom_files()
-                    .include
-                    .iter()
-                    .for_each(|g| add(g));
-            }
-            CheckKind::FileExists { path } => add(&path.as_path().to_string_lossy()),
-            CheckKind::FileContent { path, .. } => add(&path.as_path().to_string_lossy()),
-            CheckKind::TestInvariance { reports } => {
-                add(&format!("{}/**", reports.as_path().to_string_lossy()))
-            }
-            CheckKind::ClassVersion { dir, .. } => {
-                add(&format!("{}/**", dir.as_path().to_string_lossy()))
-            }
-            CheckKind::CoveragePreservation { report, .. }
-            | CheckKind::CoverageImprovement { report, .. } => {
-                add(&report.as_path().to_string_lossy())
-            }
-            CheckKind::Command { .. }
-            | CheckKind::External { .. }
-            | CheckKind::MavenBuild { .. }
-            | CheckKind::GradleBuild { .. }
-            | CheckKind::ProtectedPaths { .. } => {}
+        let t = c.kind.check_type();
+        if t.asks_model() {
+            return Reads::Everything;
+        }
+        if t.facts().runs_subject_code() {
+            continue;
+        }
+        match c.kind.sources() {
+            // Excludes are not subtracted: erring toward listing more.
+            Some(SourceSelection::Files(files)) => files.include.iter().for_each(|g| add(g)),
+            Some(SourceSelection::Poms) => crate::judges::structural::pom_files()
+                .include
+                .iter()
+                .for_each(|g| add(g)),
+            None => {}
+        }
+        for p in c.kind.workspace_paths() {
+            // A file, or a folder whose files the check reads.
+            let p = p.as_path().to_string_lossy();
+            add(&p);
+            add(&format!("{p}/**"));
         }
     }
     Reads::Matching(b.build().unwrap_or_else(|_| GlobSet::empty()))
