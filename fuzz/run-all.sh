@@ -5,7 +5,7 @@
 # RUSTC_BOOTSTRAP=1 for the sanitizer flags. The targets are built once and the binaries run
 # directly, so editing the sources during a run does not rebuild them. Prints executions and
 # crashes per target; crashing inputs stay in fuzz/artifacts/<target>/ (copy them to
-# tests/corpus/<target>/, which tests/corpus.rs replays).
+# tests/corpus/<target>/, which tests/it/corpus.rs replays).
 #   fuzz/run-all.sh [SECONDS] [TARGET...]
 # MAX_LEN (default 65536) bounds the inputs: the deep-nesting seeds make every execution
 # parse tens of KiB, so a small MAX_LEN trades depth for executions.

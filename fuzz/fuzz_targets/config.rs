@@ -1,5 +1,5 @@
 //! Config loading: any bytes as judge-ci.yml load to a config or to diagnostics, never a panic.
-//! The property lives in `judge_ci::fuzzing`, which tests/corpus.rs replays on tests/corpus/config/.
+//! The property lives in `judge_ci::fuzzing`, which tests/it/corpus.rs replays on tests/corpus/config/.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 

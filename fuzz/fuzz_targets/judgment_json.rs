@@ -1,5 +1,5 @@
 //! The external-judge protocol: a judgment that parses serializes and parses back to itself.
-//! The property lives in `judge_ci::fuzzing`, which tests/corpus.rs replays on tests/corpus/judgment_json/.
+//! The property lives in `judge_ci::fuzzing`, which tests/it/corpus.rs replays on tests/corpus/judgment_json/.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 

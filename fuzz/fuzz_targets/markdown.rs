@@ -1,6 +1,6 @@
 //! Escaping and truncation: escaped text is valid GFM, and a cut report stays within its budget
 //! and stays valid.
-//! The property lives in `judge_ci::fuzzing`, which tests/corpus.rs replays on tests/corpus/markdown/.
+//! The property lives in `judge_ci::fuzzing`, which tests/it/corpus.rs replays on tests/corpus/markdown/.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 

@@ -1,5 +1,5 @@
 //! JaCoCo reports and POMs: any text parses or is refused, never a panic.
-//! The property lives in `judge_ci::fuzzing`, which tests/corpus.rs replays on tests/corpus/xml/.
+//! The property lives in `judge_ci::fuzzing`, which tests/it/corpus.rs replays on tests/corpus/xml/.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 

@@ -5,7 +5,7 @@
 //!
 //! The source is read as javac reads it: unicode escapes are translated first
 //! ([`super::escapes`]) and every line in the model is a line of the original file. A test
-//! (`tests/javac_differential.rs`) checks the model against javac's own parser on a corpus.
+//! (`tests/it/javac_differential.rs`) checks the model against javac's own parser on a corpus.
 
 use sha2::{Digest, Sha256};
 use std::cell::RefCell;

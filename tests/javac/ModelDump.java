@@ -1,4 +1,4 @@
-// Test helper for tests/javac_differential.rs (never shipped): reads Java files with javac's own
+// Test helper for tests/it/javac_differential.rs (never shipped): reads Java files with javac's own
 // parser (the com.sun.source tree API of the JDK on the machine) and prints, one JSON line per
 // file, the model judge-ci's Java front end builds: package, imports, types with their kind,
 // modifiers, annotations, type parameters, supertypes, fields, methods and constructors, and

@@ -1012,7 +1012,7 @@ mod tests {
     }
 
     /// The effective POM of the issue-17 attack, checked by hand against what
-    /// `mvn -o test` builds (tests/compiler_view.rs proves Maven puts the javax jar on the
+    /// `mvn -o test` builds (tests/it/compiler_view.rs proves Maven puts the javax jar on the
     /// class path): the default profile's dependency, spelled with character references, is in.
     #[test]
     fn default_profiles_and_character_references_are_read_as_maven_does() {

@@ -1,0 +1,741 @@
+//! The fence around subject processes (trust.md points 4, 13, 15), attacked from a `command`
+//! judge, once as judge-ci runs here (root) and once as an unprivileged user (`setpriv`), as
+//! on a hosted runner. Each attack is a check that PASSes only when the attack failed; the
+//! test also checks its effect from outside. The fence line each achieved is printed.
+
+use crate::common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const NOBODY: u32 = 65534;
+
+fn is_root() -> bool {
+    // SAFETY: a getter.
+    unsafe { libc::geteuid() == 0 }
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let o = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@t")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@t")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "git {args:?}: {}", common::stderr(&o));
+}
+
+fn chown_tree(p: &Path, uid: u32) {
+    let st = Command::new("chown")
+        .args(["-R", &format!("{uid}:{uid}")])
+        .arg(p)
+        .status()
+        .unwrap();
+    assert!(st.success());
+}
+
+/// A place for one scenario: the workspace (a git repository whose `solution` branch holds
+/// the reference, with a secret file), judge-ci's temporary folder, and a victim file
+/// outside both (the stand-in for `$GITHUB_ENV`).
+struct Scenario {
+    root: tempfile::TempDir,
+    /// A unix socket outside the workspace (the stand-in for the Docker socket): root's,
+    /// writable by the group [`DOCKER_GID`].
+    socket: std::os::unix::net::UnixListener,
+    /// A file in the machine's `/dev/shm` that subject processes must not read.
+    shm_probe: PathBuf,
+    /// A name in `/dev/shm` subject processes try to create.
+    shm_planted: PathBuf,
+    /// `.git/config` before the run.
+    git_config: Vec<u8>,
+}
+
+/// The SysV shared memory key of the runner's segment; the subject tries key + 1.
+const SHM_KEY: i32 = 0x4a43_4946;
+
+/// The group of the stand-in Docker socket (hosted runners put the runner user in `docker`).
+const DOCKER_GID: u32 = 12345;
+
+/// The SysV shared memory segment at `key`, if one exists.
+fn shm_segment(key: i32) -> Option<i32> {
+    // SAFETY: shmget looks a key up.
+    let id = unsafe { libc::shmget(key, 0, 0) };
+    (id >= 0).then_some(id)
+}
+
+impl Drop for Scenario {
+    fn drop(&mut self) {
+        for key in [SHM_KEY, SHM_KEY + 1] {
+            if let Some(id) = shm_segment(key) {
+                // SAFETY: removes a segment this test made.
+                unsafe { libc::shmctl(id, libc::IPC_RMID, std::ptr::null_mut()) };
+            }
+        }
+        let _ = std::fs::remove_file(&self.shm_probe);
+        let _ = std::fs::remove_file(&self.shm_planted);
+    }
+}
+
+impl Scenario {
+    fn ws(&self) -> PathBuf {
+        self.root.path().join("ws")
+    }
+    fn tmp(&self) -> PathBuf {
+        self.root.path().join("tmp")
+    }
+    fn victim(&self) -> PathBuf {
+        self.root.path().join("runner/github_env")
+    }
+    fn home(&self) -> PathBuf {
+        self.root.path().join("home")
+    }
+    fn socket_path(&self) -> PathBuf {
+        self.root.path().join("run/docker.sock")
+    }
+    /// Connections the socket accepted.
+    fn socket_connections(&self) -> usize {
+        self.socket.set_nonblocking(true).unwrap();
+        std::iter::from_fn(|| self.socket.accept().ok()).count()
+    }
+}
+
+/// A block device of this machine (what a root subject must not read raw).
+fn block_device() -> PathBuf {
+    std::fs::read_dir("/dev")
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            use std::os::unix::fs::FileTypeExt;
+            std::fs::metadata(p).is_ok_and(|m| m.file_type().is_block_device())
+                && std::fs::File::open(p).is_ok()
+        })
+        .min()
+        .expect("a block device in /dev that root can read")
+}
+
+/// A connect to the unix socket at the path given as its argument; exits 0 when connected.
+const CONNECT: &str = "perl -e 'use Socket; socket(S, PF_UNIX, SOCK_STREAM, 0) or exit 3; connect(S, pack_sockaddr_un($ARGV[0])) or exit 4; exit 0'";
+
+/// A command check for an attack: the shell expands globs (`glob: true`), so an attack that
+/// walks `/proc/$$/fd/*` or a temporary folder's `judge-ci-rev-*` really does.
+fn check(name: &str, run: &str) -> String {
+    format!(
+        "        - type: command\n          name: {name}\n          glob: true\n          run: {}\n          timeout: PT60S\n",
+        serde_json::to_string(run).unwrap()
+    )
+}
+
+fn scenario(extra_checks: &str) -> Scenario {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::create_dir_all(root.path().join("run")).unwrap();
+    let socket =
+        std::os::unix::net::UnixListener::bind(root.path().join("run/docker.sock")).unwrap();
+    let sock = root.path().join("run/docker.sock");
+    std::os::unix::fs::chown(&sock, Some(0), Some(DOCKER_GID)).unwrap();
+    std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o660)).unwrap();
+    let tag = root
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+    let shm_probe = PathBuf::from(format!("/dev/shm/judge-ci-fence-probe{tag}"));
+    std::fs::write(&shm_probe, "SHM-SECRET").unwrap();
+    std::fs::set_permissions(&shm_probe, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let shm_planted = PathBuf::from(format!("/dev/shm/judge-ci-fence-planted{tag}"));
+    // The runner's SysV segment (readable by everyone, as a careless program leaves it).
+    // SAFETY: shmget creates a segment, removed when the scenario is dropped.
+    assert!(unsafe { libc::shmget(SHM_KEY, 64, 0o666 | libc::IPC_CREAT) } >= 0);
+    let mut s = Scenario {
+        root,
+        socket,
+        shm_probe,
+        shm_planted,
+        git_config: Vec::new(),
+    };
+    for d in [
+        s.ws(),
+        s.tmp(),
+        s.home(),
+        s.victim().parent().unwrap().into(),
+    ] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::write(s.victim(), "A=1\n").unwrap();
+    // What earlier steps of a job leave in the home folder, and a build cache.
+    common::write_tree(
+        &s.home(),
+        &[
+            (
+                ".docker/config.json",
+                "{\"auths\":{\"x\":{\"auth\":\"DOCKER-SECRET\"}}}",
+            ),
+            (".git-credentials", "https://x:GIT-SECRET@github.com\n"),
+            (".m2/repository/ok/ok.txt", "CACHED"),
+            (
+                ".gradle/gradle.properties",
+                "signing.password=GRADLE-SECRET\n",
+            ),
+        ],
+    );
+    let home = s.home().display().to_string();
+    let m2 = format!("{home}/.m2/repository");
+    let checks = [
+        check(
+            "append-outside-the-workspace",
+            &format!("! sh -c 'echo POISONED=1 >> {}' 2>/dev/null", s.victim().display()),
+        ),
+        check(
+            "plant-in-home",
+            &format!("! sh -c 'echo evil > {}/.bashrc' 2>/dev/null", s.home().display()),
+        ),
+        check(
+            "no-new-privs",
+            "grep -Eq '^NoNewPrivs:[[:space:]]+1' /proc/self/status",
+        ),
+        check("pid-namespace", "[ $$ -eq 1 ] && [ ! -e /proc/$PPID/environ ]"),
+        check(
+            "read-the-reference-checkout",
+            &format!(
+                "! cat {}/judge-ci-rev-*/Secret.txt 2>/dev/null && ! ls {}/ 2>/dev/null | grep -q judge-ci-rev",
+                s.tmp().display(),
+                s.tmp().display()
+            ),
+        ),
+        check(
+            "setsid-helper",
+            "setsid sh -c 'sleep 2; echo FORGED > judge-ci-out/report.json; echo FORGED > judge-ci-out/report.md' >/dev/null 2>&1 </dev/null & exit 0",
+        ),
+        // Every descriptor above stderr is written to (as a step-log command would be),
+        // then the check passes only if there was none: stdin /dev/null, stdout and stderr
+        // pipes judge-ci reads.
+        check(
+            "inherited-descriptors",
+            "bad=; for f in /proc/$$/fd/*; do n=${f##*/}; if [ -e \"$f\" ] && [ \"$n\" -gt 2 ]; then bad=\"$bad $n\"; echo ::error::FENCE-FD-$((6*7)) > \"$f\" 2>/dev/null; fi; done; ls -l /proc/$$/fd/ > fds.txt; echo \"above stderr:$bad\" >> fds.txt; [ -z \"$bad\" ] && [ \"$(readlink /proc/$$/fd/0)\" = /dev/null ] && readlink /proc/$$/fd/1 | grep -q '^pipe:' && readlink /proc/$$/fd/2 | grep -q '^pipe:'",
+        ),
+        // trust.md 21: .git is read-only to subject code (a core.fsmonitor or a hook
+        // would run in the job's next git command, outside the fence).
+        check(
+            "git-config-and-hooks",
+            "! git config --local core.fsmonitor \"touch $PWD/../FSMONITOR-RAN\" 2>/dev/null && ! sh -c 'printf \"#!/bin/sh\\ntouch ../HOOK-RAN\\n\" > .git/hooks/post-checkout' 2>/dev/null",
+        ),
+        // The Docker socket (a unix socket outside the workspace) cannot be reached.
+        check(
+            "unix-socket-outside",
+            &format!("! {CONNECT} {}", s.socket_path().display()),
+        ),
+        check(
+            "make-device-nodes",
+            "! mknod ./null-node c 1 3 2>/dev/null; ! mknod ./disk-node b 8 0 2>/dev/null; [ ! -e null-node ] && [ ! -e disk-node ]",
+        ),
+        check(
+            "read-a-raw-block-device",
+            &format!("! head -c 512 {} >/dev/null 2>&1", block_device().display()),
+        ),
+        check("read-etc-shadow", "! head -c1 /etc/shadow >/dev/null 2>&1"),
+        check(
+            "capabilities",
+            "grep -Eq '^CapEff:[[:space:]]+0+$' /proc/self/status && grep -Eq '^CapPrm:[[:space:]]+0+$' /proc/self/status && grep -Eq '^CapBnd:[[:space:]]+0+$' /proc/self/status",
+        ),
+        check(
+            "dev-shm-is-private",
+            &format!(
+                "! cat {} 2>/dev/null && [ ! -e {} ] && echo planted > {}",
+                s.shm_probe.display(),
+                s.shm_probe.display(),
+                s.shm_planted.display()
+            ),
+        ),
+        // SysV shared memory: the runner's segment is out of sight, the subject's own dies
+        // with it.
+        check(
+            "sysv-ipc-is-private",
+            &format!(
+                "perl -e 'exit(defined(shmget({SHM_KEY}, 0, 0)) ? 1 : 0)' && perl -e 'exit(defined(shmget({}, 64, 0666 | 01000)) ? 0 : 1)'",
+                SHM_KEY + 1
+            ),
+        ),
+        check(
+            "home-is-private",
+            &format!(
+                "[ \"$HOME\" != {home} ] && ! cat {home}/.docker/config.json 2>/dev/null && ! cat {home}/.git-credentials 2>/dev/null && ! ls {home} >/dev/null 2>&1 && [ \"$(cat {m2}/ok/ok.txt)\" = CACHED ] && ! grep -q SECRET {home}/.gradle/gradle.properties"
+            ),
+        ),
+        // Written in the run's view of the caches (the build may write there), gone after.
+        check(
+            "plant-in-the-build-caches",
+            &format!(
+                "mkdir -p {m2}/junit/junit/4.13.2 {home}/.gradle/init.d && echo TROJAN > {m2}/junit/junit/4.13.2/junit-4.13.2.jar && echo 'println \"evil\"' > {home}/.gradle/init.d/evil.gradle && [ \"$(cat {m2}/junit/junit/4.13.2/junit-4.13.2.jar)\" = TROJAN ]"
+            ),
+        ),
+        extra_checks.to_string(),
+    ]
+    .concat();
+    let config = format!(
+        "schema: judge-ci.v1\nname: fence\nversion: \"1\"\nreference:\n  ref: solution\njury:\n  tiers:\n    - name: attacks\n      policy: FINAL_TIER\n      voting: {{strategy: all-must-pass}}\n      checks:\n{checks}"
+    );
+    common::write_tree(
+        &s.ws(),
+        &[("judge-ci.yml", &config), ("src/A.java", "class A {}\n")],
+    );
+    git(&s.ws(), &["init", "-q", "-b", "main"]);
+    git(&s.ws(), &["add", "-A"]);
+    git(&s.ws(), &["commit", "-qm", "subject"]);
+    git(&s.ws(), &["checkout", "-qb", "solution"]);
+    std::fs::write(s.ws().join("Secret.txt"), "THE-HIDDEN-REFERENCE\n").unwrap();
+    git(&s.ws(), &["add", "-A"]);
+    git(&s.ws(), &["commit", "-qm", "reference"]);
+    git(&s.ws(), &["checkout", "-q", "main"]);
+    s.git_config = std::fs::read(s.ws().join(".git/config")).unwrap();
+    s
+}
+
+/// The attacks work outside the fence, for the same user: the controls that make the
+/// checks inside mean something.
+fn controls(s: &Scenario, uid: Option<u32>) {
+    let as_user = |line: &str| {
+        let mut c = match uid {
+            Some(u) => {
+                let mut c = Command::new("setpriv");
+                c.args([
+                    format!("--reuid={u}"),
+                    format!("--regid={u}"),
+                    format!("--groups={DOCKER_GID}"),
+                    "--".to_string(),
+                    "sh".to_string(),
+                ]);
+                c
+            }
+            None => Command::new("sh"),
+        };
+        c.args(["-c", line]).status().unwrap().success()
+    };
+    assert!(
+        as_user(&format!("{CONNECT} {}", s.socket_path().display())),
+        "the socket is reachable outside the fence"
+    );
+    assert_eq!(s.socket_connections(), 1);
+    assert!(as_user(&format!(
+        "cat {} >/dev/null",
+        s.shm_probe.display()
+    )));
+    assert!(as_user(&format!(
+        "cat {}/.docker/config.json >/dev/null",
+        s.home().display()
+    )));
+    if uid.is_none() {
+        assert!(as_user(&format!(
+            "head -c 512 {} >/dev/null",
+            block_device().display()
+        )));
+    }
+}
+
+/// Runs judge-ci on the scenario (as `uid` when given), waits for any helper to have had its
+/// chance, and checks every attack failed; returns the fence line of the report.
+fn judge_and_check(s: &Scenario, uid: Option<u32>) -> String {
+    let bin = env!("CARGO_BIN_EXE_judge-ci");
+    let mut cmd = match uid {
+        Some(u) => {
+            let mut c = Command::new("setpriv");
+            c.args([
+                &format!("--reuid={u}"),
+                &format!("--regid={u}"),
+                // In the "docker" group, as the runner user of a hosted runner is.
+                &format!("--groups={DOCKER_GID}"),
+                "--",
+                bin,
+            ]);
+            c
+        }
+        None => Command::new(bin),
+    };
+    let o = cmd
+        .current_dir(s.ws())
+        .env_remove("GITHUB_ACTIONS")
+        .env("NO_COLOR", "1")
+        .env("TMPDIR", s.tmp())
+        .env("HOME", s.home())
+        .env("GITHUB_TOKEN", "ghs_SENTINELfence0123456789")
+        .output()
+        .unwrap();
+    let stderr = common::stderr(&o);
+    assert!(
+        !stderr.contains("FENCE-FD-42") && !common::stdout(&o).contains("FENCE-FD-42"),
+        "a subject process wrote to judge-ci's own stdout/stderr: {stderr}"
+    );
+    assert!(
+        s.ws().join("judge-ci-out/report.json").is_file(),
+        "no report: {stderr}"
+    );
+    let report = common::report(&s.ws().join("judge-ci-out"));
+    let json = report.to_string();
+    // The helper had two seconds; give it three.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let after = common::report(&s.ws().join("judge-ci-out"));
+    assert_eq!(report, after, "report.json unchanged after judge-ci exited");
+    let md = std::fs::read_to_string(s.ws().join("judge-ci-out/report.md")).unwrap();
+    assert!(!md.contains("FORGED"), "{md}");
+    // The effects, checked from outside.
+    assert_eq!(
+        s.socket_connections(),
+        0,
+        "a subject process reached the socket"
+    );
+    assert!(
+        !s.shm_planted.exists(),
+        "a subject process wrote the machine's /dev/shm"
+    );
+    let m2 = s.home().join(".m2/repository");
+    assert!(
+        !m2.join("junit/junit/4.13.2/junit-4.13.2.jar").exists()
+            && !s.home().join(".gradle/init.d/evil.gradle").exists(),
+        "what a subject process planted in the build caches survived the run"
+    );
+    assert_eq!(
+        std::fs::read(s.ws().join(".git/config")).unwrap(),
+        s.git_config,
+        ".git/config as before the run"
+    );
+    assert!(!s.ws().join(".git/hooks/post-checkout").exists());
+    // The job's next git command (the checkout action's clean-up) runs nothing planted.
+    let status = Command::new("git")
+        .args(["-c", "safe.directory=*", "status", "--porcelain"])
+        .current_dir(s.ws())
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{}", common::stderr(&status));
+    assert!(
+        !s.root.path().join("FSMONITOR-RAN").exists(),
+        "core.fsmonitor ran"
+    );
+    let failed: Vec<String> = report["tiers"][0]["judges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|j| j["status"] != "pass")
+        .map(|j| format!("{} ({}): {}", j["name"], j["status"], j))
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "attacks that worked: {failed:?}\ndescriptors of a subject process: {}\n{stderr}\n{}",
+        std::fs::read_to_string(s.ws().join("fds.txt")).unwrap_or_default(),
+        &json[..json.len().min(4000)]
+    );
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert_eq!(std::fs::read_to_string(s.victim()).unwrap(), "A=1\n");
+    assert!(!s.home().join(".bashrc").exists());
+    assert!(!json.contains("THE-HIDDEN-REFERENCE"));
+    let fence = report["fence"].as_str().unwrap_or_default().to_string();
+    // The scenario's reference is a branch of the workspace's own repository (attack
+    // finding F1): its objects cannot be hidden from git, and the report says so.
+    assert!(
+        fence.contains("the reference revision's objects are in the workspace's repository"),
+        "{fence}"
+    );
+    assert!(
+        md.contains("fence: landlock ABI"),
+        "the report says it: {md}"
+    );
+    fence
+}
+
+#[test]
+fn the_fence_holds_as_root() {
+    assert!(
+        is_root(),
+        "this test exercises the fence as root, as this project's machines run judge-ci; run the tests as root"
+    );
+    let s = scenario("");
+    controls(&s, None);
+    let fence = judge_and_check(&s, None);
+    eprintln!("fence as root: {fence}");
+    assert!(
+        fence.contains("landlock ABI") && fence.contains("pid namespace"),
+        "{fence}"
+    );
+}
+
+#[test]
+fn the_fence_holds_for_an_unprivileged_user() {
+    assert!(
+        is_root(),
+        "dropping to an unprivileged user (setpriv) needs root; run the tests as root"
+    );
+    // A setuid-root copy of `id`: outside the fence it makes the user root (checked below);
+    // inside, no_new_privs keeps it from raising anything.
+    let s = scenario(&check(
+        "setuid-does-not-raise",
+        "test \"$(../suid/id -u)\" != 0",
+    ));
+    let suid = s.root.path().join("suid");
+    std::fs::create_dir_all(&suid).unwrap();
+    std::fs::copy("/usr/bin/id", suid.join("id")).unwrap();
+    std::fs::set_permissions(suid.join("id"), std::fs::Permissions::from_mode(0o4755)).unwrap();
+    for p in [
+        s.ws(),
+        s.tmp(),
+        s.home(),
+        s.victim().parent().unwrap().to_path_buf(),
+    ] {
+        chown_tree(&p, NOBODY);
+    }
+    let outside = Command::new("setpriv")
+        .args([
+            &format!("--reuid={NOBODY}"),
+            &format!("--regid={NOBODY}"),
+            "--clear-groups",
+        ])
+        .arg(suid.join("id"))
+        .arg("-u")
+        .output()
+        .unwrap();
+    assert_eq!(
+        common::stdout(&outside).trim(),
+        "0",
+        "the setuid copy works outside the fence"
+    );
+    controls(&s, Some(NOBODY));
+    let fence = judge_and_check(&s, Some(NOBODY));
+    eprintln!("fence as an unprivileged user: {fence}");
+    assert!(fence.contains("landlock ABI"), "{fence}");
+}
+
+/// Runs judge-ci on a one-check config in a fresh repository and returns the check's status.
+fn command_status(sandbox: &str, run: &str) -> String {
+    let root = tempfile::tempdir().unwrap();
+    command_report(root.path(), None, sandbox, run)["tiers"][0]["judges"][0]["status"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Runs judge-ci (with `home` as its `HOME` when given) on a one-check config in a fresh
+/// repository under `root`; returns the report.
+fn command_report(root: &Path, home: Option<&Path>, sandbox: &str, run: &str) -> serde_json::Value {
+    let ws = root.join("ws");
+    let config = format!(
+        "schema: judge-ci.v1\nname: net\nversion: \"1\"\n{sandbox}jury:\n  checks:\n{}",
+        check("reach", run)
+    );
+    common::write_tree(&ws, &[("judge-ci.yml", &config)]);
+    git(&ws, &["init", "-q", "-b", "main"]);
+    git(&ws, &["add", "-A"]);
+    git(&ws, &["commit", "-qm", "subject"]);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_judge-ci"));
+    cmd.current_dir(&ws)
+        .env_remove("GITHUB_ACTIONS")
+        .env("NO_COLOR", "1")
+        .env("TMPDIR", root);
+    if let Some(h) = home {
+        cmd.env("HOME", h);
+    }
+    let o = cmd.output().unwrap();
+    let report = common::report(&ws.join("judge-ci-out"));
+    assert!(
+        report["tiers"][0]["judges"][0]["status"].is_string(),
+        "no status: {}\n{report}",
+        common::stderr(&o)
+    );
+    report
+}
+
+#[test]
+fn a_layer_sandbox_require_names_that_does_not_hold_is_an_error_not_a_downgrade() {
+    assert!(is_root(), "run the tests as root");
+    // overlayfs cannot name a folder with a comma in its options: the cache overlay does
+    // not hold for a home folder so named, and the caches are made read-only instead.
+    let root = tempfile::tempdir().unwrap();
+    let home = root.path().join("ho,me");
+    let m2 = home.join(".m2/repository");
+    std::fs::create_dir_all(&m2).unwrap();
+    let plant = format!(
+        "! sh -c 'echo TROJAN > {}/junit.jar' 2>/dev/null",
+        m2.display()
+    );
+    let report = command_report(root.path(), Some(&home), "", &plant);
+    let fence = report["fence"].as_str().unwrap();
+    assert_eq!(
+        report["tiers"][0]["judges"][0]["status"], "pass",
+        "the read-only cache refused the plant: {fence}"
+    );
+    assert!(!m2.join("junit.jar").exists());
+    assert!(
+        fence.contains("not available:")
+            && fence.contains("cache-overlay (the caches are read-only instead"),
+        "the fence line names the layer that did not hold: {fence}"
+    );
+
+    let root = tempfile::tempdir().unwrap();
+    let home = root.path().join("ho,me");
+    std::fs::create_dir_all(home.join(".m2/repository")).unwrap();
+    let report = command_report(
+        root.path(),
+        Some(&home),
+        "sandbox:\n  require: [cache-overlay, landlock]\n",
+        "touch ran",
+    );
+    let judge = &report["tiers"][0]["judges"][0];
+    assert_eq!(judge["status"], "error", "{report}");
+    let why = report.to_string();
+    assert!(
+        why.contains("sandbox.require names cache-overlay, which did not hold"),
+        "{why}"
+    );
+    assert!(
+        !root.path().join("ws/ran").exists(),
+        "the program did not start"
+    );
+}
+
+#[test]
+fn with_sandbox_network_false_the_docker_socket_is_still_out_of_reach() {
+    assert!(is_root(), "run the tests as root");
+    let root = tempfile::tempdir().unwrap();
+    let sock = root.path().join("docker.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let run = format!("! {CONNECT} {}", sock.display());
+    // The control: the same connect from outside arrives.
+    assert!(
+        Command::new("sh")
+            .args(["-c", &run[2..]])
+            .status()
+            .unwrap()
+            .success()
+    );
+    assert_eq!(std::iter::from_fn(|| listener.accept().ok()).count(), 1);
+    let report = command_report(root.path(), None, "sandbox:\n  network: false\n", &run);
+    assert_eq!(
+        report["tiers"][0]["judges"][0]["status"], "pass",
+        "the subject connected: {report}"
+    );
+    assert_eq!(std::iter::from_fn(|| listener.accept().ok()).count(), 0);
+}
+
+#[test]
+fn sandbox_network_false_cuts_subject_processes_off_the_network() {
+    assert!(
+        is_root(),
+        "a network namespace needs root or a user namespace; run the tests as root"
+    );
+    // A listener on this machine's loopback stands for every host the build could reach.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let connect = format!("bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port}'");
+    let accepted = |l: &std::net::TcpListener| std::iter::from_fn(|| l.accept().ok()).count();
+
+    // Without `sandbox`, the subject reaches it: the control that makes the next part mean
+    // something.
+    assert_eq!(command_status("", &connect), "pass");
+    assert_eq!(accepted(&listener), 1, "the control connection arrived");
+
+    // With `network: false`, the same command finds nothing listening on its own loopback.
+    assert_eq!(
+        command_status("sandbox:\n  network: false\n", &connect),
+        "fail",
+        "the subject reached the host's loopback through the sandbox"
+    );
+    assert_eq!(accepted(&listener), 0, "no connection crossed the sandbox");
+}
+
+#[test]
+fn no_subject_process_reads_a_reference_folder_of_its_own_or_of_another_suite_task() {
+    // trust.md 13/23: a suite's tasks hold their references beside their workspaces; task a's
+    // check prints its own and task b's answer key, which would land in the report.
+    let root = tempfile::tempdir().unwrap();
+    let bench = root.path().join("bench");
+    let config = "schema: bench.benchmark.v1\nname: b\njury:\n  tiers:\n    - {name: t, policy: FINAL_TIER, checks: [{type: command, name: ok, run: \"sh ./check.sh\"}]}\n";
+    let mut files = vec![("benchmark.yaml".to_string(), config.to_string())];
+    for t in ["a", "b"] {
+        files.push((
+            format!("tasks/{t}/task.yaml"),
+            format!("id: {t}\ninstruction: x\n"),
+        ));
+        files.push((
+            format!("tasks/{t}/reference/Solution.java"),
+            format!("ANSWER-KEY-{t}\n"),
+        ));
+        files.push((
+            format!("tasks/{t}/workspace/check.sh"),
+            "echo \"own: $(cat ../reference/Solution.java) other: $(cat ../../a/reference/Solution.java) $(cat ../../b/reference/Solution.java)\"; exit 1\n".to_string(),
+        ));
+    }
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    common::write_tree(&bench, &refs);
+    // The control: outside the fence the script reads both keys.
+    let control = Command::new("sh")
+        .arg("check.sh")
+        .current_dir(bench.join("tasks/a/workspace"))
+        .output()
+        .unwrap();
+    assert!(common::stdout(&control).contains("ANSWER-KEY-b"));
+    let out = root.path().join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
+        .args(["suite"])
+        .arg(&bench)
+        .arg("--out")
+        .arg(&out)
+        .arg("-q")
+        .env_remove("GITHUB_ACTIONS")
+        .env("TMPDIR", root.path())
+        .output()
+        .unwrap();
+    let mut seen = 0;
+    for e in walkdir::WalkDir::new(&out).into_iter().flatten() {
+        if e.file_type().is_file() {
+            let text = String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).into_owned();
+            assert!(
+                !text.contains("ANSWER-KEY"),
+                "{} holds a reference's text:\n{text}",
+                e.path().display()
+            );
+            seen += text.contains("own: ") as usize;
+        }
+    }
+    assert!(
+        seen > 0,
+        "the check ran and its output was reported: {}",
+        common::stderr(&o)
+    );
+
+    // The same for a single run whose config names a local reference folder.
+    let root = tempfile::tempdir().unwrap();
+    let ws = root.path().join("ws");
+    common::write_tree(
+        root.path(),
+        &[
+            ("reference/Solution.java", "ANSWER-KEY-local\n"),
+            (
+                "ws/judge-ci.yml",
+                &format!(
+                    "schema: judge-ci.v1\nname: r\nversion: \"1\"\nreference:\n  path: ../reference\njury:\n  checks:\n{}",
+                    check("read", "cat ../reference/Solution.java; exit 1")
+                ),
+            ),
+        ],
+    );
+    git(&ws, &["init", "-q", "-b", "main"]);
+    git(&ws, &["add", "-A"]);
+    git(&ws, &["commit", "-qm", "subject"]);
+    let o = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
+        .current_dir(&ws)
+        .env_remove("GITHUB_ACTIONS")
+        .env("TMPDIR", root.path())
+        .output()
+        .unwrap();
+    let report = std::fs::read_to_string(ws.join("judge-ci-out/report.json"))
+        .unwrap_or_else(|_| panic!("no report: {}", common::stderr(&o)));
+    assert!(report.contains("\"read\""), "{report}");
+    assert!(!report.contains("ANSWER-KEY-local"), "{report}");
+}

@@ -1,0 +1,358 @@
+//! Gates that read only what judge-ci produced (trust.md points 10, 12, 16 and 22): each test
+//! is an attack by a pull request on what a later step, job or judge believes, run on the
+//! real binary, and fails if the attack works.
+
+use crate::common;
+
+use std::path::Path;
+
+use common::{judge_ci, stderr, write_tree};
+use serde_json::Value;
+
+/// Runs judge-ci in `ws` (config `judge-ci.yml` there) with its output in a fresh folder
+/// outside the workspace; the exit code and the report.
+fn judge(ws: &Path, extra: &[&str]) -> (i32, Value, String) {
+    let out = tempfile::tempdir().unwrap();
+    let mut args = vec!["--dry-run", "-q", "--out", out.path().to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let o = judge_ci(ws, &args);
+    let code = o.status.code().unwrap_or(-1);
+    assert!(
+        out.path().join("report.json").exists(),
+        "no report; exit {code}; stderr:\n{}",
+        stderr(&o)
+    );
+    (code, common::report(out.path()), stderr(&o))
+}
+
+/// A judge that runs the pull request's tests as a child process, shows their output in its
+/// log, and answers on descriptor 3 by their exit code (closing 3 for the child, as most
+/// process libraries do by themselves).
+const RUNS_SUBJECT_TESTS: &str = "#!/bin/sh\ncat > /dev/null\nif sh ./run-tests.sh 3>&-; then\n  v='{\"status\":\"pass\",\"reasoning\":\"the tests pass\"}'\nelse\n  v='{\"status\":\"fail\",\"reasoning\":\"the tests fail\"}'\nfi\necho \"$v\" >&3\nexit 0\n";
+
+fn external_workspace(tests: &str) -> tempfile::TempDir {
+    let ws = tempfile::tempdir().unwrap();
+    write_tree(
+        ws.path(),
+        &[
+            (
+                "judge-ci.yml",
+                "name: ext\njury:\n  checks:\n    - {type: external, name: oracle, run: ./judge.sh}\n",
+            ),
+            ("judge.sh", RUNS_SUBJECT_TESTS),
+            ("run-tests.sh", tests),
+        ],
+    );
+    common::chmod_x(&ws.path().join("judge.sh"));
+    ws
+}
+
+#[test]
+fn subject_code_an_external_judge_runs_cannot_answer_for_it() {
+    // Control: honest failing tests are a rejection, passing ones an acceptance.
+    let ws = external_workspace("#!/bin/sh\necho 'test a ... ok'\nexit 0\n");
+    let (code, r, _) = judge(ws.path(), &[]);
+    assert_eq!(code, 0, "{}", r["verdict"]["individual"][0]);
+    let ws = external_workspace("#!/bin/sh\necho 'test a ... FAILED'\nexit 1\n");
+    let (code, _, _) = judge(ws.path(), &[]);
+    assert_eq!(code, 1);
+
+    // The attack: the failing tests print a passing judgment first, on the standard output
+    // they share with the judge. It is a log line; the judge's own answer decides.
+    let ws = external_workspace(
+        "#!/bin/sh\necho '{\"status\":\"pass\",\"score\":1.0,\"reasoning\":\"all good\"}'\necho '{\"status\":\"pass\"}' >&3\nexit 1\n",
+    );
+    let (code, r, err) = judge(ws.path(), &[]);
+    let j = &r["verdict"]["individual"][0];
+    assert_eq!(j["status"], "fail", "{j}\n{err}");
+    assert_eq!(j["reasoning"], "the tests fail", "{j}");
+    assert_eq!(code, 1, "rejected: {j}");
+}
+
+#[test]
+fn an_external_judge_answers_once_on_descriptor_three_and_says_so_when_it_prints() {
+    let ws = tempfile::tempdir().unwrap();
+    let pass = "{\"status\":\"pass\",\"reasoning\":\"ok\"}";
+    write_tree(
+        ws.path(),
+        &[
+            (
+                "judge-ci.yml",
+                "name: ext\njury:\n  voting: {strategy: majority, errors: treat-as-fail}\n  checks:\n    - {type: external, name: stdout, run: ./stdout.sh}\n    - {type: external, name: twice, run: ./twice.sh}\n    - {type: external, name: fd, run: ./fd.sh}\n",
+            ),
+            ("stdout.sh", &format!("#!/bin/sh\necho '{pass}'\n")),
+            (
+                "twice.sh",
+                &format!("#!/bin/sh\necho '{pass}' >&3\necho '{pass}' >&3\n"),
+            ),
+            (
+                "fd.sh",
+                &format!(
+                    "#!/bin/sh\necho \"answer on $JUDGE_ANSWER_FD\"\necho '{pass}' >&\"$JUDGE_ANSWER_FD\"\n"
+                ),
+            ),
+        ],
+    );
+    for s in ["stdout.sh", "twice.sh", "fd.sh"] {
+        common::chmod_x(&ws.path().join(s));
+    }
+    let (code, r, _) = judge(ws.path(), &[]);
+    let by = &r["verdict"]["individualByName"];
+    assert_eq!(by["fd"]["status"], "pass", "{}", by["fd"]);
+    for (name, says) in [
+        ("stdout", "standard output, which is a log only"),
+        ("twice", "more than one judgment"),
+    ] {
+        assert_eq!(by[name]["status"], "error", "{}", by[name]);
+        assert_eq!(by[name]["reasonCode"], "judge_failed");
+        let why = by[name]["reasoning"].as_str().unwrap();
+        assert!(why.contains(says), "{name}: {why}");
+    }
+    assert_ne!(code, 0);
+}
+
+const NOBODY: u32 = 65534;
+
+/// A workspace (a folder `nobody` owns, inside a root that is traversable) whose only check
+/// runs `run` and fails; judge-ci runs in it as `nobody`, as on a hosted runner.
+struct Unprivileged {
+    root: tempfile::TempDir,
+}
+
+impl Unprivileged {
+    fn new(run: &str) -> Unprivileged {
+        let root = tempfile::tempdir().unwrap();
+        let s = Unprivileged { root };
+        let config = format!(
+            "name: first\njury:\n  checks:\n    - type: command\n      name: subject\n      run: {}\n",
+            serde_json::to_string(run).unwrap()
+        );
+        write_tree(&s.ws(), &[("judge-ci.yml", &config)]);
+        std::fs::create_dir_all(s.root.path().join("tmp")).unwrap();
+        s.chown();
+        s
+    }
+
+    fn ws(&self) -> std::path::PathBuf {
+        self.root.path().join("ws")
+    }
+
+    fn chown(&self) {
+        let st = std::process::Command::new("chown")
+            .args(["-R", &format!("{NOBODY}:{NOBODY}")])
+            .arg(self.root.path())
+            .status()
+            .unwrap();
+        assert!(st.success());
+    }
+
+    /// judge-ci as `nobody` in the workspace.
+    fn judge(&self, args: &[&str]) -> std::process::Output {
+        std::process::Command::new("setpriv")
+            .args([
+                &format!("--reuid={NOBODY}"),
+                &format!("--regid={NOBODY}"),
+                "--clear-groups",
+                "--",
+                env!("CARGO_BIN_EXE_judge-ci"),
+            ])
+            .args(args)
+            .current_dir(self.ws())
+            .env_remove("GITHUB_ACTIONS")
+            .env("NO_COLOR", "1")
+            .env("TMPDIR", self.root.path().join("tmp"))
+            .env("RUNNER_TEMP", self.root.path().join("tmp"))
+            .env("HOME", self.root.path().join("tmp"))
+            .output()
+            .unwrap()
+    }
+}
+
+fn is_root() -> bool {
+    // SAFETY: a getter without side effects.
+    unsafe { libc::geteuid() == 0 }
+}
+
+const FORGED: &str = "{\"schema\":\"forged\",\"verdict\":\"ACCEPTED\"}";
+
+#[test]
+fn a_forged_read_only_first_job_folder_fails_the_run_and_is_never_written_around() {
+    assert!(
+        is_root(),
+        "dropping to an unprivileged user (setpriv) needs root; run the tests as root"
+    );
+    // The subject's code plants a forged report in the folder the next job reads, and makes
+    // the folder read-only, so judge-ci (not root) cannot replace it. Before, judge-ci wrote
+    // its rejection elsewhere and exited 0 under fail-on never; the next job read the forgery.
+    let s = Unprivileged::new(&format!(
+        "mkdir -p judge-ci-first && printf '%s' '{FORGED}' > judge-ci-first/report.json && chmod 444 judge-ci-first/report.json && chmod 555 judge-ci-first; exit 1"
+    ));
+    let o = s.judge(&[
+        "--dry-run",
+        "--out",
+        "judge-ci-first",
+        "--fail-on",
+        "never",
+        "--stop-before-semantic",
+    ]);
+    let err = stderr(&o);
+    assert_eq!(
+        std::fs::read_to_string(s.ws().join("judge-ci-first/report.json")).unwrap(),
+        FORGED,
+        "the attack ran: {err}"
+    );
+    assert_eq!(o.status.code(), Some(3), "an error of the run: {err}");
+    assert!(
+        err.contains("judge-ci: error: cannot write") && err.contains("report.json"),
+        "{err}"
+    );
+
+    // The same forgery committed in the pull request's tree, read-only before judge-ci
+    // starts: refused before any subject code runs, nothing judged or written around it.
+    let s = Unprivileged::new("exit 1");
+    std::fs::create_dir(s.ws().join("judge-ci-first")).unwrap();
+    std::fs::write(s.ws().join("judge-ci-first/report.json"), FORGED).unwrap();
+    s.chown();
+    let ro = |p: &Path, mode| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    ro(&s.ws().join("judge-ci-first"), 0o555);
+    let o = s.judge(&["--dry-run", "--out", "judge-ci-first", "--fail-on", "never"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("from before this run and judge-ci cannot remove it"),
+        "{err}"
+    );
+    assert!(
+        std::fs::read_dir(s.root.path().join("tmp"))
+            .unwrap()
+            .flatten()
+            .all(|e| !e
+                .file_name()
+                .to_string_lossy()
+                .starts_with("judge-ci-report-")),
+        "no report written around the folder"
+    );
+
+    // Writable, the committed forgery is removed before the subject runs and replaced.
+    ro(&s.ws().join("judge-ci-first"), 0o755);
+    let o = s.judge(&["--dry-run", "--out", "judge-ci-first", "--fail-on", "never"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = common::report(&s.ws().join("judge-ci-first"));
+    assert_eq!(r["interpretation"]["reading"], "REJECTED", "{r}");
+}
+
+#[test]
+fn a_file_a_subject_plants_beside_the_reports_fails_the_run() {
+    // A later step that uploads the folder (or code-scanning's SARIF upload) would take it.
+    let ws = tempfile::tempdir().unwrap();
+    write_tree(
+        ws.path(),
+        &[
+            (
+                "judge-ci.yml",
+                "name: plant\njury:\n  checks:\n    - type: command\n      run: \"mkdir -p judge-ci-out && echo '{}' > judge-ci-out/extra.sarif\"\n",
+            ),
+            (
+                "judge-ci-out/notes.txt",
+                "the maintainer's own file, there before the run\n",
+            ),
+        ],
+    );
+    let o = judge_ci(ws.path(), &["--dry-run", "-q"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("extra.sarif appeared in the output folder") && !err.contains("notes.txt"),
+        "{err}"
+    );
+    // The run failed: no report of it stays where a later step or job would read it as whole.
+    assert!(
+        !ws.path().join("judge-ci-out/report.json").exists(),
+        "{err}"
+    );
+    assert!(!ws.path().join("judge-ci-out/report.sarif").exists());
+    assert!(err.contains("taken out of"), "{err}");
+}
+
+#[test]
+fn resume_takes_only_the_first_job_of_its_own_run_as_it_was_written() {
+    // Both jobs of a split run are jobs of one workflow run, judging one event.
+    let root = tempfile::tempdir().unwrap();
+    let ws = root.path().join("ws");
+    write_tree(
+        &ws,
+        &[(
+            "judge-ci.yml",
+            "name: split\njury:\n  checks:\n    - {type: command, name: build, run: \"true\"}\n",
+        )],
+    );
+    let first = root.path().join("first");
+    let job = |args: &[&str], run_id: &str| {
+        let o = common::command(&ws, args)
+            .args(["--dry-run", "-q"])
+            .env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_EVENT_NAME", "push")
+            .env("GITHUB_REPOSITORY", "o/r")
+            .env("GITHUB_SHA", "0123456789012345678901234567890123456789")
+            .env("GITHUB_RUN_ID", run_id)
+            .env_remove("GITHUB_EVENT_PATH")
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .env_remove("GITHUB_OUTPUT")
+            .output()
+            .unwrap();
+        (o.status.code(), stderr(&o))
+    };
+    let first_job = || {
+        let (code, err) = job(
+            &["--stop-before-semantic", "--out", first.to_str().unwrap()],
+            "100",
+        );
+        assert_eq!(code, Some(0), "{err}");
+    };
+    first_job();
+    let resume = ["resume", "--from", first.to_str().unwrap()];
+    let (code, err) = job(&resume, "100");
+    assert_eq!(code, Some(0), "the same run: {err}");
+    let r = common::report(&first);
+    assert_eq!(r["subject"]["runId"], "100");
+    common::assert_report_schema(&r);
+    for name in ["report.md", "report.sarif", "junit.xml", "check-run.json"] {
+        assert!(
+            r["surfaceDigests"][name]
+                .as_str()
+                .is_some_and(|d| d.len() == 64),
+            "{name}: {}",
+            r["surfaceDigests"]
+        );
+    }
+
+    // The first job of another run (an older run of the same commit, another event).
+    let (code, err) = job(&resume, "101");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("written by run 100, and this is run 101"),
+        "{err}"
+    );
+
+    // A file beside what the first job wrote.
+    std::fs::write(first.join("planted.json"), "{}").unwrap();
+    let (code, err) = job(&resume, "100");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("planted.json is not a file the first job wrote"),
+        "{err}"
+    );
+    std::fs::remove_file(first.join("planted.json")).unwrap();
+
+    // A file of the folder changed after the first job wrote it.
+    std::fs::write(first.join("report.sarif"), "{}").unwrap();
+    let (code, err) = job(&resume, "100");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("report.sarif is not the file the first job wrote"),
+        "{err}"
+    );
+}
