@@ -46,6 +46,9 @@ struct Scenario {
     /// A unix socket outside the workspace (the stand-in for the Docker socket): root's,
     /// writable by the group [`DOCKER_GID`].
     socket: std::os::unix::net::UnixListener,
+    /// A datagram unix socket outside the workspace (the stand-in for journald's
+    /// `/dev/log` or a service's notify socket), writable by the group [`DOCKER_GID`].
+    dgram: std::os::unix::net::UnixDatagram,
     /// A file in the machine's `/dev/shm` that subject processes must not read.
     shm_probe: PathBuf,
     /// A name in `/dev/shm` subject processes try to create.
@@ -96,6 +99,15 @@ impl Scenario {
     fn socket_path(&self) -> PathBuf {
         self.root.path().join("run/docker.sock")
     }
+    fn dgram_path(&self) -> PathBuf {
+        self.root.path().join("run/log.sock")
+    }
+    /// Datagrams the datagram socket received.
+    fn datagrams(&self) -> usize {
+        self.dgram.set_nonblocking(true).unwrap();
+        let mut buf = [0u8; 64];
+        std::iter::from_fn(|| self.dgram.recv(&mut buf).ok()).count()
+    }
     /// Connections the socket accepted.
     fn socket_connections(&self) -> usize {
         self.socket.set_nonblocking(true).unwrap();
@@ -121,6 +133,11 @@ fn block_device() -> PathBuf {
 /// A connect to the unix socket at the path given as its argument; exits 0 when connected.
 const CONNECT: &str = "perl -e 'use Socket; socket(S, PF_UNIX, SOCK_STREAM, 0) or exit 3; connect(S, pack_sockaddr_un($ARGV[0])) or exit 4; exit 0'";
 
+/// A datagram sent to the unix socket at the path given as its argument through a
+/// datagram socket pair re-connected there (attack finding F22: `socket(AF_UNIX)` refused,
+/// `socketpair` not); exits 0 when sent.
+const SEND_DGRAM: &str = "perl -e 'use Socket; socketpair(A, B, AF_UNIX, SOCK_DGRAM, 0) or exit 3; connect(A, pack_sockaddr_un($ARGV[0])) or exit 4; send(A, \"DGRAM\", 0) or exit 5; exit 0'";
+
 /// A command check for an attack: the shell expands globs (`glob: true`), so an attack that
 /// walks `/proc/$$/fd/*` or a temporary folder's `judge-ci-rev-*` really does.
 fn check(name: &str, run: &str) -> String {
@@ -136,9 +153,12 @@ fn scenario(extra_checks: &str) -> Scenario {
     std::fs::create_dir_all(root.path().join("run")).unwrap();
     let socket =
         std::os::unix::net::UnixListener::bind(root.path().join("run/docker.sock")).unwrap();
-    let sock = root.path().join("run/docker.sock");
-    std::os::unix::fs::chown(&sock, Some(0), Some(DOCKER_GID)).unwrap();
-    std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o660)).unwrap();
+    let dgram = std::os::unix::net::UnixDatagram::bind(root.path().join("run/log.sock")).unwrap();
+    for name in ["run/docker.sock", "run/log.sock"] {
+        let sock = root.path().join(name);
+        std::os::unix::fs::chown(&sock, Some(0), Some(DOCKER_GID)).unwrap();
+        std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o660)).unwrap();
+    }
     let tag = root
         .path()
         .file_name()
@@ -155,6 +175,7 @@ fn scenario(extra_checks: &str) -> Scenario {
     let mut s = Scenario {
         root,
         socket,
+        dgram,
         shm_probe,
         shm_planted,
         git_config: Vec::new(),
@@ -229,6 +250,11 @@ fn scenario(extra_checks: &str) -> Scenario {
         check(
             "unix-socket-outside",
             &format!("! {CONNECT} {}", s.socket_path().display()),
+        ),
+        // A datagram socket outside (journald's /dev/log, say) is not reachable either.
+        check(
+            "unix-datagram-socket-outside",
+            &format!("! {SEND_DGRAM} {}", s.dgram_path().display()),
         ),
         check(
             "make-device-nodes",
@@ -321,6 +347,11 @@ fn controls(s: &Scenario, uid: Option<u32>) {
         "the socket is reachable outside the fence"
     );
     assert_eq!(s.socket_connections(), 1);
+    assert!(
+        as_user(&format!("{SEND_DGRAM} {}", s.dgram_path().display())),
+        "the datagram socket is reachable outside the fence"
+    );
+    assert_eq!(s.datagrams(), 1);
     assert!(as_user(&format!(
         "cat {} >/dev/null",
         s.shm_probe.display()
@@ -387,6 +418,11 @@ fn judge_and_check(s: &Scenario, uid: Option<u32>) -> String {
         s.socket_connections(),
         0,
         "a subject process reached the socket"
+    );
+    assert_eq!(
+        s.datagrams(),
+        0,
+        "a subject process sent to the datagram socket"
     );
     assert!(
         !s.shm_planted.exists(),
