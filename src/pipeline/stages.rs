@@ -1,5 +1,5 @@
-//! The stages of one run as functions with typed outputs, in the order [`super::run`] calls
-//! them: [`load`] → [`check_out`] → [`prepare`] → [`judge`] → [`report`]; the saved and
+//! The stages of one run as functions with typed outputs, in the order [`super::run()`] calls
+//! them: [`load`] → [`check_out`] → [`prepare`] → [`judge`] → [`report()`]; the saved and
 //! published stages follow in `run`. Each stage's output is everything a later stage may use
 //! of it, so what a stage reads is visible in its signature, and no subject code runs before
 //! [`judge`].
