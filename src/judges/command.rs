@@ -82,6 +82,17 @@ fn not_finished(display: &str, out: &ProcessOutput, timeout: Duration) -> Option
                 .check(Check::failed("command_execution", why).ok()?)
                 .metadata("signal", s)
         }
+        Exit::Code(_) if !out.outlived.is_empty() => {
+            let why = format!(
+                "{} process(es) of `{display}` were still alive after judge-ci killed its group and waited (pids {:?}): what the build left cannot be read as evidence while they may still write it",
+                out.outlived.len(),
+                out.outlived
+            );
+            Judgment::builder(Status::Error)
+                .reason_code(ReasonCode::JudgeReported)
+                .reasoning(why.clone())
+                .check(Check::failed("command_execution", why).ok()?)
+        }
         Exit::Code(_) => return None,
     };
     Some(build(
