@@ -320,6 +320,7 @@ pub async fn run(spec: &ProcessSpec, policy: &Fence) -> std::io::Result<ProcessO
         Some(r) => std::io::Error::other(r.to_string()),
         None => e,
     };
+    let spawning = crate::fence::reaper::spawning();
     let mut child = match command(spec, &fence, write_end).spawn() {
         Ok(c) => c,
         // A layer `sandbox.require` names did not hold: no retry with fewer layers.
@@ -338,6 +339,8 @@ pub async fn run(spec: &ProcessSpec, policy: &Fence) -> std::io::Result<ProcessO
         }
         Err(e) => return Err(e),
     };
+    // Dropped last, after the group is killed: then the orphans are swept.
+    let _running = spawning.register(child.id());
     policy.started(&fence);
     // The child holds the write end now: judge-ci's copy goes, so the reader sees the end
     // of the answer when the program (and whatever inherited descriptor 3) is gone.
