@@ -209,6 +209,27 @@ pub fn read(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     Ok(bytes)
 }
 
+/// The most bytes judge-ci reads of a stored artifact another job (or a fork's workflow)
+/// could have written: a `report.json`, a shard's `suite.json` or manifest, a saved event, a
+/// surface file `resume` checks. A report judge-ci writes is far smaller (its logs are cut to
+/// fit the comment); a larger one is refused before it is read.
+pub const MAX_STORED_BYTES: u64 = 64 << 20;
+
+/// [`read`] as an I/O error (for callers whose errors carry one).
+pub fn read_io(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    read(path, limit).map_err(std::io::Error::other)
+}
+
+/// [`read_text`] as an I/O error, invalid UTF-8 refused (a stored artifact is JSON).
+pub fn read_string_io(path: &Path, limit: u64) -> std::io::Result<String> {
+    String::from_utf8(read_io(path, limit)?).map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{} is not UTF-8: {e}", path.display()),
+        )
+    })
+}
+
 /// [`read`], as text (invalid UTF-8 replaced).
 pub fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
     read(path, limit).map(|b| String::from_utf8_lossy(&b).into_owned())

@@ -8,7 +8,8 @@ use judge_ci::pipeline;
 /// `interpret`: prints the reading as prose or JSON.
 pub fn run(args: cli::InterpretArgs) -> anyhow::Result<i32> {
     let cli::InterpretArgs { file, format } = args;
-    let text = std::fs::read_to_string(&file)
+    // A stored verdict someone else wrote: never opened blocking, bounded.
+    let text = judge_ci::untrusted::read_string_io(&file, judge_ci::untrusted::MAX_STORED_BYTES)
         .with_context(|| format!("cannot read {}", file.display()))?;
     let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
         anyhow::anyhow!(

@@ -176,10 +176,12 @@ fn read_suite(p: &Path) -> Result<suite::SuiteReport, SuiteFileError> {
     } else {
         p.to_path_buf()
     };
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(source) => return Err(SuiteFileError::Read { path, source }),
-    };
+    // A stored suite report (a shard's, an earlier run's): never opened blocking, bounded.
+    let text =
+        match judge_ci::untrusted::read_string_io(&path, judge_ci::untrusted::MAX_STORED_BYTES) {
+            Ok(t) => t,
+            Err(source) => return Err(SuiteFileError::Read { path, source }),
+        };
     serde_json::from_str(&text).map_err(|source| SuiteFileError::Json { path, source })
 }
 

@@ -29,7 +29,6 @@
 mod child;
 pub mod git_guard;
 pub mod layers;
-pub mod reaper;
 mod rules;
 mod seccomp;
 
@@ -144,6 +143,19 @@ impl Fence {
         self.hidden.hide(path);
     }
 
+    /// The hidden folders inside `root`, relative to it (the output folder when it is in the
+    /// workspace): the workspace record ([`crate::judges::baseline`]) leaves them alone.
+    pub fn hidden_under(&self, root: &Path) -> Vec<PathBuf> {
+        let root = canonical(root);
+        self.hidden
+            .list()
+            .iter()
+            .filter_map(|h| h.strip_prefix(&root).ok())
+            .filter(|rel| !rel.as_os_str().is_empty())
+            .map(Path::to_path_buf)
+            .collect()
+    }
+
     /// Makes `path` a writable root: a process whose folder is inside it may write there.
     /// Call it before any subject code runs there: its git configuration and hooks are
     /// recorded then, and [`Fence::restore_git`] puts them back.
@@ -160,15 +172,6 @@ impl Fence {
     /// changed (see [`git_guard`]), saying so on stderr; returns what it restored. Call it
     /// when no subject process is left.
     pub fn restore_git(&self) -> Vec<PathBuf> {
-        // Orphaned subject processes first (without a PID namespace): none may change
-        // anything after this (a `setsid` helper rewriting .git/config or the report).
-        let swept = reaper::sweep();
-        if swept.survived > 0 {
-            eprintln!(
-                "judge-ci: warning: {} subject process(es) outlived their step and could not be killed",
-                swept.survived
-            );
-        }
         let changed: Vec<PathBuf> = lock(&self.git).iter().flat_map(|g| g.restore()).collect();
         let mut restored = lock(&self.restored);
         for p in &changed {
@@ -203,28 +206,6 @@ impl Fence {
                 "; the reference revision's objects are in the workspace's repository ({}): subject code can read them through git",
                 g.display()
             ));
-        }
-        if matches!(
-            self.last_status(),
-            Some(Status {
-                pid_namespace: Err(_),
-                ..
-            })
-        ) {
-            let swept = reaper::totals();
-            line.push_str(&if !reaper::is_subreaper() {
-                "; subject processes that leave their process group may outlive their step (no pid namespace, and judge-ci could not become their subreaper)".to_string()
-            } else if swept.survived > 0 {
-                format!(
-                    "; {} orphaned subject process(es) outlived their step (no pid namespace; swept as judge-ci's orphans, {} killed)",
-                    swept.survived, swept.killed
-                )
-            } else {
-                format!(
-                    "; no subject process outlived its step (no pid namespace: orphans swept by judge-ci as their subreaper, {} killed)",
-                    swept.killed
-                )
-            });
         }
         let restored = lock(&self.restored);
         if !restored.is_empty() {
@@ -577,9 +558,6 @@ impl Prepared {
     /// Without a mount namespace there is no overlay: the caches become read-only (nothing
     /// planted survives, nothing can be added) and `/dev/shm` is not granted at all.
     fn rebuild_without_namespaces(&mut self) {
-        // No PID namespace to kill what is left: orphans of subject processes come to
-        // judge-ci instead, which kills them (see reaper). Before the process starts.
-        reaper::become_subreaper();
         let caches: Vec<PathBuf> = self.caches.iter().map(|(c, _, _)| c.clone()).collect();
         self.grants.writable.retain(|w| !caches.contains(w));
         self.grants.readable.extend(caches);

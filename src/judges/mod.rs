@@ -2,6 +2,7 @@
 //! spec into the engine's juries. One file per family; [`ConfiguredJudge`] is the only
 //! `Judge` implementation and dispatches exhaustively on [`CheckKind`].
 
+pub mod baseline;
 pub mod build_code;
 mod class_version;
 mod command;
@@ -169,6 +170,8 @@ pub struct Services {
     pub comparisons: Arc<structural::Comparisons>,
     /// The sealed test oracle: judge-ci's own run of the trusted tests after a build.
     pub oracle: Arc<oracle::Oracle>,
+    /// The workspace as submitted, put back after each check that runs subject code.
+    pub submitted: Arc<baseline::Guard>,
 }
 
 /// A judge built from one configured check.
@@ -203,7 +206,6 @@ impl ConfiguredJudge {
             }
         }
         let ws = ctx.workspace.clone();
-        let timeout = self.spec.timeout;
         let clock = Arc::clone(&self.services.evidence);
         let facts = self.spec.kind.facts();
         if facts.runs_subject_code() {
@@ -217,11 +219,44 @@ impl ConfiguredJudge {
         {
             return instrument(e);
         }
-        let since = clock.since();
+        // Subject code starts on the submitted files, whatever subject code before it did.
+        let guard = &self.services.submitted;
+        if facts.runs_subject_code()
+            && let Err(e) = guard.before(&ws, &self.services.fence)
+        {
+            return instrument(e);
+        }
+        let outcome = self.run(ctx, facts, clock.since()).await;
+        if !facts.runs_subject_code() {
+            return outcome;
+        }
+        match guard.after(&ws, &self.services.fence) {
+            Ok(changes) => baseline::judged_on_changed_files(outcome, &changes),
+            Err(e) => instrument(e),
+        }
+    }
+
+    /// Runs the check itself (see [`ConfiguredJudge::evaluate`]).
+    async fn run(
+        &self,
+        ctx: &JudgmentContext,
+        facts: &crate::config::checks::Facts,
+        since: Option<std::time::SystemTime>,
+    ) -> Outcome {
+        let ws = ctx.workspace.clone();
+        let timeout = self.spec.timeout;
+        // What the check reads of the tree, from its registry fact: the workspace as
+        // submitted (the snapshot, when subject code can have run first), or the live
+        // workspace for what builds produce.
+        let reads = match facts.reads {
+            crate::config::checks::WorkspaceReads::Outputs => ws.clone(),
+            crate::config::checks::WorkspaceReads::Sources
+            | crate::config::checks::WorkspaceReads::Everything => snapshot::submitted(ctx),
+        };
         let blocking = |f: Box<dyn FnOnce() -> Outcome + Send>| off_thread(timeout, f);
         match self.spec.kind.clone() {
             CheckKind::FileExists { path } => {
-                blocking(Box::new(move || fs::file_exists(&ws, &path))).await
+                blocking(Box::new(move || fs::file_exists(&reads, &path))).await
             }
             CheckKind::FileContent {
                 path,
@@ -229,7 +264,7 @@ impl ConfiguredJudge {
                 mode,
             } => {
                 blocking(Box::new(move || {
-                    fs::file_content(&ws, &path, &expected, mode)
+                    fs::file_content(&reads, &path, &expected, mode)
                 }))
                 .await
             }

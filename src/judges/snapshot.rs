@@ -87,6 +87,8 @@ pub fn needed(spec: &JurySpec) -> bool {
 pub struct Reads {
     /// Include and exclude globs of each structural check.
     sets: Vec<(globset::GlobSet, globset::GlobSet)>,
+    /// The paths file checks name (a file, or a folder and what is under it).
+    paths: Vec<String>,
     /// A `pom-diff` runs: POMs, their parents, and the tree's shape.
     poms: bool,
     /// A check reads every file (the semantic tier).
@@ -99,6 +101,7 @@ impl Reads {
         let mut sets = Vec::new();
         let mut poms = false;
         let mut everything = false;
+        let mut paths = Vec::new();
         for c in spec.all_checks() {
             let set = match c.kind.facts().reads {
                 WorkspaceReads::Outputs => continue,
@@ -111,6 +114,11 @@ impl Reads {
                     Some(SourceSelection::Poms) => {
                         poms = true;
                         pom_files()
+                    }
+                    Some(SourceSelection::Path(p)) => {
+                        let p = p.as_path().to_string_lossy().replace('\\', "/");
+                        paths.push(p);
+                        continue;
                     }
                     None => {
                         return Err(format!(
@@ -130,6 +138,7 @@ impl Reads {
         }
         Ok(Reads {
             sets,
+            paths,
             poms,
             everything,
         })
@@ -137,6 +146,12 @@ impl Reads {
 
     fn selects(&self, rel: &str) -> bool {
         self.everything
+            || self.paths.iter().any(|p| {
+                rel == p
+                    || rel
+                        .strip_prefix(p.as_str())
+                        .is_some_and(|r| r.starts_with('/'))
+            })
             || self
                 .sets
                 .iter()
@@ -240,7 +255,7 @@ impl Snapshot {
             let t = e.file_type();
             let selected = reads.selects(&rel_str);
             if t.is_dir() {
-                if reads.poms {
+                if reads.poms || selected {
                     std::fs::create_dir_all(&target)?;
                 }
             } else if t.is_symlink() {

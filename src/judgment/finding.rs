@@ -121,6 +121,10 @@ finding_kinds! {
     FileUnreadable => "file-unreadable", Difference;
     /// A link, FIFO, socket or device where a judge reads files: never read, never skipped.
     FileNotRegular => "file-not-regular", Difference;
+    /// A submitted file that subject code (a build, a command) changed, removed or replaced
+    /// while a check ran, or an entry it added outside the build output folders; put back as
+    /// submitted before anything else read the tree.
+    SubmittedFileChanged => "submitted-file-changed", Difference;
     /// A POM that could not be read as one.
     PomUnreadable => "pom-unreadable", Difference;
     /// A file the reference has and the workspace lacks.

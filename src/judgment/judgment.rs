@@ -167,6 +167,19 @@ impl Judgment {
         Ok(j)
     }
 
+    /// The same judgment with `more` appended to its reasoning and `findings` added: a fact
+    /// judge-ci observed around the judge (files subject code added while it ran) that does
+    /// not change its status; nothing the invariants check changes.
+    pub fn noted(mut self, more: &str, findings: impl IntoIterator<Item = Finding>) -> Judgment {
+        if self.reasoning.trim().is_empty() {
+            self.reasoning = more.to_string();
+        } else {
+            self.reasoning = format!("{} {more}", self.reasoning.trim_end());
+        }
+        self.findings.extend(findings);
+        self
+    }
+
     /// Starts a builder for a judgment of the given status.
     pub fn builder(status: Status) -> JudgmentBuilder {
         JudgmentBuilder {

@@ -27,10 +27,13 @@ pub struct DiagnoseOptions {
 }
 
 fn read(flag: &'static str, p: &Path) -> Result<String, InputError> {
-    std::fs::read_to_string(p).map_err(|source| InputError::FlagFile {
-        flag,
-        path: p.to_path_buf(),
-        source,
+    // A journal or analysis may be the subject's: never opened blocking, bounded.
+    crate::untrusted::read_string_io(p, crate::untrusted::MAX_STORED_BYTES).map_err(|source| {
+        InputError::FlagFile {
+            flag,
+            path: p.to_path_buf(),
+            source,
+        }
     })
 }
 

@@ -47,6 +47,7 @@ pub(super) fn jury_of(
         split,
         comparisons: Arc::clone(comparisons),
         oracle: Arc::default(),
+        submitted: Arc::new(crate::judges::baseline::Guard::of(&bench.jury)),
     };
     let jury = build_jury(&bench.jury, &bench.name, &services).map_err(|e| {
         let mut d = Diagnostics::default();

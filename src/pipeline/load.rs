@@ -71,11 +71,14 @@ pub fn load_from(
 
 /// Reads a stored report; `hint` says what to pass when the file cannot be read.
 pub fn read_report(path: &Path, hint: &'static str) -> Result<Report, InputError> {
-    let text = std::fs::read_to_string(path).map_err(|source| InputError::StoredReport {
-        path: path.to_path_buf(),
-        source,
-        hint,
-    })?;
+    // Whoever uploaded it chose it: never opened blocking (a FIFO), bounded before reading.
+    let text = crate::untrusted::read_string_io(path, crate::untrusted::MAX_STORED_BYTES).map_err(
+        |source| InputError::StoredReport {
+            path: path.to_path_buf(),
+            source,
+            hint,
+        },
+    )?;
     crate::report::read::parse(&text).map_err(|source| InputError::StoredReportShape {
         path: path.to_path_buf(),
         source,

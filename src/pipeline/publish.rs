@@ -293,9 +293,12 @@ pub async fn stored(
     });
     if ctx.pull_request.is_none() {
         // The saved event (untrusted) may name the PR; resolve() checks it against the head.
-        let saved = std::fs::read_to_string(dir.join(EVENT_FILE))
-            .ok()
-            .and_then(|t| serde_json::from_str::<Value>(&t).ok());
+        let saved = crate::untrusted::read_string_io(
+            &dir.join(EVENT_FILE),
+            crate::untrusted::MAX_STORED_BYTES,
+        )
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok());
         ctx.proposed_pull_request = saved
             .as_ref()
             .and_then(|v| v.pointer("/pull_request/number"))

@@ -58,7 +58,8 @@ fn reads(bench: &Benchmark) -> Reads {
                 .include
                 .iter()
                 .for_each(|g| add(g)),
-            None => {}
+            // Listed below with the other named paths.
+            Some(SourceSelection::Path(_)) | None => {}
         }
         for p in c.kind.workspace_paths() {
             // A file, or a folder whose files the check reads.

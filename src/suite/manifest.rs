@@ -126,7 +126,7 @@ impl Manifest {
     /// Reads `dir/manifest.json`.
     pub fn read(dir: &Path) -> Result<Manifest, SuiteError> {
         let p = dir.join(MANIFEST_FILE);
-        let text = std::fs::read_to_string(&p).map_err(|e| {
+        let text = crate::untrusted::read_string_io(&p, crate::untrusted::MAX_STORED_BYTES).map_err(|e| {
             SuiteError::Input(format!(
                 "{}: cannot be read ({e}); every folder merge takes is the output of one `judge-ci suite` run, manifest included",
                 p.display()
@@ -222,7 +222,7 @@ pub fn check(parts: &[Part]) -> Result<(), SuiteError> {
                 m.shard.as_deref().unwrap_or("(none)")
             ));
         }
-        match std::fs::read(p.dir.join("suite.json")) {
+        match crate::untrusted::read_io(&p.dir.join("suite.json"), crate::untrusted::MAX_STORED_BYTES) {
             Ok(b) if hex_digest(&b) == m.suite_json => {}
             Ok(_) => problems.push(format!(
                 "{d}/suite.json is not the file the shard wrote (its SHA-256 differs from the manifest's)"
@@ -262,7 +262,7 @@ pub fn check(parts: &[Part]) -> Result<(), SuiteError> {
                 continue;
             };
             let file = p.dir.join(&t.report_path);
-            let bytes = match std::fs::read(&file) {
+            let bytes = match crate::untrusted::read_io(&file, crate::untrusted::MAX_STORED_BYTES) {
                 Ok(b) => b,
                 Err(e) => {
                     problems.push(format!("{}: {e}", file.display()));

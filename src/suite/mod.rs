@@ -472,7 +472,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<SuiteReport, SuiteError> {
     let mut parts = Vec::new();
     for d in dirs {
         let p = d.join("suite.json");
-        let text = std::fs::read_to_string(&p)
+        let text = crate::untrusted::read_string_io(&p, crate::untrusted::MAX_STORED_BYTES)
             .map_err(|e| SuiteError::Input(format!("{}: cannot be read: {e}", p.display())))?;
         let r: SuiteReport = serde_json::from_str(&text).map_err(|e| {
             SuiteError::Input(format!(

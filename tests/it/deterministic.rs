@@ -356,7 +356,9 @@ fn task_setup_runs_and_its_failures_are_reported() {
     );
     let (code, r) = judge(
         ws.path(),
-        "name: t\njury:\n  checks:\n    - type: file-exists\n      path: made.txt\n",
+        // A command sees what setup made (file checks read the workspace as submitted,
+        // before the task's commands ran).
+        "name: t\njury:\n  checks:\n    - type: command\n      run: \"test -f made.txt\"\n",
         &["--task", "task.yaml"],
     );
     assert_eq!(code, 0);

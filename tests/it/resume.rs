@@ -14,8 +14,9 @@ use serde_json::{Value, json};
 
 const KEY: &str = "sk-ant-SENTINELKEY-resume-0123456789";
 
-/// A workspace whose build script counts its runs in `build-runs.log` (inside the workspace:
-/// the fence lets subject code write nowhere else), its reference, and
+/// A workspace whose build script counts its runs in `target/build-runs.log` (inside the
+/// workspace: the fence lets subject code write nowhere else; in a build output folder, beside
+/// a `pom.xml`: what subject code adds elsewhere is removed after each check), its reference, and
 /// a three-tier config: build (command + file-exists), structure (import-diff), semantic (llm).
 struct Split {
     root: tempfile::TempDir,
@@ -35,8 +36,10 @@ impl Split {
                 ("workspace/README.md", "readme\n"),
                 (
                     "workspace/build.sh",
-                    "echo ran >> build-runs.log\nenv > build-env.txt\n",
+                    "mkdir -p target\necho ran >> target/build-runs.log\nenv > target/build-env.txt\n",
                 ),
+                ("workspace/pom.xml", "<project/>\n"),
+                ("reference/pom.xml", "<project/>\n"),
                 (
                     "workspace/src/Filter.java",
                     "package p;\nimport jakarta.servlet.Filter;\nclass F implements Filter {}\n",
@@ -61,7 +64,7 @@ impl Split {
     }
 
     fn builds(&self) -> usize {
-        std::fs::read_to_string(self.ws().join("build-runs.log"))
+        std::fs::read_to_string(self.ws().join("target/build-runs.log"))
             .map(|t| t.lines().count())
             .unwrap_or(0)
     }
@@ -162,7 +165,7 @@ fn a_split_run_reaches_the_single_runs_verdict_and_the_first_job_holds_no_key() 
         );
         assert_eq!(s.builds(), 2, "the first job ran the build: {err1}");
         assert_eq!(llm.seen().len(), 1, "the first job asked no model");
-        let env = std::fs::read_to_string(s.ws().join("build-env.txt")).unwrap();
+        let env = std::fs::read_to_string(s.ws().join("target/build-env.txt")).unwrap();
         assert!(!env.contains("SENTINELKEY"), "{env}");
         let semantic = &first["tiers"][2]["judges"][0];
         assert_eq!(semantic["status"], "abstain", "{:#}", first["tiers"]);

@@ -19,6 +19,11 @@ fn is_root() -> bool {
 /// Runs judge-ci in `ws` (as `uid` when given) with `TMPDIR` in `tmp`; a run that has not
 /// ended after `limit` is killed and the test fails: judge-ci must always exit.
 fn judge(ws: &Path, tmp: &Path, uid: Option<u32>, limit: Duration) -> Output {
+    judge_with(ws, tmp, uid, limit, &[])
+}
+
+/// [`judge`] with arguments.
+fn judge_with(ws: &Path, tmp: &Path, uid: Option<u32>, limit: Duration, args: &[&str]) -> Output {
     let bin = env!("CARGO_BIN_EXE_judge-ci");
     let mut cmd = match uid {
         Some(u) => {
@@ -43,6 +48,7 @@ fn judge(ws: &Path, tmp: &Path, uid: Option<u32>, limit: Duration) -> Output {
         None => Command::new(bin),
     };
     let mut child = cmd
+        .args(args)
         .current_dir(ws)
         .env_remove("GITHUB_ACTIONS")
         .env("NO_COLOR", "1")
@@ -70,13 +76,19 @@ fn judge(ws: &Path, tmp: &Path, uid: Option<u32>, limit: Duration) -> Output {
     }
 }
 
-/// The judgments of the report, by name: (status, finding kinds).
+/// The judgments of the report (every tier's), by name: (status, "kind path actual" of each
+/// finding).
 fn judgments(ws: &Path) -> Vec<(String, String, Vec<String>)> {
     let report = common::report(&ws.join("judge-ci-out"));
-    report["verdict"]["individualByName"]
-        .as_object()
-        .unwrap()
-        .iter()
+    let verdict = &report["verdict"];
+    let tiers = verdict["compositeAttempts"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    std::iter::once(verdict)
+        .chain(tiers.iter().map(|t| &t["verdict"]))
+        .filter_map(|v| v["individualByName"].as_object())
+        .flat_map(|m| m.iter())
         .map(|(name, j)| {
             let kinds = j["findings"]
                 .as_array()
@@ -102,8 +114,8 @@ fn judgments(ws: &Path) -> Vec<(String, String, Vec<String>)> {
         .collect()
 }
 
-/// The attack: a build step leaves a FIFO where a `file-content` check reads (and another
-/// where a `file-exists` check looks). Opening it blocking waited for a writer for ever: the
+/// The attack: the pull request presents a FIFO where a `file-content` check reads (and
+/// another where a `file-exists` check looks), behind a build step. Opening it blocking waited for a writer for ever: the
 /// judge's time limit fired, but the stuck thread kept judge-ci from exiting, so the gate
 /// never got an exit code. Now the FIFO is never opened blocking, is a `file-not-regular`
 /// finding, and judge-ci exits with the rejection.
@@ -111,8 +123,16 @@ fn a_fifo_where_a_judge_reads(uid: Option<u32>) {
     let root = tempfile::tempdir().unwrap();
     let (ws, tmp) = (root.path().join("ws"), root.path().join("tmp"));
     std::fs::create_dir_all(&tmp).unwrap();
-    let config = "schema: judge-ci.v1\nname: fifo\nversion: \"1\"\njury:\n  tiers:\n    - name: build\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - type: command\n          name: build\n          run: \"mkdir -p out && mkfifo out/result.txt out/marker\"\n    - name: files\n      policy: FINAL_TIER\n      checks:\n        - type: file-content\n          name: result\n          path: out/result.txt\n          expected: ok\n          match: CONTAINS\n          timeout: PT5S\n        - type: file-exists\n          name: marker\n          path: out/marker\n";
+    let config = "schema: judge-ci.v1\nname: fifo\nversion: \"1\"\njury:\n  tiers:\n    - name: build\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - type: command\n          name: build\n          run: \"true\"\n    - name: files\n      policy: FINAL_TIER\n      checks:\n        - type: file-content\n          name: result\n          path: out/result.txt\n          expected: ok\n          match: CONTAINS\n          timeout: PT5S\n        - type: file-exists\n          name: marker\n          path: out/marker\n";
     common::write_tree(&ws, &[("judge-ci.yml", config)]);
+    // Submitted: the file checks read the workspace as submitted (a build's files are not).
+    std::fs::create_dir_all(ws.join("out")).unwrap();
+    let st = Command::new("mkfifo")
+        .arg(ws.join("out/result.txt"))
+        .arg(ws.join("out/marker"))
+        .status()
+        .unwrap();
+    assert!(st.success());
     let o = judge(&ws, &tmp, uid, Duration::from_secs(120));
     let err = common::stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
@@ -271,4 +291,167 @@ fn evidence_that_is_not_a_regular_file_fails_unprivileged() {
         "dropping to an unprivileged user (setpriv) needs root; run the tests as root"
     );
     evidence_that_is_not_a_regular_file(Some(NOBODY));
+}
+
+/// The attack (attack pass F1, F16; gates F13): a build step rewrites a submitted source
+/// (`javax` to `jakarta`), and adds the `NOTICE` a `file-exists` check wants, a file a later
+/// command looks for and a source that is not the pull request's. The later grep, the file
+/// checks and the command graded what the build left: accepted. Now the file checks read the
+/// workspace as submitted, and after the build judge-ci puts the submitted files back
+/// (removing what it added outside build output folders): the build FAILs with a
+/// `submitted-file-changed` finding for each, and the later checks see the submitted tree.
+fn a_build_that_rewrites_the_sources(uid: Option<u32>) {
+    let root = tempfile::tempdir().unwrap();
+    let (ws, tmp) = (root.path().join("ws"), root.path().join("tmp"));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let config = r#"schema: judge-ci.v1
+name: rewrite
+version: "1"
+jury:
+  tiers:
+    - name: build
+      policy: ACCEPT_ON_ALL_PASS
+      checks:
+        - type: command
+          name: build
+          run: "sh build.sh"
+    - name: final
+      policy: FINAL_TIER
+      voting: {strategy: all-must-pass}
+      checks:
+        - type: command
+          name: no-javax-left
+          run: "grep -rq javax.servlet src"
+          expect-exit: 1
+        - type: command
+          name: no-build-files
+          run: "test -e out.txt -o -e src/Fake.java"
+          expect-exit: 1
+        - type: file-exists
+          name: notice
+          path: NOTICE
+        - type: file-content
+          name: migrated
+          path: src/Greeter.java
+          expected: jakarta
+          match: CONTAINS
+"#;
+    let build = "sed 's/javax/jakarta/' src/Greeter.java > g.tmp && cat g.tmp > src/Greeter.java && rm g.tmp\necho notice > NOTICE\necho ok > out.txt\necho 'class Fake { String s = \"jakarta.servlet\"; }' > src/Fake.java\n";
+    common::write_tree(
+        &ws,
+        &[
+            ("judge-ci.yml", config),
+            ("build.sh", build),
+            (
+                "src/Greeter.java",
+                "class Greeter { Object f() throws Exception { return Class.forName(\"javax.servlet.Filter\"); } }\n",
+            ),
+        ],
+    );
+    let o = judge(&ws, &tmp, uid, Duration::from_secs(120));
+    let err = common::stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let all = judgments(&ws);
+    let status = |name: &str| {
+        all.iter()
+            .find(|j| j.0 == name)
+            .unwrap_or_else(|| panic!("{name}: {all:?}\n{err}"))
+            .1
+            .clone()
+    };
+    for (name, want) in [
+        ("build", "fail"),
+        ("no-javax-left", "fail"),
+        ("no-build-files", "pass"),
+        ("notice", "fail"),
+        ("migrated", "fail"),
+    ] {
+        assert_eq!(status(name), want, "{name}: {all:?}");
+    }
+    let (_, _, findings) = all.iter().find(|j| j.0 == "build").unwrap();
+    for f in [
+        "submitted-file-changed src/Greeter.java changed",
+        "submitted-file-changed NOTICE added",
+        "submitted-file-changed out.txt added",
+        "submitted-file-changed src/Fake.java added",
+    ] {
+        assert!(findings.iter().any(|x| x == f), "{f}: {findings:?}");
+    }
+    let greeter = std::fs::read_to_string(ws.join("src/Greeter.java")).unwrap();
+    assert!(greeter.contains("javax.servlet"), "put back: {greeter}");
+}
+
+#[test]
+fn a_build_that_rewrites_the_sources_is_judged_as_submitted_as_root() {
+    assert!(
+        is_root(),
+        "run the tests as root (this project's machines do)"
+    );
+    a_build_that_rewrites_the_sources(None);
+}
+
+#[test]
+fn a_build_that_rewrites_the_sources_is_judged_as_submitted_unprivileged() {
+    assert!(
+        is_root(),
+        "dropping to an unprivileged user (setpriv) needs root; run the tests as root"
+    );
+    a_build_that_rewrites_the_sources(Some(NOBODY));
+}
+
+/// The attack (attack pass F18): `render`, `interpret`, `diagnose`, `publish --from` and
+/// `resume --from` read a stored `report.json` (what a fork's workflow uploads, or a folder on
+/// a shared runner) with a blocking open and whole: a FIFO held them for ever, a 3 GiB file
+/// took 3 GB of memory. Each now refuses a FIFO at once and a report over the bound before
+/// reading it, naming the file.
+#[test]
+fn stored_reports_are_never_read_blocking_or_whole() {
+    let root = tempfile::tempdir().unwrap();
+    let (ws, tmp, stored) = (
+        root.path().join("ws"),
+        root.path().join("tmp"),
+        root.path().join("stored"),
+    );
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::create_dir_all(&stored).unwrap();
+    common::write_tree(
+        &ws,
+        &[(
+            "judge-ci.yml",
+            "schema: judge-ci.v1\nname: s\nversion: \"1\"\njury:\n  checks:\n    - type: command\n      run: \"true\"\n",
+        )],
+    );
+    let report = stored.join("report.json");
+    let from = stored.to_str().unwrap().to_string();
+    let file = report.to_str().unwrap().to_string();
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["render", &file],
+        vec!["interpret", &file],
+        vec!["diagnose", &file],
+        vec!["publish", "--from", &from],
+        vec!["resume", "--from", &from, "--dry-run", "--out", "out2"],
+    ];
+    for shape in ["fifo", "large"] {
+        let _ = std::fs::remove_file(&report);
+        if shape == "fifo" {
+            let st = Command::new("mkfifo").arg(&report).status().unwrap();
+            assert!(st.success());
+        } else {
+            // Sparse: 100 MiB of nothing, over the bound.
+            std::fs::File::create(&report)
+                .unwrap()
+                .set_len(100 << 20)
+                .unwrap();
+        }
+        for args in &commands {
+            let o = judge_with(&ws, &tmp, None, Duration::from_secs(30), args);
+            let err = common::stderr(&o);
+            assert_ne!(o.status.code(), Some(0), "{shape} {args:?}: {err}");
+            let said = if shape == "fifo" { "fifo" } else { "over the" };
+            assert!(
+                err.contains(said),
+                "{shape} {args:?} does not say {said:?}: {err}"
+            );
+        }
+    }
 }

@@ -1,4 +1,6 @@
-//! `file-exists` and `file-content`: a file in the workspace, and what it holds.
+//! `file-exists` and `file-content`: a file in the workspace as submitted, and what it holds
+//! (a file a build wrote is not the pull request's: these read the snapshot taken before any
+//! subject code ran, like the structural judges).
 
 use super::read::{CheckNode, get, path_key, required};
 use super::{CheckInfo, CheckKind, Facts, Family, WorkspaceReads};
@@ -13,13 +15,13 @@ pub const FILE_EXISTS: CheckInfo = CheckInfo {
     facts: Facts {
         phase: Phase::Inspect,
         builds: None,
-        reads: WorkspaceReads::Outputs,
+        reads: WorkspaceReads::Sources,
         reads_reference_folder: false,
         replayed_on_resume: true,
         diff: None,
         fail_reports_the_change: false,
     },
-    doc: "PASS if the path is a regular file in the workspace",
+    doc: "PASS if the path is a regular file in the workspace as submitted (before any build or command ran)",
     keys: keys![key("path", Kind::Str, "path relative to the workspace")],
     default_timeout: super::CHECK_TIMEOUT,
     read: Some(read_file_exists),
@@ -41,13 +43,13 @@ pub const FILE_CONTENT: CheckInfo = CheckInfo {
     facts: Facts {
         phase: Phase::Inspect,
         builds: None,
-        reads: WorkspaceReads::Outputs,
+        reads: WorkspaceReads::Sources,
         reads_reference_folder: false,
         replayed_on_resume: true,
         diff: None,
         fail_reports_the_change: false,
     },
-    doc: "PASS if the file's content matches",
+    doc: "PASS if the file's content, as submitted (before any build or command ran), matches",
     keys: keys![
         key("path", Kind::Str, "path relative to the workspace"),
         key("expected", Kind::Str, "expected text or pattern"),

@@ -54,11 +54,12 @@ pub enum Family {
 /// is decided in one place, for every type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WorkspaceReads {
-    /// What a build may produce (a `file-content` path, class files, reports) or nothing of
-    /// the sources: read live, after the subject's code ran.
+    /// What a build produced in its output folders (class files, reports), or nothing of the
+    /// tree (a check that runs code there starts on the submitted files: see
+    /// [`crate::judges::baseline`]): read live.
     Outputs,
-    /// The sources the structural comparisons select ([`CheckKind::sources`]): read as
-    /// submitted.
+    /// The sources the structural comparisons select, or the path a file check names
+    /// ([`CheckKind::sources`]): read as submitted.
     Sources,
     /// Every file of the workspace (the semantic tier's material, a plan it reads): read as
     /// submitted.
@@ -90,6 +91,8 @@ pub enum SourceSelection<'a> {
     Files(&'a FileSet),
     /// POMs, their parents, `.mvn/` and the tree's shape.
     Poms,
+    /// The one path a file check names (and what is under it, when a folder).
+    Path(&'a WorkspacePath),
 }
 
 /// The section of the report's `diffs` a check's findings go to.
@@ -404,9 +407,10 @@ impl CheckKind {
             | CheckKind::AstDiff { files, .. }
             | CheckKind::FileComparison { files } => Some(SourceSelection::Files(files)),
             CheckKind::PomDiff { .. } => Some(SourceSelection::Poms),
-            CheckKind::FileExists { .. }
-            | CheckKind::FileContent { .. }
-            | CheckKind::Command { .. }
+            CheckKind::FileExists { path } | CheckKind::FileContent { path, .. } => {
+                Some(SourceSelection::Path(path))
+            }
+            CheckKind::Command { .. }
             | CheckKind::MavenBuild { .. }
             | CheckKind::GradleBuild { .. }
             | CheckKind::ClassVersion { .. }

@@ -1,0 +1,667 @@
+//! The workspace as the jury's subject code first met it (trust.md points 13 and 20): every
+//! check that runs the pull request's code (a build, a `command`, an `external` judge; the
+//! registry's phase fact) starts on the submitted files, whatever an earlier one did to them.
+//!
+//! When the run's first such check starts (after the committed build outputs were removed),
+//! every entry of the workspace but `.git`, the build output folders (below) and folders
+//! judge-ci hides is recorded and copied into a folder hidden from subject processes. When each such check ends, the workspace is
+//! compared with the record: a submitted file that subject code changed, removed or replaced
+//! (by a link, a folder) is put back as submitted, and the check FAILs with a
+//! `submitted-file-changed` finding for each (what it built and tested is not the code that
+//! was submitted); an entry subject code added outside build output folders (`target/`
+//! beside a `pom.xml`, `build/` and `.gradle/` beside a Gradle build, `node_modules/` beside a
+//! `package.json`) and the paths the jury's evidence checks read (a class folder, a report) is
+//! removed and listed, without failing the check (tests write scratch files). So a later `command` (a grep over the sources) reads the submitted tree plus what
+//! builds wrote to their output folders, never sources a build rewrote. Nothing is written or
+//! removed through a link the subject planted: a folder on the way that became a link is
+//! removed as a link and made a folder again.
+
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+use crate::untrusted::Kind;
+
+/// The most bytes of files the record copies (past it, the check is an ERROR naming it).
+pub const MAX_BYTES: u64 = 4 << 30;
+/// The most entries the record holds.
+pub const MAX_ENTRIES: usize = 1_000_000;
+
+/// What was recorded of one entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Entry {
+    /// A regular file: its SHA-256 and permission bits (its copy is in the record's folder).
+    File { hash: [u8; 32], mode: u32 },
+    /// A folder.
+    Dir,
+    /// A symbolic link and its target.
+    Link(PathBuf),
+    /// A FIFO, socket or device (never opened): only its kind.
+    Special(Kind),
+}
+
+/// How subject code left a recorded entry, or an entry it added.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Change {
+    /// A file's bytes or permission bits, or a link's target, differ.
+    Changed,
+    /// It is gone.
+    Removed,
+    /// Something of another kind is there (a link where a file was, say).
+    TypeChanged,
+    /// It was not there (outside the build output folders).
+    Added,
+}
+
+impl Change {
+    /// The word a finding and the reasoning use.
+    pub fn word(self) -> &'static str {
+        match self {
+            Change::Changed => "changed",
+            Change::Removed => "removed",
+            Change::TypeChanged => "type changed",
+            Change::Added => "added",
+        }
+    }
+}
+
+/// The record of the workspace as submitted, with the copy it restores from.
+#[derive(Debug)]
+pub struct Baseline {
+    dir: tempfile::TempDir,
+    entries: BTreeMap<PathBuf, Entry>,
+}
+
+fn io(rel: &Path, e: impl std::fmt::Display) -> String {
+    format!("{}: {e}", rel.display())
+}
+
+/// Copies the regular file `from` to `to` (created fresh), hashing what it copies.
+fn copy_hashed(from: &Path, to: &Path) -> Result<([u8; 32], u32, u64), String> {
+    let (mut f, meta) = crate::untrusted::open(from).map_err(|e| e.to_string())?;
+    let mut out = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(to)
+        .map_err(|e| format!("cannot write {}: {e}", to.display()))?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut n = 0u64;
+    loop {
+        let k = f
+            .read(&mut buf)
+            .map_err(|e| format!("cannot read {}: {e}", from.display()))?;
+        if k == 0 {
+            break;
+        }
+        let chunk = &buf[..k];
+        hasher.update(chunk);
+        std::io::Write::write_all(&mut out, chunk)
+            .map_err(|e| format!("cannot write {}: {e}", to.display()))?;
+        n += k as u64;
+    }
+    Ok((
+        hasher.finalize().into(),
+        meta.permissions().mode() & 0o7777,
+        n,
+    ))
+}
+
+/// The SHA-256 and permission bits of the regular file `p`, or `None` if it is not one.
+fn hash_of(p: &Path) -> Option<([u8; 32], u32)> {
+    let (mut f, meta) = crate::untrusted::open(p).ok()?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let k = f.read(&mut buf).ok()?;
+        if k == 0 {
+            break;
+        }
+        hasher.update(&buf[..k]);
+    }
+    Some((hasher.finalize().into(), meta.permissions().mode() & 0o7777))
+}
+
+/// The entry at `p` now, as the record would hold it (`None`: nothing there).
+fn entry_at(p: &Path) -> Option<Entry> {
+    let meta = std::fs::symlink_metadata(p).ok()?;
+    Some(match Kind::of(meta.file_type()) {
+        Kind::Regular => match hash_of(p) {
+            Some((hash, mode)) => Entry::File { hash, mode },
+            None => Entry::Special(Kind::Other),
+        },
+        Kind::Directory => Entry::Dir,
+        Kind::Symlink => Entry::Link(std::fs::read_link(p).ok()?),
+        k => Entry::Special(k),
+    })
+}
+
+fn same_kind(a: &Entry, b: &Entry) -> bool {
+    std::mem::discriminant(a) == std::mem::discriminant(b)
+        && match (a, b) {
+            (Entry::Special(x), Entry::Special(y)) => x == y,
+            _ => true,
+        }
+}
+
+/// Whether `rel` (a folder of the workspace) is a build output folder: its name is one a
+/// build tool writes beside that tool's build file, the file is there, and it is not inside a
+/// `src` folder (a `pom.xml` planted among the sources does not make a package folder named
+/// `target` output).
+fn is_output_folder(workspace: &Path, rel: &Path) -> bool {
+    let Some(name) = rel.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    if rel
+        .parent()
+        .is_some_and(|p| p.components().any(|c| c.as_os_str() == "src"))
+    {
+        return false;
+    }
+    let beside = |files: &[&str]| {
+        let parent = workspace.join(rel.parent().unwrap_or(Path::new("")));
+        files.iter().any(|f| parent.join(f).is_file())
+    };
+    match name {
+        "target" => beside(&["pom.xml"]),
+        "build" | ".gradle" => beside(&[
+            "build.gradle",
+            "build.gradle.kts",
+            "settings.gradle",
+            "settings.gradle.kts",
+        ]),
+        "node_modules" => beside(&["package.json"]),
+        _ => false,
+    }
+}
+
+/// Walks `workspace` (links not followed), skipping `.git` at the top and what `skip` says,
+/// giving each entry's path relative to the workspace.
+fn walk<'a>(
+    workspace: &'a Path,
+    skip: &'a dyn Fn(&Path, bool) -> bool,
+) -> impl Iterator<Item = Result<(PathBuf, std::fs::FileType), String>> + 'a {
+    walkdir::WalkDir::new(workspace)
+        .follow_links(false)
+        .min_depth(1)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(move |e| {
+            let rel = e.path().strip_prefix(workspace).unwrap_or(e.path());
+            let git = e.depth() == 1 && e.file_name() == ".git";
+            !(git || skip(rel, e.file_type().is_dir()))
+        })
+        .map(move |e| {
+            let e = e.map_err(|e| e.to_string())?;
+            let rel = e
+                .path()
+                .strip_prefix(workspace)
+                .unwrap_or(e.path())
+                .to_path_buf();
+            Ok((rel, e.file_type()))
+        })
+}
+
+/// Makes every folder above `rel` in `root` a real folder: a link or file on the way is
+/// removed (as itself, never followed) and a folder made in its place.
+fn real_folders_to(root: &Path, rel: &Path) -> std::io::Result<()> {
+    let mut at = root.to_path_buf();
+    let Some(parent) = rel.parent() else {
+        return Ok(());
+    };
+    for c in parent.components() {
+        at.push(c);
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_dir() => continue,
+            Ok(_) => std::fs::remove_file(&at)?,
+            Err(_) => {}
+        }
+        std::fs::create_dir(&at)?;
+    }
+    Ok(())
+}
+
+/// Removes whatever is at `p` without following a link.
+fn remove_entry(p: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(p) {
+        Ok(m) if m.file_type().is_dir() => std::fs::remove_dir_all(p),
+        Ok(_) => std::fs::remove_file(p),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+impl Baseline {
+    /// Records `workspace` (but `.git` and the folders `hidden` lists, relative to it: those
+    /// judge-ci hides, its output folder) into a
+    /// new temporary folder, which `hide` is given to hide from subject processes.
+    pub fn take(
+        workspace: &Path,
+        hidden: &[PathBuf],
+        hide: &dyn Fn(&Path),
+    ) -> Result<Baseline, String> {
+        let dir = tempfile::Builder::new()
+            .prefix("judge-ci-submitted-")
+            .tempdir()
+            .map_err(|e| format!("cannot make the record's folder: {e}"))?;
+        hide(dir.path());
+        let skip = |rel: &Path, is_dir: bool| {
+            hidden.iter().any(|h| rel.starts_with(h)) || is_dir && is_output_folder(workspace, rel)
+        };
+        let mut entries = BTreeMap::new();
+        let mut bytes = 0u64;
+        for e in walk(workspace, &skip) {
+            let (rel, t) = e?;
+            if entries.len() >= MAX_ENTRIES {
+                return Err(format!(
+                    "the workspace holds more than {MAX_ENTRIES} entries, the most judge-ci keeps as submitted"
+                ));
+            }
+            let from = workspace.join(&rel);
+            let to = dir.path().join(&rel);
+            let entry = match Kind::of(t) {
+                Kind::Directory => {
+                    std::fs::create_dir(&to).map_err(|e| io(&rel, e))?;
+                    Entry::Dir
+                }
+                Kind::Regular => {
+                    let (hash, mode, n) = copy_hashed(&from, &to)?;
+                    bytes += n;
+                    if bytes > MAX_BYTES {
+                        return Err(format!(
+                            "the workspace holds more than {} of files, the most judge-ci keeps as submitted",
+                            crate::untrusted::size_words(MAX_BYTES)
+                        ));
+                    }
+                    Entry::File { hash, mode }
+                }
+                Kind::Symlink => Entry::Link(std::fs::read_link(&from).map_err(|e| io(&rel, e))?),
+                k => Entry::Special(k),
+            };
+            entries.insert(rel, entry);
+        }
+        Ok(Baseline { dir, entries })
+    }
+
+    /// Compares `workspace` with the record and puts it back as submitted: every recorded
+    /// entry changed, removed or replaced, and every entry added outside the build output
+    /// folders (and the folders `hidden` lists), with what happened to it.
+    /// A FIFO, socket or device that was submitted is not made again (it is listed).
+    pub fn restore(
+        &self,
+        workspace: &Path,
+        hidden: &[PathBuf],
+        kept: &[PathBuf],
+    ) -> Result<Vec<(PathBuf, Change)>, String> {
+        let mut changes = Vec::new();
+        // What subject code added: removed (whole folders at once), outside output folders
+        // and the paths evidence checks read.
+        let skip = |rel: &Path, is_dir: bool| {
+            hidden.iter().any(|h| rel.starts_with(h))
+                || kept.iter().any(|k| rel.starts_with(k))
+                || is_dir && !self.entries.contains_key(rel) && is_output_folder(workspace, rel)
+        };
+        let mut added: Vec<PathBuf> = Vec::new();
+        for e in walk(workspace, &skip) {
+            let (rel, _) = e?;
+            let holds_kept = kept.iter().any(|k| k.starts_with(&rel));
+            if !self.entries.contains_key(&rel)
+                && !holds_kept
+                && !added.iter().any(|a| rel.starts_with(a))
+            {
+                added.push(rel);
+            }
+        }
+        for rel in added {
+            remove_entry(&workspace.join(&rel)).map_err(|e| io(&rel, e))?;
+            changes.push((rel, Change::Added));
+        }
+        // Recorded entries, parents before children.
+        let mut remade: Vec<&Path> = Vec::new();
+        for (rel, want) in &self.entries {
+            let live = workspace.join(rel);
+            let now = entry_at(&live);
+            let change = match &now {
+                None => Change::Removed,
+                Some(n) if !same_kind(n, want) => Change::TypeChanged,
+                Some(n) if n != want => Change::Changed,
+                Some(_) => continue,
+            };
+            // Inside a folder that was itself made again: put back with it, listed as it.
+            if !remade.iter().any(|p| rel.starts_with(p)) {
+                changes.push((rel.clone(), change));
+            }
+            if let Entry::Special(_) = want {
+                continue;
+            }
+            if matches!(want, Entry::Dir) && change != Change::Changed {
+                remade.push(rel);
+            }
+            self.put_back(workspace, rel, want, now.is_some())
+                .map_err(|e| io(rel, format!("cannot put it back as submitted: {e}")))?;
+        }
+        changes.sort();
+        Ok(changes)
+    }
+
+    /// Writes the recorded `want` at `rel` in `workspace` (removing what is there when
+    /// `present`), every folder on the way a real one.
+    fn put_back(
+        &self,
+        workspace: &Path,
+        rel: &Path,
+        want: &Entry,
+        present: bool,
+    ) -> std::io::Result<()> {
+        real_folders_to(workspace, rel)?;
+        let live = workspace.join(rel);
+        if present {
+            // A folder whose kind is right keeps its content (restored entry by entry).
+            let keep = matches!(want, Entry::Dir)
+                && std::fs::symlink_metadata(&live).is_ok_and(|m| m.file_type().is_dir());
+            if !keep {
+                remove_entry(&live)?;
+            }
+        }
+        match want {
+            Entry::Dir => {
+                if std::fs::symlink_metadata(&live).is_err() {
+                    std::fs::create_dir(&live)?;
+                }
+                Ok(())
+            }
+            Entry::Link(target) => std::os::unix::fs::symlink(target, &live),
+            Entry::File { mode, .. } => {
+                let mut from = std::fs::File::open(self.dir.path().join(rel))?;
+                let mut out = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .custom_flags(libc::O_NOFOLLOW)
+                    .open(&live)?;
+                std::io::copy(&mut from, &mut out)?;
+                out.set_permissions(std::fs::Permissions::from_mode(*mode))
+            }
+            Entry::Special(_) => Ok(()),
+        }
+    }
+}
+
+/// The run's record, taken when its first check that runs subject code starts; one per run
+/// (in [`super::Services`]).
+#[derive(Debug, Default)]
+pub struct Guard {
+    /// The paths the jury's evidence checks read (class folders, reports): what subject code
+    /// writes there is kept, like the build output folders.
+    kept: Vec<PathBuf>,
+    baseline: OnceLock<Result<Baseline, String>>,
+    /// One check at a time compares and restores.
+    busy: Mutex<()>,
+}
+
+impl Guard {
+    /// The guard of a jury: what its evidence checks (the registry's facts: they read
+    /// outputs and run no code) name is kept when subject code writes it.
+    pub fn of(spec: &crate::config::JurySpec) -> Guard {
+        let kept = spec
+            .all_checks()
+            .iter()
+            .filter(|c| {
+                let f = c.kind.facts();
+                f.reads == crate::config::checks::WorkspaceReads::Outputs && !f.runs_subject_code()
+            })
+            .flat_map(|c| c.kind.workspace_paths())
+            .map(|p| p.as_path().to_path_buf())
+            .collect();
+        Guard {
+            kept,
+            ..Guard::default()
+        }
+    }
+
+    /// Takes the record if it is not taken yet (call before subject code runs).
+    pub fn before(&self, workspace: &Path, fence: &crate::fence::Fence) -> Result<(), String> {
+        let _g = self.busy.lock().unwrap_or_else(|p| p.into_inner());
+        self.baseline
+            .get_or_init(|| {
+                Baseline::take(workspace, &fence.hidden_under(workspace), &|p| {
+                    fence.hide(p)
+                })
+                .map_err(|e| format!("cannot record the workspace as submitted: {e}"))
+            })
+            .as_ref()
+            .map(|_| ())
+            .map_err(Clone::clone)
+    }
+
+    /// Puts the workspace back as recorded (call when the check's processes are gone);
+    /// what subject code had changed.
+    pub fn after(
+        &self,
+        workspace: &Path,
+        fence: &crate::fence::Fence,
+    ) -> Result<Vec<(PathBuf, Change)>, String> {
+        let _g = self.busy.lock().unwrap_or_else(|p| p.into_inner());
+        match self.baseline.get() {
+            Some(Ok(b)) => b.restore(workspace, &fence.hidden_under(workspace), &self.kept),
+            Some(Err(e)) => Err(e.clone()),
+            None => Ok(Vec::new()),
+        }
+    }
+}
+
+/// The most paths one reasoning names; the findings name every one.
+const NAMED: usize = 8;
+
+fn named(paths: &[&(PathBuf, Change)]) -> String {
+    let mut words: Vec<String> = paths
+        .iter()
+        .take(NAMED)
+        .map(|(p, c)| format!("{} ({})", p.display(), c.word()))
+        .collect();
+    if paths.len() > NAMED {
+        words.push(format!("and {} more", paths.len() - NAMED));
+    }
+    words.join(", ")
+}
+
+/// The judgment of a check that ran subject code, given what [`Guard::after`] put back: a
+/// submitted file changed, removed or replaced makes it FAIL (what it built and tested is not
+/// the code that was submitted), with a `submitted-file-changed` finding for each entry;
+/// entries only added are listed without changing the status.
+pub fn judged_on_changed_files(
+    outcome: super::Outcome,
+    changes: &[(PathBuf, Change)],
+) -> super::Outcome {
+    use crate::judgment::{Check, Finding, FindingKind, Judgment, Status};
+    if changes.is_empty() {
+        return outcome;
+    }
+    let findings = changes.iter().map(|(p, c)| {
+        let shown = p.display().to_string();
+        Finding::new(shown.as_str(), FindingKind::SubmittedFileChanged)
+            .actual(c.word())
+            .message(match c {
+                Change::Added => format!(
+                    "subject code added {shown} outside the build output folders; judge-ci removed it"
+                ),
+                c => format!(
+                    "subject code left the submitted {shown} {}; judge-ci put it back as submitted",
+                    c.word()
+                ),
+            })
+    });
+    let (added, submitted): (Vec<_>, Vec<_>) =
+        changes.iter().partition(|(_, c)| *c == Change::Added);
+    if submitted.is_empty() {
+        let note = format!(
+            "Subject code added {} outside the build output folders; judge-ci removed {} before anything else read the tree.",
+            named(&added),
+            if added.len() == 1 { "it" } else { "them" }
+        );
+        return outcome.map(|j| j.noted(&note, findings));
+    }
+    let mine = format!(
+        "Subject code changed the submitted files while this check ran: {}. What it built and tested is not the code that was submitted; judge-ci put the files back as submitted before anything else read the tree.",
+        named(&submitted)
+    );
+    let (before, checks, found) = match &outcome {
+        Ok(j) => (
+            format!("{}: {}", j.status().upper(), j.reasoning()),
+            j.checks().to_vec(),
+            j.findings().to_vec(),
+        ),
+        Err(f) => (format!("could not finish: {f}"), Vec::new(), Vec::new()),
+    };
+    super::build(
+        Judgment::builder(Status::Fail)
+            .reasoning(format!("{mine} The check's own result was {before}"))
+            .checks(checks)
+            .check(Check::failed(
+                "submitted_files_unchanged",
+                format!(
+                    "{} submitted file(s) changed by subject code",
+                    submitted.len()
+                ),
+            )?)
+            .findings(found)
+            .findings(findings),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(root: &Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    #[test]
+    fn what_subject_code_changed_is_put_back_and_listed() {
+        let ws = tempfile::tempdir().unwrap();
+        let r = ws.path();
+        w(r, "pom.xml", "<project/>");
+        w(
+            r,
+            "src/main/java/A.java",
+            "class A { String s = \"javax.servlet\"; }",
+        );
+        w(r, "src/main/java/B.java", "class B {}");
+        w(r, "src/main/java/C.java", "class C {}");
+        w(r, ".git/HEAD", "ref");
+        // Output left by an earlier run: not the record's; a `target` package among the
+        // sources is, whatever `pom.xml` sits beside it.
+        w(r, "target/runs.log", "1");
+        w(r, "src/main/java/pom.xml", "<project/>");
+        w(r, "src/main/java/target/T.java", "class T {}");
+        let outside = tempfile::tempdir().unwrap();
+        let none: &[PathBuf] = &[];
+        let b = Baseline::take(r, none, &|_| {}).unwrap();
+        assert!(b.restore(r, none, &[]).unwrap().is_empty());
+        // A build rewrites A, removes B, swaps C for a link, adds files, writes outputs.
+        w(
+            r,
+            "src/main/java/A.java",
+            "class A { String s = \"jakarta.servlet\"; }",
+        );
+        std::fs::remove_file(r.join("src/main/java/B.java")).unwrap();
+        std::fs::remove_file(r.join("src/main/java/C.java")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), r.join("src/main/java/C.java")).unwrap();
+        w(r, "NOTICE", "written by a test");
+        w(r, "src/gen/D.java", "class D {}");
+        w(r, "target/classes/A.class", "bytes");
+        w(r, "target/runs.log", "2");
+        w(r, "src/main/java/target/T.java", "class T { int forged; }");
+        w(r, ".git/HEAD", "other");
+        let changes = b.restore(r, none, &[]).unwrap();
+        let shown: Vec<(String, &str)> = changes
+            .iter()
+            .map(|(p, c)| (p.display().to_string(), c.word()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("NOTICE".to_string(), "added"),
+                ("src/gen".to_string(), "added"),
+                ("src/main/java/A.java".to_string(), "changed"),
+                ("src/main/java/B.java".to_string(), "removed"),
+                ("src/main/java/C.java".to_string(), "type changed"),
+                ("src/main/java/target/T.java".to_string(), "changed"),
+            ]
+        );
+        let read = |rel: &str| std::fs::read_to_string(r.join(rel)).unwrap();
+        assert!(read("src/main/java/A.java").contains("javax.servlet"));
+        assert_eq!(read("src/main/java/B.java"), "class B {}");
+        assert!(!r.join("src/main/java/C.java").is_symlink());
+        assert!(!r.join("NOTICE").exists() && !r.join("src/gen").exists());
+        // Build output and git's folder are not the record's business.
+        assert_eq!(read("target/classes/A.class"), "bytes");
+        assert_eq!(read(".git/HEAD"), "other");
+        assert!(b.restore(r, none, &[]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn nothing_is_written_through_a_folder_made_a_link() {
+        let ws = tempfile::tempdir().unwrap();
+        let r = ws.path();
+        w(r, "src/a/A.java", "class A {}");
+        let none: &[PathBuf] = &[];
+        let b = Baseline::take(r, none, &|_| {}).unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        w(outside.path(), "keep.txt", "mine");
+        std::fs::remove_dir_all(r.join("src/a")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), r.join("src/a")).unwrap();
+        let changes = b.restore(r, none, &[]).unwrap();
+        assert_eq!(
+            changes,
+            [(PathBuf::from("src/a"), Change::TypeChanged)],
+            "the folder's file comes back with it"
+        );
+        assert_eq!(
+            std::fs::read_to_string(r.join("src/a/A.java")).unwrap(),
+            "class A {}"
+        );
+        assert!(!r.join("src/a").is_symlink());
+        assert_eq!(
+            std::fs::read_dir(outside.path()).unwrap().count(),
+            1,
+            "nothing written or removed in the link's target"
+        );
+    }
+
+    #[test]
+    fn what_evidence_checks_read_is_kept() {
+        let ws = tempfile::tempdir().unwrap();
+        let r = ws.path();
+        w(r, "a.txt", "a");
+        let none: &[PathBuf] = &[];
+        let b = Baseline::take(r, none, &|_| {}).unwrap();
+        w(r, "out/reports/TEST-x.xml", "<testsuite/>");
+        w(r, "out/other.txt", "scratch");
+        let kept = [PathBuf::from("out/reports")];
+        assert_eq!(
+            b.restore(r, none, &kept).unwrap(),
+            [(PathBuf::from("out/other.txt"), Change::Added)]
+        );
+        assert!(r.join("out/reports/TEST-x.xml").exists());
+    }
+
+    #[test]
+    fn folders_judge_ci_hides_are_left_alone() {
+        let ws = tempfile::tempdir().unwrap();
+        let r = ws.path();
+        w(r, "a.txt", "a");
+        let out = r.join("judge-ci-out");
+        let hidden = [PathBuf::from("judge-ci-out")];
+        let b = Baseline::take(r, &hidden, &|_| {}).unwrap();
+        w(r, "judge-ci-out/report.json", "{}");
+        assert!(b.restore(r, &hidden, &[]).unwrap().is_empty());
+        assert!(out.join("report.json").exists());
+    }
+}
