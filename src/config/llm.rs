@@ -23,6 +23,18 @@ pub const MODEL_KEYS: &[Key] = &[
     key("temperature", Kind::Number, "sampling temperature"),
     key("injection", Kind::Enum(token::accepted::<Injection>), "what text in the PR addressed to the grader does to the judgment (abstain)"),
     key("incomplete-material", Kind::Enum(token::accepted::<IncompleteMaterial>), "what a change the model cannot be shown in full (a binary, NUL bytes, a file over the size or the material budget, a build-output folder, a link or FIFO) does to the judgment (abstain: a PASS becomes ABSTAIN with cause material_incomplete)"),
+    key("samples", Kind::Integer, "how many times each question is asked, 1 to 15 (1); the answers decide by agreement"),
+    key("order", Kind::Enum(token::accepted::<Order>), "fixed, or swap: alternate across samples which side of the change (reference or workspace) the model is shown first (fixed)"),
+    key("agreement", Kind::Number, "share of the answered samples that must give the same answer for PASS or FAIL, over 0.5 up to 1 (0.8); less is ABSTAIN with cause model_unstable"),
+];
+
+/// Keys of `llm.limits`: the most a run (or, for `judge-ci suite`, the whole suite) may spend.
+#[rustfmt::skip]
+pub const LIMIT_KEYS: &[Key] = &[
+    key("requests", Kind::Integer, "most requests sent (a retry is a request)"),
+    key("input-tokens", Kind::Integer, "most input tokens (estimated from the rendered prompt before sending, corrected by the reported usage)"),
+    key("output-tokens", Kind::Integer, "most output tokens (each request is counted at its max-output-tokens until its usage is reported)"),
+    key("cost-usd", Kind::Number, "most cost in US dollars, from llm.prices (the model must have a price)"),
 ];
 
 /// Keys of `llm:`: the model keys, and the settings only the config as a whole holds.
@@ -31,6 +43,7 @@ pub fn config_keys() -> Vec<Key> {
     all.extend([
         key("cache", Kind::Str, "reply cache folder (absolute, outside the repository), or off ($RUNNER_TEMP/judge-ci/llm in Actions, else ~/.cache/judge-ci/llm)"),
         key("concurrency", Kind::Integer, "most requests in flight (4)"),
+        key("limits", Kind::Object, "spending limits of the run: {requests, input-tokens, output-tokens, cost-usd}; a request that would pass one is not sent (ERROR, cause llm_budget_exhausted)"),
         key(
             "prices",
             Kind::Object,
@@ -71,6 +84,66 @@ pub enum CacheSetting {
     Folder(PathBuf),
     /// Not at all.
     Off,
+}
+
+/// Which side of the change the model is shown first across samples (`order`).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    strum::Display,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+)]
+#[strum(serialize_all = "lowercase")]
+pub enum Order {
+    /// Every sample sees the diff from the reference to the workspace.
+    #[default]
+    Fixed,
+    /// Odd-numbered samples see it the other way round (the workspace's lines first), with
+    /// the sides named accordingly, so an answer that depends on the order shows as
+    /// disagreement.
+    Swap,
+}
+
+impl Order {
+    /// The config token.
+    pub fn token(self) -> &'static str {
+        self.into()
+    }
+}
+
+/// The default `agreement`: with up to four samples one dissenting answer already leaves the
+/// question undecided; from five on one stray answer in five is tolerated.
+pub const DEFAULT_AGREEMENT: f64 = 0.8;
+
+/// Most `samples`.
+pub const MAX_SAMPLES: u32 = 15;
+
+/// Spending limits (`llm.limits`); `None` is no limit on that quantity.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Limits {
+    /// Most requests.
+    pub requests: Option<u64>,
+    /// Most input tokens.
+    pub input_tokens: Option<u64>,
+    /// Most output tokens.
+    pub output_tokens: Option<u64>,
+    /// Most cost in US dollars.
+    pub cost_usd: Option<f64>,
+}
+
+impl Limits {
+    /// Whether no limit is set.
+    pub fn is_empty(&self) -> bool {
+        self.requests.is_none()
+            && self.input_tokens.is_none()
+            && self.output_tokens.is_none()
+            && self.cost_usd.is_none()
+    }
 }
 
 /// Prices in US dollars per million tokens.
@@ -171,6 +244,14 @@ pub struct LlmSettings {
     pub injection: Option<Injection>,
     /// `incomplete-material`: what a change not shown in full does (abstain when unset).
     pub incomplete_material: Option<IncompleteMaterial>,
+    /// `samples`: how many times each question is asked (1 when unset).
+    pub samples: Option<u32>,
+    /// `order`: fixed or swap across samples (fixed when unset).
+    pub order: Option<Order>,
+    /// `agreement`: the share of answers that decides ([`DEFAULT_AGREEMENT`] when unset).
+    pub agreement: Option<f64>,
+    /// `limits` (only under `llm:`): the run's spending limits.
+    pub limits: Limits,
 }
 
 impl LlmSettings {
@@ -193,6 +274,11 @@ impl LlmSettings {
             prices,
             injection: self.injection.or(fallback.injection),
             incomplete_material: self.incomplete_material.or(fallback.incomplete_material),
+            samples: self.samples.or(fallback.samples),
+            order: self.order.or(fallback.order),
+            agreement: self.agreement.or(fallback.agreement),
+            // The run's limits are the config's alone; a check cannot set its own.
+            limits: fallback.limits,
         }
     }
 }
@@ -211,7 +297,7 @@ pub enum LlmOutput {
     Criteria,
 }
 
-super::token::strum_tokens!(Provider, Injection, IncompleteMaterial, LlmOutput);
+super::token::strum_tokens!(Provider, Injection, IncompleteMaterial, LlmOutput, Order);
 
 /// One item of an EARS or RFC 2119 roster.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -342,6 +428,26 @@ pub fn read(r: &mut Reader, m: &MarkedMappingNode, what: &str) -> Option<LlmSett
     s.temperature = r.key(m, what, "temperature", &mut ok, |r, n, w| {
         r.number_in(n, w, 0.0..=2.0)
     });
+    s.samples = r
+        .key(m, what, "samples", &mut ok, |r, n, w| {
+            r.integer_in(n, w, 1..=i64::from(MAX_SAMPLES))
+        })
+        .map(|v| v as u32);
+    s.order = r.key(m, what, "order", &mut ok, Reader::token);
+    if let Some(n) = m.get_node("agreement") {
+        match r.number(n, &format!("{what}.agreement")) {
+            Some(a) if a > 0.5 && a <= 1.0 => s.agreement = Some(a),
+            Some(a) => {
+                r.error_help(
+                    n,
+                    format!("{what}.agreement must be over 0.5 and at most 1, got {a}"),
+                    "a share of the answered samples: 0.8 (the default) or 1 (unanimous); at 0.5 or below both PASS and FAIL could reach it",
+                );
+                ok = false;
+            }
+            None => ok = false,
+        }
+    }
     if let Some(n) = m.get_node("cache") {
         match r.non_blank(n, &format!("{what}.cache")) {
             Some(v) if v == "off" => s.cache = Some(CacheSetting::Off),
@@ -364,6 +470,12 @@ pub fn read(r: &mut Reader, m: &MarkedMappingNode, what: &str) -> Option<LlmSett
             r.integer_in(n, w, 1..=64)
         })
         .map(|v| v as usize);
+    if let Some(n) = m.get_node("limits") {
+        match read_limits(r, n, &format!("{what}.limits")) {
+            Some(l) => s.limits = l,
+            None => ok = false,
+        }
+    }
     if let Some(n) = m.get_node("prices") {
         let pm = r.mapping(n, &format!("{what}.prices"))?;
         for (model, v) in pm.iter() {
@@ -402,6 +514,48 @@ pub fn read(r: &mut Reader, m: &MarkedMappingNode, what: &str) -> Option<LlmSett
         }
     }
     ok.then_some(s)
+}
+
+/// Reads `llm.limits`: each key a positive limit; unknown keys are errors naming the valid
+/// ones (a misspelt limit would otherwise leave spending unbounded).
+fn read_limits(r: &mut Reader, n: &marked_yaml::Node, what: &str) -> Option<Limits> {
+    let m = r.mapping(n, what)?;
+    let mut ok = true;
+    for (k, v) in m.iter() {
+        if !LIMIT_KEYS.iter().any(|key| key.name == k.as_str()) {
+            r.error_help(
+                v,
+                format!("{what}.{} is not a limit", k.as_str()),
+                format!(
+                    "valid: {}",
+                    LIMIT_KEYS
+                        .iter()
+                        .map(|k| k.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            );
+            ok = false;
+        }
+    }
+    let whole = |r: &mut Reader, n: &marked_yaml::Node, w: &str| {
+        r.integer_in(n, w, 1..=i64::MAX).map(|v| v as u64)
+    };
+    let l = Limits {
+        requests: r.key(m, what, "requests", &mut ok, whole),
+        input_tokens: r.key(m, what, "input-tokens", &mut ok, whole),
+        output_tokens: r.key(m, what, "output-tokens", &mut ok, whole),
+        cost_usd: r.key(m, what, "cost-usd", &mut ok, |r, n, w| {
+            match r.number(n, w)? {
+                c if c > 0.0 => Some(c),
+                c => {
+                    r.error(n, format!("{w} must be over 0, got {c}"));
+                    None
+                }
+            }
+        }),
+    };
+    ok.then_some(l)
 }
 
 /// Why a configured cache folder is refused: a relative folder lies in the working folder

@@ -86,7 +86,18 @@ pub fn config_schema() -> Value {
             ("jury", jury),
             ("report", object(REPORT_KEYS, &[], false)),
             ("reference", object(REFERENCE_KEYS, &[], false)),
-            ("llm", object(&super::llm::config_keys(), &[], false)),
+            (
+                "llm",
+                object(
+                    &super::llm::config_keys(),
+                    &[("limits", {
+                        let mut l = object(super::llm::LIMIT_KEYS, &[], false);
+                        l["description"] = "spending limits of the run (for judge-ci suite, the suite's --llm-limit flags bound the whole suite too); a request that would pass one is not sent and the check is ERROR with cause llm_budget_exhausted; see `llm.limits:`".into();
+                        l
+                    })],
+                    false,
+                ),
+            ),
             ("sandbox", object(super::sandbox::SANDBOX_KEYS, &[], false)),
             (
                 "diagnostics",

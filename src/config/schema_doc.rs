@@ -46,6 +46,9 @@ pub fn markdown(schema: &Value) -> String {
             section(&mut out, &format!("`{key}:`"), value);
         }
     }
+    if let Some(limits) = top.get("llm").and_then(|l| l.pointer("/properties/limits")) {
+        section(&mut out, "`llm.limits:`", limits);
+    }
     if let Some(rules) = top
         .get("diagnostics")
         .and_then(|d| d.pointer("/properties/rules/items"))

@@ -807,7 +807,7 @@ pub fn build_jury(
 mod tests {
     use super::*;
     use crate::config::checks::{AstAspect, MatchMode, PomAspect};
-    use crate::config::llm::{CriteriaSource, LlmSettings, Question};
+    use crate::config::llm::{CriteriaSource, Question};
 
     fn spec(kind: CheckKind) -> CheckSpec {
         CheckSpec {
@@ -844,7 +844,7 @@ mod tests {
                 criteria: CriteriaSource::Goal,
                 max: 3,
             },
-            llm: LlmSettings::default(),
+            llm: Box::default(),
             prompt: None,
         }));
         assert_eq!(semantic["type"], "semantic-diff");

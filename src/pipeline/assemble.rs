@@ -24,6 +24,10 @@ pub fn tier_views(spec: &JurySpec, verdict: &Verdict) -> Vec<TierView> {
                     .metadata()
                     .get(crate::judges::llm::USAGE_KEY)
                     .and_then(|v| serde_json::from_value(v.clone()).ok()),
+                samples: j
+                    .metadata()
+                    .get(crate::judges::llm::samples::SAMPLES_KEY)
+                    .and_then(|v| serde_json::from_value(v.clone()).ok()),
             })
             .collect()
     };

@@ -82,6 +82,31 @@ pub fn junit(r: &Report) -> String {
             case.push_attribute(("name", j.name.as_str()));
             case.push_attribute(("time", secs(j.elapsed_ms).as_str()));
             let _ = w.write_event(Event::Start(case));
+            // Repeated answers: the counts as properties, read by most JUnit consumers.
+            if let Some(s) = &j.samples {
+                let _ = w.write_event(Event::Start(BytesStart::new("properties")));
+                let mut props = vec![
+                    ("samples.asked", s.asked.to_string()),
+                    ("samples.answered", s.answered.to_string()),
+                    ("samples.decided", s.decided.to_string()),
+                    ("samples.summary", s.spoken()),
+                ];
+                for (k, n) in &s.counts {
+                    props.push((k.as_str(), n.to_string()));
+                }
+                for (k, v) in props {
+                    let name = if k.starts_with("samples.") {
+                        k.to_string()
+                    } else {
+                        format!("samples.{k}")
+                    };
+                    let mut p = BytesStart::new("property");
+                    p.push_attribute(("name", name.as_str()));
+                    p.push_attribute(("value", v.as_str()));
+                    let _ = w.write_event(Event::Empty(p));
+                }
+                let _ = w.write_event(Event::End(BytesEnd::new("properties")));
+            }
             let judgment = r.verdict.individual_by_name().get(&j.name);
             let reasoning = judgment
                 .map(|x| x.reasoning().to_string())

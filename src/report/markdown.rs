@@ -685,6 +685,8 @@ pub struct JudgeLine {
     pub score: Option<String>,
     /// Time.
     pub time: String,
+    /// How repeated answers decided it, in words ("3 of 3 answers agree").
+    pub samples: Option<String>,
 }
 
 fn judge_type(r: &Report, name: &str) -> String {
@@ -943,6 +945,7 @@ pub fn view_for(r: &Report, audience: Audience) -> View {
                     status: status_word(j.status),
                     score: j.score.map(|s| format!("{s:.2}")),
                     time: seconds(j.elapsed_ms),
+                    samples: j.samples.as_ref().map(|s| s.spoken()),
                 })
                 .collect(),
         })

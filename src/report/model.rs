@@ -392,6 +392,52 @@ pub struct JudgeView {
     /// Model usage of a semantic judge (its judgment's `llm` metadata).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub llm: Option<LlmUsage>,
+    /// How a semantic judge's repeated answers (`samples` over 1) decided it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples: Option<SampleCounts>,
+}
+
+/// The answers of a judgment asked more than once (its judgment's `samples` metadata, in
+/// short): how many were asked and answered, each answer's count, and whether they decided.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SampleCounts {
+    /// Samples asked.
+    pub asked: u64,
+    /// Samples that answered (an ERROR sample is not an answer).
+    pub answered: u64,
+    /// Each answer (`pass`, `fail`, `abstain`, `not_applicable`) and how many gave it.
+    pub counts: std::collections::BTreeMap<String, u64>,
+    /// Whether the answers agreed enough to decide.
+    pub decided: bool,
+    /// With `order: swap`: whether the swapped samples' answer differed from the others'.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_flip: Option<bool>,
+}
+
+impl SampleCounts {
+    /// The counts in a reviewer's words: "3 of 3 answers agree", "unstable: 2 pass, 1 fail,
+    /// so not decided", "only 1 of 3 samples answered".
+    pub fn spoken(&self) -> String {
+        let listed = ["pass", "fail", "abstain", "not_applicable"]
+            .iter()
+            .filter_map(|k| {
+                self.counts
+                    .get(*k)
+                    .filter(|n| **n > 0)
+                    .map(|n| format!("{n} {}", k.replace('_', " ")))
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        if self.answered * 2 <= self.asked {
+            format!("only {} of {} samples answered", self.answered, self.asked)
+        } else if self.decided {
+            let top = self.counts.values().copied().max().unwrap_or(0);
+            format!("{top} of {} answers agree", self.answered)
+        } else {
+            format!("unstable: {listed}, so not decided")
+        }
+    }
 }
 
 /// Requests, cache hits and tokens of model calls.

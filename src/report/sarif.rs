@@ -337,22 +337,39 @@ pub fn sarif(r: &Report) -> Value {
             )
         })
         .collect();
+    // A semantic judgment decided (or left undecided) by repeated answers has no place in a
+    // file, so its counts travel in the run's property bag.
+    let samples: Vec<Value> = r
+        .tiers
+        .iter()
+        .flat_map(|t| &t.judges)
+        .filter_map(|j| {
+            j.samples.as_ref().map(|s| {
+                json!({"judge": j.name, "status": j.status, "asked": s.asked, "answered": s.answered,
+                       "counts": s.counts, "decided": s.decided, "summary": s.spoken()})
+            })
+        })
+        .collect();
+    let mut run = json!({
+        "tool": {"driver": {
+            "name": "judge-ci",
+            "version": r.tool.version,
+            "semanticVersion": r.tool.version,
+            "informationUri": env!("CARGO_PKG_REPOSITORY"),
+            "rules": rules.iter().map(|(id, level)| rule(*id, level)).collect::<Vec<_>>(),
+        }},
+        "automationDetails": {"id": automation},
+        "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The root of the repository the pull request belongs to."}}},
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+    });
+    if !samples.is_empty() {
+        run["properties"] = json!({"judgeCiSamples": samples});
+    }
     json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "judge-ci",
-                "version": r.tool.version,
-                "semanticVersion": r.tool.version,
-                "informationUri": env!("CARGO_PKG_REPOSITORY"),
-                "rules": rules.iter().map(|(id, level)| rule(*id, level)).collect::<Vec<_>>(),
-            }},
-            "automationDetails": {"id": automation},
-            "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The root of the repository the pull request belongs to."}}},
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }],
+        "runs": [run],
     })
 }
 

@@ -13,15 +13,15 @@ use std::time::Duration;
 use common::fake_llm::{FakeLlm, Reply};
 use serde_json::{Value, json};
 
-const KEY: &str = "sk-ant-SENTINELKEY-0123456789";
+pub(crate) const KEY: &str = "sk-ant-SENTINELKEY-0123456789";
 
 /// A workspace (with one javax import) and its reference, and a config with `tiers`.
-struct Project {
-    root: tempfile::TempDir,
+pub(crate) struct Project {
+    pub(crate) root: tempfile::TempDir,
 }
 
 impl Project {
-    fn new(provider: &str, llm: &FakeLlm, tiers: &str) -> Project {
+    pub(crate) fn new(provider: &str, llm: &FakeLlm, tiers: &str) -> Project {
         let root = tempfile::tempdir().unwrap();
         let base = if provider == "anthropic" {
             llm.anthropic_url()
@@ -54,16 +54,16 @@ impl Project {
         Project { root }
     }
 
-    fn ws(&self) -> PathBuf {
+    pub(crate) fn ws(&self) -> PathBuf {
         self.root.path().join("workspace")
     }
 
-    fn out(&self) -> PathBuf {
+    pub(crate) fn out(&self) -> PathBuf {
         self.root.path().join("out")
     }
 
     /// Runs the jury with the key in the environment (unless `key` is None).
-    fn run(&self, key: Option<&str>) -> (Output, Value) {
+    pub(crate) fn run(&self, key: Option<&str>) -> (Output, Value) {
         let _ = std::fs::remove_dir_all(self.out());
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_judge-ci"));
         cmd.args([
@@ -92,12 +92,12 @@ impl Project {
     }
 }
 
-fn one_tier(check: &str) -> String {
+pub(crate) fn one_tier(check: &str) -> String {
     format!("    - name: semantic\n      policy: FINAL_TIER\n      checks:\n{check}")
 }
 
 /// The deciding tier's first judgment (the semantic tier's, in single-tier configs).
-fn judgment(report: &Value) -> Value {
+pub(crate) fn judgment(report: &Value) -> Value {
     report["verdict"]["individual"][0].clone()
 }
 
@@ -108,7 +108,7 @@ fn status_of(report: &Value) -> String {
         .to_uppercase()
 }
 
-fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 

@@ -28,6 +28,7 @@ mod reliability;
 mod render;
 mod report_v1;
 mod resume;
+mod semantic;
 mod structural;
 mod subject_files;
 mod suite;

@@ -388,7 +388,7 @@ pub enum CheckKind {
         /// What it asks.
         question: Question,
         /// Its own model settings (over the config's `llm:`).
-        llm: LlmSettings,
+        llm: Box<LlmSettings>,
         /// A prompt template replacing the built-in one: its path and text.
         prompt: Option<(PathBuf, String)>,
     },
@@ -449,7 +449,7 @@ impl CheckKind {
     /// The check's own model settings, for a check that asks a model.
     pub fn llm_settings(&self) -> Option<&LlmSettings> {
         match self {
-            CheckKind::Semantic { llm, .. } => Some(llm),
+            CheckKind::Semantic { llm, .. } => Some(llm.as_ref()),
             CheckKind::FileExists { .. }
             | CheckKind::FileContent { .. }
             | CheckKind::Command { .. }

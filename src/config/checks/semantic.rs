@@ -240,7 +240,7 @@ fn semantic(
     };
     Some(CheckKind::Semantic {
         question,
-        llm,
+        llm: Box::new(llm),
         prompt,
     })
 }

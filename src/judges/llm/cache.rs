@@ -57,8 +57,9 @@ impl Cache {
 
     /// The key of `ask` to `model` with a template whose hash is `template`; the request's
     /// random boundary nonce is replaced by a fixed word first, so the key names the question,
-    /// not the draw.
-    pub fn key(model: &Model, template: &str, ask: &Ask) -> CacheKey {
+    /// not the draw. Sample 0 is the question as asked once; every further sample of
+    /// `samples: N` has its own entry.
+    pub fn key(model: &Model, template: &str, ask: &Ask, sample: u32) -> CacheKey {
         let fixed = |t: &str| {
             if ask.nonce.is_empty() {
                 t.to_string()
@@ -72,7 +73,7 @@ impl Cache {
             "schema": ask.schema,
         })
         .to_string());
-        let material = json!({
+        let mut material = json!({
             "v": ENTRY_VERSION,
             "provider": model.provider.token(),
             "model": model.model,
@@ -82,6 +83,9 @@ impl Cache {
             "template": template,
             "question": question,
         });
+        if sample > 0 {
+            material["sample"] = json!(sample);
+        }
         CacheKey {
             digest: sha(&material.to_string()),
             provider: model.provider.token().to_string(),
@@ -226,7 +230,7 @@ mod tests {
     fn entries_are_checked_and_bad_ones_replaced() {
         let d = tempfile::tempdir().unwrap();
         let cache = Cache::new(Some(d.path().to_path_buf()));
-        let key = Cache::key(&model(), "t", &ask("q"));
+        let key = Cache::key(&model(), "t", &ask("q"), 0);
         let reply = Reply {
             text: "{\"pass\": false}".into(),
             input_tokens: 1,
@@ -237,7 +241,7 @@ mod tests {
         assert_eq!(cache.get(&key), Some(reply.clone()));
         let path = cache.path(&key).unwrap();
         // A forged entry under the right name but answering another question is not used.
-        let other = Cache::key(&model(), "t", &ask("another question"));
+        let other = Cache::key(&model(), "t", &ask("another question"), 0);
         let mut forged: Value =
             serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         forged["questionSha256"] = json!(other.question);
@@ -249,6 +253,14 @@ mod tests {
         assert!(cache.get(&key).is_none());
         cache.put(&key, &reply).unwrap();
         assert_eq!(cache.get(&key), Some(reply));
+        // Each further sample of the same question has an entry of its own.
+        let second = Cache::key(&model(), "t", &ask("q"), 1);
+        assert_ne!(second.digest, key.digest);
+        assert!(cache.get(&second).is_none());
+        assert_ne!(
+            Cache::key(&model(), "t", &ask("q"), 2).digest,
+            second.digest
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod cache;
 pub mod injection;
 pub mod prompt;
 pub mod provider;
+pub mod samples;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -21,8 +22,8 @@ use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
 use crate::config::llm::{
-    CacheSetting, CriteriaSource, IncompleteMaterial, Injection, LlmOutput, LlmSettings, Price,
-    Provider, Question, RosterKind,
+    CacheSetting, CriteriaSource, DEFAULT_AGREEMENT, IncompleteMaterial, Injection, LlmOutput,
+    LlmSettings, Order, Price, Provider, Question, RosterKind,
 };
 use crate::judgment::{
     Cause, Check, Judgment, JudgmentBuilder, JudgmentContext, ReasonCode, Status,
@@ -207,12 +208,15 @@ impl Session<'_> {
 
     /// Asks `ask` and reads the answer with `read`: from the cache if it holds a fitting
     /// answer, else from the model, with one repair request when the reply does not fit.
+    /// Each sample index has its own cache entry, so an unchanged re-run with `samples: N`
+    /// asks nothing and a fresh run asks N times.
     async fn ask<T>(
         &self,
         ask: Ask,
+        sample: u32,
         read: impl Fn(&Value) -> Result<T, String>,
     ) -> Result<T, Failure> {
-        let key = Cache::key(&self.model, &self.template, &ask);
+        let key = Cache::key(&self.model, &self.template, &ask, sample);
         if let Some(hit) = self.cache.get(&key)
             && let Ok(t) = answer::extract_json(&hit.text).and_then(|v| read(&v))
         {
@@ -304,6 +308,28 @@ fn question_template(q: &Question) -> &'static str {
     }
 }
 
+/// How the samples of `question` combine: statuses for a verdict, YES/NO or a roster; the
+/// median score for a score, model-named criteria (their names differ between answers) or a
+/// rubric; criterion by criterion for semantic-diff, whose criteria are the same every time.
+fn rule_of(question: &Question) -> samples::Rule {
+    match question {
+        Question::Llm {
+            output: LlmOutput::Verdict,
+            ..
+        }
+        | Question::Correctness
+        | Question::Roster { .. } => samples::Rule::Status,
+        Question::Llm {
+            output: LlmOutput::Score | LlmOutput::Criteria,
+            threshold,
+        } => samples::Rule::Score {
+            threshold: *threshold,
+        },
+        Question::TestQuality => samples::Rule::Score { threshold: 0.5 },
+        Question::SemanticDiff { .. } => samples::Rule::Criteria { pass_at: 0.5 },
+    }
+}
+
 /// The `VERIFY:` lines of a plan.
 pub fn verify_lines(plan: &str) -> Vec<String> {
     verify_lines_at(plan).into_iter().map(|(_, l)| l).collect()
@@ -392,13 +418,43 @@ pub async fn judge(
         usage: Mutex::new(Usage::default()),
     };
 
-    // The material: the change against the reference (blocking file reads, off the runtime).
+    let asking = samples::Asking {
+        samples: settings.samples.unwrap_or(1).max(1),
+        agreement: settings.agreement.unwrap_or(DEFAULT_AGREEMENT),
+        swap: settings.order.unwrap_or_default() == Order::Swap,
+    };
+    // A template of the user's own must say which side comes first, or a swapped diff
+    // would be read the wrong way round.
+    if asking.swap
+        && prompt.is_some()
+        && !template_text.contains("_material.j2")
+        && !template_text.contains("swapped")
+    {
+        return instrument_because(
+            Some(Cause::JudgeMisconfigured),
+            format!(
+                "{name}: order: swap shows odd samples the diff the other way round, and the prompt template does not say which side comes first: {{% include \"_material.j2\" %}}, or use {{{{ swapped }}}} in it"
+            ),
+        );
+    }
+
+    // The material: the change against the reference (blocking file reads, off the runtime),
+    // and with `order: swap` the same change the other way round.
     let c = ctx.clone();
-    let change = match tokio::task::spawn_blocking(move || {
+    let swap = asking.swap && asking.samples > 1;
+    let (change, reversed) = match tokio::task::spawn_blocking(move || {
         let reference = super::structural::reference(&c).ok();
         // The workspace as submitted, not as a build left it (the snapshot rule).
         let submitted = super::snapshot::submitted(&c);
-        prompt::change(&submitted, reference.as_deref(), DIFF_BUDGET)
+        let change = prompt::change(&submitted, reference.as_deref(), DIFF_BUDGET);
+        let reversed = match (&reference, swap) {
+            (Some(r), true) => Some(prompt::Change {
+                swapped: true,
+                ..prompt::change(r, Some(&submitted), DIFF_BUDGET)
+            }),
+            _ => None,
+        };
+        (change, reversed)
     })
     .await
     {
@@ -406,16 +462,45 @@ pub async fn judge(
         Err(e) => return instrument(format!("{name}: cannot read the change: {e}")),
     };
     let found = std::sync::Mutex::new(change.injections.clone());
-    let out = ask_question(
-        &session,
-        ctx,
-        question,
-        &change,
-        template_text,
-        name,
-        &found,
-    )
-    .await;
+    let asks = (0..asking.samples).map(|i| {
+        let (material, swapped) = match &reversed {
+            Some(r) if i % 2 == 1 => (r, true),
+            _ => (&change, false),
+        };
+        let found = &found;
+        let session = &session;
+        async move {
+            let out = ask_question(
+                session,
+                ctx,
+                question,
+                (material, i),
+                template_text,
+                name,
+                found,
+            )
+            .await;
+            (i, swapped, out)
+        }
+    });
+    let answers = futures::future::join_all(asks).await;
+    let out = if asking.samples == 1 {
+        answers.into_iter().next().map_or_else(
+            || instrument(format!("{name}: no sample was asked")),
+            |a| a.2,
+        )
+    } else {
+        let mut all = Vec::new();
+        for (index, swapped, out) in answers {
+            all.push(samples::Sampled {
+                index,
+                swapped,
+                judgment: out?,
+            });
+        }
+        samples::decide(all, rule_of(question), asking, USAGE_KEY, session.usage())
+            .map_err(crate::judgment::Fault::from)
+    };
     let found = found.into_inner().unwrap_or_default();
     let out = guard(out, &found, settings.injection.unwrap_or_default());
     incomplete(
@@ -553,12 +638,13 @@ fn guard(out: Outcome, found: &[injection::Hit], policy: Injection) -> Outcome {
 }
 
 /// Asks `question` about `change` through `session`; criteria read from the workspace (a
-/// plan's `VERIFY:` lines) are scanned into `found` and shown inside the boundary.
+/// plan's `VERIFY:` lines) are scanned into `found` and shown inside the boundary. `sample`
+/// is the sample's index, its place in the reply cache.
 async fn ask_question(
     session: &Session<'_>,
     ctx: &JudgmentContext,
     question: &Question,
-    change: &prompt::Change,
+    (change, sample): (&prompt::Change, u32),
     template_text: &str,
     name: &str,
     found: &std::sync::Mutex<Vec<injection::Hit>>,
@@ -620,14 +706,14 @@ async fn ask_question(
                 Err(e) => return instrument(format!("{name}: {e}")),
             };
             match output {
-                LlmOutput::Verdict => match session.ask(ask, answer::verdict).await {
+                LlmOutput::Verdict => match session.ask(ask, sample, answer::verdict).await {
                     Ok((passed, why)) => session.finish(
                         Judgment::builder(if passed { Status::Pass } else { Status::Fail })
                             .reasoning(why),
                     ),
                     Err(f) => session.failed(f, name),
                 },
-                LlmOutput::Score => match session.ask(ask, answer::score).await {
+                LlmOutput::Score => match session.ask(ask, sample, answer::score).await {
                     Ok((score, why)) => session.finish(
                         Judgment::builder(if score >= *threshold {
                             Status::Pass
@@ -639,7 +725,7 @@ async fn ask_question(
                     ),
                     Err(f) => session.failed(f, name),
                 },
-                LlmOutput::Criteria => match session.ask(ask, answer::criteria).await {
+                LlmOutput::Criteria => match session.ask(ask, sample, answer::criteria).await {
                     Ok(list) => {
                         let passed = list.iter().filter(|c| c.1).count();
                         let score = passed as f64 / list.len() as f64;
@@ -673,7 +759,7 @@ async fn ask_question(
                 Ok(a) => a,
                 Err(e) => return instrument(format!("{name}: {e}")),
             };
-            match session.ask(ask, answer::rubric).await {
+            match session.ask(ask, sample, answer::rubric).await {
                 Ok(list) => {
                     let mean = list.iter().map(|c| c.1).sum::<f64>() / list.len() as f64;
                     let checks: Result<Vec<Check>, _> = list
@@ -772,9 +858,11 @@ async fn ask_question(
                     Err(e) => return instrument(format!("{name}: {e}")),
                 }
             }
-            let answers =
-                futures::future::join_all(asks.into_iter().map(|a| session.ask(a, answer::check)))
-                    .await;
+            let answers = futures::future::join_all(
+                asks.into_iter()
+                    .map(|a| session.ask(a, sample, answer::check)),
+            )
+            .await;
             let mut checks = Vec::new();
             let mut failures = Vec::new();
             for (c, a) in asked.iter().zip(answers) {
@@ -814,7 +902,7 @@ async fn ask_question(
                 Ok(a) => a,
                 Err(e) => return instrument(format!("{name}: {e}")),
             };
-            match session.ask(ask, answer::yes_no).await {
+            match session.ask(ask, sample, answer::yes_no).await {
                 Ok((yes, why)) => session.finish(
                     Judgment::builder(if yes { Status::Pass } else { Status::Fail }).reasoning(why),
                 ),
@@ -847,7 +935,7 @@ async fn ask_question(
                 Ok(a) => a,
                 Err(e) => return instrument(format!("{name}: {e}")),
             };
-            match session.ask(ask, answer::roster).await {
+            match session.ask(ask, sample, answer::roster).await {
                 Ok((answers, observations)) => {
                     match answer::roster_rollup(*kind, items, &answers, &observations) {
                         Ok(j) => {

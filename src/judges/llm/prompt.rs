@@ -70,6 +70,9 @@ pub struct Change {
     pub omitted: usize,
     /// Every file that differs and is not shown in full, with why.
     pub unshown: Vec<Unshown>,
+    /// Whether the sides are swapped (`order: swap`): lines starting with "-" are then the
+    /// workspace's, "+" the reference's.
+    pub swapped: bool,
     /// Lines of the shown material (added diff lines, changed file names) addressed to a
     /// grader; never shown to a template.
     #[serde(skip)]
