@@ -98,11 +98,11 @@ causes! {
         "the model was not shown the whole change: make the changed files text within the budget, or judge them with a structural check";
     /// The model was asked several times (`samples`) and too small a share of its answers
     /// agreed (`agreement`), so its answer does not decide the judgment.
-    ModelUnstable => "model_unstable", Evaluation, Subject,
+    ModelUnstable => "model_unstable", Evaluation,
         "the model's answers to the same question disagreed: make the question or the criteria sharper, or lower the temperature";
     /// A request would have passed a spending limit (`llm.limits`, or the suite's), so it
     /// was not sent.
-    LlmBudgetExhausted => "llm_budget_exhausted", Environment, Subject,
+    LlmBudgetExhausted => "llm_budget_exhausted", Environment,
         "a request would have passed the model spending limit: raise llm.limits (or the suite's), or ask fewer or smaller questions";
 }
 

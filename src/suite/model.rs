@@ -99,6 +99,8 @@ fn instruments_own(c: crate::judgment::Cause) -> bool {
         // evidence, or its text makes the model refuse, answer badly or not see everything.
         Timeout | ProviderRefused | ModelReplyUnusable | JudgeBroken | EvidenceMissing
         | MaterialIncomplete => false,
+        // The subject's material can make the model waver, and its size spends the budget.
+        ModelUnstable | LlmBudgetExhausted => false,
     }
 }
 
