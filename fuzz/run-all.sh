@@ -16,7 +16,7 @@ jobs=${JOBS:-2}
 max_len=${MAX_LEN:-65536}
 cd "$(dirname "$0")"
 export RUSTC_BOOTSTRAP=1
-all=(config judgment_json stored_report xml java markdown)
+all=(config judgment_json stored_report xml java kotlin markdown)
 if (($# > 0)); then targets=("$@"); else targets=("${all[@]}"); fi
 triple=$(rustc -vV | sed -n 's/^host: //p')
 mkdir -p logs

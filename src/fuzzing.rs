@@ -5,12 +5,13 @@
 use crate::report::{self, Surface, budget, escape};
 
 /// The fuzz targets, by the name of their folder under `tests/corpus/`.
-pub const TARGETS: [&str; 6] = [
+pub const TARGETS: [&str; 7] = [
     "config",
     "judgment_json",
     "stored_report",
     "xml",
     "java",
+    "kotlin",
     "markdown",
 ];
 
@@ -22,6 +23,7 @@ pub fn check(name: &str, data: &[u8]) -> Result<(), String> {
         "stored_report" => stored_report(data),
         "xml" => xml(data),
         "java" => java(data),
+        "kotlin" => kotlin(data),
         "markdown" => markdown(data),
         other => Err(format!(
             "no fuzz target {other:?} (known: {})",
@@ -92,6 +94,18 @@ pub fn java(data: &[u8]) -> Result<(), String> {
     let file = crate::lang::java::parse_with(data, true);
     let _ = crate::lang::java::all_types(&file);
     let _ = crate::lang::java::scan_header(data);
+    Ok(())
+}
+
+/// The Kotlin front end: any bytes parse to a model (tree-sitter recovers), and the header
+/// is the model's package and imports.
+pub fn kotlin(data: &[u8]) -> Result<(), String> {
+    let file = crate::lang::kotlin::parse_with(data, true);
+    let _ = crate::lang::model::all_types(&file);
+    let header = crate::lang::kotlin::header(data);
+    if (header.package, header.imports) != (file.package, file.imports) {
+        return Err("the header is not the model's package and imports".into());
+    }
     Ok(())
 }
 

@@ -409,6 +409,7 @@ impl ConfiguredJudge {
             }
             CheckKind::ImportDiff {
                 files,
+                languages,
                 forbid,
                 require,
             } => {
@@ -417,17 +418,23 @@ impl ConfiguredJudge {
                     &self.services.comparisons,
                     timeout,
                     move |cmp, ws, r| {
-                        structural::import_diff(cmp, ws, r, &files, &forbid, &require)
+                        structural::import_diff(cmp, ws, r, &files, &languages, &forbid, &require)
                     },
                 )
                 .await
             }
-            CheckKind::AstDiff { files, aspects } => {
+            CheckKind::AstDiff {
+                files,
+                languages,
+                aspects,
+            } => {
                 against_reference(
                     ctx,
                     &self.services.comparisons,
                     timeout,
-                    move |cmp, ws, r| structural::ast_diff(cmp, ws, r, &files, &aspects),
+                    move |cmp, ws, r| {
+                        structural::ast_diff(cmp, ws, r, &files, &languages, &aspects)
+                    },
                 )
                 .await
             }
@@ -565,6 +572,11 @@ fn baseline_json(b: &Option<Baseline>) -> Value {
     }
 }
 
+/// Config tokens, in order.
+fn tokens<T: std::fmt::Display>(values: &[T]) -> Vec<String> {
+    values.iter().map(ToString::to_string).collect()
+}
+
 /// The portable configuration of a check, for descriptions.
 fn configuration(spec: &CheckSpec) -> Map<String, Value> {
     let mut m = Map::new();
@@ -613,14 +625,20 @@ fn configuration(spec: &CheckSpec) -> Map<String, Value> {
         CheckKind::External { run, env } => json!({"run": cmdline(run), "env": env_names(env)}),
         CheckKind::ImportDiff {
             files,
+            languages,
             forbid,
             require,
         } => {
-            json!({"include": files.include, "exclude": files.exclude, "forbid": forbid, "require": require})
-        }
-        CheckKind::AstDiff { files, aspects } => {
             json!({"include": files.include, "exclude": files.exclude,
-            "aspects": aspects.iter().map(ToString::to_string).collect::<Vec<_>>()})
+            "languages": tokens(languages), "forbid": forbid, "require": require})
+        }
+        CheckKind::AstDiff {
+            files,
+            languages,
+            aspects,
+        } => {
+            json!({"include": files.include, "exclude": files.exclude,
+            "languages": tokens(languages), "aspects": tokens(aspects)})
         }
         CheckKind::PomDiff {
             aspects,
@@ -836,9 +854,11 @@ mod tests {
                 include: vec![],
                 exclude: vec![],
             },
+            languages: vec![crate::lang::Language::Kotlin],
             aspects: vec![AstAspect::Signatures],
         }));
         assert_eq!(ast["aspects"], json!(["signatures"]));
+        assert_eq!(ast["languages"], json!(["kotlin"]));
         let semantic = configuration(&spec(CheckKind::Semantic {
             question: Question::SemanticDiff {
                 criteria: CriteriaSource::Goal,

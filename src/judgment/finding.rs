@@ -82,7 +82,7 @@ finding_kinds! {
     TypeUnexpected => "type-unexpected", Difference;
     /// Nesting deeper than the parser follows.
     NestingTooDeep => "nesting-too-deep", Difference;
-    /// A file the parser cannot read as Java.
+    /// A file the parser cannot read in its language.
     SyntaxError => "syntax-error", Difference;
     /// The POM's parent differs.
     ParentChanged => "parent-changed", Difference;
@@ -135,6 +135,8 @@ finding_kinds! {
     BinaryDiffers => "binary-differs", Difference;
     /// A Java file whose text differs.
     JavaDiffers => "java-differs", Difference;
+    /// A Kotlin file whose text differs.
+    KotlinDiffers => "kotlin-differs", Difference;
     /// An XML file whose content differs.
     XmlDiffers => "xml-differs", Difference;
     /// A text file whose text differs.

@@ -1,9 +1,10 @@
-//! A content-addressed cache of parsed models (Java files, and Java headers: package, imports,
-//! unicode escapes) kept between runs, so that a re-run on the same commits parses nothing it
+//! A content-addressed cache of parsed models (source files of each [`Language`], and their
+//! headers: package, imports, Java's unicode escapes) kept between runs, so that a re-run on the same commits parses nothing it
 //! parsed before. POMs are not cached: their model depends on `.mvn/` and the parents around
 //! them, not on their bytes alone (and a tree holds few of them).
 //!
-//! An entry is keyed by the SHA-256 of the file's bytes and the model's kind, under a folder of
+//! An entry is keyed by the SHA-256 of the file's bytes and the model's kind (which carries
+//! the language: [`Kind`]), under a folder of
 //! [`super::MODEL_VERSION`]; its payload is the model in postcard. Entries live in *packs*, a
 //! few large files instead of one small file per model (a tree of 30,000 Java files made 90,000
 //! files): a pack is the payloads, then an index sorted by kind and key giving each payload's
@@ -46,7 +47,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
-use super::MODEL_VERSION;
+use super::{Language, MODEL_VERSION};
 
 /// The bound on the folder's size when none is configured.
 pub const DEFAULT_MAX_BYTES: u64 = 1024 * 1024 * 1024;
@@ -74,7 +75,9 @@ const KEY_BYTES: usize = 32;
 /// A SHA-256: an entry's key and a payload's digest.
 pub type Key = [u8; KEY_BYTES];
 
-/// Which model an entry holds.
+/// Which model an entry holds: the model and the language it is of (the same bytes are
+/// another model in another language). Each language has its three; the byte of an entry
+/// never changes once written (a new language takes new bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {
     /// A Java file's model with method-body hashes.
@@ -83,6 +86,12 @@ pub enum Kind {
     JavaSignatures,
     /// A Java file's header (package, imports, unicode escapes).
     Header,
+    /// A Kotlin file's model with function-body hashes.
+    KotlinWithBodies,
+    /// A Kotlin file's model without them.
+    KotlinSignatures,
+    /// A Kotlin file's header (package, imports).
+    KotlinHeader,
 }
 
 impl Kind {
@@ -91,6 +100,9 @@ impl Kind {
             Kind::JavaWithBodies => 1,
             Kind::JavaSignatures => 2,
             Kind::Header => 3,
+            Kind::KotlinWithBodies => 4,
+            Kind::KotlinSignatures => 5,
+            Kind::KotlinHeader => 6,
         }
     }
 
@@ -99,7 +111,38 @@ impl Kind {
             1 => Some(Kind::JavaWithBodies),
             2 => Some(Kind::JavaSignatures),
             3 => Some(Kind::Header),
+            4 => Some(Kind::KotlinWithBodies),
+            5 => Some(Kind::KotlinSignatures),
+            6 => Some(Kind::KotlinHeader),
             _ => None,
+        }
+    }
+
+    /// The entry of a `language` file's model, body hashes included or not.
+    pub fn model(language: Language, bodies: bool) -> Kind {
+        match (language, bodies) {
+            (Language::Java, true) => Kind::JavaWithBodies,
+            (Language::Java, false) => Kind::JavaSignatures,
+            (Language::Kotlin, true) => Kind::KotlinWithBodies,
+            (Language::Kotlin, false) => Kind::KotlinSignatures,
+        }
+    }
+
+    /// The entry of a `language` file's header.
+    pub fn header(language: Language) -> Kind {
+        match language {
+            Language::Java => Kind::Header,
+            Language::Kotlin => Kind::KotlinHeader,
+        }
+    }
+
+    /// The language whose model the entry holds.
+    pub fn language(self) -> Language {
+        match self {
+            Kind::JavaWithBodies | Kind::JavaSignatures | Kind::Header => Language::Java,
+            Kind::KotlinWithBodies | Kind::KotlinSignatures | Kind::KotlinHeader => {
+                Language::Kotlin
+            }
         }
     }
 }
@@ -685,20 +728,27 @@ pub fn cached<T: Serialize + DeserializeOwned>(
     v
 }
 
-/// A Java file's model, body hashes included or not, through `store` when there is one.
-pub fn java(store: Option<&Store>, bytes: &[u8], bodies: bool) -> super::java::JavaFile {
-    cached(store, java_kind(bodies), bytes, || {
-        super::java::parse_with(bytes, bodies)
+/// A `language` file's model, body hashes included or not, through `store` when there is one.
+pub fn model(
+    store: Option<&Store>,
+    language: Language,
+    bytes: &[u8],
+    bodies: bool,
+) -> super::model::SourceFile {
+    cached(store, Kind::model(language, bodies), bytes, || {
+        language.parse(bytes, bodies)
     })
 }
 
-/// Which entry holds a Java file's model, body hashes included or not.
-pub fn java_kind(bodies: bool) -> Kind {
-    if bodies {
-        Kind::JavaWithBodies
-    } else {
-        Kind::JavaSignatures
-    }
+/// A `language` file's header, through `store` when there is one.
+pub fn file_header(
+    store: Option<&Store>,
+    language: Language,
+    bytes: &[u8],
+) -> super::model::Header {
+    cached(store, Kind::header(language), bytes, || {
+        language.header(bytes)
+    })
 }
 
 #[cfg(test)]
@@ -733,6 +783,40 @@ mod tests {
 
     fn store(dir: &Path) -> Store {
         Store::new(dir.to_path_buf(), DEFAULT_MAX_BYTES)
+    }
+
+    #[test]
+    fn an_entry_carries_its_language() {
+        // Every kind has its own byte, read back as that kind, and names its language.
+        for b in 0..=u8::MAX {
+            if let Some(k) = Kind::of(b) {
+                assert_eq!(k.byte(), b);
+            }
+        }
+        for l in Language::ALL {
+            for k in [Kind::model(l, true), Kind::model(l, false), Kind::header(l)] {
+                assert_eq!(Kind::of(k.byte()), Some(k));
+                assert_eq!(k.language(), l);
+            }
+        }
+        // The same bytes are another model in another language: never served across.
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path());
+        let bytes = b"package p\nimport a.B\nclass A\n";
+        let kotlin = crate::lang::kotlin::parse(bytes);
+        s.insert(Kind::model(Language::Kotlin, true), bytes, &kotlin);
+        s.finish();
+        let s = store(dir.path());
+        assert_eq!(
+            s.get::<JavaFile>(Kind::KotlinWithBodies, &key(bytes)),
+            Some(kotlin)
+        );
+        assert!(
+            s.get::<JavaFile>(Kind::JavaWithBodies, &key(bytes))
+                .is_none()
+        );
+        let java = super::model(Some(&s), Language::Java, bytes, true);
+        assert_eq!(java, j::parse(bytes));
     }
 
     #[test]
@@ -873,7 +957,7 @@ mod tests {
         let broken = dir.path().join(format!("v{MODEL_VERSION}/pack-broken.jcp"));
         std::fs::write(&broken, b"garbage").unwrap();
         let s = store(dir.path());
-        let model = java(Some(&s), JAVA, true);
+        let model = super::model(Some(&s), Language::Java, JAVA, true);
         s.finish();
         assert_eq!(model, j::parse(JAVA));
         assert!(!broken.exists());

@@ -12,170 +12,17 @@ use std::cell::RefCell;
 use tree_sitter::{Node, Parser, Tree};
 
 use super::escapes::{self, Decoded};
+pub use super::model::{
+    Annotation, Field, Header, Import, MAX_NESTING, Method, SourceFile, TypeDecl, TypeKind,
+    all_types,
+};
 
-/// One import.
-#[derive(
-    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-pub struct Import {
-    /// The dotted name, with `.*` for wildcards.
-    pub path: String,
-    /// `import static …`.
-    pub is_static: bool,
-    /// The line, from 1.
-    pub line: u32,
-}
-
-impl Import {
-    /// `static a.b.C.m` or `a.b.*`, the way the import set is compared.
-    pub fn key(&self) -> String {
-        if self.is_static {
-            format!("static {}", self.path)
-        } else {
-            self.path.clone()
-        }
-    }
-}
-
-/// The kind of a type declaration.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum TypeKind {
-    /// `class`.
-    Class,
-    /// `interface`.
-    Interface,
-    /// `enum`.
-    Enum,
-    /// `record`.
-    Record,
-    /// `@interface`.
-    Annotation,
-}
-
-impl TypeKind {
-    /// The keyword.
-    pub fn word(self) -> &'static str {
-        match self {
-            TypeKind::Class => "class",
-            TypeKind::Interface => "interface",
-            TypeKind::Enum => "enum",
-            TypeKind::Record => "record",
-            TypeKind::Annotation => "@interface",
-        }
-    }
-}
-
-/// An annotation with its arguments as written (whitespace collapsed).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-pub struct Annotation {
-    /// The name as written (`Override`, `jakarta.persistence.Entity`).
-    pub name: String,
-    /// The argument list, if any (`(name = "x")`).
-    pub args: Option<String>,
-}
-
-impl Annotation {
-    /// `@Name(args)`.
-    pub fn text(&self) -> String {
-        format!("@{}{}", self.name, self.args.as_deref().unwrap_or(""))
-    }
-}
-
-/// A field.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Field {
-    /// Its name.
-    pub name: String,
-    /// Its type as written.
-    pub ty: String,
-    /// Keyword modifiers, sorted.
-    pub modifiers: Vec<String>,
-    /// Annotations, in order.
-    pub annotations: Vec<Annotation>,
-    /// The line.
-    pub line: u32,
-}
-
-/// A method or constructor.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Method {
-    /// Its name.
-    pub name: String,
-    /// Parameter types as written.
-    pub params: Vec<String>,
-    /// Return type (none for constructors).
-    pub returns: Option<String>,
-    /// Keyword modifiers, sorted.
-    pub modifiers: Vec<String>,
-    /// Annotations, in order.
-    pub annotations: Vec<Annotation>,
-    /// Declared exceptions, as written.
-    pub throws: Vec<String>,
-    /// SHA-256 (16 hex digits) of the body's tokens, comments and layout ignored.
-    pub body_hash: Option<String>,
-    /// The line.
-    pub line: u32,
-}
-
-impl Method {
-    /// `name(T1, T2)`: how methods are matched between trees.
-    pub fn signature(&self) -> String {
-        format!("{}({})", self.name, self.params.join(", "))
-    }
-}
-
-/// A type declaration.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct TypeDecl {
-    /// class, interface, …
-    pub kind: TypeKind,
-    /// Simple name.
-    pub name: String,
-    /// Keyword modifiers, sorted.
-    pub modifiers: Vec<String>,
-    /// Annotations, in order.
-    pub annotations: Vec<Annotation>,
-    /// Type parameters as written.
-    pub type_params: Option<String>,
-    /// `extends` and `implements` types as written, in order.
-    pub supertypes: Vec<String>,
-    /// Fields (and interface constants, record components, enum constants).
-    pub fields: Vec<Field>,
-    /// Methods.
-    pub methods: Vec<Method>,
-    /// Constructors.
-    pub constructors: Vec<Method>,
-    /// Nested types.
-    pub nested: Vec<TypeDecl>,
-    /// The line.
-    pub line: u32,
-}
-
-/// What a file holds.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct JavaFile {
-    /// The package, if declared.
-    pub package: Option<String>,
-    /// Imports in order.
-    pub imports: Vec<Import>,
-    /// Top-level types.
-    pub types: Vec<TypeDecl>,
-    /// Lines holding syntax errors (empty for a clean parse).
-    pub error_lines: Vec<u32>,
-    /// The line of the first type nested deeper than [`MAX_NESTING`]: it and what it holds
-    /// are not modelled (a hostile file must not exhaust the stack).
-    pub too_deep: Option<u32>,
-    /// Unicode escapes outside string, char and text-block literals (and not harmlessly
-    /// inside a comment), with their original line and the character they spell: honest code
-    /// almost never has one, and they can hide code from a reader of the raw text.
-    pub unicode_escapes: Vec<(u32, char)>,
-}
+/// The model of a Java file: the language-neutral [`SourceFile`] (its top-level `fields` and
+/// `methods` always empty).
+pub type JavaFile = SourceFile;
 
 /// A UTF-8 byte-order mark.
 const BOM: &[u8] = b"\xef\xbb\xbf";
-
-/// How deep types may nest in the model; real code stays far below.
-pub const MAX_NESTING: usize = 64;
 
 thread_local! {
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
@@ -252,6 +99,7 @@ fn parse_decoded(decoded: &Decoded, bodies: bool) -> JavaFile {
                 file.imports.push(Import {
                     path,
                     is_static,
+                    alias: None,
                     line: src.line(child),
                 });
             }
@@ -647,18 +495,6 @@ fn body_hash(body: Node, src: &Src) -> String {
     hex::encode(&h.finalize()[..8])
 }
 
-/// A file's header as the compiler reads it: package, imports and the suspicious unicode
-/// escapes of the whole file (see [`JavaFile::unicode_escapes`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Header {
-    /// The package, if declared.
-    pub package: Option<String>,
-    /// Imports in order.
-    pub imports: Vec<Import>,
-    /// Unicode escapes outside literals, with their original lines.
-    pub unicode_escapes: Vec<(u32, char)>,
-}
-
 /// The header of a file: [`scan_header`]'s fast path when it can read it, the full parse when
 /// it declines. Escapes are translated once for both.
 pub fn header(source: &[u8]) -> Header {
@@ -724,6 +560,7 @@ fn scan_decoded(decoded: &Decoded) -> Option<(Option<String>, Vec<Import>)> {
                 imports.push(Import {
                     path: name,
                     is_static,
+                    alias: None,
                     line: decoded.line(at),
                 });
             }
@@ -817,24 +654,6 @@ impl Lexer<'_> {
             }
         }
     }
-}
-
-/// Every type of a file, nested ones included, with its dotted path (`Outer.Inner`).
-pub fn all_types(file: &JavaFile) -> Vec<(String, &TypeDecl)> {
-    let mut out = Vec::new();
-    let mut stack: Vec<(String, &TypeDecl)> = file
-        .types
-        .iter()
-        .rev()
-        .map(|t| (t.name.clone(), t))
-        .collect();
-    while let Some((path, t)) = stack.pop() {
-        for n in t.nested.iter().rev() {
-            stack.push((format!("{path}.{}", n.name), n));
-        }
-        out.push((path, t));
-    }
-    out
 }
 
 #[cfg(test)]

@@ -57,9 +57,9 @@ fn describe(kind: FindingKind) -> (String, String, String) {
             "Remove the text addressed to the grader; code and comments should speak to people, not to the judge.",
         ),
         FindingKind::SyntaxError => fixed(
-            "The Java source does not parse.",
-            "The structural judge could not parse this Java file, so its types and members could not be compared with the reference.",
-            "Make the file valid Java; the comparison runs once it parses.",
+            "The source does not parse.",
+            "The structural judge could not parse this source file (Java or Kotlin, by its extension), so its types and members could not be compared with the reference.",
+            "Make the file valid in its language; the comparison runs once it parses.",
         ),
         FindingKind::NestingTooDeep => fixed(
             "The source nests deeper than the parser follows.",

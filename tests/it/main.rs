@@ -21,6 +21,7 @@ mod git_selection;
 mod github;
 mod html_preview;
 mod javac_differential;
+mod kotlin;
 mod llm;
 mod oracle;
 mod real_model;

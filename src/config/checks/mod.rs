@@ -342,6 +342,8 @@ pub enum CheckKind {
     ImportDiff {
         /// Which files (globs over workspace-relative paths).
         files: FileSet,
+        /// The languages read (a file in the one its extension names, else the first).
+        languages: Vec<crate::lang::Language>,
         /// Imports that must not appear anywhere in the workspace.
         forbid: Vec<String>,
         /// Imports that must appear somewhere in the workspace.
@@ -351,6 +353,8 @@ pub enum CheckKind {
     AstDiff {
         /// Which files.
         files: FileSet,
+        /// The languages read (a file in the one its extension names, else the first).
+        languages: Vec<crate::lang::Language>,
         /// What is compared.
         aspects: Vec<AstAspect>,
     },

@@ -8,6 +8,7 @@ use super::{CheckInfo, CheckKind, DiffSection, Facts, Family, WorkspaceReads};
 use crate::config::token;
 use crate::config::yaml::{Kind, Reader, key};
 use crate::judgment::Phase;
+use crate::lang::Language;
 
 /// `import-diff`: compares import sets per file against the reference.
 #[rustfmt::skip]
@@ -24,8 +25,9 @@ pub const IMPORT_DIFF: CheckInfo = CheckInfo {
     },
     doc: "compares import sets per file against the reference",
     keys: keys![
-        key("include", Kind::StrList, "globs (**/*.java)"),
+        key("include", Kind::StrList, "globs (the languages' sources: **/*.java)"),
         key("exclude", Kind::StrList, "globs"),
+        key("languages", Kind::EnumList(token::accepted::<Language>), "source languages (java); a file is read in the language of its extension"),
         key("forbid", Kind::StrList, "forbidden import patterns"),
         key("require", Kind::StrList, "required import patterns")
     ],
@@ -36,11 +38,13 @@ pub const IMPORT_DIFF: CheckInfo = CheckInfo {
 /// Reads one `import-diff` check.
 fn read_import_diff(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
     let (m, what) = (c.m, c.what);
-    let files = file_set(r, m, &["**/*.java"], &[], what);
+    let languages = languages(r, m, what);
+    let files = file_set(r, m, &default_globs(languages.as_deref()), &[], what);
     let forbid = list(r, m, what, "forbid", &[]);
     let require = list(r, m, what, "require", &[]);
     Some(CheckKind::ImportDiff {
         files: files?,
+        languages: languages?,
         forbid: forbid?,
         require: require?,
     })
@@ -61,8 +65,9 @@ pub const AST_DIFF: CheckInfo = CheckInfo {
     },
     doc: "compares types, members and annotations against the reference",
     keys: keys![
-        key("include", Kind::StrList, "globs"),
+        key("include", Kind::StrList, "globs (the languages' sources: **/*.java)"),
         key("exclude", Kind::StrList, "globs"),
+        key("languages", Kind::EnumList(token::accepted::<Language>), "source languages (java); a file is read in the language of its extension"),
         key("aspects", Kind::EnumList(token::accepted::<AstAspect>), "what to compare (all but bodies)")
     ],
     default_timeout: super::CHECK_TIMEOUT,
@@ -72,7 +77,8 @@ pub const AST_DIFF: CheckInfo = CheckInfo {
 /// Reads one `ast-diff` check.
 fn read_ast_diff(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
     let (m, what) = (c.m, c.what);
-    let files = file_set(r, m, &["**/*.java"], &[], what);
+    let languages = languages(r, m, what);
+    let files = file_set(r, m, &default_globs(languages.as_deref()), &[], what);
     let aspects = match get(m, "aspects") {
         Some(n) => r.token_list(n, &format!("{what}.aspects"))?,
         None => vec![
@@ -84,8 +90,44 @@ fn read_ast_diff(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> {
     };
     Some(CheckKind::AstDiff {
         files: files?,
+        languages: languages?,
         aspects,
     })
+}
+
+/// `languages:` (default `[java]`): at least one, each once, in the order given (the first
+/// reads a selected file whose extension names no language).
+fn languages(r: &mut Reader, m: &MarkedMappingNode, what: &str) -> Option<Vec<Language>> {
+    let Some(n) = get(m, "languages") else {
+        return Some(vec![Language::Java]);
+    };
+    let mut v: Vec<Language> = r.token_list(n, &format!("{what}.languages"))?;
+    if v.is_empty() {
+        let valid = Language::ALL.map(|l| l.to_string()).join(", ");
+        r.error_help(
+            n,
+            format!("{what}.languages: the list is empty"),
+            format!("name at least one of {valid}"),
+        );
+        return None;
+    }
+    let mut seen = Vec::new();
+    v.retain(|l| {
+        let first = !seen.contains(l);
+        seen.push(*l);
+        first
+    });
+    Some(v)
+}
+
+/// The globs a check selects by default: each language's sources (Java's when `languages:`
+/// did not read).
+fn default_globs(languages: Option<&[Language]>) -> Vec<&'static str> {
+    languages
+        .unwrap_or(&[Language::Java])
+        .iter()
+        .flat_map(|l| l.default_globs().iter().copied())
+        .collect()
 }
 
 /// `pom-diff`: compares effective POM coordinates against the reference.
@@ -261,4 +303,4 @@ fn file_set(
     })
 }
 
-crate::config::token::strum_tokens!(AstAspect, PomAspect);
+crate::config::token::strum_tokens!(AstAspect, PomAspect, Language);

@@ -5,7 +5,9 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use crate::config::checks::{AstAspect, FileSet};
-use crate::lang::java::{self, Annotation, Field, JavaFile, Method, TypeDecl};
+use crate::lang::Language;
+use crate::lang::cache::Kind;
+use crate::lang::model::{self, Annotation, Field, Method, SourceFile, TypeDecl};
 
 use super::super::Outcome;
 use super::{Comparisons, Finding, compare_files, list, verdict};
@@ -16,6 +18,15 @@ struct Sink<'a> {
     rel: &'a str,
     aspects: &'a [AstAspect],
     out: Vec<Finding>,
+}
+
+/// `owner.name`, or `name` for a top-level member of a file without a package.
+fn qualified(owner: &str, name: &str) -> String {
+    if owner.is_empty() {
+        name.to_string()
+    } else {
+        format!("{owner}.{name}")
+    }
 }
 
 fn annotations(a: &[Annotation]) -> Vec<String> {
@@ -70,7 +81,7 @@ fn methods(
         by_sig.entry(s.as_str()).or_insert(m);
     }
     for (m, msig) in exp.iter().zip(&exp_sigs) {
-        let sig = format!("{owner}.{msig}");
+        let sig = qualified(owner, msig);
         match by_sig.get(msig.as_str()).copied() {
             None => {
                 if has(AstAspect::Signatures) {
@@ -128,7 +139,7 @@ fn methods(
             out.push(
                 Finding::new(rel, unexpected)
                     .at(w.line)
-                    .actual(format!("{owner}.{wsig}")),
+                    .actual(qualified(owner, wsig)),
             );
         }
     }
@@ -145,7 +156,7 @@ fn fields(
 ) {
     let has = |a: AstAspect| aspects.contains(&a);
     for f in exp {
-        let name = format!("{owner}.{}", f.name);
+        let name = qualified(owner, &f.name);
         match act.iter().find(|x| x.name == f.name) {
             None if has(AstAspect::Fields) => out.push(
                 Finding::new(rel, FindingKind::FieldMissing)
@@ -181,7 +192,7 @@ fn fields(
             out.push(
                 Finding::new(rel, FindingKind::FieldUnexpected)
                     .at(w.line)
-                    .actual(format!("{} {owner}.{}", w.ty, w.name)),
+                    .actual(format!("{} {}", w.ty, qualified(owner, &w.name))),
             );
         }
     }
@@ -300,16 +311,16 @@ pub(super) fn escape_findings(
         .collect()
 }
 
-/// Compares two parsed files.
+/// Compares two parsed files (of one language).
 pub fn diff_files(
     rel: &str,
-    expected: &JavaFile,
-    actual: &JavaFile,
+    expected: &SourceFile,
+    actual: &SourceFile,
     aspects: &[AstAspect],
 ) -> Vec<Finding> {
     let mut out = Vec::new();
-    let exp = java::all_types(expected);
-    let act = java::all_types(actual);
+    let exp = model::all_types(expected);
+    let act = model::all_types(actual);
     for (path, e) in &exp {
         match act.iter().find(|(p, _)| p == path) {
             Some((_, a)) => type_diff(rel, path, e, a, aspects, &mut out),
@@ -326,6 +337,7 @@ pub fn diff_files(
                 .actual(format!("{} {path}", a.kind.word())),
         );
     }
+    top_level(rel, expected, actual, aspects, &mut out);
     out.extend(escape_findings(
         rel,
         &expected.unicode_escapes,
@@ -339,7 +351,7 @@ pub fn diff_files(
                 .at(l)
                 .actual(format!(
                     "types nested more than {} deep, not compared",
-                    java::MAX_NESTING
+                    model::MAX_NESTING
                 )),
         );
     }
@@ -353,12 +365,49 @@ pub fn diff_files(
     out
 }
 
-/// Runs the judge over both trees.
+/// The top-level properties and functions of two files (Kotlin's; Java has none), owned by
+/// the package (by nothing without one), at line 1 when missing.
+fn top_level(
+    rel: &str,
+    expected: &SourceFile,
+    actual: &SourceFile,
+    aspects: &[AstAspect],
+    out: &mut Vec<Finding>,
+) {
+    let owner = actual.package.as_deref().unwrap_or("");
+    fields(
+        rel,
+        owner,
+        &expected.fields,
+        &actual.fields,
+        aspects,
+        out,
+        1,
+    );
+    let mut sink = Sink {
+        rel,
+        aspects,
+        out: std::mem::take(out),
+    };
+    methods(
+        &mut sink,
+        owner,
+        (FindingKind::MethodMissing, FindingKind::MethodUnexpected),
+        &expected.methods,
+        &actual.methods,
+        1,
+    );
+    *out = sink.out;
+}
+
+/// Runs the judge over both trees: each selected file is read in the language its extension
+/// names, else in the first of `languages`.
 pub fn ast_diff(
     comparisons: &Comparisons,
     workspace: &Path,
     reference: &Path,
     files: &FileSet,
+    languages: &[Language],
     aspects: &[AstAspect],
 ) -> Outcome {
     let listing = match list(comparisons, workspace, reference, files) {
@@ -369,16 +418,16 @@ pub fn ast_diff(
         return na;
     }
     let bodies = aspects.contains(&AstAspect::Bodies);
-    let kind = crate::lang::cache::java_kind(bodies);
-    let (findings, matched, total) = compare_files(
-        comparisons,
-        &listing,
-        workspace,
-        |rel, w, r| match super::content::models(rel, w, r, kind, |b| java::parse_with(b, bodies)) {
-            Ok((actual, expected)) => diff_files(rel, &expected, &actual, aspects),
-            Err(unreadable) => unreadable,
-        },
-    );
+    let fallback = languages.first().copied().unwrap_or(Language::Java);
+    let (findings, matched, total) =
+        compare_files(comparisons, &listing, workspace, |rel, w, r| {
+            let language = Language::of_path(rel).unwrap_or(fallback);
+            let kind = Kind::model(language, bodies);
+            match super::content::models(rel, w, r, kind, |b| language.parse(b, bodies)) {
+                Ok((actual, expected)) => diff_files(rel, &expected, &actual, aspects),
+                Err(unreadable) => unreadable,
+            }
+        });
     verdict(
         "ast-diff",
         findings,
@@ -394,8 +443,8 @@ mod tests {
 
     #[test]
     fn reviewer_level_differences() {
-        let r = java::parse(b"package p;\n@Entity\npublic class A extends B implements C {\n  @Id private Long id;\n  public A() {}\n  A(int x) {}\n  @Override public String m(int a) throws X { return \"\"; }\n  void gone() {}\n}\n");
-        let w = java::parse(b"package p;\npublic class A extends D implements C {\n  private Integer id;\n  public A() {}\n  public String m(int a) { return \"x\"; }\n  void extra() {}\n}\n");
+        let r = crate::lang::java::parse(b"package p;\n@Entity\npublic class A extends B implements C {\n  @Id private Long id;\n  public A() {}\n  A(int x) {}\n  @Override public String m(int a) throws X { return \"\"; }\n  void gone() {}\n}\n");
+        let w = crate::lang::java::parse(b"package p;\npublic class A extends D implements C {\n  private Integer id;\n  public A() {}\n  public String m(int a) { return \"x\"; }\n  void extra() {}\n}\n");
         let all = [
             AstAspect::Types,
             AstAspect::Annotations,

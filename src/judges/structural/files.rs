@@ -1,12 +1,14 @@
 //! `file-comparison`: every reference file against the workspace, by kind — POMs by their
-//! model, other XML as a tree (whitespace and attribute order ignored), Java by its model
-//! (bodies included), text with whitespace normalised; a short diff for what differs.
+//! model, other XML as a tree (whitespace and attribute order ignored), Java and Kotlin by
+//! their model (bodies included), text with whitespace normalised; a short diff for what
+//! differs.
 
 use similar::TextDiff;
 use std::path::Path;
 
 use crate::config::checks::{AstAspect, FileSet, PomAspect};
-use crate::lang::java;
+use crate::lang::Language;
+use crate::lang::model::{Import, SourceFile};
 
 use super::super::{Outcome, instrument};
 use super::pom::{Pom, diff_poms};
@@ -107,7 +109,7 @@ fn compare(rel: &str, w: &[u8], r: &[u8], store: Option<&Store>) -> Vec<Finding>
             (_, Err(e)) => vec![Finding::new(rel, FindingKind::PomUnreadable).actual(e)],
         };
     }
-    if name.ends_with(".java") {
+    if let Some(language) = Language::of_path(name) {
         let all = [
             AstAspect::Types,
             AstAspect::Annotations,
@@ -116,13 +118,13 @@ fn compare(rel: &str, w: &[u8], r: &[u8], store: Option<&Store>) -> Vec<Finding>
             AstAspect::Bodies,
         ];
         let (expected, actual) = (
-            crate::lang::cache::java(store, r, true),
-            crate::lang::cache::java(store, w, true),
+            crate::lang::cache::model(store, language, r, true),
+            crate::lang::cache::model(store, language, w, true),
         );
-        let imports = |f: &java::JavaFile| {
+        let imports = |f: &SourceFile| {
             f.imports
                 .iter()
-                .map(java::Import::key)
+                .map(Import::key)
                 .collect::<std::collections::BTreeSet<_>>()
         };
         let same_header =
@@ -131,7 +133,7 @@ fn compare(rel: &str, w: &[u8], r: &[u8], store: Option<&Store>) -> Vec<Finding>
         return if f.is_empty() && same_header {
             Vec::new()
         } else {
-            vec![Finding::new(rel, FindingKind::JavaDiffers).actual(short_diff(rel, rf, ws))]
+            vec![Finding::new(rel, language.differs()).actual(short_diff(rel, rf, ws))]
         };
     }
     if name.ends_with(".xml") {

@@ -9,7 +9,8 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use crate::config::checks::FileSet;
-use crate::lang::java::{self, Import};
+use crate::lang::Language;
+use crate::lang::model::{Header, Import};
 
 use super::super::Outcome;
 use super::content::{self, Content};
@@ -53,32 +54,31 @@ impl Pattern {
     }
 }
 
-/// A file's header (package, imports, unicode escapes), cached between runs by content.
-fn header_of(store: Option<&crate::lang::cache::Store>, bytes: &[u8]) -> java::Header {
-    crate::lang::cache::cached(store, crate::lang::cache::Kind::Header, bytes, || {
-        java::header(bytes)
-    })
-}
+/// A workspace file scanned for forbidden and required imports: its path, its language and
+/// its imports.
+type Scanned = (String, Language, Vec<Import>);
 
-fn compare(rel: &str, w: &Content, r: &Content) -> Vec<Finding> {
-    let (wh, rh) = match content::models(rel, w, r, Kind::Header, java::header) {
-        Ok(pair) => pair,
-        Err(unreadable) => return unreadable,
-    };
+/// The imports of one file of both trees, in `language`.
+fn compare(rel: &str, w: &Content, r: &Content, language: Language) -> Vec<Finding> {
+    let (wh, rh): (Header, Header) =
+        match content::models(rel, w, r, Kind::header(language), |b| language.header(b)) {
+            Ok(pair) => pair,
+            Err(unreadable) => return unreadable,
+        };
     let (ws, rf) = (&wh.imports, &rh.imports);
     let wkeys: BTreeSet<String> = ws.iter().map(Import::key).collect();
     let rkeys: BTreeSet<String> = rf.iter().map(Import::key).collect();
     let mut findings = Vec::new();
     for i in rf.iter().filter(|i| !wkeys.contains(&i.key())) {
         findings.push(
-            Finding::new(rel, FindingKind::ImportMissing).expected(format!("import {};", i.key())),
+            Finding::new(rel, FindingKind::ImportMissing).expected(language.import_line(&i.key())),
         );
     }
     for i in ws.iter().filter(|i| !rkeys.contains(&i.key())) {
         findings.push(
             Finding::new(rel, FindingKind::ImportUnexpected)
                 .at(i.line)
-                .actual(format!("import {};", i.key())),
+                .actual(language.import_line(&i.key())),
         );
     }
     findings.extend(super::ast::escape_findings(
@@ -89,12 +89,14 @@ fn compare(rel: &str, w: &Content, r: &Content) -> Vec<Finding> {
     findings
 }
 
-/// Runs the judge over both trees.
+/// Runs the judge over both trees: each selected file is read in the language its extension
+/// names, else in the first of `languages`.
 pub fn import_diff(
     comparisons: &Comparisons,
     workspace: &Path,
     reference: &Path,
     files: &FileSet,
+    languages: &[Language],
     forbid: &[String],
     require: &[String],
 ) -> Outcome {
@@ -113,7 +115,12 @@ pub fn import_diff(
         Ok(v) => v,
         Err(e) => return super::super::instrument(e),
     };
-    let (mut findings, matched, total) = compare_files(comparisons, &listing, workspace, compare);
+    let fallback = languages.first().copied().unwrap_or(Language::Java);
+    let language = |rel: &str| Language::of_path(rel).unwrap_or(fallback);
+    let (mut findings, matched, total) =
+        compare_files(comparisons, &listing, workspace, |rel, w, r| {
+            compare(rel, w, r, language(rel))
+        });
     findings.extend(
         listing.only_workspace.iter().map(|rel| {
             Finding::new(rel.as_str(), FindingKind::FileUnexpected).actual(rel.as_str())
@@ -132,7 +139,7 @@ pub fn import_diff(
         let ws_files: Vec<&String> = listing.both.iter().chain(&listing.only_workspace).collect();
         let escapes: Mutex<Vec<Finding>> = Mutex::new(Vec::new());
         // A file too large to read cannot be cleared of a forbidden import: a finding.
-        let scanned: Vec<Result<(String, Vec<Import>), Finding>> = ws_files
+        let scanned: Vec<Result<Scanned, Finding>> = ws_files
             .par_iter()
             .filter_map(|rel| {
                 let bytes = match super::read_bounded(&workspace.join(rel)) {
@@ -146,7 +153,7 @@ pub fn import_diff(
                 if !text.contains("\\u") && !needles.iter().any(|n| text.contains(n)) {
                     return None;
                 }
-                let h = header_of(comparisons.store(), &bytes);
+                let h = crate::lang::cache::file_header(comparisons.store(), language(rel), &bytes);
                 // A new file has no reference to excuse its escapes.
                 if listing.only_workspace.contains(*rel) {
                     escapes
@@ -154,11 +161,11 @@ pub fn import_diff(
                         .unwrap_or_else(|e| e.into_inner())
                         .extend(super::ast::escape_findings(rel, &[], &h.unicode_escapes));
                 }
-                Some(Ok(((*rel).clone(), h.imports)))
+                Some(Ok(((*rel).clone(), language(rel), h.imports)))
             })
             .collect();
         findings.extend(escapes.into_inner().unwrap_or_else(|e| e.into_inner()));
-        let mut hits: Vec<(String, Vec<Import>)> = Vec::new();
+        let mut hits: Vec<Scanned> = Vec::new();
         for s in scanned {
             match s {
                 Ok(hit) => hits.push(hit),
@@ -173,12 +180,12 @@ pub fn import_diff(
                 Err(_) => {}
             }
         }
-        for (rel, imports) in &hits {
+        for (rel, lang, imports) in &hits {
             for i in imports
                 .iter()
                 .filter(|i| forbid.iter().any(|p| p.matches(i)))
             {
-                let line = format!("import {};", i.key());
+                let line = lang.import_line(&i.key());
                 // A forbidden import is reported once, as forbidden, not also as unexpected.
                 findings.retain(|f| {
                     !(f.kind == FindingKind::ImportUnexpected
@@ -195,7 +202,7 @@ pub fn import_diff(
         for p in &require {
             if !hits
                 .iter()
-                .any(|(_, imports)| imports.iter().any(|i| p.matches(i)))
+                .any(|(_, _, imports)| imports.iter().any(|i| p.matches(i)))
             {
                 findings.push(
                     Finding::new("", FindingKind::ImportRequired)
@@ -224,6 +231,7 @@ mod tests {
         Import {
             path: p.into(),
             is_static: false,
+            alias: None,
             line: 1,
         }
     }

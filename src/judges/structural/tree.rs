@@ -157,6 +157,7 @@ fn under_git_dir(rel: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lang::Language;
     use crate::materialize::{Contents, Source, materialize_as};
     use crate::test_support::{git, write};
 
@@ -279,8 +280,16 @@ mod tests {
                 PomAspect::Properties,
             ];
             [
-                import_diff(&c, w, reference, &java, &["javax.*".into()], &[]),
-                ast_diff(&c, w, reference, &java, &aspects),
+                import_diff(
+                    &c,
+                    w,
+                    reference,
+                    &java,
+                    &[Language::Java],
+                    &["javax.*".into()],
+                    &[],
+                ),
+                ast_diff(&c, w, reference, &java, &[Language::Java], &aspects),
                 pom_diff(&c, w, reference, &poms, false),
                 file_comparison(&c, w, reference, &every),
             ]
