@@ -76,8 +76,11 @@ pub fn runtime() -> anyhow::Result<judge_ci::pipeline::runtime::Runtime> {
 /// `--allow-key-env`: the workflow's allowance, before any config is read; the value of each
 /// allowed variable is a secret from now on.
 pub fn allow_key_envs(c: &cli::ConfigArgs) {
+    // Each command calls this once, first; a second call could only come from a bug.
+    if let Err(e) = judge_ci::config::endpoint::allow_key_envs(&c.allow_key_env) {
+        eprintln!("judge-ci: warning: {e}");
+    }
     for name in &c.allow_key_env {
-        judge_ci::config::endpoint::allow_key_env(name);
         if let Ok(v) = std::env::var(name) {
             judge_ci::secrets::register(&v);
         }

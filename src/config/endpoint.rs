@@ -4,30 +4,32 @@
 //! token as a key; and a `base-url` off this machine must be https, so a key never travels in
 //! clear text.
 
-use std::sync::RwLock;
+use std::sync::OnceLock;
 
-/// Variable names the command line allowed as `api-key-env` besides `*_API_KEY`.
-static ALLOWED_KEY_ENV: RwLock<Vec<String>> = RwLock::new(Vec::new());
+/// Variable names the command line allowed as `api-key-env` besides `*_API_KEY`. Set once, by
+/// `main`, before any config is read, and never changed: it is the command line's, the same
+/// for every run of the process (the tasks of a suite share one command line), not run state.
+static ALLOWED_KEY_ENV: OnceLock<Vec<String>> = OnceLock::new();
 
-/// Allows `name` as an `api-key-env` (`--allow-key-env NAME`, the Action input
-/// `allow-key-env`). Called by `main` before the config is loaded; the config cannot.
-pub fn allow_key_env(name: &str) {
-    let mut all = match ALLOWED_KEY_ENV.write() {
-        Ok(g) => g,
-        Err(p) => p.into_inner(),
-    };
-    if !all.iter().any(|n| n == name) {
-        all.push(name.to_string());
-    }
+/// Why the allowance could not be set: it was set already (it is set once per process).
+#[derive(Debug, thiserror::Error)]
+#[error("the variables allowed as api-key-env were set already; they are set once per process")]
+pub struct AlreadyAllowed;
+
+/// Allows `names` as `api-key-env`s (`--allow-key-env NAME`, the Action input
+/// `allow-key-env`). Called once by `main` before the config is loaded; the config cannot.
+pub fn allow_key_envs(names: &[String]) -> Result<(), AlreadyAllowed> {
+    ALLOWED_KEY_ENV
+        .set(names.to_vec())
+        .map_err(|_| AlreadyAllowed)
 }
 
 /// Whether `name` may hold an API key: it ends in `_API_KEY`, or the command line allowed it.
 pub fn key_env_allowed(name: &str) -> bool {
     name.ends_with("_API_KEY")
-        || match ALLOWED_KEY_ENV.read() {
-            Ok(g) => g.iter().any(|n| n == name),
-            Err(p) => p.into_inner().iter().any(|n| n == name),
-        }
+        || ALLOWED_KEY_ENV
+            .get()
+            .is_some_and(|all| all.iter().any(|n| n == name))
 }
 
 /// Why `name` may not be an `api-key-env`, with what would be valid.
@@ -73,8 +75,10 @@ mod tests {
         assert!(key_env_allowed("ANTHROPIC_API_KEY"));
         assert!(!key_env_allowed("GITHUB_TOKEN"));
         assert!(!key_env_allowed("SOME_KEY_FOR_TESTS_ONLY"));
-        allow_key_env("SOME_KEY_FOR_TESTS_ONLY");
+        allow_key_envs(&["SOME_KEY_FOR_TESTS_ONLY".into()]).unwrap();
         assert!(key_env_allowed("SOME_KEY_FOR_TESTS_ONLY"));
+        assert!(allow_key_envs(&["OTHER".into()]).is_err(), "set once");
+        assert!(!key_env_allowed("OTHER"));
         assert!(key_env_refusal("GITHUB_TOKEN").contains("--allow-key-env GITHUB_TOKEN"));
     }
 

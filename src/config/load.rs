@@ -194,7 +194,17 @@ pub fn load_benchmark_from(
 
 fn read_benchmark(r: &mut Reader, root: &Node, path: &Path, bytes: &[u8]) -> Option<Benchmark> {
     let m = r.mapping(root, "the config file")?;
-    r.check_keys(m, "the config file", BENCHMARK_KEYS, true);
+    r.check_keys_lenient(
+        m,
+        "the config file",
+        BENCHMARK_KEYS,
+        &[
+            ("sandbox", super::sandbox::SANDBOX_KEYS),
+            ("report", REPORT_KEYS),
+            ("reference", REFERENCE_KEYS),
+            ("jury", JURY_KEYS),
+        ],
+    );
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let schema = m.get_node("schema").and_then(|n| r.string(n, "schema"));
     if let (Some(s), Some(n)) = (&schema, m.get_node("schema"))

@@ -223,11 +223,14 @@ impl CheckSpec {
 )]
 #[strum(serialize_all = "kebab-case")]
 pub enum FailOn {
-    /// A REJECTED (or NOT_ASSESSED) reading fails.
+    /// A REJECTED (or NOT_ASSESSED) reading fails, and so does an ERROR the subject can
+    /// cause (a time limit its code ran into, failed task commands; exit 3); only an ERROR of
+    /// judge-ci's own instrument (a tool or provider missing) is waived.
     Fail,
-    /// Anything but ACCEPTED or NOT_APPLICABLE fails (UNDECIDED too).
+    /// Anything but ACCEPTED or NOT_APPLICABLE fails (UNDECIDED too); ERRORs as for fail.
     NotPass,
-    /// Never fail the step; the report still says what happened.
+    /// Never fail the step, whatever the reading or ERROR; the report still says what
+    /// happened.
     Never,
     /// As fail, and any ERROR (a judge or tier that could not run) fails too, with exit 3: a
     /// pull request can make a tier ERROR on purpose (the default inside GitHub Actions).

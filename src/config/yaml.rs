@@ -206,7 +206,8 @@ impl Reader {
     }
 
     /// Checks the keys of a mapping against a table: unknown keys are errors (or warnings
-    /// when `unknown_is_warning`), with the nearest known key suggested.
+    /// when `unknown_is_warning`, see [`Reader::check_keys_lenient`]), with the nearest known
+    /// key suggested.
     pub fn check_keys(
         &mut self,
         map: &MarkedMappingNode,
@@ -214,25 +215,75 @@ impl Reader {
         table: &[Key],
         unknown_is_warning: bool,
     ) {
+        if unknown_is_warning {
+            self.check_keys_lenient(map, what, table, &[]);
+            return;
+        }
         for k in map.keys() {
             let name = k.as_str();
             if table.iter().any(|t| t.name == name) {
                 continue;
             }
-            let known: Vec<&str> = table.iter().map(|t| t.name).collect();
-            let help = match nearest(name, known.iter().copied()) {
-                Some(n) => format!("did you mean '{n}'?"),
-                None => format!("known keys: {}", known.join(", ")),
-            };
-            let d = if unknown_is_warning {
-                Diagnostic::warning(
-                    self.key_loc(k),
-                    format!("unknown key '{name}' in {what} is ignored"),
-                )
-            } else {
-                Diagnostic::error(self.key_loc(k), format!("unknown key '{name}' in {what}"))
-            };
+            let help = Self::unknown_help(name, table);
+            let d = Diagnostic::error(self.key_loc(k), format!("unknown key '{name}' in {what}"));
             self.diags.push(d.help(help));
+        }
+    }
+
+    fn unknown_help(name: &str, table: &[Key]) -> String {
+        let known: Vec<&str> = table.iter().map(|t| t.name).collect();
+        match nearest(name, known.iter().copied()) {
+            Some(n) => format!("did you mean '{n}'?"),
+            None => format!("known keys: {}", known.join(", ")),
+        }
+    }
+
+    /// Checks the keys of a mapping where unknown keys are only warned about and ignored
+    /// (the benchmark and task files: agent-bench ignores keys it does not know, and its
+    /// files must load unchanged). Except when ignoring the key would silently drop a
+    /// setting (attack finding F15: `sandbx: {require: …}` fails open): a key near a known
+    /// one (a misspelling, another case) or one that names a key of a section
+    /// (`require:` of `sandbox:`, `fail-on:` of `report:`; `sections` pairs each section's
+    /// key with its table) is an error.
+    pub fn check_keys_lenient(
+        &mut self,
+        map: &MarkedMappingNode,
+        what: &str,
+        table: &[Key],
+        sections: &[(&str, &[Key])],
+    ) {
+        for k in map.keys() {
+            let name = k.as_str();
+            if table.iter().any(|t| t.name == name) {
+                continue;
+            }
+            let loc = self.key_loc(k);
+            let lower = name.to_ascii_lowercase();
+            let near = table
+                .iter()
+                .map(|t| t.name)
+                .find(|t| *t == lower)
+                .or_else(|| nearest(&lower, table.iter().map(|t| t.name)));
+            let section = sections
+                .iter()
+                .find(|(_, keys)| keys.iter().any(|t| t.name == lower))
+                .map(|(s, _)| *s);
+            let d = match (near, section) {
+                (Some(n), _) => Diagnostic::error(loc, format!("unknown key '{name}' in {what}"))
+                    .help(format!(
+                        "did you mean '{n}'? (an unknown key is ignored, and ignoring this one would drop the setting it looks like)"
+                    )),
+                (None, Some(s)) => Diagnostic::error(
+                    loc,
+                    format!("unknown key '{name}' in {what}: it is a key of '{s}'"),
+                )
+                .help(format!("write it under '{s}:' ({s}: {{{name}: …}})")),
+                (None, None) => {
+                    Diagnostic::warning(loc, format!("unknown key '{name}' in {what} is ignored"))
+                        .help(Self::unknown_help(name, table))
+                }
+            };
+            self.diags.push(d);
         }
     }
 

@@ -74,6 +74,8 @@ pub struct Plan {
     required: u32,
     /// The Landlock rights of a writable root under the ruleset's ABI.
     writable_access: u64,
+    /// The read end of judge-ci's lifeline (see [`super::reaper::lifeline`]).
+    lifeline: Option<RawFd>,
 }
 
 /// The mounts of a fenced process (made only with namespaces).
@@ -402,15 +404,60 @@ fn close_on_exec_above_stderr() -> io::Result<()> {
     Ok(())
 }
 
-/// The child outside the namespace: waits for PID 1 and exits as it did. Never returns.
-fn wait_and_mirror(pid: libc::pid_t) -> ! {
+/// The child outside the namespace: waits for PID 1 and exits as it did; kills it (and with
+/// it the whole namespace) when the lifeline closes, that is when judge-ci is gone however
+/// it ended (see [`super::reaper`]). Never returns.
+fn wait_and_mirror(pid: libc::pid_t, lifeline: Option<RawFd>) -> ! {
     // SAFETY: system calls only; _exit never returns.
     unsafe {
-        // Every descriptor, the pipe std reports exec errors through included: only the
-        // grandchild's exec may close that one.
-        libc::syscall(libc::SYS_close_range, 0u32, u32::MAX, 0u32);
+        // Every descriptor but the lifeline's read end, the pipe std reports exec errors
+        // through included (only the grandchild's exec may close that one), and the
+        // lifeline's write end (judge-ci's alone).
+        match lifeline {
+            Some(l) if l >= 0 => {
+                if l > 0 {
+                    libc::syscall(libc::SYS_close_range, 0u32, (l - 1) as u32, 0u32);
+                }
+                libc::syscall(libc::SYS_close_range, (l + 1) as u32, u32::MAX, 0u32);
+            }
+            _ => {
+                libc::syscall(libc::SYS_close_range, 0u32, u32::MAX, 0u32);
+            }
+        }
+        let pidfd = libc::syscall(libc::SYS_pidfd_open, pid, 0u32) as libc::c_int;
         let mut status = 0;
         loop {
+            if let Some(l) = lifeline {
+                let mut fds = [
+                    libc::pollfd {
+                        fd: l,
+                        events: libc::POLLIN,
+                        revents: 0,
+                    },
+                    libc::pollfd {
+                        fd: pidfd,
+                        events: libc::POLLIN,
+                        revents: 0,
+                    },
+                ];
+                // Without a pidfd (Linux before 5.3): look every 100 ms.
+                let (n, timeout) = if pidfd >= 0 { (2, -1) } else { (1, 100) };
+                let r = libc::poll(fds.as_mut_ptr(), n, timeout);
+                if r > 0 && fds[0].revents != 0 {
+                    // judge-ci is gone: nothing of the subject may stay.
+                    libc::kill(pid, libc::SIGKILL);
+                    libc::waitpid(pid, &mut status, 0);
+                    libc::_exit(137);
+                }
+                let r = libc::waitpid(pid, &mut status, libc::WNOHANG);
+                if r == pid {
+                    break;
+                }
+                if r < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                    libc::_exit(125);
+                }
+                continue;
+            }
             let r = libc::waitpid(pid, &mut status, 0);
             if r == pid {
                 break;
@@ -457,6 +504,7 @@ impl Plan {
             report,
             required,
             writable_access,
+            lifeline: super::reaper::lifeline(),
         }
     }
 
@@ -503,7 +551,7 @@ impl Plan {
                     return Err(io::Error::last_os_error());
                 }
                 if pid > 0 {
-                    wait_and_mirror(pid);
+                    wait_and_mirror(pid, self.lifeline);
                 }
                 // PID 1 of the new namespace: dies with the child outside.
                 check(libc::prctl(

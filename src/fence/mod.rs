@@ -29,6 +29,7 @@
 mod child;
 pub mod git_guard;
 pub mod layers;
+pub mod reaper;
 mod rules;
 mod seccomp;
 
@@ -172,6 +173,15 @@ impl Fence {
     /// changed (see [`git_guard`]), saying so on stderr; returns what it restored. Call it
     /// when no subject process is left.
     pub fn restore_git(&self) -> Vec<PathBuf> {
+        // Orphaned subject processes first (without a PID namespace): none may change
+        // anything after this (a `setsid` helper rewriting .git/config or the report).
+        let swept = reaper::sweep();
+        if swept.survived > 0 {
+            eprintln!(
+                "judge-ci: warning: {} subject process(es) outlived their step and could not be killed",
+                swept.survived
+            );
+        }
         let changed: Vec<PathBuf> = lock(&self.git).iter().flat_map(|g| g.restore()).collect();
         let mut restored = lock(&self.restored);
         for p in &changed {
@@ -206,6 +216,28 @@ impl Fence {
                 "; the reference revision's objects are in the workspace's repository ({}): subject code can read them through git",
                 g.display()
             ));
+        }
+        if matches!(
+            self.last_status(),
+            Some(Status {
+                pid_namespace: Err(_),
+                ..
+            })
+        ) {
+            let swept = reaper::totals();
+            line.push_str(&if !reaper::is_subreaper() {
+                "; subject processes that leave their process group may outlive their step (no pid namespace, and judge-ci could not become their subreaper)".to_string()
+            } else if swept.survived > 0 {
+                format!(
+                    "; {} orphaned subject process(es) outlived their step (no pid namespace; swept as judge-ci's orphans, {} killed)",
+                    swept.survived, swept.killed
+                )
+            } else {
+                format!(
+                    "; no subject process outlived its step (no pid namespace: orphans swept by judge-ci as their subreaper, {} killed)",
+                    swept.killed
+                )
+            });
         }
         let restored = lock(&self.restored);
         if !restored.is_empty() {
@@ -558,6 +590,9 @@ impl Prepared {
     /// Without a mount namespace there is no overlay: the caches become read-only (nothing
     /// planted survives, nothing can be added) and `/dev/shm` is not granted at all.
     fn rebuild_without_namespaces(&mut self) {
+        // No PID namespace to kill what is left: orphans of subject processes come to
+        // judge-ci instead, which kills them (see reaper). Before the process starts.
+        reaper::become_subreaper();
         let caches: Vec<PathBuf> = self.caches.iter().map(|(c, _, _)| c.clone()).collect();
         self.grants.writable.retain(|w| !caches.contains(w));
         self.grants.readable.extend(caches);

@@ -4,8 +4,9 @@
 //! govern `connect` on a socket file, and a network namespace does not cut it), no io_uring
 //! (whose operations bypass the filter), no access to the kernel's key rings (shared by every
 //! process of the same user), and no system call of another ABI (32-bit, x32) through
-//! which the same calls could be made by other numbers. `socketpair` stays: it connects
-//! nothing outside the process tree.
+//! which the same calls could be made by other numbers. `socketpair` stays for stream and
+//! seqpacket sockets (connected to each other for good); a datagram pair is refused, since
+//! a datagram socket can be re-connected to any socket file.
 
 use std::io;
 
@@ -17,10 +18,12 @@ pub struct Filter {
 
 const SECCOMP_RET_ALLOW: u32 = 0x7fff_0000;
 const SECCOMP_RET_ERRNO: u32 = 0x0005_0000;
-/// `offsetof(struct seccomp_data, nr)`, `arch`, `args[0]` (low half on little endian).
+/// `offsetof(struct seccomp_data, nr)`, `arch`, `args[0]` and `args[1]` (low halves on
+/// little endian).
 const OFF_NR: u32 = 0;
 const OFF_ARCH: u32 = 4;
 const OFF_ARG0: u32 = 16;
+const OFF_ARG1: u32 = 24;
 
 #[cfg(target_arch = "x86_64")]
 const AUDIT_ARCH: u32 = 0xc000_003e;
@@ -86,6 +89,21 @@ impl Filter {
         p.push(jeq(libc::SYS_socket as u32, 0, 3));
         p.push(stmt(LD_W_ABS, OFF_ARG0));
         p.push(jeq(libc::AF_UNIX as u32, 0, 1));
+        p.push(deny(libc::EACCES));
+        // socketpair(AF_UNIX, SOCK_DGRAM, …): a datagram socket can be connect()ed (or
+        // sendto()) to any socket file afterwards, the pair notwithstanding (attack finding
+        // F22: journald's /dev/log, a service's notify socket). Stream and seqpacket pairs
+        // are connected for good (connect gives EISCONN) and stay.
+        p.push(stmt(LD_W_ABS, OFF_NR));
+        // (SOCK_RAW is made a datagram socket by the kernel: only those two types pass.)
+        p.push(jeq(libc::SYS_socketpair as u32, 0, 7));
+        p.push(stmt(LD_W_ABS, OFF_ARG0));
+        p.push(jeq(libc::AF_UNIX as u32, 0, 5));
+        p.push(stmt(LD_W_ABS, OFF_ARG1));
+        // The type's low bits; SOCK_NONBLOCK and SOCK_CLOEXEC are flags above them.
+        p.push(stmt(libc::BPF_ALU | libc::BPF_AND | libc::BPF_K, 0xf));
+        p.push(jeq(libc::SOCK_STREAM as u32, 2, 0));
+        p.push(jeq(libc::SOCK_SEQPACKET as u32, 1, 0));
         p.push(deny(libc::EACCES));
         p.push(stmt(RET_K, SECCOMP_RET_ALLOW));
         Some(Filter { program: p })
@@ -164,6 +182,20 @@ mod tests {
                     let mut sv = [0; 2];
                     if libc::socketpair(libc::AF_UNIX, libc::SOCK_STREAM, 0, sv.as_mut_ptr()) != 0 {
                         return 3;
+                    }
+                    // A datagram pair could be re-connected to any socket file (F22).
+                    let flags = libc::SOCK_DGRAM | libc::SOCK_CLOEXEC;
+                    if libc::socketpair(libc::AF_UNIX, flags, 0, sv.as_mut_ptr()) == 0
+                        || *libc::__errno_location() != libc::EACCES
+                    {
+                        return 5;
+                    }
+                    if libc::socketpair(libc::AF_UNIX, libc::SOCK_RAW, 0, sv.as_mut_ptr()) == 0 {
+                        return 6;
+                    }
+                    let flags = libc::SOCK_SEQPACKET | libc::SOCK_NONBLOCK;
+                    if libc::socketpair(libc::AF_UNIX, flags, 0, sv.as_mut_ptr()) != 0 {
+                        return 7;
                     }
                     let mut params = [0u8; 120];
                     if libc::syscall(libc::SYS_io_uring_setup, 1u32, params.as_mut_ptr()) >= 0 {

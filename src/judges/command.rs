@@ -44,6 +44,16 @@ fn spec_for(
     }
 }
 
+/// Why a program could not be started, as judge-ci can tell: a program named by a relative
+/// path lies in the subject's tree (`./gradlew`, `bin/check`), so its absence (or a missing
+/// interpreter line, a mode the subject set) is the subject's doing and has no cause of the
+/// instrument's; a program found on the PATH that is not there is a missing tool
+/// (`spec/trust.md` point 12).
+fn start_cause(e: &std::io::Error, program: &str) -> Option<Cause> {
+    let in_tree = program.contains('/') && !Path::new(program).is_absolute();
+    if in_tree { None } else { Cause::of_spawn(e) }
+}
+
 /// Keeps the last `max` characters (the end of a log says what failed).
 fn tail_chars(s: &str, max: usize) -> String {
     let n = s.chars().count();
@@ -81,6 +91,17 @@ fn not_finished(display: &str, out: &ProcessOutput, timeout: Duration) -> Option
                 .reasoning(why.clone())
                 .check(Check::failed("command_execution", why).ok()?)
                 .metadata("signal", s)
+        }
+        Exit::Code(_) if !out.outlived.is_empty() => {
+            let why = format!(
+                "{} process(es) of `{display}` were still alive after judge-ci killed its group and waited (pids {:?}): what the build left cannot be read as evidence while they may still write it",
+                out.outlived.len(),
+                out.outlived
+            );
+            Judgment::builder(Status::Error)
+                .reason_code(ReasonCode::JudgeReported)
+                .reasoning(why.clone())
+                .check(Check::failed("command_execution", why).ok()?)
         }
         Exit::Code(_) => return None,
     };
@@ -147,7 +168,7 @@ pub async fn command(
         Ok(o) => o,
         Err(e) => {
             return instrument_because(
-                Cause::of_spawn(&e),
+                start_cause(&e, &spec.program),
                 format!("`{display}` could not be started: {e}"),
             );
         }
@@ -284,7 +305,7 @@ pub async fn build_tool_run(
         Ok(o) => o,
         Err(e) => {
             return instrument_because(
-                Cause::of_spawn(&e),
+                start_cause(&e, &program),
                 format!(
                     "`{display}` could not be started: {e}{}",
                     if program.starts_with("./") {
@@ -496,7 +517,7 @@ pub async fn external(
         Ok(o) => o,
         Err(e) => {
             return failed(
-                Cause::of_spawn(&e),
+                start_cause(&e, &spec.program),
                 format!("external judge `{display}` could not be started: {e}"),
                 None,
             );

@@ -178,6 +178,9 @@ pub struct ProcessOutput {
     pub answer: Vec<u8>,
     /// Wall time.
     pub elapsed: Duration,
+    /// Processes of its group still alive after judge-ci killed the group and waited (none
+    /// in the normal case): what they write may change after judge-ci read it.
+    pub outlived: Vec<i32>,
 }
 
 impl ProcessOutput {
@@ -317,6 +320,7 @@ pub async fn run(spec: &ProcessSpec, policy: &Fence) -> std::io::Result<ProcessO
         Some(r) => std::io::Error::other(r.to_string()),
         None => e,
     };
+    let spawning = crate::fence::reaper::spawning();
     let mut child = match command(spec, &fence, write_end).spawn() {
         Ok(c) => c,
         // A layer `sandbox.require` names did not hold: no retry with fewer layers.
@@ -335,6 +339,8 @@ pub async fn run(spec: &ProcessSpec, policy: &Fence) -> std::io::Result<ProcessO
         }
         Err(e) => return Err(e),
     };
+    // Dropped last, after the group is killed: then the orphans are swept.
+    let _running = spawning.register(child.id());
     policy.started(&fence);
     // The child holds the write end now: judge-ci's copy goes, so the reader sees the end
     // of the answer when the program (and whatever inherited descriptor 3) is gone.
@@ -372,10 +378,18 @@ pub async fn run(spec: &ProcessSpec, policy: &Fence) -> std::io::Result<ProcessO
         Ok(Err(e)) => return Err(e),
         Err(_) => Exit::TimedOut,
     };
-    // Kill whatever is left of the group (background children) so the pipes close.
+    // Kill whatever is left of the group (background children) so the pipes close, and wait
+    // until none of it is alive: whatever judge-ci reads of the build's output afterwards
+    // (reports, class files, the answer's end) is no longer being written. In a PID namespace
+    // the child's end already means the namespace is empty (the kernel reaps it whole).
+    let pgid = guard.0;
     guard.kill();
     let _ = child.kill().await;
     let grace = Duration::from_secs(5);
+    let outlived = match pgid {
+        Some(g) => group_gone(g, grace).await,
+        None => Vec::new(),
+    };
     let stdout = tokio::time::timeout(grace, out)
         .await
         .ok()
@@ -400,7 +414,45 @@ pub async fn run(spec: &ProcessSpec, policy: &Fence) -> std::io::Result<ProcessO
         stderr,
         answer,
         elapsed: start.elapsed(),
+        outlived,
     })
+}
+
+/// The live (not zombie) processes of process group `pgid`, from `/proc`.
+fn group_members(pgid: i32) -> Vec<i32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            // `pid (comm) S ppid pgrp …`; comm may hold spaces and parentheses.
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                return false;
+            };
+            let Some((_, rest)) = stat.rsplit_once(')') else {
+                return false;
+            };
+            let mut f = rest.split_whitespace();
+            let state = f.next().unwrap_or("");
+            let group = f.nth(1).and_then(|g| g.parse::<i32>().ok());
+            group == Some(pgid) && !matches!(state, "Z" | "X" | "x")
+        })
+        .collect()
+}
+
+/// Waits (at most `grace`) until no live process of group `pgid` is left, killing again
+/// what is; returns the ones still alive at the end (none in the normal case).
+async fn group_gone(pgid: i32, grace: Duration) -> Vec<i32> {
+    let until = Instant::now() + grace;
+    loop {
+        let left = group_members(pgid);
+        if left.is_empty() || Instant::now() >= until {
+            return left;
+        }
+        let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
 #[cfg(test)]
@@ -422,6 +474,50 @@ mod tests {
             "{}",
             &t[KEEP_BYTES..KEEP_BYTES + 80]
         );
+    }
+
+    #[tokio::test]
+    async fn a_process_the_program_left_behind_is_gone_when_run_returns() {
+        // The program exits at once; a background process of its group keeps writing. When
+        // `run` returns the writer is dead (not merely signalled), so what judge-ci reads of
+        // the output afterwards no longer changes.
+        let dir = tempfile::tempdir().unwrap();
+        // Without a PID namespace (where the kernel empties it whole): the group is what
+        // judge-ci waits on, and the pid printed is the real one.
+        let fence = Fence::default();
+        fence.namespaces_unavailable(&std::io::Error::other("this test's own choice"));
+        let out = run(
+            &ProcessSpec::shell(
+                "(exec >/dev/null 2>&1; trap '' TERM HUP; while :; do echo x >> f; done) & echo $!; exit 0",
+                dir.path().to_path_buf(),
+                Duration::from_secs(10),
+            ),
+            &fence,
+        )
+        .await
+        .unwrap();
+        assert_eq!(out.exit, Exit::Code(0));
+        assert!(out.outlived.is_empty(), "{:?}", out.outlived);
+        let pid: i32 = out.stdout.text().trim().parse().unwrap();
+        let alive = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .map(|(_, r)| r.trim_start().starts_with(['R', 'S', 'D']))
+            })
+            .unwrap_or(false);
+        assert!(!alive, "the writer {pid} outlived the run");
+        let size = std::fs::metadata(dir.path().join("f"))
+            .map(|m| m.len())
+            .unwrap_or(0);
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(
+            std::fs::metadata(dir.path().join("f"))
+                .map(|m| m.len())
+                .unwrap_or(0),
+            size
+        );
+        assert!(group_members(i32::MAX).is_empty());
     }
 
     #[tokio::test]

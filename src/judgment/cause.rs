@@ -15,7 +15,7 @@ use super::gap::GapCategory;
 
 /// Declares [`Cause`] from one table: variant, wire token, gap category, what it means.
 macro_rules! causes {
-    ($($(#[$doc:meta])* $v:ident => $token:literal, $gap:ident, $what:literal;)*) => {
+    ($($(#[$doc:meta])* $v:ident => $token:literal, $gap:ident, $origin:ident, $what:literal;)*) => {
         /// Why an ERROR or ABSTAIN happened, as the judge that saw it knows it.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Cause {
@@ -40,6 +40,15 @@ macro_rules! causes {
                 }
             }
 
+            /// Who can bring an ERROR of this cause about: judge-ci's own instrument only, or
+            /// the subject too (`spec/trust.md` point 12). Every cause says so in the table
+            /// below: a new one must be placed.
+            pub fn origin(self) -> ErrorOrigin {
+                match self {
+                    $(Cause::$v => ErrorOrigin::$origin,)*
+                }
+            }
+
             /// What the cause means, for the analysis' rationale.
             pub fn meaning(self) -> &'static str {
                 match self {
@@ -52,58 +61,83 @@ macro_rules! causes {
 
 causes! {
     /// A time limit judge-ci enforced ended the judge or the process it ran.
-    Timeout => "timeout", Environment,
+    Timeout => "timeout", Environment, Subject,
         "judge-ci's time limit ended the judge: give it more time or a faster runner";
     /// A repository, registry or provider could not be reached (offline, unknown host,
     /// connection refused), as the tool's own resolution error or judge-ci's connection said.
-    NetworkUnreachable => "network_unreachable", Environment,
+    NetworkUnreachable => "network_unreachable", Environment, Instrument,
         "a repository, registry or provider could not be reached: fix the runner's network or pre-fetch what the build needs";
     /// The build tool's own closing error says a dependency, plugin or parent POM could not
     /// be resolved from the repositories the runner has.
-    DependencyUnresolved => "dependency_unresolved", Environment,
+    DependencyUnresolved => "dependency_unresolved", Environment, Instrument,
         "a dependency, plugin or parent POM could not be resolved from the runner's repositories: pre-fetch it or fix the repository settings";
     /// judge-ci measured the disk full, or its own write failed with ENOSPC.
-    DiskFull => "disk_full", Environment,
+    DiskFull => "disk_full", Environment, Instrument,
         "the runner's disk is full: free space or use a larger runner";
     /// judge-ci's own attempt to allocate or start a process failed for want of memory.
-    OutOfMemory => "out_of_memory", Environment,
+    OutOfMemory => "out_of_memory", Environment, Instrument,
         "the runner ran out of memory: use a larger runner or run fewer judges at once";
     /// The model provider was overloaded, rate-limited or failing (HTTP 429 or 5xx).
-    ProviderUnavailable => "provider_unavailable", Environment,
+    ProviderUnavailable => "provider_unavailable", Environment, Instrument,
         "the model provider was unavailable: retry later or lower the request rate";
     /// A program judge-ci had to start is not installed.
-    ToolMissing => "tool_missing", Tool,
+    ToolMissing => "tool_missing", Tool, Instrument,
         "a program the check runs is not installed on the runner: install it or fix the command";
     /// The check's own settings are wrong or incomplete (a missing API key, a model or
     /// template the provider does not know, no reference to compare with).
-    JudgeMisconfigured => "judge_misconfigured", Evaluation,
+    JudgeMisconfigured => "judge_misconfigured", Evaluation, Instrument,
         "the judge's own configuration is wrong or incomplete: repair the check's settings";
     /// The model declined to answer.
-    ProviderRefused => "provider_refused", Evaluation,
+    ProviderRefused => "provider_refused", Evaluation, Subject,
         "the model declined the question: rephrase the prompt or use another model";
     /// The model's reply could not be used (not the requested shape, even after a repair).
-    ModelReplyUnusable => "model_reply_unusable", Evaluation,
+    ModelReplyUnusable => "model_reply_unusable", Evaluation, Subject,
         "the model's reply could not be used: calibrate the prompt or use another model";
     /// An external judge broke the protocol (exit status, output size, not one judgment).
-    JudgeBroken => "judge_broken", Evaluation,
+    JudgeBroken => "judge_broken", Evaluation, Subject,
         "the judge program broke judge-ci's protocol: repair the judge";
     /// Evidence the run should have produced is absent (classes, test or coverage reports,
     /// a plan's criteria).
-    EvidenceMissing => "evidence_missing", Analysis,
+    EvidenceMissing => "evidence_missing", Analysis, Subject,
         "the evidence this judge needs was not produced: make the run (or the pre-analysis) produce it";
     /// The model could not be shown every file that differs in full (a binary, NUL bytes, a
     /// file over the size or material budget, a build-output folder, a link), so its answer
     /// does not decide a PASS.
-    MaterialIncomplete => "material_incomplete", Evaluation,
+    MaterialIncomplete => "material_incomplete", Evaluation, Subject,
         "the model was not shown the whole change: make the changed files text within the budget, or judge them with a structural check";
     /// The model was asked several times (`samples`) and too small a share of its answers
     /// agreed (`agreement`), so its answer does not decide the judgment.
-    ModelUnstable => "model_unstable", Evaluation,
+    ModelUnstable => "model_unstable", Evaluation, Subject,
         "the model's answers to the same question disagreed: make the question or the criteria sharper, or lower the temperature";
     /// A request would have passed a spending limit (`llm.limits`, or the suite's), so it
     /// was not sent.
-    LlmBudgetExhausted => "llm_budget_exhausted", Environment,
+    LlmBudgetExhausted => "llm_budget_exhausted", Environment, Subject,
         "a request would have passed the model spending limit: raise llm.limits (or the suite's), or ask fewer or smaller questions";
+}
+
+/// Who can bring an ERROR about, as judge-ci knows it from the cause it observed
+/// (`spec/trust.md` point 12): the gate waives, under a lenient `fail-on`, only ERRORs of
+/// judge-ci's own instrument; one the subject can cause never passes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ErrorOrigin {
+    /// judge-ci observed its own instrument failing, in a way the subject cannot bring about
+    /// through anything it controls: a tool or provider judge-ci needs is missing or failing,
+    /// judge-ci's own disk or memory ran out, a check's own settings are wrong, a dependency
+    /// the reference also needs cannot be resolved.
+    Instrument,
+    /// The subject can bring it about: its code runs into a limit, breaks a judge's protocol,
+    /// leaves no evidence, or its text makes the model refuse or not see everything; and any
+    /// ERROR whose cause judge-ci did not observe.
+    Subject,
+}
+
+impl ErrorOrigin {
+    /// The origin of an ERROR with this cause, or without one: an ERROR judge-ci cannot place
+    /// is one the subject may have caused.
+    pub fn of(cause: Option<Cause>) -> ErrorOrigin {
+        cause.map_or(ErrorOrigin::Subject, Cause::origin)
+    }
 }
 
 impl Cause {

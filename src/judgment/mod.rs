@@ -15,7 +15,7 @@ mod reason;
 mod status;
 mod sub_check;
 
-pub use cause::Cause;
+pub use cause::{Cause, ErrorOrigin};
 pub use context::{ExecutionStatus, JudgmentContext};
 pub use error::BuildError;
 pub use fault::Fault;

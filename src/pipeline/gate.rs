@@ -5,9 +5,13 @@ use crate::config::FailOn;
 use crate::jury::interpret::Reading;
 use crate::report::{self, Gate, Outcome};
 
-/// The gate for a reading under the config's `fail-on`, with the tiers that could not run:
-/// under `fail-on: error` an accepted (or not applicable) reading with any of them exits 3,
-/// since a pull request can make a tier ERROR on purpose (`spec/trust.md` point 12).
+/// The gate for a reading under the config's `fail-on`, with the tiers (and the task
+/// commands) that could not run. A reading that would pass the gate does not when any of them
+/// ended ERROR and either `fail-on` is `error` (any ERROR fails, exit 3) or the subject can
+/// have caused that ERROR (exit 3 under `fail` and `not-pass` too): a pull request can make a
+/// tier ERROR on purpose, and a lenient `fail-on` waives only ERRORs of judge-ci's own
+/// instrument (`spec/trust.md` point 12). `never` waives every reading, so it waives these
+/// too, and says so.
 pub fn gate_with_errors(
     reading: Option<Reading>,
     fail_on: FailOn,
@@ -15,64 +19,81 @@ pub fn gate_with_errors(
     errored: Vec<report::ErroredTier>,
 ) -> Outcome {
     let mut o = gate(reading, fail_on, decided_by);
-    let passing = matches!(reading, Some(Reading::Accepted | Reading::NotApplicable));
-    if passing && !errored.is_empty() {
-        let names: Vec<String> = errored
-            .iter()
-            .filter(|t| !t.is_task_commands())
-            .map(|t| format!("'{}'", t.tier))
-            .collect();
-        let tiers = (!names.is_empty()).then(|| {
-            format!(
-                "{} {} could not run",
-                if names.len() == 1 { "tier" } else { "tiers" },
-                names.join(", ")
-            )
-        });
-        let task = errored
-            .iter()
-            .any(report::ErroredTier::is_task_commands)
-            .then(|| "the task commands failed".to_string());
-        let what = task
-            .into_iter()
-            .chain(tiers)
-            .collect::<Vec<_>>()
-            .join(" and ");
-        if fail_on == FailOn::Error {
+    if o.exit_code == EXIT_PASS && !errored.is_empty() {
+        let (said, code, why) = parts(reading, fail_on, decided_by);
+        debug_assert_eq!(code, EXIT_PASS);
+        let subject: Vec<&report::ErroredTier> =
+            errored.iter().filter(|t| t.subject_can_cause()).collect();
+        let all: Vec<&report::ErroredTier> = errored.iter().collect();
+        let (fails, tail) = match fail_on {
+            FailOn::Error => (
+                true,
+                format!("but {}, and under error any ERROR fails", what(&all)),
+            ),
+            FailOn::Fail | FailOn::NotPass if !subject.is_empty() => (
+                true,
+                format!(
+                    "but {}: an ERROR the change can cause, which no fail-on waives ({fail_on} waives only judge-ci's own instrument failing)",
+                    what(&subject)
+                ),
+            ),
+            FailOn::Fail | FailOn::NotPass => (
+                false,
+                format!(
+                    "and {} only because judge-ci's own instrument failed (a cause the change cannot bring about), which {fail_on} waives (fail-on: error would not)",
+                    what(&all)
+                ),
+            ),
+            FailOn::Never => (
+                false,
+                format!(
+                    "and {}, which never waives too, as it waives every reading",
+                    what(&all)
+                ),
+            ),
+        };
+        let verdict = if fails {
             o.exit_code = EXIT_INSTRUMENT;
             o.gate = Gate::Fail;
-            o.reason = format!(
-                "{} But {what}, and fail-on is error, so the gate fails (exit 3).",
-                o.reason
-            );
+            "the gate fails (exit 3)"
         } else {
-            o.reason = format!(
-                "{} But {what}; fail-on is {fail_on}, so the gate ignores it (fail-on: error would fail it).",
-                o.reason,
-            );
-        }
+            "the gate passes (exit 0)"
+        };
+        o.reason = format!("{said} fail-on is {fail_on}: {why}, {tail}, so {verdict}.");
     }
     o.errored_tiers = errored;
     o
+}
+
+/// What could not run, as a clause: "the task commands failed and tier 'build' could not run".
+fn what(errored: &[&report::ErroredTier]) -> String {
+    let names: Vec<String> = errored
+        .iter()
+        .filter(|t| !t.is_task_commands())
+        .map(|t| format!("'{}'", t.tier))
+        .collect();
+    let tiers = (!names.is_empty()).then(|| {
+        format!(
+            "{} {} could not run",
+            if names.len() == 1 { "tier" } else { "tiers" },
+            names.join(", ")
+        )
+    });
+    let task = errored
+        .iter()
+        .any(|t| t.is_task_commands())
+        .then(|| "the task commands failed".to_string());
+    task.into_iter()
+        .chain(tiers)
+        .collect::<Vec<_>>()
+        .join(" and ")
 }
 
 /// The gate for a reading under the config's `fail-on`. The reason says exactly what decided:
 /// the reading (and the tier that reached it), the `fail-on` in force, and why that reading
 /// passes or fails the gate under it, with the exit code.
 pub fn gate(reading: Option<Reading>, fail_on: FailOn, decided_by: Option<&str>) -> Outcome {
-    let at = decided_by
-        .map(|t| format!(" at tier '{t}'"))
-        .unwrap_or_default();
-    let said = match reading {
-        Some(Reading::Accepted) => format!("The subject was accepted{at}."),
-        Some(Reading::NotApplicable) => {
-            "The jury found the question not applicable to this subject.".to_string()
-        }
-        Some(Reading::Rejected) => format!("The subject was rejected{at}."),
-        Some(Reading::Undecided) => format!("The jury could not decide{at}."),
-        Some(Reading::NotAssessed) | None => "The instrument failed: a judge or the jury could not reach a finding, so the subject was not assessed.".to_string(),
-    };
-    let (code, why) = decide(reading, fail_on);
+    let (said, code, why) = parts(reading, fail_on, decided_by);
     let verdict = if code == EXIT_PASS {
         "the gate passes (exit 0)".to_string()
     } else {
@@ -89,6 +110,28 @@ pub fn gate(reading: Option<Reading>, fail_on: FailOn, decided_by: Option<&str>)
         fail_on: Some(fail_on.to_string()),
         errored_tiers: Vec::new(),
     }
+}
+
+/// What the reading was (a sentence), its exit code under `fail-on`, and the rule in words.
+fn parts(
+    reading: Option<Reading>,
+    fail_on: FailOn,
+    decided_by: Option<&str>,
+) -> (String, i32, &'static str) {
+    let at = decided_by
+        .map(|t| format!(" at tier '{t}'"))
+        .unwrap_or_default();
+    let said = match reading {
+        Some(Reading::Accepted) => format!("The subject was accepted{at}."),
+        Some(Reading::NotApplicable) => {
+            "The jury found the question not applicable to this subject.".to_string()
+        }
+        Some(Reading::Rejected) => format!("The subject was rejected{at}."),
+        Some(Reading::Undecided) => format!("The jury could not decide{at}."),
+        Some(Reading::NotAssessed) | None => "The instrument failed: a judge or the jury could not reach a finding, so the subject was not assessed.".to_string(),
+    };
+    let (code, why) = decide(reading, fail_on);
+    (said, code, why)
 }
 
 /// The exit code of a reading under `fail-on`, and the rule that gives it, in words. Every
@@ -123,6 +166,7 @@ fn decide(reading: Option<Reading>, fail_on: FailOn) -> (i32, &'static str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::judgment::ErrorOrigin;
 
     const READINGS: [Option<Reading>; 6] = [
         Some(Reading::Accepted),
@@ -175,36 +219,79 @@ mod tests {
         }
     }
 
+    fn errored(origin: ErrorOrigin) -> Vec<report::ErroredTier> {
+        vec![report::ErroredTier {
+            tier: "build".into(),
+            judges: vec!["compile".into()],
+            reason: "timeout".into(),
+            origin,
+        }]
+    }
+
+    /// Every reading × fail-on × who can have caused an ERROR: a reading that passes without
+    /// the ERROR fails under `error` whatever the cause, and under `fail`/`not-pass` when the
+    /// subject can have caused it; only `never` and, under a lenient fail-on, an ERROR of
+    /// judge-ci's own instrument leave it passing. A failing reading keeps its own code.
     #[test]
-    fn an_error_under_fail_on_error_fails_a_passing_reading_and_says_so() {
-        let errored = || {
-            vec![report::ErroredTier {
-                tier: "build".into(),
-                judges: vec!["compile".into()],
-                reason: "timeout".into(),
-            }]
-        };
-        for reading in [Some(Reading::Accepted), Some(Reading::NotApplicable)] {
-            let o = gate_with_errors(reading, FailOn::Error, None, errored());
-            assert_eq!(o.exit_code, 3, "{}", o.reason);
-            assert!(
-                o.reason
-                    .contains("tier 'build' could not run, and fail-on is error"),
-                "{}",
-                o.reason
-            );
-            for lenient in [FailOn::Fail, FailOn::NotPass, FailOn::Never] {
-                let o = gate_with_errors(reading, lenient, None, errored());
-                assert_eq!(o.exit_code, 0, "{}", o.reason);
-                assert!(
-                    o.reason.contains("fail-on: error would fail it"),
-                    "{}",
-                    o.reason
-                );
+    fn an_error_the_subject_can_cause_fails_every_gate_but_never() {
+        let fail_ons = [FailOn::Fail, FailOn::NotPass, FailOn::Never, FailOn::Error];
+        for reading in READINGS {
+            for (fail_on, clean) in fail_ons.into_iter().zip(expected(reading)) {
+                for origin in [ErrorOrigin::Subject, ErrorOrigin::Instrument] {
+                    let o = gate_with_errors(reading, fail_on, None, errored(origin));
+                    let what = format!("{reading:?} under {fail_on}, {origin:?}: {}", o.reason);
+                    let fails = clean == 0
+                        && match fail_on {
+                            FailOn::Error => true,
+                            FailOn::Fail | FailOn::NotPass => origin == ErrorOrigin::Subject,
+                            FailOn::Never => false,
+                        };
+                    let code = if fails { 3 } else { clean };
+                    assert_eq!(o.exit_code, code, "{what}");
+                    assert_eq!(o.gate == Gate::Pass, code == 0, "{what}");
+                    assert_eq!(o.errored_tiers.len(), 1, "{what}");
+                    if clean == 0 {
+                        assert!(
+                            o.reason.contains("tier 'build' could not run"),
+                            "names what could not run: {what}"
+                        );
+                        let tail = if fails {
+                            "so the gate fails (exit 3)."
+                        } else {
+                            "so the gate passes (exit 0)."
+                        };
+                        assert!(o.reason.ends_with(tail), "{what}");
+                        assert!(
+                            o.reason.contains(&format!("fail-on is {fail_on}:")),
+                            "{what}"
+                        );
+                    }
+                    if fails && fail_on != FailOn::Error {
+                        assert!(
+                            o.reason
+                                .contains("an ERROR the change can cause, which no fail-on waives"),
+                            "{what}"
+                        );
+                    }
+                }
             }
         }
-        // A failing reading keeps its own code.
-        let o = gate_with_errors(Some(Reading::Rejected), FailOn::Error, None, errored());
-        assert_eq!(o.exit_code, 1, "{}", o.reason);
+    }
+
+    #[test]
+    fn failed_task_commands_are_the_subjects_and_named() {
+        let task = report::ErroredTier {
+            tier: report::ErroredTier::TASK_COMMANDS.into(),
+            judges: vec![],
+            reason: "post `sh hidden.sh` exited with 1".into(),
+            origin: ErrorOrigin::Subject,
+        };
+        let o = gate_with_errors(Some(Reading::Accepted), FailOn::Fail, Some("t"), vec![task]);
+        assert_eq!(o.exit_code, 3, "{}", o.reason);
+        assert!(
+            o.reason.contains("the task commands failed"),
+            "{}",
+            o.reason
+        );
     }
 }

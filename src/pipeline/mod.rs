@@ -1,7 +1,9 @@
 //! The one place that strings the stages together: config → workspace and reference → jury →
 //! report, written to disk before anything is printed.
 //!
-//! One module per stage, in the order a run passes through them ([`run::run`] calls them):
+//! [`run::run`] is the pipeline; [`stages`] has its stages as functions with typed outputs
+//! (loaded → trees → ready → judged → report, then saved and published in `run`), built from
+//! one module per step, in the order a run passes through them:
 //! [`options`] (what a run is asked) and [`inputs`] (where the config is read from) →
 //! [`mod@load`] (config and task) → [`trees`] (subject and reference) → [`preflight`] (paths that
 //! escape) → [`guard`] (protected paths, restored files; [`protect`]) → [`resume`] (the first
@@ -31,6 +33,7 @@ pub mod run;
 pub mod runtime;
 pub mod save;
 pub mod signals;
+pub mod stages;
 pub mod task;
 pub mod trees;
 pub mod unjudged;

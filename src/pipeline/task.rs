@@ -95,6 +95,9 @@ pub(super) fn failed_commands(commands: &[CommandRecord]) -> Vec<ErroredTier> {
             failed.len(),
             failed.join("; ")
         ),
+        // judge-ci cannot tell a setup the environment broke from one the workspace broke,
+        // and a `post` that applies the hidden tests fails on the subject's code.
+        origin: crate::judgment::ErrorOrigin::Subject,
     }]
 }
 

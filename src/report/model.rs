@@ -634,12 +634,27 @@ pub struct ErroredTier {
     pub judges: Vec<String>,
     /// Why, from the first errored judge's reasoning (or the tier's).
     pub reason: String,
+    /// Who can have caused it: `instrument` only when every ERROR in it has a cause of
+    /// judge-ci's own instrument, else `subject` (also for a report that does not say: an
+    /// ERROR judge-ci cannot place is one the subject may have caused). The gate waives only
+    /// the instrument's (`spec/trust.md` point 12).
+    #[serde(default = "subject_origin")]
+    pub origin: crate::judgment::ErrorOrigin,
+}
+
+fn subject_origin() -> crate::judgment::ErrorOrigin {
+    crate::judgment::ErrorOrigin::Subject
 }
 
 impl ErroredTier {
     /// The `tier` of the entry that stands for the task's failed `setup`/`post` commands: an
     /// ERROR of the run itself, not of a tier.
     pub const TASK_COMMANDS: &'static str = "task commands";
+
+    /// Whether the subject can have caused it (so no `fail-on` waives it).
+    pub fn subject_can_cause(&self) -> bool {
+        self.origin == crate::judgment::ErrorOrigin::Subject
+    }
 
     /// Whether this entry is the task's failed commands rather than a tier.
     pub fn is_task_commands(&self) -> bool {

@@ -3,7 +3,7 @@
 //! reading, a pull request that changes the judge's own files, protected paths it touches,
 //! files restored from the reference. Plain sentences; every renderer escapes them.
 
-use crate::judgment::Status;
+use crate::judgment::{ErrorOrigin, Status};
 use crate::jury::Verdict;
 use crate::jury::interpret::Reading;
 
@@ -62,10 +62,23 @@ pub fn errored_tiers(tiers: &[TierView], verdict: &Verdict) -> Vec<ErroredTier> 
                     None => "the tier produced no verdict".to_string(),
                     Some(_) => "the tier's aggregate is ERROR".to_string(),
                 });
+            // The instrument's only when every ERROR judgment in the tier has a cause of
+            // judge-ci's own instrument; a tier whose aggregate is ERROR with no errored judge
+            // has no cause judge-ci observed.
+            let origin = if !judges.is_empty()
+                && judges.iter().all(|n| {
+                    judgment(verdict, n)
+                        .is_some_and(|j| ErrorOrigin::of(j.cause()) == ErrorOrigin::Instrument)
+                }) {
+                ErrorOrigin::Instrument
+            } else {
+                ErrorOrigin::Subject
+            };
             Some(ErroredTier {
                 tier: t.name.clone(),
                 judges,
                 reason,
+                origin,
             })
         })
         .collect()

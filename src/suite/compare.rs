@@ -41,15 +41,19 @@ pub enum Regression {
     NotJudged,
     /// In the baseline, missing from the current run.
     Missing,
+    /// A reading that would pass, now with an ERROR the subject can cause (a tier its code
+    /// ran past the time limit, failed task commands), where the baseline passed cleanly.
+    SubjectError,
 }
 
 impl Regression {
     /// Every kind, in the order reports list them.
-    pub const ALL: [Regression; 4] = [
+    pub const ALL: [Regression; 5] = [
         Regression::WorseReading,
         Regression::LowerScore,
         Regression::NotJudged,
         Regression::Missing,
+        Regression::SubjectError,
     ];
 
     /// How a count of this kind reads ("2 worse readings").
@@ -64,6 +68,10 @@ impl Regression {
             Regression::Missing => (
                 "task missing from the current run",
                 "tasks missing from the current run",
+            ),
+            Regression::SubjectError => (
+                "task with an ERROR the change can cause",
+                "tasks with an ERROR the change can cause",
             ),
         };
         format!("{n} {}", if n == 1 { one } else { many })
@@ -150,6 +158,39 @@ fn classify(
 ) -> (Change, Option<Regression>, String) {
     let moved = format!("{} → {}", word(b.reading), word(c.reading));
     let not_judged = matches!(c.reading, Some(Reading::NotAssessed) | None);
+    // A reading that would pass with an ERROR the subject can cause is no pass (trust.md
+    // point 12): against a baseline that passed cleanly it is a regression, whatever the
+    // reading says; one that only sheds such an ERROR improved.
+    let passes = |t: &TaskResult| {
+        matches!(
+            t.reading,
+            Some(Reading::Accepted | Reading::Undecided | Reading::NotApplicable)
+        )
+    };
+    match (&b.subject_error, &c.subject_error) {
+        (None, Some(what)) if passes(b) => {
+            return (
+                Change::Regressed,
+                Some(Regression::SubjectError),
+                format!("{moved}, but {what}: an ERROR the change can cause"),
+            );
+        }
+        (None, Some(what)) => {
+            return (
+                Change::Unchanged,
+                None,
+                format!("{moved}, but {what}: no pass either"),
+            );
+        }
+        (Some(was), None) if rank(c.reading) >= rank(b.reading) && rank(c.reading).is_some() => {
+            return (
+                Change::Improved,
+                None,
+                format!("{moved} (the baseline's {was})"),
+            );
+        }
+        _ => {}
+    }
     match (rank(b.reading), rank(c.reading)) {
         (Some(x), Some(y)) if y < x => (Change::Regressed, Some(Regression::WorseReading), moved),
         (Some(x), Some(y)) if y > x => (Change::Improved, None, moved),
@@ -328,6 +369,7 @@ mod tests {
             error: None,
             report_path: String::new(),
             instrument_failed: false,
+            subject_error: None,
         }
     }
 
@@ -416,5 +458,34 @@ mod tests {
         );
         let c = compare(&was, &caused, 0.05);
         assert_eq!(c.changes[0].regression, Some(Regression::NotJudged));
+    }
+
+    /// trust.md point 12 (attack findings F21, F34): a task accepted with an ERROR the subject
+    /// can cause (a tier its tests timed out, failed hidden tests) is no pass in the pass rate
+    /// and a regression against a clean acceptance; an instrument ERROR is neither.
+    #[test]
+    fn an_acceptance_with_an_error_the_subject_caused_is_no_pass() {
+        use Reading::*;
+        let clean = task("a", Some(Accepted), Some(1.0));
+        let mut errored = clean.clone();
+        errored.subject_error = Some("tier 'tests' could not run".into());
+        let base = SuiteReport::new("r".into(), None, vec![clean.clone()]);
+        let cur = SuiteReport::new("r".into(), None, vec![errored.clone()]);
+        assert_eq!(cur.totals.accepted, 1);
+        assert_eq!(cur.totals.accepted_with_subject_error, 1);
+        assert_eq!(cur.totals.pass_rate, Some(0.0));
+        let c = compare(&base, &cur, 0.05);
+        assert_eq!(c.regressions, 1, "{:?}", c.changes);
+        assert_eq!(c.changes[0].regression, Some(Regression::SubjectError));
+        assert!(c.changes[0].note.contains("tier 'tests' could not run"));
+        // The other way round it improved; two such runs are unchanged.
+        let c = compare(&cur, &base, 0.05);
+        assert_eq!(c.changes[0].change, Change::Improved);
+        assert_eq!(compare(&cur, &cur, 0.05).regressions, 0);
+        // A not-applicable task with such an ERROR counts against the pass rate.
+        let mut na = task("n", Some(NotApplicable), None);
+        na.subject_error = Some("the task commands failed".into());
+        let r = SuiteReport::new("r".into(), None, vec![clean, na]);
+        assert_eq!(r.totals.pass_rate, Some(0.5));
     }
 }

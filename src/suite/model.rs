@@ -86,22 +86,11 @@ pub struct TaskResult {
     /// evidence it does not leave) counts against it (trust.md point 12).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub instrument_failed: bool,
-}
-
-/// Whether an ERROR of this cause is judge-ci's own instrument failing, never something the
-/// subject can bring about. Every cause is listed: a new one must be placed.
-fn instruments_own(c: crate::judgment::Cause) -> bool {
-    use crate::judgment::Cause::*;
-    match c {
-        NetworkUnreachable | DependencyUnresolved | DiskFull | OutOfMemory
-        | ProviderUnavailable | ToolMissing | JudgeMisconfigured => true,
-        // The subject's code runs into the limit, breaks the judge's protocol, leaves no
-        // evidence, or its text makes the model refuse, answer badly or not see everything.
-        Timeout | ProviderRefused | ModelReplyUnusable | JudgeBroken | EvidenceMissing
-        | MaterialIncomplete => false,
-        // The subject's material can make the model waver, and its size spends the budget.
-        ModelUnstable | LlmBudgetExhausted => false,
-    }
+    /// For a task whose reading would pass (accepted, not applicable, undecided): what ended
+    /// ERROR that the subject can have caused ("tier 'build' could not run"). Such a task is
+    /// no pass in the pass rate and in `compare` whatever its reading (trust.md point 12).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject_error: Option<String>,
 }
 
 /// Whether every ERROR judgment of a not-assessed report has a cause of judge-ci's own.
@@ -111,9 +100,27 @@ fn only_the_instrument_failed(r: &Report) -> bool {
         .filter(|j| j.status() == crate::judgment::Status::Error)
         .collect();
     !errors.is_empty()
-        && errors
-            .iter()
-            .all(|j| j.cause().is_some_and(instruments_own))
+        && errors.iter().all(|j| {
+            crate::judgment::ErrorOrigin::of(j.cause()) == crate::judgment::ErrorOrigin::Instrument
+        })
+}
+
+/// What ended ERROR that the subject can have caused, for a reading that would pass.
+fn subject_error(r: &Report) -> Option<String> {
+    if !matches!(
+        r.interpretation.reading,
+        Some(Reading::Accepted | Reading::NotApplicable | Reading::Undecided)
+    ) {
+        return None;
+    }
+    let what: Vec<String> = r
+        .outcome
+        .errored_tiers
+        .iter()
+        .filter(|t| t.subject_can_cause())
+        .map(crate::report::ErroredTier::clause)
+        .collect();
+    (!what.is_empty()).then(|| what.join(" and "))
 }
 
 /// Without a root score: the mean score of the deciding tier's judges that have one (the
@@ -146,6 +153,7 @@ impl TaskResult {
             error: None,
             report_path: String::new(),
             instrument_failed: false,
+            subject_error: None,
         }
     }
 
@@ -183,6 +191,7 @@ impl TaskResult {
             report_path,
             instrument_failed: r.interpretation.reading == Some(Reading::NotAssessed)
                 && only_the_instrument_failed(r),
+            subject_error: subject_error(r),
             ..TaskResult::of(t)
         }
     }
@@ -223,11 +232,19 @@ pub struct Totals {
     pub not_assessed: usize,
     /// Could not be run at all (bad config or layout).
     pub errors: usize,
-    /// accepted / (accepted + rejected + undecided + tasks not assessed for a reason the
+    /// Accepted, but with an ERROR the subject can cause (a tier its code ran past the time
+    /// limit, failed task commands): counted in `accepted`, not as passing in `pass_rate`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub accepted_with_subject_error: usize,
+    /// (accepted without an ERROR the subject can cause) / (accepted + rejected + undecided + tasks not assessed for a reason the
     /// subject can cause); absent when nothing was judged. Only tasks whose instrument failed
     /// (and tasks that could not run at all) are left out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pass_rate: Option<f64>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One tier over the tasks.
@@ -285,12 +302,23 @@ impl SuiteReport {
                 None => t.errors += 1,
             }
         }
+        // Counted against the subject besides its rejections: a task it made unjudgeable,
+        // and a not-applicable one with an ERROR it can cause; an accepted one with such an
+        // ERROR is judged but does not pass.
         let against = tasks
             .iter()
-            .filter(|x| x.reading == Some(Reading::NotAssessed) && !x.instrument_failed)
+            .filter(|x| {
+                (x.reading == Some(Reading::NotAssessed) && !x.instrument_failed)
+                    || (x.reading == Some(Reading::NotApplicable) && x.subject_error.is_some())
+            })
+            .count();
+        t.accepted_with_subject_error = tasks
+            .iter()
+            .filter(|x| x.reading == Some(Reading::Accepted) && x.subject_error.is_some())
             .count();
         let judged = t.accepted + t.rejected + t.undecided + against;
-        t.pass_rate = (judged > 0).then(|| t.accepted as f64 / judged as f64);
+        let passed = t.accepted - t.accepted_with_subject_error;
+        t.pass_rate = (judged > 0).then(|| passed as f64 / judged as f64);
         let mut tiers: Vec<TierTotals> = Vec::new();
         for x in tasks.iter().flat_map(|x| &x.tiers) {
             let i = match tiers.iter().position(|y| y.name == x.name) {

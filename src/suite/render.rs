@@ -66,6 +66,26 @@ pub fn markdown(s: &SuiteReport, cmp: Option<&Comparison>) -> String {
             left_out.join("\n")
         ));
     }
+    let errored: Vec<String> = s
+        .tasks
+        .iter()
+        .filter_map(|x| {
+            x.subject_error.as_deref().map(|what| {
+                format!(
+                    "- `{}`: {}, but {}",
+                    inline(&x.key),
+                    reading_word(x.reading),
+                    inline(what)
+                )
+            })
+        })
+        .collect();
+    if !errored.is_empty() {
+        md.push_str(&format!(
+            "Not passing though the reading would pass: an ERROR the change can cause counts against it (trust.md point 12):\n{}\n\n",
+            errored.join("\n")
+        ));
+    }
     if let Some(c) = cmp {
         let kinds: Vec<String> = c
             .regression_kinds

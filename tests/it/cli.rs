@@ -536,3 +536,51 @@ fn interpret_reads_stored_verdicts_and_garbage_without_panicking() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("bad.json:1:2"), "{}", stderr(&o));
 }
+
+/// Attack finding F15: a misspelt or misplaced security setting at the top level (where
+/// unknown keys are only warned about, as agent-bench ignores them) would leave the run
+/// without it — `sandbx: {require: …}` fails open. A key that is near a known one, or that
+/// names a setting of a section, is an error at its line and column; other unknown keys
+/// stay warnings.
+#[test]
+fn a_misspelt_or_misplaced_top_level_setting_is_an_error_not_a_warning() {
+    let jury = "jury:\n  checks:\n    - type: command\n      run: touch ran.marker\n";
+    refused(
+        &format!("name: x\nsandbx:\n  require: [landlock]\n{jury}"),
+        &[
+            "judge-ci.yml:2:1",
+            "unknown key 'sandbx'",
+            "did you mean 'sandbox'?",
+        ],
+    );
+    refused(
+        &format!("name: x\nSandbox:\n  network: false\n{jury}"),
+        &[
+            "judge-ci.yml:2:1",
+            "unknown key 'Sandbox'",
+            "did you mean 'sandbox'?",
+        ],
+    );
+    refused(
+        &format!("name: x\nrequire: [landlock]\n{jury}"),
+        &["judge-ci.yml:2:1", "unknown key 'require'", "sandbox"],
+    );
+    refused(
+        &format!("name: x\nfail-on: never\n{jury}"),
+        &["judge-ci.yml:2:1", "unknown key 'fail-on'", "report"],
+    );
+    // A key judge-ci knows nothing about is ignored with a warning (agent-bench's files
+    // load unchanged).
+    let ws = tempfile::tempdir().unwrap();
+    write_tree(
+        ws.path(),
+        &[("judge-ci.yml", &format!("name: x\nx-owner: team-a\n{jury}"))],
+    );
+    let o = judge_ci(ws.path(), &["validate"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("unknown key 'x-owner'") && err.contains("ignored"),
+        "{err}"
+    );
+}

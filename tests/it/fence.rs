@@ -46,6 +46,9 @@ struct Scenario {
     /// A unix socket outside the workspace (the stand-in for the Docker socket): root's,
     /// writable by the group [`DOCKER_GID`].
     socket: std::os::unix::net::UnixListener,
+    /// A datagram unix socket outside the workspace (the stand-in for journald's
+    /// `/dev/log` or a service's notify socket), writable by the group [`DOCKER_GID`].
+    dgram: std::os::unix::net::UnixDatagram,
     /// A file in the machine's `/dev/shm` that subject processes must not read.
     shm_probe: PathBuf,
     /// A name in `/dev/shm` subject processes try to create.
@@ -96,6 +99,15 @@ impl Scenario {
     fn socket_path(&self) -> PathBuf {
         self.root.path().join("run/docker.sock")
     }
+    fn dgram_path(&self) -> PathBuf {
+        self.root.path().join("run/log.sock")
+    }
+    /// Datagrams the datagram socket received.
+    fn datagrams(&self) -> usize {
+        self.dgram.set_nonblocking(true).unwrap();
+        let mut buf = [0u8; 64];
+        std::iter::from_fn(|| self.dgram.recv(&mut buf).ok()).count()
+    }
     /// Connections the socket accepted.
     fn socket_connections(&self) -> usize {
         self.socket.set_nonblocking(true).unwrap();
@@ -121,6 +133,11 @@ fn block_device() -> PathBuf {
 /// A connect to the unix socket at the path given as its argument; exits 0 when connected.
 const CONNECT: &str = "perl -e 'use Socket; socket(S, PF_UNIX, SOCK_STREAM, 0) or exit 3; connect(S, pack_sockaddr_un($ARGV[0])) or exit 4; exit 0'";
 
+/// A datagram sent to the unix socket at the path given as its argument through a
+/// datagram socket pair re-connected there (attack finding F22: `socket(AF_UNIX)` refused,
+/// `socketpair` not); exits 0 when sent.
+const SEND_DGRAM: &str = "perl -e 'use Socket; socketpair(A, B, AF_UNIX, SOCK_DGRAM, 0) or exit 3; connect(A, pack_sockaddr_un($ARGV[0])) or exit 4; send(A, \"DGRAM\", 0) or exit 5; exit 0'";
+
 /// A command check for an attack: the shell expands globs (`glob: true`), so an attack that
 /// walks `/proc/$$/fd/*` or a temporary folder's `judge-ci-rev-*` really does.
 fn check(name: &str, run: &str) -> String {
@@ -136,9 +153,12 @@ fn scenario(extra_checks: &str) -> Scenario {
     std::fs::create_dir_all(root.path().join("run")).unwrap();
     let socket =
         std::os::unix::net::UnixListener::bind(root.path().join("run/docker.sock")).unwrap();
-    let sock = root.path().join("run/docker.sock");
-    std::os::unix::fs::chown(&sock, Some(0), Some(DOCKER_GID)).unwrap();
-    std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o660)).unwrap();
+    let dgram = std::os::unix::net::UnixDatagram::bind(root.path().join("run/log.sock")).unwrap();
+    for name in ["run/docker.sock", "run/log.sock"] {
+        let sock = root.path().join(name);
+        std::os::unix::fs::chown(&sock, Some(0), Some(DOCKER_GID)).unwrap();
+        std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o660)).unwrap();
+    }
     let tag = root
         .path()
         .file_name()
@@ -155,6 +175,7 @@ fn scenario(extra_checks: &str) -> Scenario {
     let mut s = Scenario {
         root,
         socket,
+        dgram,
         shm_probe,
         shm_planted,
         git_config: Vec::new(),
@@ -229,6 +250,11 @@ fn scenario(extra_checks: &str) -> Scenario {
         check(
             "unix-socket-outside",
             &format!("! {CONNECT} {}", s.socket_path().display()),
+        ),
+        // A datagram socket outside (journald's /dev/log, say) is not reachable either.
+        check(
+            "unix-datagram-socket-outside",
+            &format!("! {SEND_DGRAM} {}", s.dgram_path().display()),
         ),
         check(
             "make-device-nodes",
@@ -321,6 +347,11 @@ fn controls(s: &Scenario, uid: Option<u32>) {
         "the socket is reachable outside the fence"
     );
     assert_eq!(s.socket_connections(), 1);
+    assert!(
+        as_user(&format!("{SEND_DGRAM} {}", s.dgram_path().display())),
+        "the datagram socket is reachable outside the fence"
+    );
+    assert_eq!(s.datagrams(), 1);
     assert!(as_user(&format!(
         "cat {} >/dev/null",
         s.shm_probe.display()
@@ -387,6 +418,11 @@ fn judge_and_check(s: &Scenario, uid: Option<u32>) -> String {
         s.socket_connections(),
         0,
         "a subject process reached the socket"
+    );
+    assert_eq!(
+        s.datagrams(),
+        0,
+        "a subject process sent to the datagram socket"
     );
     assert!(
         !s.shm_planted.exists(),
@@ -738,4 +774,130 @@ fn no_subject_process_reads_a_reference_folder_of_its_own_or_of_another_suite_ta
         .unwrap_or_else(|_| panic!("no report: {}", common::stderr(&o)));
     assert!(report.contains("\"read\""), "{report}");
     assert!(!report.contains("ANSWER-KEY-local"), "{report}");
+}
+
+/// A perl program that execs its arguments with `unshare(2)` refused (EPERM), as on a
+/// runner that forbids user namespaces (x86_64 system call numbers).
+const NO_NAMESPACES: &str = r#"
+my @f = ([0x20,0,0,4], [0x15,0,3,0xc000003e], [0x20,0,0,0], [0x15,0,1,272],
+         [0x06,0,0,0x00050001], [0x06,0,0,0x7fff0000]);
+my $prog = join "", map { pack("SCCL", @$_) } @f;
+syscall(157, 38, 1, 0, 0, 0) == 0 or die "no_new_privs: $!";
+syscall(157, 22, 2, pack("S x6 P", scalar(@f), $prog), 0, 0) == 0 or die "seccomp: $!";
+exec @ARGV or die "exec: $!";
+"#;
+
+/// A one-check workspace under `root` whose check runs `run`; returns the workspace.
+fn one_check_workspace(root: &Path, run: &str) -> PathBuf {
+    let ws = root.join("ws");
+    let config = format!(
+        "schema: judge-ci.v1\nname: outlive\nversion: \"1\"\njury:\n  checks:\n{}",
+        check("outlive", run)
+    );
+    common::write_tree(&ws, &[("judge-ci.yml", &config)]);
+    git(&ws, &["init", "-q", "-b", "main"]);
+    git(&ws, &["add", "-A"]);
+    git(&ws, &["commit", "-qm", "subject"]);
+    ws
+}
+
+/// Attack finding F14: judge-ci killed with SIGKILL (a cancelled job's escalation, the OOM
+/// killer) left the subject's processes running in their PID namespace. The namespace now
+/// dies with judge-ci, as root and as an unprivileged user.
+#[test]
+fn subject_processes_die_with_judge_ci_when_it_is_killed() {
+    assert!(
+        is_root(),
+        "run the tests as root (the unprivileged half uses setpriv)"
+    );
+    for uid in [None, Some(NOBODY)] {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let ws = one_check_workspace(
+            root.path(),
+            "touch started; sleep 4; echo SURVIVED > survived.txt",
+        );
+        let bin = env!("CARGO_BIN_EXE_judge-ci");
+        let mut cmd = match uid {
+            Some(u) => {
+                chown_tree(root.path(), u);
+                let mut c = Command::new("setpriv");
+                c.args([
+                    &format!("--reuid={u}"),
+                    &format!("--regid={u}"),
+                    "--clear-groups",
+                    bin,
+                ]);
+                c
+            }
+            None => Command::new(bin),
+        };
+        let mut judge = cmd
+            .current_dir(&ws)
+            .env_remove("GITHUB_ACTIONS")
+            .env("TMPDIR", root.path())
+            .env("HOME", root.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let t = std::time::Instant::now();
+        while !ws.join("started").exists() && t.elapsed().as_secs() < 60 {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        assert!(ws.join("started").exists(), "the subject started");
+        judge.kill().unwrap();
+        judge.wait().unwrap();
+        std::thread::sleep(std::time::Duration::from_secs(6));
+        assert!(
+            !ws.join("survived.txt").exists(),
+            "a subject process outlived judge-ci's SIGKILL (uid {uid:?})"
+        );
+    }
+}
+
+/// Attack finding F5: where no PID namespace can be made, a `setsid` helper that left the
+/// check's process group outlived judge-ci and rewrote the report after it exited. Now
+/// judge-ci is the subreaper of its subject processes and kills their orphans before the
+/// report is written; the fence line says so.
+#[test]
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    ignore = "the no-namespace wrapper uses x86_64 system call numbers"
+)]
+fn without_a_pid_namespace_a_setsid_helper_does_not_outlive_its_step() {
+    assert!(is_root(), "run the tests as root");
+    let root = tempfile::tempdir().unwrap();
+    let ws = one_check_workspace(
+        root.path(),
+        "( setsid sh -c 'sleep 2; echo FORGED > judge-ci-out/report.json; echo FORGED > late.txt' >/dev/null 2>&1 </dev/null & ); sleep 0.5",
+    );
+    let wrapper = root.path().join("no-namespaces.pl");
+    std::fs::write(&wrapper, NO_NAMESPACES).unwrap();
+    let o = Command::new("perl")
+        .arg(&wrapper)
+        .arg(env!("CARGO_BIN_EXE_judge-ci"))
+        .current_dir(&ws)
+        .env_remove("GITHUB_ACTIONS")
+        .env("NO_COLOR", "1")
+        .env("TMPDIR", root.path())
+        .output()
+        .unwrap();
+    let stderr = common::stderr(&o);
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    assert!(
+        !ws.join("late.txt").exists(),
+        "the helper outlived the run: {stderr}"
+    );
+    let report = common::report(&ws.join("judge-ci-out"));
+    let fence = report["fence"].as_str().unwrap_or_default();
+    assert!(
+        fence.contains("not available: pid namespace"),
+        "emulated: {fence}\n{stderr}"
+    );
+    assert!(
+        fence.contains("no subject process outlived its step") && !fence.contains("0 killed"),
+        "the fence line says the helper was swept: {fence}"
+    );
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
 }

@@ -356,3 +356,108 @@ fn resume_takes_only_the_first_job_of_its_own_run_as_it_was_written() {
         "{err}"
     );
 }
+
+/// A cascade whose first tier runs `build` (REJECT_ON_ANY_FAIL) and whose last accepts, under
+/// the lenient `fail-on: fail` (the bundled example's config used to say it).
+fn lenient_cascade(build: &str) -> String {
+    format!(
+        "name: lenient\njury:\n  tiers:\n    - name: build\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - {build}\n    - name: final\n      policy: FINAL_TIER\n      checks:\n        - {{type: file-exists, path: README.md}}\n report:\n  fail-on: fail\n"
+    )
+    .replace("\n report:", "\nreport:")
+}
+
+/// trust.md point 12 (attack findings F17, F31): an ERROR the subject can cause (a bound its
+/// code exceeds, a program of its tree that is not there, a failed task command) does not let
+/// a later tier accept under `fail-on: fail` or `not-pass`; only an ERROR of judge-ci's own
+/// instrument (a tool missing from the PATH) is waived there, and the report says which.
+#[test]
+fn an_error_the_subject_can_cause_fails_a_lenient_gate() {
+    let cases: [(&str, &str, i32, &str); 4] = [
+        (
+            "timeout",
+            "{type: command, name: tests, run: \"sleep 30\", timeout: PT1S}",
+            3,
+            "subject",
+        ),
+        (
+            "a program of the subject's tree",
+            "{type: command, name: tests, run: [./run-tests.sh]}",
+            3,
+            "subject",
+        ),
+        (
+            "an external judge the subject's code breaks",
+            "{type: external, name: oracle, run: \"sh ./two-answers.sh\"}",
+            3,
+            "subject",
+        ),
+        (
+            "a tool missing from the runner",
+            "{type: command, name: tests, run: [judge-ci-no-such-tool-on-the-path]}",
+            0,
+            "instrument",
+        ),
+    ];
+    for (what, build, code, origin) in cases {
+        for fail_on in ["fail", "not-pass"] {
+            let ws = tempfile::tempdir().unwrap();
+            write_tree(
+                ws.path(),
+                &[
+                    ("judge-ci.yml", &lenient_cascade(build)),
+                    ("README.md", "x\n"),
+                    (
+                        "two-answers.sh",
+                        "cat >/dev/null\necho '{\"status\":\"pass\",\"reasoning\":\"a\"}' >&3\necho '{\"status\":\"pass\",\"reasoning\":\"b\"}' >&3\n",
+                    ),
+                ],
+            );
+            let (got, r, err) = judge(ws.path(), &["--fail-on", fail_on]);
+            let why = format!("{what} under {fail_on}: {:#}\n{err}", r["outcome"]);
+            assert_eq!(r["interpretation"]["reading"], "ACCEPTED", "{why}");
+            assert_eq!(got, code, "{why}");
+            assert_eq!(r["outcome"]["erroredTiers"][0]["origin"], origin, "{why}");
+            let reason = r["outcome"]["reason"].as_str().unwrap();
+            if code == 3 {
+                assert!(reason.contains("no fail-on waives"), "{why}");
+                assert_eq!(r["outcome"]["gate"], "fail", "{why}");
+            } else {
+                assert!(reason.contains("judge-ci's own instrument failed"), "{why}");
+            }
+        }
+    }
+}
+
+/// A failed task command (the hidden tests a `post` applies) is an error of the run the
+/// subject can cause: no `fail-on` but `never` lets the run pass (attack finding F31).
+#[test]
+fn failed_task_commands_fail_a_lenient_gate() {
+    let ws = tempfile::tempdir().unwrap();
+    write_tree(
+        ws.path(),
+        &[
+            (
+                "judge-ci.yml",
+                "name: t\njury:\n  checks:\n    - {type: command, name: ok, run: \"true\"}\nreport:\n  fail-on: fail\n",
+            ),
+            (
+                "task.yaml",
+                "schema: bench.task.v1\nid: t\ninstruction: do it\npost:\n  - sh ./hidden-tests.sh\n",
+            ),
+            ("hidden-tests.sh", "echo '3 hidden tests failed'; exit 1\n"),
+        ],
+    );
+    let (code, r, err) = judge(ws.path(), &["--task", "task.yaml"]);
+    assert_eq!(code, 3, "{:#}\n{err}", r["outcome"]);
+    assert_eq!(r["outcome"]["erroredTiers"][0]["origin"], "subject");
+    assert!(
+        r["outcome"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("the task commands failed: an ERROR the change can cause"),
+        "{:#}",
+        r["outcome"]
+    );
+    let (code, r, _) = judge(ws.path(), &["--task", "task.yaml", "--fail-on", "never"]);
+    assert_eq!(code, 0, "never waives everything: {:#}", r["outcome"]);
+}

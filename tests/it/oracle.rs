@@ -383,7 +383,14 @@ fn a_processor_whose_shutdown_hook_forges_surefire_and_halts_0_fails_on_what_jud
             && f["expected"]
                 .as_str()
                 .is_some_and(|e| e.contains("observed by judge-ci"))),
-        "{findings:#?}"
+        "{findings:#?}\nreports: {:?}",
+        std::fs::read_dir(ws.join("target/surefire-reports")).map(|d| d
+            .filter_map(Result::ok)
+            .map(|e| (
+                e.file_name(),
+                std::fs::read_to_string(e.path()).unwrap_or_default()
+            ))
+            .collect::<Vec<_>>())
     );
 }
 

@@ -657,3 +657,62 @@ fn a_task_the_subject_made_unjudgeable_counts_against_it_and_only_the_instrument
     let md = std::fs::read_to_string(root.path().join("out/suite.md")).unwrap_or_default();
     assert!(md.contains("Left out of the pass rate"), "{md}");
 }
+
+/// trust.md point 12 (attack findings F21, F34): in a suite, a task whose tests tier ends
+/// ERROR because the subject's tests run past the limit, and one whose `post` command (the
+/// hidden tests) fails, are accepted by their last tier but are no pass: not in the pass rate,
+/// a regression of kind subject-error against a baseline that accepted them cleanly.
+#[test]
+fn an_acceptance_with_an_error_the_subject_caused_is_no_pass_in_a_suite() {
+    let root = tempfile::tempdir().unwrap();
+    let bench = "schema: bench.benchmark.v1\nname: ae\njury:\n  tiers:\n    - name: tests\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - {type: command, name: tests, run: [sh, ./tests.sh], timeout: PT2S}\n    - name: final\n      policy: FINAL_TIER\n      checks:\n        - {type: command, name: final, run: \"true\"}\n";
+    common::write_tree(root.path(), &[("bench/benchmark.yaml", bench)]);
+    let task = |id: &str, tests: &str, hidden: &str| {
+        let dir = root.path().join("bench/tasks").join(id);
+        common::write_tree(
+            &dir,
+            &[
+                (
+                    "task.yaml",
+                    &format!(
+                        "schema: bench.task.v1\nid: {id}\ninstruction: x\npost:\n  - sh ./hidden.sh\n"
+                    ),
+                ),
+                ("workspace/tests.sh", tests),
+                ("workspace/hidden.sh", hidden),
+            ],
+        );
+    };
+    task("stall", "exit 0\n", "exit 0\n");
+    task("hidden", "exit 0\n", "exit 0\n");
+    let base = suite(root.path(), "base", &[]);
+    assert_eq!(base["totals"]["passRate"], 1.0, "{:#}", base["totals"]);
+    task("stall", "sleep 30\n", "exit 0\n");
+    task("hidden", "exit 0\n", "echo 3 hidden tests failed; exit 1\n");
+    let cur = suite(root.path(), "cur", &[]);
+    let t = &cur["totals"];
+    assert_eq!(t["accepted"], 2, "the readings stay the library's: {t:#}");
+    assert_eq!(t["acceptedWithSubjectError"], 2, "{t:#}");
+    assert_eq!(t["passRate"], 0.0, "{t:#}");
+    for x in cur["tasks"].as_array().unwrap() {
+        assert_eq!(x["reading"], "ACCEPTED", "{x:#}");
+        assert!(x["subjectError"].is_string(), "{x:#}");
+        assert_eq!(x["exitCode"], 3, "the task's own gate fails: {x:#}");
+    }
+    let md = std::fs::read_to_string(root.path().join("cur/suite.md")).unwrap();
+    assert!(
+        md.contains("an ERROR the change can cause counts against it"),
+        "{md}"
+    );
+    let o = run(
+        root.path(),
+        &["compare", "--baseline", "base", "cur", "--out", "cmp"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));
+    let c: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.path().join("cmp/compare.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(c["regressions"], 2, "{c:#}");
+    assert_eq!(c["regressionKinds"][0][0], "subject-error", "{c:#}");
+}

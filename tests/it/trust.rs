@@ -347,7 +347,7 @@ fn a_cache_folder_inside_the_workspace_is_refused_at_load() {
 
 /// A cascade whose first tier cannot run (its program does not exist) and whose last tier
 /// accepts.
-const ERRORING: &str = "name: e\njury:\n  tiers:\n    - name: build\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - type: command\n          run: [./no-such-build-tool]\n    - name: final\n      policy: FINAL_TIER\n      checks:\n        - type: file-exists\n          path: README.md\n";
+const ERRORING: &str = "name: e\njury:\n  tiers:\n    - name: build\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - type: command\n          run: [no-such-build-tool-on-the-path]\n    - name: final\n      policy: FINAL_TIER\n      checks:\n        - type: file-exists\n          path: README.md\n";
 
 #[test]
 fn a_tier_that_could_not_run_is_never_a_silent_pass() {

@@ -13,6 +13,29 @@ use crate::judges::process::{self, Exit, ProcessSpec};
 use crate::judges::{Outcome, build, instrument_because, structural};
 use crate::judgment::{Cause, Check, Finding, FindingKind, Judgment, ReasonCode, Status};
 
+/// Surefire's reports of the subject's build (`target/surefire-reports`), and why they could
+/// not be read when they exist but cannot be (a link, a malformed or truncated file, one over
+/// the bound): the subject's processes write them, so an unreadable one is never skipped.
+fn surefire_reports(
+    workspace: &Path,
+) -> (
+    std::collections::BTreeMap<String, structural::TestOutcome>,
+    Option<String>,
+) {
+    let reports = workspace.join("target/surefire-reports");
+    match std::fs::symlink_metadata(&reports) {
+        Err(_) => (Default::default(), None),
+        Ok(m) if m.is_dir() => match structural::read_reports(&reports, None) {
+            Ok(r) => (r, None),
+            Err(why) => (Default::default(), Some(why)),
+        },
+        Ok(_) => (
+            Default::default(),
+            Some("target/surefire-reports is not a folder".to_string()),
+        ),
+    }
+}
+
 /// Whether Maven goals reach the `test` phase (so the build ran the tests).
 pub fn goals_run_tests(goals: &[String]) -> bool {
     goals.iter().any(|g| {
@@ -231,14 +254,23 @@ pub async fn verify(
                 .message("observed by judge-ci's own test run"),
         );
     }
-    // Surefire's reports are the subject's processes' output: a cross-check only.
-    let reports = workspace.join("target/surefire-reports");
-    let recorded = if reports.is_dir() {
-        structural::read_reports(&reports, None).unwrap_or_default()
-    } else {
-        Default::default()
-    };
-    let disagreements = cross_check(&recorded, &subject);
+    // Surefire's reports are the subject's processes' output: a cross-check only. Read after
+    // every process of the build is gone (`process::run` returns only then), so nothing of the
+    // build writes them any more; one judge-ci cannot read disagrees with what it observed.
+    let (recorded, unreadable) = surefire_reports(workspace);
+    let mut disagreements = cross_check(&recorded, &subject);
+    if let Some(why) = unreadable {
+        let seen = subject.tests.iter().filter(|(_, o)| !o.passed()).count();
+        disagreements.push((
+            "target/surefire-reports".to_string(),
+            format!("unreadable ({why})"),
+            format!(
+                "{} of {} trusted test(s) passed",
+                subject.tests.len() - seen,
+                subject.tests.len()
+            ),
+        ));
+    }
     for (name, said, seen) in &disagreements {
         findings.push(
             Finding::new("target/surefire-reports", FindingKind::TestFailing)
@@ -307,4 +339,40 @@ pub async fn verify(
             .check(check)
             .metadata("tests", json!(sets)),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_surefire_report_judge_ci_cannot_read_is_never_skipped() {
+        // Two shutdown hooks of the subject's JVM racing (one truncates the report, the other
+        // halts the JVM) leave an empty TEST-*.xml: that is a disagreement, not "no report".
+        let d = tempfile::tempdir().unwrap();
+        assert_eq!(surefire_reports(d.path()), (Default::default(), None));
+        let reports = d.path().join("target/surefire-reports");
+        std::fs::create_dir_all(&reports).unwrap();
+        std::fs::write(reports.join("TEST-t.AppTest.xml"), "").unwrap();
+        let (recorded, why) = surefire_reports(d.path());
+        assert!(recorded.is_empty());
+        assert!(
+            why.as_deref()
+                .is_some_and(|w| w.contains("TEST-t.AppTest.xml")),
+            "{why:?}"
+        );
+        std::fs::write(
+            reports.join("TEST-t.AppTest.xml"),
+            r#"<testsuite><testcase classname="t.AppTest" name="adds"/></testsuite>"#,
+        )
+        .unwrap();
+        let (recorded, why) = surefire_reports(d.path());
+        assert_eq!((recorded.len(), why), (1, None));
+        std::fs::remove_dir_all(&reports).unwrap();
+        std::os::unix::fs::symlink("/", &reports).unwrap();
+        assert!(
+            surefire_reports(d.path()).1.is_some(),
+            "a link is not followed"
+        );
+    }
 }

@@ -530,6 +530,13 @@ pub async fn observe(
     if out.exit == Exit::TimedOut {
         return Err(RunFailure::Timeout(timeout));
     }
+    if !out.outlived.is_empty() {
+        return Err(RunFailure::Instrument(format!(
+            "{} process(es) of the oracle's test run were still alive after judge-ci killed its group (pids {:?})",
+            out.outlived.len(),
+            out.outlived
+        )));
+    }
     if out.answer.len() > process::ANSWER_BYTES {
         return Err(RunFailure::Flooded(process::ANSWER_BYTES));
     }

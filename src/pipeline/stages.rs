@@ -1,0 +1,567 @@
+//! The stages of one run as functions with typed outputs, in the order [`super::run()`] calls
+//! them: [`load`] → [`check_out`] → [`prepare`] → [`judge`] → [`report()`]; the saved and
+//! published stages follow in `run`. Each stage's output is everything a later stage may use
+//! of it, so what a stage reads is visible in its signature, and no subject code runs before
+//! [`judge`].
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::assemble::{collect_diffs, tier_views};
+use super::cancelled::write_cancelled;
+use super::error::{InputError, RunError};
+use super::gate::gate_with_errors;
+use super::guard::{config_files, guard};
+use super::jury::{jury_of, progress_for};
+use super::load::load_from;
+use super::options::{RunOptions, Verbosity};
+use super::preflight::preflight;
+use super::signals::cancellation;
+use super::task::task_commands;
+use super::trees::{checkout_error, reference_contents, resolve_reference};
+use super::{inputs, progress, resume, save};
+use crate::config::{Benchmark, ConfigSource, FailOn, ReferenceSpec, Task};
+use crate::fence::{Fence, Hidden};
+use crate::github::{self, context::Context};
+use crate::judges::structural::Comparisons;
+use crate::judgment::JudgmentContext;
+use crate::jury::{Verdict, interpret};
+use crate::lang::cache::Store;
+use crate::materialize::{self, Checkout, Source};
+use crate::report::{
+    self, CommandRecord, ConfigInfo, InterpretationInfo, REPORT_SCHEMA, Report, Subject, TaskInfo,
+    Timings, Tool, TrustInfo, markdown,
+};
+
+/// The loaded stage: where the run is, the GitHub event it answers, the trusted config and
+/// task, and the run's own fence.
+pub struct Loaded {
+    /// The folder judge-ci was started in (the repository, for relative sources).
+    pub repo_dir: PathBuf,
+    /// The GitHub event, inside Actions.
+    pub github: Option<Context>,
+    /// Where the config and the files it names are read from (a trusted tree or the disk).
+    pub config_source: Arc<ConfigSource>,
+    /// The config; the guard stage may still tighten it (pinned and restored paths).
+    pub bench: Benchmark,
+    /// The task, when the config is a benchmark with tasks.
+    pub task: Option<Task>,
+    /// The run's fence: its own `sandbox` settings, the folders judge-ci made hidden.
+    pub fence: Arc<Fence>,
+}
+
+/// The config and the run's fence, read before any tree is checked out.
+pub fn load(opts: &RunOptions, hidden: Arc<Hidden>) -> Result<Loaded, RunError> {
+    save::check_out_dir(&opts.out).map_err(InputError::from)?;
+    resume::check_out_is_not_input(&opts.split, &opts.out)?;
+    let repo_dir = std::env::current_dir().map_err(InputError::WorkingFolder)?;
+    let github =
+        match github::context::from_env(&|k| std::env::var(k).ok().filter(|_| opts.actions)) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("judge-ci: warning: {e}; the report will not name the pull request");
+                None
+            }
+        };
+    let config_source = inputs::config_source(&opts.config_from, github.as_ref(), &repo_dir)
+        .map_err(InputError::from)?;
+    if let Some(t) = config_source.tree()
+        && opts.verbosity != Verbosity::Quiet
+    {
+        eprintln!(
+            "judge-ci: the config and the files it names are read from {} ({})",
+            t.label(),
+            &t.commit()[..12]
+        );
+    }
+    let (bench, task) = load_from(
+        opts.config.as_deref(),
+        opts.task.as_deref(),
+        Arc::clone(&config_source),
+        opts.verbosity,
+        opts.color,
+    )?;
+    let fence =
+        Arc::new(Fence::new(bench.sandbox.network, hidden).requiring(&bench.sandbox.require));
+    Ok(Loaded {
+        repo_dir,
+        github,
+        config_source,
+        bench,
+        task,
+        fence,
+    })
+}
+
+/// The trees stage: the subject's workspace and the reference, checked out, hidden from the
+/// subject where they are judge-ci's, with what git knows of both and the model store.
+pub struct Trees {
+    /// The subject's checkout (a folder as it is, or a revision judge-ci wrote out).
+    pub head: Checkout,
+    /// The workspace the jury judges.
+    pub workspace: PathBuf,
+    /// The reference checkout, when the config names one.
+    pub reference_checkout: Option<Checkout>,
+    /// The reference folder the judges compare against.
+    pub reference: Option<PathBuf>,
+    /// A reference folder inside the repository, written out of the base's tree; kept for
+    /// the run's length.
+    _trusted_reference: Option<tempfile::TempDir>,
+    /// The parsed-model store, when the model cache is on.
+    pub store: Option<Arc<Store>>,
+    /// The structural judges' share of the run: git's view of both trees and the store.
+    pub comparisons: Arc<Comparisons>,
+    /// When checking out started (the report's `checkoutMs` runs to the end of [`prepare`]).
+    started: Instant,
+}
+
+/// Checks out the workspace and the reference, hides judge-ci's own folders, and refuses
+/// paths of the config that escape the workspace.
+pub fn check_out(opts: &RunOptions, loaded: &Loaded) -> Result<Trees, RunError> {
+    let started = Instant::now();
+    let (bench, task, fence) = (&loaded.bench, &loaded.task, &loaded.fence);
+    let repo_dir = &loaded.repo_dir;
+    let head = match &opts.head {
+        Some(h) => materialize::materialize(&Source::parse(h), repo_dir, opts.keep_checkouts)
+            .map_err(|e| checkout_error("head", e))?,
+        None => {
+            if !opts.workspace.is_dir() {
+                return Err(InputError::NoWorkspace(opts.workspace.clone()).into());
+            }
+            materialize::materialize(&Source::Folder(opts.workspace.clone()), repo_dir, false)
+                .map_err(|e| checkout_error("workspace", e))?
+        }
+    };
+    let workspace = head.path.clone();
+    // A reference folder inside the repository is the base's too, written out of its tree.
+    let trusted_reference = match (&opts.reference, &bench.reference) {
+        (None, Some(ReferenceSpec::Path(p))) => {
+            bench
+                .source
+                .materialize_dir(p)
+                .map_err(|source| InputError::ReferencePath {
+                    path: p.clone(),
+                    source,
+                })?
+        }
+        _ => None,
+    };
+    let reference_checkout = resolve_reference(
+        opts,
+        bench,
+        repo_dir,
+        trusted_reference.as_ref(),
+        reference_contents(opts.keep_checkouts, bench, task_runs_code(task, opts)),
+    )?;
+    let reference = reference_checkout.as_ref().map(|c| c.path.clone());
+    // Checkouts and trees judge-ci made are its own, never the subject's to read.
+    for made in [Some(&head), reference_checkout.as_ref()]
+        .into_iter()
+        .flatten()
+        .flat_map(materialize::Checkout::folders_made)
+    {
+        fence.hide(made);
+    }
+    if let Some(t) = &trusted_reference {
+        fence.hide(t.path());
+    }
+    // The reference itself, wherever it lies (a local `path:`, a suite task's folder): no
+    // subject process reads it, in this run or a neighbour's.
+    if let Some(r) = &reference {
+        fence.hide_reference(r);
+    }
+    // A reference revision of the workspace's own repository: its objects are in the
+    // workspace's .git, which subject processes can read (the fence line says so).
+    if let Some(g) = reference_checkout
+        .as_ref()
+        .and_then(|c| c.git_dir.as_deref())
+    {
+        fence.note_reference_objects(g);
+    }
+    let store = crate::lang::cache::configure(
+        opts.model_cache.as_deref(),
+        &workspace,
+        &|k| std::env::var(k).ok(),
+        fence,
+    )
+    .map_err(InputError::ModelCache)?
+    .map(Arc::new);
+    // What git knows of both trees, read before any subject code runs; with the model cache,
+    // the structural judges' share of the run.
+    let sides = Arc::new(crate::judges::structural::select::Sides::default());
+    sides.register(&head, reference_checkout.as_ref());
+    let comparisons = Arc::new(Comparisons::new(sides, store.clone()));
+    preflight(&bench.jury, &workspace, opts.color)?;
+    Ok(Trees {
+        head,
+        workspace,
+        reference_checkout,
+        reference,
+        _trusted_reference: trusted_reference,
+        store,
+        comparisons,
+        started,
+    })
+}
+
+/// The prepared stage: every config-side file read, the workspace guarded, the first job of
+/// a split run taken, and judge-ci's output folder made ready and hidden.
+pub struct Ready {
+    /// The report template, read from the config's source.
+    pub template: Option<String>,
+    /// What the guard pinned, restored and found unjudged.
+    pub trust: Option<TrustInfo>,
+    /// The commit judged.
+    pub head_sha: Option<String>,
+    /// The first job's judgments, when this run resumes one.
+    pub first: Option<resume::FirstJob>,
+    /// The output folder as it was before any subject process ran.
+    pub out: save::Prepared,
+    /// From checking out to here.
+    pub checkout_ms: u64,
+}
+
+/// Reads every config-side file, guards the workspace (protected and restored paths), takes
+/// a resumed run's first job and makes the output and reply-cache folders judge-ci's.
+pub fn prepare(opts: &RunOptions, loaded: &mut Loaded, trees: &Trees) -> Result<Ready, RunError> {
+    let (workspace, fence) = (&trees.workspace, Arc::clone(&loaded.fence));
+    // Every config-side file is read before judging, so the protected-path check sees them
+    // all: the template now, the knowledge folder once more at the end (cheap).
+    let template = match &loaded.bench.report.template {
+        Some(p) => Some(loaded.bench.source.read_to_string(p).map_err(|source| {
+            InputError::TemplateFile {
+                path: p.clone(),
+                source,
+            }
+        })?),
+        None => None,
+    };
+    if let Some(k) = &loaded.bench.diagnostics.knowledge {
+        let _ = crate::diagnose::inputs::read_knowledge_from(k, &loaded.bench.source);
+    }
+    let trust = guard(
+        &mut loaded.bench,
+        &loaded.config_source,
+        workspace,
+        trees.reference.as_deref(),
+        &opts.out,
+    )?;
+    let bench = &loaded.bench;
+    let github = loaded.github.as_ref();
+    let head_sha = trees
+        .head
+        .commit
+        .clone()
+        .or_else(|| github.and_then(|g| g.head_sha.clone()));
+    // A resumed run takes the first job's judgments of checks that run subject code, and
+    // runs none itself (not even task commands).
+    let first = match &opts.split {
+        resume::Split::Resume(dir) => Some(resume::first_job(
+            dir,
+            bench,
+            &resume::ThisRun {
+                head_sha: head_sha.clone(),
+                base_sha: github.and_then(|g| g.base_sha.clone()),
+                run_id: run_id(github),
+            },
+        )?),
+        resume::Split::Whole | resume::Split::StopBeforeSemantic => None,
+    };
+    // Subject processes may write the workspace, never read judge-ci's output folder.
+    fence.add_workspace(workspace);
+    // Made ready before any subject code runs, so that the fence hides it (outside the
+    // workspace) and nothing of judge-ci's names is left in it from before.
+    let out = save::prepare(&opts.out).map_err(|e| RunError::Instrument(e.to_string()))?;
+    fence.hide(&opts.out);
+    for d in crate::judges::llm::cache::folders(bench, workspace, &|k| std::env::var(k).ok()) {
+        // Made now, so that the fence hides the folder itself, not only what holds it.
+        let _ = std::fs::create_dir_all(&d);
+        fence.hide(&d);
+    }
+    Ok(Ready {
+        template,
+        trust,
+        head_sha,
+        first,
+        out,
+        checkout_ms: trees.started.elapsed().as_millis() as u64,
+    })
+}
+
+/// The judged stage: the jury's verdict, the task commands run before it, and the jury's
+/// description for the report.
+pub struct Judged {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The task commands (run now, or the first job's).
+    pub commands: Vec<CommandRecord>,
+    /// The jury as the report describes it.
+    pub description: Value,
+    /// How long the vote took.
+    pub jury_ms: u64,
+}
+
+/// Builds the jury, snapshots the workspace as submitted, runs the task commands and votes;
+/// a signal stops the vote and writes what finished as a cancelled report.
+pub async fn judge(
+    opts: &RunOptions,
+    loaded: &Loaded,
+    trees: &Trees,
+    ready: &Ready,
+) -> Result<Judged, RunError> {
+    let (bench, task, fence) = (&loaded.bench, &loaded.task, &loaded.fence);
+    let workspace = &trees.workspace;
+    let (progress, actions) = progress_for(opts.verbosity);
+    let recording = Arc::new(progress::Recording::new(progress));
+    let mode = match (&opts.split, &ready.first) {
+        (_, Some(f)) => f.mode.clone(),
+        (resume::Split::StopBeforeSemantic, None) => crate::judges::split::Mode::DeferSemantic,
+        (resume::Split::Whole | resume::Split::Resume(_), None) => crate::judges::split::Mode::Live,
+    };
+    let (jury, description) = jury_of(
+        bench,
+        recording.clone(),
+        opts.color,
+        mode,
+        fence,
+        &trees.comparisons,
+    )?;
+    let judging = Instant::now();
+    let mut metadata = bench.metadata.clone();
+    if let Some(t) = task {
+        for (k, v) in &t.metadata {
+            metadata.insert(k.clone(), v.clone());
+        }
+    }
+    if let Some(r) = &trees.reference {
+        metadata.insert("expectedDir".into(), Value::from(r.display().to_string()));
+    }
+    // The workspace as submitted, for the structural judges, before any subject code runs
+    // (a task's commands, then the jury's).
+    let code_first = ready.first.is_none() && task_runs_code(task, opts);
+    let snapshot = if crate::judges::snapshot::needed_after(&bench.jury, code_first) {
+        let s = crate::judges::snapshot::Snapshot::take(
+            workspace,
+            &bench.jury,
+            fence,
+            trees.comparisons.sides(),
+        )
+        .map_err(|e| {
+            RunError::Instrument(format!(
+                "cannot take the snapshot of the workspace the structural judges read: {e}"
+            ))
+        })?;
+        metadata.insert(
+            crate::judges::snapshot::SUBMITTED_DIR_KEY.into(),
+            Value::from(s.path().display().to_string()),
+        );
+        Some(s)
+    } else {
+        None
+    };
+    let commands = match (task, &ready.first) {
+        (_, Some(f)) => f.commands.clone(),
+        (Some(t), None) => task_commands(t, bench, workspace, opts.actions, fence).await,
+        (None, None) => Vec::new(),
+    };
+    let mut ctx = JudgmentContext::new(workspace).with_goal(
+        task.as_ref()
+            .map(|t| t.instruction.clone())
+            .unwrap_or_default(),
+    );
+    ctx.metadata = metadata;
+    // A signal stops the vote: dropping it drops every running judge, whose process-group
+    // guards kill their children; what finished so far is written as a cancelled report.
+    let verdict = tokio::select! {
+        v = crate::jury::vote(jury.as_ref(), Arc::new(ctx)) => v,
+        (name, signal) = cancellation() => {
+            if let Some(a) = &actions {
+                a.close();
+            }
+            write_cancelled(opts, &bench.name, name, &recording.finished_so_far(), loaded.github.is_some());
+            return Err(RunError::Cancelled { name, signal });
+        }
+    };
+    if let Some(a) = actions {
+        a.close();
+    }
+    let verdict = verdict
+        .map_err(|f| RunError::Instrument(format!("the jury could not produce a verdict: {f}")))?;
+    let tampered = snapshot
+        .as_ref()
+        .map(crate::judges::snapshot::Snapshot::tampered)
+        .unwrap_or_default();
+    if !tampered.is_empty() {
+        return Err(RunError::Instrument(format!(
+            "the snapshot of the submitted workspace was changed while the jury ran ({}); a subject process reached judge-ci's own files, so no verdict is given",
+            tampered
+                .iter()
+                .take(5)
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let jury_ms = judging.elapsed().as_millis() as u64;
+    if let Some(s) = &trees.store {
+        s.finish();
+    }
+    Ok(Judged {
+        verdict,
+        commands,
+        description,
+        jury_ms,
+    })
+}
+
+/// The report stage: the verdict read and gated, the report's views, trust and fence facts,
+/// and the gap analysis; a template that does not render is refused here, before anything
+/// is written.
+pub fn report(
+    opts: &RunOptions,
+    loaded: &Loaded,
+    trees: &Trees,
+    ready: &Ready,
+    judged: Judged,
+    started: Instant,
+) -> Result<Report, RunError> {
+    let render_start = Instant::now();
+    let (bench, task, github) = (&loaded.bench, &loaded.task, loaded.github.as_ref());
+    let Judged {
+        verdict,
+        commands,
+        description,
+        jury_ms,
+    } = judged;
+    let reading = interpret::interpret_verdict(&verdict);
+    let tiers = tier_views(&bench.jury, &verdict);
+    // Inside GitHub Actions the gate is stricter than the reading unless the (trusted)
+    // config or the command line says otherwise: any ERROR fails it.
+    let fail_on = opts
+        .fail_on
+        .or(bench.report.fail_on)
+        .unwrap_or(if github.is_some() {
+            FailOn::Error
+        } else {
+            FailOn::Fail
+        });
+    // A task command that failed is an ERROR of the run, like a tier that could not run:
+    // the workspace the jury judged is not the one the task meant (a `post` that applies the
+    // hidden tests did not apply), so the verdict is no acceptance under `fail-on: error`.
+    let mut errored = super::task::failed_commands(&commands);
+    errored.extend(report::notices::errored_tiers(&tiers, &verdict));
+    let outcome = gate_with_errors(
+        reading.reading,
+        fail_on,
+        reading.decided_by.as_deref(),
+        errored,
+    );
+    let workspace = &trees.workspace;
+    let mut report = Report {
+        schema: REPORT_SCHEMA.into(),
+        tool: Tool {
+            name: "judge-ci".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        },
+        subject: Subject {
+            workspace: workspace.display().to_string(),
+            reference: trees.reference.as_ref().map(|r| r.display().to_string()),
+            head_sha: ready.head_sha.clone(),
+            run_url: github.and_then(|g| g.run_url.clone()),
+            run_id: run_id(github),
+            server_url: github.and_then(|g| g.server_url.clone()),
+            path_in_repository: github
+                .and_then(|g| g.checkout_root.as_deref())
+                .and_then(|root| crate::report::location::folder_in_repository(workspace, root)),
+            repository: github.map(|g| g.repository.clone()),
+            pull_request: github.and_then(|g| g.pull_request),
+            base_sha: github.and_then(|g| g.base_sha.clone()),
+            event: github.map(|g| g.event.clone()),
+            reference_rev: trees
+                .reference_checkout
+                .as_ref()
+                .and_then(|c| c.commit.as_ref().map(|sha| format!("{} ({sha})", c.label))),
+        },
+        config: ConfigInfo {
+            path: bench.path.display().to_string(),
+            sha256: bench.sha256.clone(),
+            name: bench.name.clone(),
+            version: Some(bench.version.clone()),
+            description,
+            source: None,
+            check_name: opts.publish.check_name(&bench.report),
+            comment_key: opts.publish.comment_key(&bench.report),
+        },
+        task: task.as_ref().map(|t| TaskInfo {
+            id: t.id.clone(),
+            path: t.path.display().to_string(),
+            commands,
+        }),
+        tiers,
+        diffs: collect_diffs(&bench.jury, &verdict),
+        llm: None,
+        diagnostics: None,
+        trust: ready.trust.clone(),
+        tests: crate::judges::oracle::TestSets::of_verdict(&verdict),
+        provenance: None,
+        fence: {
+            loaded.fence.restore_git();
+            loaded.fence.report_line()
+        },
+        surface_digests: Default::default(),
+        verdict,
+        interpretation: InterpretationInfo {
+            reading: reading.reading,
+            reading_support: reading.reading_support,
+            decided_by: reading.decided_by.clone(),
+            defects: reading.defects.clone(),
+        },
+        timings: Timings {
+            checkout_ms: ready.checkout_ms,
+            jury_ms,
+            render_ms: 0,
+            total_ms: 0,
+        },
+        outcome,
+    };
+    markdown::render_with(&report, ready.template.as_deref()).map_err(InputError::from)?;
+    report.llm = crate::report::LlmTotals::of(&report.tiers);
+    let inputs = crate::diagnose::Inputs::load(
+        &bench.diagnostics,
+        workspace,
+        task.as_ref().map_or("", |t| t.instruction.as_str()),
+        &bench.source,
+    );
+    // Every config-side file has been read by now (the knowledge folder last).
+    report.config.source = loaded
+        .config_source
+        .tree()
+        .map(|t| report::ConfigSourceInfo {
+            from: t.label().to_string(),
+            commit: t.commit(),
+            files: config_files(t),
+        });
+    report.diagnostics = Some(crate::diagnose::analyze(
+        &report.verdict,
+        &report.seats(),
+        &inputs,
+        &bench.diagnostics.rules,
+    ));
+    report.timings.render_ms = render_start.elapsed().as_millis() as u64;
+    report.timings.total_ms = started.elapsed().as_millis() as u64;
+    Ok(report)
+}
+
+/// The Actions run id, inside Actions.
+fn run_id(github: Option<&Context>) -> Option<String> {
+    github.and_then(|_| std::env::var("GITHUB_RUN_ID").ok())
+}
+
+/// Whether the task's commands run the pull request's code before the jury: `post` always,
+/// `setup` inside Actions.
+fn task_runs_code(task: &Option<Task>, opts: &RunOptions) -> bool {
+    task.as_ref()
+        .is_some_and(|t| !t.post.is_empty() || opts.actions && !t.setup.is_empty())
+}
