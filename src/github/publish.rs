@@ -325,7 +325,10 @@ pub async fn publish(
                     "the job summary and the report artifact",
                 );
                 let body = comment::body(&marker, &cut);
-                let passed = report.interpretation.reading == Some(Reading::Accepted);
+                // Passed: accepted, and the gate passed (an acceptance with an ERROR the
+                // subject can cause is none).
+                let passed = report.interpretation.reading == Some(Reading::Accepted)
+                    && report.outcome.gate == crate::report::Gate::Pass;
                 match comment::upsert(
                     &client,
                     repo,

@@ -195,6 +195,14 @@ pub enum InputError {
         /// What does not match.
         why: String,
     },
+    /// `publish` of a stored report that holds no verdict (a first job's).
+    #[error("{}: {why}", .path.display())]
+    NotAVerdict {
+        /// The stored report.
+        path: PathBuf,
+        /// Why it is none.
+        why: String,
+    },
 }
 
 impl InputError {
@@ -270,7 +278,8 @@ impl InputError {
             | InputError::NotInActions
             | InputError::ActionsContext(_)
             | InputError::OtherCommit { .. }
-            | InputError::OtherRun { .. } => None,
+            | InputError::OtherRun { .. }
+            | InputError::NotAVerdict { .. } => None,
         }
     }
 }

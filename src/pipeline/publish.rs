@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::config::{CommentMode, ReportSettings};
+use crate::config::{CommentMode, FailOn, ReportSettings};
 use crate::github::client::RetryPolicy;
 use crate::github::context::{self, Context};
 use crate::github::outputs;
@@ -271,6 +271,7 @@ pub async fn stored(
         .into());
     }
     check_binding(&report, &ctx, &path)?;
+    refuse_first_job(&report, &path)?;
     if ctx.head_sha.is_none() {
         ctx.head_sha = report.subject.head_sha.clone();
     }
@@ -280,6 +281,13 @@ pub async fn stored(
     report.config.check_name = opts.check_name(&bench.report);
     report.config.comment_key = opts.comment_key(&bench.report);
     report.subject.run_url = trusted_run_url(&ctx);
+    // The gate is this workflow's, never the report's: the judging job's fail-on is whatever
+    // its workflow said (a pull request's own `pull_request` workflow is the pull request's
+    // file). With --trust-report the reading and what could not run are trusted, and the
+    // trusted config's fail-on (else the Actions default, error) decides the conclusion.
+    if trust.trust_report {
+        report.outcome = regated(&report, bench.report.fail_on.unwrap_or(FailOn::Error));
+    }
     report.provenance = Some(if trust.trust_report {
         report::Provenance {
             verified: true,
@@ -305,10 +313,18 @@ pub async fn stored(
             .and_then(Value::as_u64)
             .or(report.subject.pull_request);
     }
-    let settings = opts.settings(&ReportSettings {
+    let mut settings = opts.settings(&ReportSettings {
         annotations,
         ..bench.report.clone()
     });
+    // An untrusted report decides nothing but its own verdict text (trust.md 16): a report
+    // that only says it was accepted does not delete the comments an earlier verdict left.
+    if !trust.trust_report && settings.delete_on_pass {
+        settings.delete_on_pass = false;
+        eprintln!(
+            "judge-ci: delete-on-pass applies only to a trusted verdict (--trust-report); this report is advisory, so no comment is deleted"
+        );
+    }
     let md = markdown::render(&report);
     let summary = report::render(&report, Surface::Summary, None, annotations)
         .map_err(|e| RunError::Instrument(e.to_string()))?;
@@ -331,6 +347,56 @@ pub async fn stored(
         }
     }
     Ok(publish_exit(opts, &published, super::EXIT_PASS))
+}
+
+/// The outcome of a trusted stored report under this workflow's `fail-on`: its reading, and
+/// what could not run as its verdict and task commands show (not its own `erroredTiers` or
+/// gate).
+fn regated(report: &Report, fail_on: FailOn) -> report::Outcome {
+    let mut errored = super::task::failed_commands(
+        report
+            .task
+            .as_ref()
+            .map(|t| t.commands.as_slice())
+            .unwrap_or_default(),
+    );
+    errored.extend(report::notices::errored_tiers(
+        &report.tiers,
+        &report.verdict,
+    ));
+    super::gate::gate_with_errors(
+        report.interpretation.reading,
+        fail_on,
+        report.interpretation.decided_by.as_deref(),
+        errored,
+    )
+}
+
+/// Refuses the folder of a first job (`--stop-before-semantic`): its semantic checks were
+/// never asked, so its reading is not a verdict; `judge-ci resume` takes that folder, and the
+/// resumed run's is the one to publish (attack finding F19).
+fn refuse_first_job(report: &Report, path: &Path) -> Result<(), InputError> {
+    let deferred: Vec<String> = crate::judges::split::judgments_of(&report.verdict)
+        .into_iter()
+        .filter(|(_, j)| {
+            j.metadata()
+                .get(crate::judges::split::DEFERRED_KEY)
+                .is_some()
+        })
+        .map(|(n, _)| n)
+        .collect();
+    if deferred.is_empty() {
+        return Ok(());
+    }
+    let mut deferred = deferred;
+    deferred.sort();
+    Err(InputError::NotAVerdict {
+        path: path.to_path_buf(),
+        why: format!(
+            "it is the first job of a split run (--stop-before-semantic): {} deferred to judge-ci resume and never asked, so it holds no verdict; publish the folder judge-ci resume wrote",
+            deferred.join(", ")
+        ),
+    })
 }
 
 /// The exit code after publishing: `code`, or [`super::EXIT_PUBLISH`] when

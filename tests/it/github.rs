@@ -1201,3 +1201,125 @@ fn instances_with_their_own_check_name_and_comment_key_keep_their_own_comment_an
     }
     assert!(gh.requests().is_empty(), "nothing posted");
 }
+
+/// A stored report decides neither its own gate nor which comments go (trust.md 10, 16;
+/// attack findings F11, F35, F19): with `--trust-report` the check run's conclusion comes from
+/// the trusted config's fail-on, not from the report's `outcome` (a judging job run with
+/// `--fail-on never` wrote "pass" for a rejection); a report that only says it was accepted
+/// deletes no comment under `--delete-on-pass` unless it is trusted; and a first job's folder
+/// (`--stop-before-semantic`, semantic checks deferred) is no verdict to publish.
+#[test]
+fn a_stored_report_decides_neither_its_gate_nor_which_comments_go() {
+    let trusted = Runner::new();
+    let wr = edited_event(trusted.dir.path(), "workflow_run.completed.json", |v| {
+        v["workflow_run"]["head_sha"] = FORK_HEAD.into();
+        v["workflow_run"]["id"] = RUN_ID.into();
+        v["workflow_run"]["pull_requests"] = json!([]);
+        v["workflow_run"]["head_repository"]["full_name"] = "someone/Hello-World".into();
+    });
+    let publish = |p: &Project, gh: &FakeGitHub, artifact: &str, extra: &[&str]| {
+        let base_checkout = tempfile::tempdir().unwrap();
+        std::fs::copy(
+            p.ws().join("judge-ci.yml"),
+            base_checkout.path().join("judge-ci.yml"),
+        )
+        .unwrap();
+        let mut args = vec!["publish", "--from", artifact];
+        args.extend_from_slice(extra);
+        trusted.run(
+            base_checkout.path(),
+            gh,
+            "workflow_run",
+            &wr,
+            Some(TOKEN),
+            &args,
+        )
+    };
+    let edit = |artifact: &str, f: &dyn Fn(&mut Value)| {
+        let path = Path::new(artifact).join("report.json");
+        let mut r: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        f(&mut r);
+        std::fs::write(&path, r.to_string()).unwrap();
+    };
+
+    // F11: a rejection whose job said --fail-on never.
+    let gh = FakeGitHub::start(Layout::DOTCOM);
+    gh.read_only(TOKEN);
+    let p = Project::new(2, "");
+    let (_u, artifact, run) = fork_pull_request_run(&p, &gh);
+    assert_eq!(run.out.status.code(), Some(1), "{}", run.stderr);
+    edit(&artifact, &|r| {
+        r["outcome"]["gate"] = "pass".into();
+        r["outcome"]["exitCode"] = 0.into();
+        r["outcome"]["failOn"] = "never".into();
+    });
+    let gh2 = FakeGitHub::start(Layout::DOTCOM);
+    gh2.add_pull(2, FORK_HEAD, "someone:main");
+    let run = publish(&p, &gh2, &artifact, &["--trust-report"]);
+    assert_eq!(run.out.status.code(), Some(0), "{}", run.stderr);
+    assert_eq!(
+        gh2.check_runs()[0].create["conclusion"],
+        "failure",
+        "the trusted config's fail-on (Actions default error) decides: {}",
+        run.stderr
+    );
+
+    // F35: an accepted report, advisory, with --delete-on-pass: the earlier comment stays.
+    let gh = FakeGitHub::start(Layout::DOTCOM);
+    gh.read_only(TOKEN);
+    let p = Project::new(0, "");
+    let (_u, artifact, run) = fork_pull_request_run(&p, &gh);
+    assert_eq!(run.out.status.code(), Some(0), "{}", run.stderr);
+    let gh2 = FakeGitHub::start(Layout::DOTCOM);
+    gh2.add_pull(2, FORK_HEAD, "someone:main");
+    let run = publish(&p, &gh2, &artifact, &[]);
+    assert_eq!(ours(&gh2).len(), 1, "{}", run.stderr);
+    let run = publish(&p, &gh2, &artifact, &["--delete-on-pass"]);
+    assert_eq!(run.out.status.code(), Some(0), "{}", run.stderr);
+    assert_eq!(
+        ours(&gh2).len(),
+        1,
+        "an untrusted acceptance deletes nothing: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("delete-on-pass applies only to a trusted verdict"),
+        "{}",
+        run.stderr
+    );
+    // The same report, trusted: delete-on-pass does what it says.
+    let run = publish(&p, &gh2, &artifact, &["--delete-on-pass", "--trust-report"]);
+    assert_eq!(run.out.status.code(), Some(0), "{}", run.stderr);
+    assert!(ours(&gh2).is_empty(), "{}", run.stderr);
+
+    // F19: a first job's folder, a semantic check deferred in it, is refused. (Every copy of
+    // the judgment is marked, as the first job writes it: the verdict checks they agree.)
+    fn defer(v: &mut Value) -> bool {
+        match v {
+            Value::Object(m) if m.contains_key("reasoning") && m.contains_key("status") => {
+                m.entry("metadata")
+                    .or_insert_with(|| json!({}))
+                    .as_object_mut()
+                    .unwrap()
+                    .insert("deferredToResume".into(), true.into());
+                true
+            }
+            Value::Object(m) => m.values_mut().fold(false, |any, x| defer(x) | any),
+            Value::Array(a) => a.iter_mut().fold(false, |any, x| defer(x) | any),
+            _ => false,
+        }
+    }
+    edit(&artifact, &|r| {
+        assert!(defer(&mut r["verdict"]), "{r:#}");
+    });
+    let gh3 = FakeGitHub::start(Layout::DOTCOM);
+    let run = publish(&p, &gh3, &artifact, &["--trust-report"]);
+    assert_eq!(run.out.status.code(), Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("first job of a split run"),
+        "{}",
+        run.stderr
+    );
+    assert!(gh3.check_runs().is_empty());
+}
