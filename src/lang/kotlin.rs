@@ -92,14 +92,176 @@ pub fn parse_with(source: &[u8], bodies: bool) -> SourceFile {
     file
 }
 
-/// A file's header: its package and imports (read by the full parse; Kotlin has no unicode
-/// escapes to report outside literals).
+/// A file's header: its package and imports ([`scan_header`] when it can read them, the full
+/// parse when it declines; Kotlin has no unicode escapes to report outside literals).
 pub fn header(source: &[u8]) -> Header {
-    let f = parse_with(source, false);
+    let (package, imports) = scan_header(source).unwrap_or_else(|| {
+        let f = parse_with(source, false);
+        (f.package, f.imports)
+    });
     Header {
-        package: f.package,
-        imports: f.imports,
+        package,
+        imports,
         unicode_escapes: Vec::new(),
+    }
+}
+
+/// Reads only the header of a file — package and imports — without parsing the rest, as the
+/// grammar reads it: comments (nested block comments too) and line breaks skipped, a dotted
+/// name may break before a dot, `.*` and `as Alias`, an optional `;`. Returns `None` for
+/// anything it does not expect before the first declaration (a shebang, a byte-order mark, a
+/// file annotation, a backquoted name, an unterminated comment); callers then parse. The fuzz property and the
+/// parse-rate bench check it against the parse.
+pub fn scan_header(src: &[u8]) -> Option<(Option<String>, Vec<Import>)> {
+    if src.starts_with(b"#!") || src.starts_with(b"\xef\xbb\xbf") {
+        return None;
+    }
+    let mut lx = Lexer { s: src, i: 0 };
+    let mut package = None;
+    let mut imports = Vec::new();
+    let mut first = true;
+    loop {
+        lx.skip()?;
+        let at = lx.i;
+        let Some(word) = lx.word() else {
+            return Some((package, imports));
+        };
+        match word {
+            b"package" if first => package = Some(lx.name()?.0),
+            b"import" => {
+                let (path, wildcard) = lx.name()?;
+                let mut import = Import {
+                    path,
+                    is_static: false,
+                    alias: None,
+                    line: lx.line(at),
+                };
+                if wildcard {
+                    import.path.push_str(".*");
+                } else {
+                    let save = lx.i;
+                    lx.skip()?;
+                    if lx.word() == Some(b"as") {
+                        lx.skip()?;
+                        let alias = lx
+                            .word()
+                            .filter(|w| w.iter().all(|b| Lexer::is_ident(*b)))?;
+                        import.alias = Some(String::from_utf8_lossy(alias).into_owned());
+                    } else {
+                        lx.i = save;
+                    }
+                }
+                imports.push(import);
+            }
+            // A separator, or the start of something the parse should read.
+            b";" => {}
+            // A file annotation comes before the package; after it, `@` starts a declaration.
+            b"@" | b"`" if first => return None,
+            _ => return Some((package, imports)),
+        }
+        first = false;
+    }
+}
+
+/// The header scanner's cursor.
+struct Lexer<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Lexer<'a> {
+    /// Skips whitespace and comments (block comments nest); `None` for an unterminated one.
+    fn skip(&mut self) -> Option<()> {
+        while let Some(&b) = self.s.get(self.i) {
+            match b {
+                b' ' | b'\t' | b'\r' | b'\n' | 0x0c => self.i += 1,
+                b'/' if self.s.get(self.i + 1) == Some(&b'/') => {
+                    while self
+                        .s
+                        .get(self.i)
+                        .is_some_and(|c| !matches!(c, b'\n' | b'\r'))
+                    {
+                        self.i += 1;
+                    }
+                }
+                b'/' if self.s.get(self.i + 1) == Some(&b'*') => {
+                    let mut depth = 0usize;
+                    loop {
+                        match (self.s.get(self.i)?, self.s.get(self.i + 1)) {
+                            (b'/', Some(b'*')) => {
+                                depth += 1;
+                                self.i += 2;
+                            }
+                            (b'*', Some(b'/')) => {
+                                depth -= 1;
+                                self.i += 2;
+                                if depth == 0 {
+                                    break;
+                                }
+                            }
+                            _ => self.i += 1,
+                        }
+                    }
+                }
+                _ => return Some(()),
+            }
+        }
+        Some(())
+    }
+
+    fn is_ident(b: u8) -> bool {
+        b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+    }
+
+    /// The next identifier, or the next byte when it starts none; `None` at the end.
+    fn word(&mut self) -> Option<&'a [u8]> {
+        let start = self.i;
+        let first = *self.s.get(self.i)?;
+        self.i += 1;
+        if Self::is_ident(first) {
+            while self.s.get(self.i).is_some_and(|b| Self::is_ident(*b)) {
+                self.i += 1;
+            }
+        }
+        self.s.get(start..self.i)
+    }
+
+    /// A dotted name (`a.b.C`, a line break allowed before a dot) and whether it ends in `.*`.
+    fn name(&mut self) -> Option<(String, bool)> {
+        let mut out = String::new();
+        loop {
+            self.skip()?;
+            let w = self.word()?;
+            if !w.first().is_some_and(|b| Self::is_ident(*b)) || w.first()?.is_ascii_digit() {
+                return None;
+            }
+            out.push_str(&String::from_utf8_lossy(w));
+            let save = self.i;
+            self.skip()?;
+            if self.s.get(self.i) != Some(&b'.') {
+                self.i = save;
+                return Some((out, false));
+            }
+            self.i += 1;
+            self.skip()?;
+            if self.s.get(self.i) == Some(&b'*') {
+                self.i += 1;
+                return Some((out, true));
+            }
+            out.push('.');
+        }
+    }
+
+    /// The line of byte `at`, from 1.
+    fn line(&self, at: usize) -> u32 {
+        let lines = self
+            .s
+            .get(..at)
+            .unwrap_or_default()
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count();
+        u32::try_from(lines + 1).unwrap_or(u32::MAX)
     }
 }
 
@@ -779,6 +941,37 @@ annotation class Marker(val v: String)
         let h = header(SRC.as_bytes());
         let f = parse(SRC.as_bytes());
         assert_eq!((h.package, h.imports), (f.package, f.imports));
+        // The scanner reads what the parse reads, or declines.
+        let sources: Vec<&[u8]> = vec![
+            b"package a.b\nimport c.D\nimport e.*\nimport f.G as H\nclass X",
+            b"/* a /* nested */ comment */ package a\n\n// x\nimport b.C; import d.E\nfun main() {}",
+            b"package a\n    .b\nimport c\n    .D\nval x = 1",
+            b"import a.B\n",
+            b"",
+            b"class X",
+        ];
+        for src in sources {
+            let scanned = scan_header(src).expect("scannable");
+            let parsed = parse(src);
+            assert_eq!(
+                scanned,
+                (parsed.package, parsed.imports),
+                "{}",
+                String::from_utf8_lossy(src)
+            );
+        }
+        for declined in [
+            &b"@file:JvmName(\"X\")\npackage a"[..],
+            b"#!/usr/bin/env kotlin\nimport a.B",
+            b"import a.`in`.B",
+            b"/* never closed",
+        ] {
+            assert!(
+                scan_header(declined).is_none(),
+                "{}",
+                String::from_utf8_lossy(declined)
+            );
+        }
         // kotlinc does not read an escape outside a literal as code: nothing to report.
         let e = header(b"package p\nimport a.B\nval s = 1 // \\u000a val t = 2\n");
         assert!(e.unicode_escapes.is_empty());

@@ -446,7 +446,7 @@ pub fn read_bounded(p: &Path) -> Result<Vec<u8>, String> {
 
 /// The NOT_APPLICABLE of a structural judge whose selection matched no file of either tree,
 /// naming the globs: examining nothing is never a PASS (trust.md point 19). A tree whose
-/// sources are all in a language the judge does not read (Kotlin for `import-diff`) is not
+/// sources are all in a language the check does not read (Kotlin under `languages: [java]`) is not
 /// "all 0 files match". Where the check does not declare that it may be not applicable
 /// (`not-applicable-when`), the jury turns this into an ERROR that says so, which no gate
 /// under `fail-on: error` accepts either.
