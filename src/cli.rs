@@ -333,6 +333,11 @@ pub struct SuiteArgs {
     /// Also write suite.html with drawn charts.
     #[arg(long)]
     pub html: bool,
+    /// A model spending limit over the whole suite, `KEY=VALUE` with KEY one of requests,
+    /// input-tokens, output-tokens, cost-usd (repeat for several); each task's own
+    /// `llm.limits` still holds.
+    #[arg(long = "llm-limit", value_name = "KEY=VALUE")]
+    pub llm_limit: Vec<String>,
     /// Terminal output.
     #[command(flatten)]
     pub output: OutputArgs,

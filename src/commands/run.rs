@@ -48,6 +48,7 @@ pub fn run(args: cli::RunArgs, resume: Option<std::path::PathBuf>) -> anyhow::Re
         publish: super::publish::options(&args.publish)?,
         actions: true,
         split,
+        llm_budget: None,
     };
     let runtime = runtime()?;
     match runtime.block_on(pipeline::run(&opts)) {

@@ -18,8 +18,13 @@ pub fn run(args: cli::SuiteArgs) -> anyhow::Result<i32> {
         shard,
         filter,
         html,
+        llm_limit,
         output,
     } = args;
+    let llm_limits = match judge_ci::config::llm::Limits::from_flags(&llm_limit) {
+        Ok(l) => l,
+        Err(e) => return bad_input(e),
+    };
     let shard = match shard.as_deref().map(suite::Shard::parse).transpose() {
         Ok(s) => s,
         Err(e) => return bad_input(e),
@@ -42,6 +47,7 @@ pub fn run(args: cli::SuiteArgs) -> anyhow::Result<i32> {
         shard,
         filters,
         progress: !output.quiet && std::io::stderr().is_terminal(),
+        llm_limits,
     };
     match runtime()?.block_on(suite::run(&opts)) {
         Ok(report) => {

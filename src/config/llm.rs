@@ -137,6 +137,49 @@ pub struct Limits {
 }
 
 impl Limits {
+    /// Limits from `KEY=VALUE` flags (`judge-ci suite --llm-limit`); a wrong one is an error
+    /// naming the flag and what would be valid.
+    pub fn from_flags(flags: &[String]) -> Result<Limits, String> {
+        let mut l = Limits::default();
+        let keys = || {
+            LIMIT_KEYS
+                .iter()
+                .map(|k| k.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        for f in flags {
+            let Some((k, v)) = f.split_once('=') else {
+                return Err(format!(
+                    "--llm-limit {f}: write KEY=VALUE, KEY one of {}",
+                    keys()
+                ));
+            };
+            let whole = || match v.trim().parse::<u64>() {
+                Ok(n) if n > 0 => Ok(n),
+                _ => Err(format!(
+                    "--llm-limit {f}: {k} must be a whole number over 0"
+                )),
+            };
+            match k.trim() {
+                "requests" => l.requests = Some(whole()?),
+                "input-tokens" => l.input_tokens = Some(whole()?),
+                "output-tokens" => l.output_tokens = Some(whole()?),
+                "cost-usd" => match v.trim().parse::<f64>() {
+                    Ok(c) if c > 0.0 && c.is_finite() => l.cost_usd = Some(c),
+                    _ => return Err(format!("--llm-limit {f}: cost-usd must be a number over 0")),
+                },
+                other => {
+                    return Err(format!(
+                        "--llm-limit {f}: {other} is not a limit; valid: {}",
+                        keys()
+                    ));
+                }
+            }
+        }
+        Ok(l)
+    }
+
     /// Whether no limit is set.
     pub fn is_empty(&self) -> bool {
         self.requests.is_none()

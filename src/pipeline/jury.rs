@@ -30,6 +30,10 @@ pub(super) fn progress_for(
     (Arc::new(NoProgress), None)
 }
 
+/// A built jury, its description, and the model runtime its semantic judges share (for the
+/// spending limits in the report).
+pub(super) type BuiltJury = (Arc<dyn Jury>, Value, Arc<crate::judges::llm::Runtime>);
+
 /// Builds the jury of a loaded config and describes it; a refusal names the config's place.
 pub(super) fn jury_of(
     bench: &Benchmark,
@@ -38,11 +42,13 @@ pub(super) fn jury_of(
     split: crate::judges::split::Mode,
     fence: &Arc<crate::fence::Fence>,
     comparisons: &Arc<crate::judges::structural::Comparisons>,
-) -> Result<(Arc<dyn Jury>, Value), RunError> {
+    shared: Option<Arc<crate::judges::llm::budget::Budget>>,
+) -> Result<BuiltJury, RunError> {
+    let llm = Arc::new(crate::judges::llm::Runtime::new(bench.llm.clone()).sharing(shared));
     let services = crate::judges::Services {
         fence: Arc::clone(fence),
         progress,
-        llm: Arc::new(crate::judges::llm::Runtime::new(bench.llm.clone())),
+        llm: Arc::clone(&llm),
         evidence: Arc::default(),
         split,
         comparisons: Arc::clone(comparisons),
@@ -57,5 +63,5 @@ pub(super) fn jury_of(
     let description = jury
         .describe()
         .map_err(|e| RunError::Instrument(format!("cannot describe the jury: {e}")))?;
-    Ok((jury, description))
+    Ok((jury, description, llm))
 }

@@ -65,6 +65,9 @@ pub struct RunOptions {
     pub actions: bool,
     /// Whether this run is one job of a split run (`--stop-before-semantic`, `resume`).
     pub split: resume::Split,
+    /// A spending budget shared with other runs (a suite's `--llm-limit`), counted against
+    /// besides the config's own `llm.limits`.
+    pub llm_budget: Option<std::sync::Arc<crate::judges::llm::budget::Budget>>,
 }
 
 /// A finished run.

@@ -301,6 +301,8 @@ pub struct Judged {
     pub description: Value,
     /// How long the vote took.
     pub jury_ms: u64,
+    /// The model spending limits and what was spent against them.
+    pub limits: Vec<crate::judges::llm::budget::LimitUse>,
 }
 
 /// Builds the jury, snapshots the workspace as submitted, runs the task commands and votes;
@@ -320,13 +322,14 @@ pub async fn judge(
         (resume::Split::StopBeforeSemantic, None) => crate::judges::split::Mode::DeferSemantic,
         (resume::Split::Whole | resume::Split::Resume(_), None) => crate::judges::split::Mode::Live,
     };
-    let (jury, description) = jury_of(
+    let (jury, description, llm) = jury_of(
         bench,
         recording.clone(),
         opts.color,
         mode,
         fence,
         &trees.comparisons,
+        opts.llm_budget.clone(),
     )?;
     let judging = Instant::now();
     let mut metadata = bench.metadata.clone();
@@ -413,6 +416,7 @@ pub async fn judge(
         commands,
         description,
         jury_ms,
+        limits: llm.limit_uses(),
     })
 }
 
@@ -434,6 +438,7 @@ pub fn report(
         commands,
         description,
         jury_ms,
+        limits,
     } = judged;
     let reading = interpret::interpret_verdict(&verdict);
     let tiers = tier_views(&bench.jury, &verdict);
@@ -528,6 +533,10 @@ pub fn report(
     };
     markdown::render_with(&report, ready.template.as_deref()).map_err(InputError::from)?;
     report.llm = crate::report::LlmTotals::of(&report.tiers);
+    // The spending limits and what was spent against them (a suite's: by every task so far).
+    if !limits.is_empty() {
+        report.llm.get_or_insert_with(Default::default).limits = limits;
+    }
     let inputs = crate::diagnose::Inputs::load(
         &bench.diagnostics,
         workspace,

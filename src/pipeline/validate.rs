@@ -18,7 +18,7 @@ pub fn validate(
     color: bool,
 ) -> Result<String, RunError> {
     let (bench, task) = load(config, task, verbosity, color)?;
-    let (_, description) = jury_of(
+    let (_, description, _) = jury_of(
         &bench,
         Arc::new(NoProgress),
         color,
@@ -26,6 +26,7 @@ pub fn validate(
         // Nothing runs: the jury is only built and described.
         &Arc::default(),
         &Arc::default(),
+        None,
     )?;
     let mut out = format!(
         "{}: valid ({} {})\n",

@@ -251,6 +251,21 @@ pub fn llm_phrase(t: &super::LlmTotals) -> String {
     if let Some(c) = t.cost_usd {
         s.push_str(&format!(", ${c:.4}"));
     }
+    if !t.limits.is_empty() {
+        let spent: Vec<String> = t
+            .limits
+            .iter()
+            .map(|l| {
+                let (spent, limit) = if l.quantity == "cost-usd" {
+                    (format!("${:.4}", l.spent), format!("${}", l.limit))
+                } else {
+                    (thousands(l.spent as u64), thousands(l.limit as u64))
+                };
+                format!("{} {spent}/{limit} ({})", l.quantity, l.scope)
+            })
+            .collect();
+        s.push_str(&format!("; spent/limit: {}", spent.join(", ")));
+    }
     s
 }
 

@@ -502,6 +502,10 @@ pub struct LlmTotals {
     /// The models asked.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub models: Vec<String>,
+    /// The spending limits set (`llm.limits`, a suite's `--llm-limit`) and what was spent
+    /// against each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub limits: Vec<crate::judges::llm::budget::LimitUse>,
 }
 
 impl LlmTotals {

@@ -329,6 +329,9 @@ pub struct SuiteOptions {
     pub filters: Vec<Filter>,
     /// Show a progress bar.
     pub progress: bool,
+    /// Spending limits over the whole suite (`--llm-limit`), shared by its concurrent tasks
+    /// besides each task's own `llm.limits`.
+    pub llm_limits: crate::config::llm::Limits,
 }
 
 /// Runs the suite: each selected task judged (up to `jobs` at once) with its report in
@@ -367,15 +370,23 @@ pub async fn run(opts: &SuiteOptions) -> Result<SuiteReport, SuiteError> {
             hidden.hide(Path::new(r));
         }
     }
+    // One budget for every task: thread-safe, reserved before each request is sent.
+    let budget = (!opts.llm_limits.is_empty()).then(|| {
+        Arc::new(crate::judges::llm::budget::Budget::new(
+            crate::judges::llm::budget::Scope::Suite,
+            opts.llm_limits,
+        ))
+    });
     let mut set = tokio::task::JoinSet::new();
     for (i, t) in selected.into_iter().enumerate() {
         let permits = permits.clone();
         let hidden = Arc::clone(&hidden);
+        let budget = budget.clone();
         let out = opts.out.clone();
         let bar = bar.clone();
         set.spawn(async move {
             let _p = permits.acquire().await;
-            let r = judge_task(&t, &out, hidden).await;
+            let r = judge_task(&t, &out, hidden, budget).await;
             if let Some(b) = &bar {
                 b.set_message(t.key.clone());
                 b.inc(1);
@@ -421,7 +432,12 @@ pub async fn run(opts: &SuiteOptions) -> Result<SuiteReport, SuiteError> {
 
 /// Judges one task; a task that cannot be judged at all (bad config, missing folder) is a
 /// result with an error, not a failed suite.
-async fn judge_task(t: &TaskEntry, out: &Path, hidden: Arc<crate::fence::Hidden>) -> TaskResult {
+async fn judge_task(
+    t: &TaskEntry,
+    out: &Path,
+    hidden: Arc<crate::fence::Hidden>,
+    budget: Option<Arc<crate::judges::llm::budget::Budget>>,
+) -> TaskResult {
     let dir = out.join("tasks").join(&t.benchmark).join(&t.id);
     let (workspace, head) = match &t.workspace {
         Subject::Folder(p) => (p.clone(), None),
@@ -445,6 +461,7 @@ async fn judge_task(t: &TaskEntry, out: &Path, hidden: Arc<crate::fence::Hidden>
         publish: Default::default(),
         actions: false,
         split: crate::pipeline::resume::Split::Whole,
+        llm_budget: budget,
     };
     let rel = Path::new("tasks")
         .join(&t.benchmark)

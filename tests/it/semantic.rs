@@ -304,3 +304,102 @@ fn samples_order_and_agreement_are_checked_where_they_are_written() {
     );
     assert!(llm.seen().is_empty());
 }
+
+#[test]
+fn each_limit_refuses_the_request_that_would_pass_it_never_a_fail() {
+    // Each answer is billed 120 tokens in, 30 out by the stand-in; prices 3 and 15 USD per
+    // million. Three samples, so the third request (or the first) meets the limit.
+    // The input estimate of one request (its prompt's bytes / 3), as the refusal says it.
+    let estimate = {
+        let llm = FakeLlm::start(KEY);
+        let p = Project::new("openai", &llm, &review(""));
+        with_llm(&p, "  limits: {input-tokens: 1}\n");
+        let (_, r) = p.run(Some(KEY));
+        let why = judgment(&r)["reasoning"].as_str().unwrap().to_string();
+        assert!(llm.seen().is_empty(), "{why}");
+        let need = why
+            .split("0 spent before it, ")
+            .nth(1)
+            .and_then(|t| t.split(' ').next())
+            .and_then(|n| n.parse::<u64>().ok())
+            .unwrap_or_else(|| panic!("{why}"));
+        assert!(need > 170, "the estimate is over the billed 120: {need}");
+        need
+    };
+    let input = format!("{{input-tokens: {}}}", estimate + 50);
+    let input_key = format!("llm.limits.input-tokens ({})", estimate + 50);
+    for (limits, key, asked) in [
+        ("{requests: 2}", "llm.limits.requests (2)", 2),
+        // One request fits; corrected to its billed 120, the next estimate does not.
+        (input.as_str(), input_key.as_str(), 1),
+        // Each request is counted at max-output-tokens (1024) until its usage comes back.
+        (
+            "{output-tokens: 1000}",
+            "llm.limits.output-tokens (1000)",
+            0,
+        ),
+        ("{cost-usd: 0.000001}", "llm.limits.cost-usd ($0.000001)", 0),
+    ] {
+        let llm = FakeLlm::start(KEY);
+        llm.on("", 3, pass());
+        let p = Project::new(
+            "openai",
+            &llm,
+            &review("          samples: 3\n          agreement: 0.6\n"),
+        );
+        with_llm(&p, &format!("  limits: {limits}\n  concurrency: 1\n"));
+        let (o, r) = p.run(Some(KEY));
+        assert_eq!(llm.seen().len(), asked, "{limits}: {}", stderr(&o));
+        let j = judgment(&r);
+        let answers = samples_of(&r)["answers"].as_array().unwrap().clone();
+        let refused: Vec<&Value> = answers
+            .iter()
+            .filter(|a| a["cause"] == "llm_budget_exhausted")
+            .collect();
+        assert_eq!(refused.len(), 3 - asked, "{limits}: {j}");
+        assert!(
+            refused[0]["reasoning"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("the request would pass {key}")),
+            "{limits}: {}",
+            refused[0]
+        );
+        if asked < 2 {
+            assert_eq!(j["status"], "error", "{limits}: never FAIL: {j}");
+            assert_eq!(j["cause"], "llm_budget_exhausted", "{limits}");
+        } else {
+            assert_eq!(j["status"], "pass", "{limits}: two answers agree");
+        }
+        // spent / limit in the report JSON and the comment footer.
+        let row = &r["llm"]["limits"][0];
+        assert_eq!(row["scope"], "run");
+        assert!(
+            row["spent"].as_f64().unwrap() <= row["limit"].as_f64().unwrap(),
+            "{row}"
+        );
+        let md = std::fs::read_to_string(p.out().join("report.md")).unwrap();
+        assert!(md.contains("spent/limit: "), "{limits}: {md}");
+        crate::common::assert_report_schema(&r);
+    }
+}
+
+#[test]
+fn a_cost_limit_without_a_price_is_a_configuration_error_of_the_check() {
+    let llm = FakeLlm::start(KEY);
+    llm.on("", 1, pass());
+    let p = Project::new("openai", &llm, &review("          model: unpriced-model\n"));
+    with_llm(&p, "  limits: {cost-usd: 1}\n");
+    let (_, r) = p.run(Some(KEY));
+    let j = judgment(&r);
+    assert_eq!(j["status"], "error", "{j}");
+    assert_eq!(j["cause"], "judge_misconfigured");
+    assert!(
+        j["reasoning"]
+            .as_str()
+            .unwrap()
+            .contains("has no price in llm.prices"),
+        "{j}"
+    );
+    assert!(llm.seen().is_empty());
+}

@@ -8,6 +8,7 @@
 //! cost go into the judgment's `llm` metadata, from which the report adds them up.
 
 pub mod answer;
+pub mod budget;
 pub mod cache;
 pub mod injection;
 pub mod prompt;
@@ -45,13 +46,15 @@ const RAW_KEPT: usize = 2_000;
 /// Reads an environment variable (the process environment, or a map in tests).
 pub type EnvLookup = Box<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
-/// What semantic judges share: the config's `llm:` defaults, one HTTP client, and the cap on
-/// requests in flight.
+/// What semantic judges share: the config's `llm:` defaults, one HTTP client, the cap on
+/// requests in flight, and the spending budgets every request counts against (the run's
+/// `llm.limits`, and a suite's shared one).
 pub struct Runtime {
     defaults: LlmSettings,
     http: OnceLock<Result<reqwest::Client, String>>,
     permits: Arc<Semaphore>,
     env: EnvLookup,
+    budgets: Vec<Arc<budget::Budget>>,
 }
 
 impl Runtime {
@@ -63,12 +66,32 @@ impl Runtime {
     /// A runtime reading the environment through `env` (tests).
     pub fn with_env(defaults: LlmSettings, env: EnvLookup) -> Runtime {
         let permits = Arc::new(Semaphore::new(defaults.concurrency.unwrap_or(4)));
+        let budgets = if defaults.limits.is_empty() {
+            Vec::new()
+        } else {
+            vec![Arc::new(budget::Budget::new(
+                budget::Scope::Run,
+                defaults.limits,
+            ))]
+        };
         Runtime {
             defaults,
             http: OnceLock::new(),
             permits,
             env,
+            budgets,
         }
+    }
+
+    /// This runtime with `shared` (a suite's budget) counted against as well.
+    pub fn sharing(mut self, shared: Option<Arc<budget::Budget>>) -> Runtime {
+        self.budgets.extend(shared);
+        self
+    }
+
+    /// Every limit set and what was spent against it, for the report.
+    pub fn limit_uses(&self) -> Vec<budget::LimitUse> {
+        self.budgets.iter().flat_map(|b| b.uses()).collect()
     }
 
     fn http(&self) -> Result<&reqwest::Client, String> {
@@ -196,8 +219,36 @@ impl Session<'_> {
         })?;
         let _permit = self.rt.permits.acquire().await;
         let mut requests = 0;
-        let sent = provider::send(http, &self.model, ask, &mut requests).await;
+        let estimate = budget::Cost::estimate(
+            ask.system.len() + ask.user.len() + ask.schema.to_string().len(),
+            self.model.max_tokens,
+            self.price,
+        );
+        let mut held: Vec<Vec<budget::Held>> = Vec::new();
+        let (budgets, model) = (&self.rt.budgets, self.model.model.as_str());
+        let sent = {
+            let mut gate = || -> Result<(), LlmError> {
+                let h =
+                    budget::Budget::reserve(budgets, estimate, model).map_err(LlmError::Budget)?;
+                held.push(h);
+                requests += 1;
+                Ok(())
+            };
+            provider::send(http, &self.model, ask, &mut gate).await
+        };
         self.count(|u| u.requests += requests);
+        // Earlier attempts got no answer; the last is corrected to the reported usage.
+        let last = held.pop();
+        for h in held.into_iter().flatten() {
+            h.settle(None);
+        }
+        let actual = sent
+            .as_ref()
+            .ok()
+            .map(|r| budget::Cost::of(r.input_tokens, r.output_tokens, self.price));
+        for h in last.into_iter().flatten() {
+            h.settle(actual);
+        }
         let reply = sent.map_err(Failure::Llm)?;
         self.count(|u| {
             u.input += reply.input_tokens;

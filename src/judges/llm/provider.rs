@@ -91,6 +91,9 @@ pub enum LlmError {
     /// The model declined to answer.
     #[error("the model refused to answer: {0}")]
     Refused(String),
+    /// The request was not sent: it would have passed a spending limit.
+    #[error("{0}")]
+    Budget(super::budget::Refusal),
     /// The answer was not in the API's shape.
     #[error("the provider's answer is not in the {api} shape: {why}")]
     Shape {
@@ -114,6 +117,8 @@ impl LlmError {
             LlmError::Status { .. } => Cause::JudgeMisconfigured,
             LlmError::Refused(_) => Cause::ProviderRefused,
             LlmError::Shape { .. } => Cause::ModelReplyUnusable,
+            LlmError::Budget(super::budget::Refusal::Exhausted { .. }) => Cause::LlmBudgetExhausted,
+            LlmError::Budget(super::budget::Refusal::NoPrice { .. }) => Cause::JudgeMisconfigured,
         }
     }
 
@@ -144,6 +149,7 @@ impl LlmError {
             LlmError::Refused(_) => {
                 "the model declined the question; rephrase the prompt or use another model".into()
             }
+            LlmError::Budget(r) => r.help(),
         }
     }
 }
@@ -272,11 +278,13 @@ const ATTEMPTS: u32 = 3;
 
 /// Sends `ask` to `model`, retrying what may succeed on a second try. `requests` counts the
 /// HTTP requests made.
+/// `gate` is called before every attempt (retries included): it counts the request and may
+/// refuse it (a spending limit), and then nothing is sent.
 pub async fn send(
     http: &reqwest::Client,
     model: &Model,
     ask: &Ask,
-    requests: &mut u64,
+    gate: &mut (dyn FnMut() -> Result<(), LlmError> + Send),
 ) -> Result<Reply, LlmError> {
     let url = endpoint(model);
     let body = body(model, ask);
@@ -293,7 +301,7 @@ pub async fn send(
             (Provider::OpenAi, Some(k)) => req.bearer_auth(k),
             (Provider::OpenAi, None) => req,
         };
-        *requests += 1;
+        gate()?;
         let resp = match req.send().await {
             Ok(r) => r,
             Err(e) => {
