@@ -379,6 +379,38 @@ pub struct CompareArgs {
     pub out: Option<PathBuf>,
 }
 
+/// Options of `prove`.
+#[derive(Debug, Clone, Args)]
+pub struct ProveArgs {
+    /// The config to prove.
+    #[arg(long, default_value = "judge-ci.yml", value_name = "PATH")]
+    pub config: PathBuf,
+    /// The task's starting point: a folder, a revision of the repository here, or `URL#REV`.
+    #[arg(long, value_name = "REV|DIR")]
+    pub base: String,
+    /// The reference solution: a folder, a revision, or `URL#REV`.
+    #[arg(long, value_name = "REV|DIR")]
+    pub reference: String,
+    /// Trees judged at once (default: the number of cores).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Where prove.json, prove.md and each run's report go.
+    #[arg(long, default_value = "judge-ci-prove", value_name = "DIR")]
+    pub out: PathBuf,
+    /// The parsed-model cache: a folder, or `off` (default: judge-ci's cache folder).
+    #[arg(long, value_name = "DIR|off")]
+    pub model_cache: Option<String>,
+    /// Keep every judged tree under OUT/trees/ to look at.
+    #[arg(long)]
+    pub keep_trees: bool,
+    /// What to print.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Markdown)]
+    pub format: OutputFormat,
+    /// Terminal output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
 /// Options of `checkout`.
 #[derive(Debug, Clone, Args)]
 pub struct CheckoutArgs {
@@ -423,6 +455,13 @@ pub enum Command {
     /// current run, and one now not assessed where the baseline judged it, are regressions.
     /// Exit 1 when more tasks regressed than --max-regressions.
     Compare(CompareArgs),
+    /// Prove a config: the reference must be accepted and the base rejected; each unit of the
+    /// base → reference change (a hunk; a POM dependency, plugin or property) reverted alone
+    /// must be rejected, and one nothing rejects is a blind spot, named with file:line and the
+    /// check that would see it; the gaming battery applies each class of the trust model to a
+    /// rejected variant, and none may turn it accepted. Exit 0 proven, 1 a defect, 3 a tree
+    /// could not be judged, 2 bad input.
+    Prove(ProveArgs),
     /// Print the JSON Schema of the config file, or (`--format markdown`) the config reference.
     Schema(SchemaArgs),
     /// Write a git revision's tree into a folder (what `--reference REV` does, kept).

@@ -20,6 +20,7 @@ pub mod jury;
 pub mod lang;
 pub mod materialize;
 pub mod pipeline;
+pub mod prove;
 pub mod report;
 pub mod secrets;
 pub mod suite;

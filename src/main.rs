@@ -84,6 +84,7 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<i32> {
         Some(Command::Suite(args)) => commands::suite::run(args),
         Some(Command::Merge(args)) => commands::suite::merge(args),
         Some(Command::Compare(args)) => commands::suite::compare(args),
+        Some(Command::Prove(args)) => commands::prove::run(args),
         Some(Command::Schema(args)) => commands::schema::run(&args),
     }
 }

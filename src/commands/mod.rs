@@ -4,6 +4,7 @@
 pub mod checkout;
 pub mod diagnose;
 pub mod interpret;
+pub mod prove;
 pub mod publish;
 pub mod render;
 pub mod run;

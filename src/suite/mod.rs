@@ -357,7 +357,6 @@ pub async fn run(opts: &SuiteOptions) -> Result<SuiteReport, SuiteError> {
     } else {
         None
     };
-    let permits = Arc::new(Semaphore::new(opts.jobs.max(1)));
     // One hidden list for the suite's tasks: what judge-ci made for one is hidden from the
     // subject processes of every other; each task's fence is otherwise its own.
     let hidden = Arc::new(crate::fence::Hidden::default());
@@ -377,24 +376,90 @@ pub async fn run(opts: &SuiteOptions) -> Result<SuiteReport, SuiteError> {
             opts.llm_limits,
         ))
     });
-    let mut set = tokio::task::JoinSet::new();
-    for (i, t) in selected.into_iter().enumerate() {
-        let permits = permits.clone();
+    let opts_out = opts.out.clone();
+    let bar_for_tasks = bar.clone();
+    let total = selected.len();
+    let results = concurrently(selected, opts.jobs, move |t: TaskEntry| {
         let hidden = Arc::clone(&hidden);
         let budget = budget.clone();
-        let out = opts.out.clone();
-        let bar = bar.clone();
-        set.spawn(async move {
-            let _p = permits.acquire().await;
+        let out = opts_out.clone();
+        let bar = bar_for_tasks.clone();
+        async move {
             let r = judge_task(&t, &out, hidden, budget).await;
             if let Some(b) = &bar {
                 b.set_message(t.key.clone());
                 b.inc(1);
             }
-            (i, r)
+            r
+        }
+    })
+    .await;
+    let results = match results {
+        Ok(r) => r,
+        Err(Stopped::Cancelled { name, signal, done }) => {
+            if let Some(b) = &bar {
+                b.abandon();
+            }
+            return Err(SuiteError::Cancelled {
+                name,
+                signal,
+                done,
+                total,
+            });
+        }
+        Err(Stopped::Panicked(e)) => return Err(SuiteError::Io(format!("a task panicked: {e}"))),
+    };
+    let report = SuiteReport::new(
+        opts.dir.display().to_string(),
+        opts.shard.map(|s| s.to_string()),
+        results,
+    );
+    report.write(&opts.out)?;
+    manifest::Manifest::of(&report, &opts.out, suite_digest, suite_tasks)?.write(&opts.out)?;
+    Ok(report)
+}
+
+/// Why [`concurrently`] stopped before every item was done.
+#[derive(Debug)]
+pub enum Stopped {
+    /// A signal: the items still running were stopped (their judges dropped, whose guards
+    /// kill their processes) and none was started after it.
+    Cancelled {
+        /// SIGTERM or SIGINT.
+        name: &'static str,
+        /// The signal's number.
+        signal: i32,
+        /// Items finished before it.
+        done: usize,
+    },
+    /// An item's task panicked (judge-ci's own bug).
+    Panicked(String),
+}
+
+/// Runs `work` on every item, up to `jobs` at once in this process, and returns the results
+/// in the items' order: the suite's tasks and `prove`'s variants are judged by this one
+/// runner. A SIGTERM or SIGINT stops every item still running.
+pub async fn concurrently<T, F, Fut>(
+    items: Vec<T>,
+    jobs: usize,
+    work: F,
+) -> Result<Vec<Fut::Output>, Stopped>
+where
+    T: Send + 'static,
+    F: Fn(T) -> Fut,
+    Fut: std::future::Future + Send + 'static,
+    Fut::Output: Send + 'static,
+{
+    let permits = Arc::new(Semaphore::new(jobs.max(1)));
+    let mut set = tokio::task::JoinSet::new();
+    for (i, item) in items.into_iter().enumerate() {
+        let permits = permits.clone();
+        let fut = work(item);
+        set.spawn(async move {
+            let _p = permits.acquire().await;
+            (i, fut.await)
         });
     }
-    let total = set.len();
     let mut results = Vec::new();
     let cancel = pipeline::cancellation();
     tokio::pin!(cancel);
@@ -402,32 +467,18 @@ pub async fn run(opts: &SuiteOptions) -> Result<SuiteReport, SuiteError> {
         tokio::select! {
             next = set.join_next() => match next {
                 Some(Ok(r)) => results.push(r),
-                Some(Err(e)) => return Err(SuiteError::Io(format!("a task panicked: {e}"))),
+                Some(Err(e)) => return Err(Stopped::Panicked(e.to_string())),
                 None => break,
             },
             (name, signal) = &mut cancel => {
-                // Dropping the tasks drops their judges, whose guards kill their processes.
                 set.abort_all();
                 while set.join_next().await.is_some() {}
-                if let Some(b) = &bar {
-                    b.abandon();
-                }
-                return Err(SuiteError::Cancelled { name, signal, done: results.len(), total });
+                return Err(Stopped::Cancelled { name, signal, done: results.len() });
             }
         }
     }
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
     results.sort_by_key(|(i, _)| *i);
-    let report = SuiteReport::new(
-        opts.dir.display().to_string(),
-        opts.shard.map(|s| s.to_string()),
-        results.into_iter().map(|(_, r)| r).collect(),
-    );
-    report.write(&opts.out)?;
-    manifest::Manifest::of(&report, &opts.out, suite_digest, suite_tasks)?.write(&opts.out)?;
-    Ok(report)
+    Ok(results.into_iter().map(|(_, r)| r).collect())
 }
 
 /// Judges one task; a task that cannot be judged at all (bad config, missing folder) is a
