@@ -9,6 +9,8 @@
 #   suite          judge every task of a layout; args names the folder (`args: bench --shard 1/4`)
 #   merge          combine shard folders; args names them
 #   compare        compare suite reports; args holds `--baseline OLD CURRENT` and the gate's flags
+#   prove          prove the config (`judge-ci prove`): config, reference, and args holding
+#                  `--base REV` (and `--jobs N`); exit 1 for a blind spot or accepted gaming
 #
 # `out` is the folder the command writes (--out), `args` more arguments for the command, split on
 # whitespace. An input set to something other than its default that the chosen command does not
@@ -42,7 +44,8 @@ case "$command" in
   run) takes="config task reference workspace fail-on config-from allow-key-env resume-from $publishing" ;;
   publish) takes="config from $publishing" ;;
   suite | merge | compare) takes="" ;;
-  *) refuse "command '$command' is not one of run, publish, suite, merge, compare" ;;
+  prove) takes="config reference" ;;
+  *) refuse "command '$command' is not one of run, publish, suite, merge, compare, prove" ;;
 esac
 for name in "${!default[@]}"; do
   if [[ "${value[$name]}" != "${default[$name]}" && " $takes " != *" $name "* ]]; then
@@ -90,6 +93,11 @@ case "$command" in
     ;;
   suite | merge | compare)
     args=("$command" --out "$out")
+    ;;
+  prove)
+    args=(prove --out "$out")
+    [[ -n "${value[config]}" ]] && args+=(--config "${value[config]}")
+    [[ -n "${value[reference]}" ]] && args+=(--reference "${value[reference]}")
     ;;
 esac
 if [[ -n "${INPUT_ARGS:-}" ]]; then

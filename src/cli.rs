@@ -388,9 +388,10 @@ pub struct ProveArgs {
     /// The task's starting point: a folder, a revision of the repository here, or `URL#REV`.
     #[arg(long, value_name = "REV|DIR")]
     pub base: String,
-    /// The reference solution: a folder, a revision, or `URL#REV`.
+    /// The reference solution: a folder, a revision, or `URL#REV` (default: the config's
+    /// `reference:`).
     #[arg(long, value_name = "REV|DIR")]
-    pub reference: String,
+    pub reference: Option<String>,
     /// Trees judged at once (default: the number of cores).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,

@@ -184,7 +184,11 @@ struct LineHunk {
 
 /// `diff -U0`'s hunks: each run of changed lines between unchanged ones.
 fn line_hunks(base: &str, reference: &str) -> Vec<LineHunk> {
-    let diff = similar::TextDiff::from_lines(base, reference);
+    // Patience anchors on lines that occur once, so that a POM's repeated `</dependency>`
+    // lines do not pull two elements' changes into one hunk.
+    let diff = similar::TextDiff::configure()
+        .algorithm(similar::Algorithm::Patience)
+        .diff_lines(base, reference);
     let old: Vec<&str> = base.split_inclusive('\n').collect();
     let mut out: Vec<LineHunk> = Vec::new();
     let mut current: Option<(Range<usize>, Range<usize>)> = None;
@@ -343,13 +347,13 @@ fn pom_units(path: &str, base: &str, reference: &str, hunks: Vec<LineHunk>) -> V
                 g.0 = Some((e.kind, e.name.clone(), was));
                 g.1.push(h);
             }
-            (None, Some(j)) => {
+            (None, Some(j)) if h.new.is_empty() => {
                 let e = &base_elems[j];
                 let g = groups.entry((1, j)).or_default();
                 g.0 = Some((e.kind, e.name.clone(), " (removed)".into()));
                 g.1.push(h);
             }
-            (None, None) => loose.push(h),
+            (None, _) => loose.push(h),
         }
     }
     let mut units: Vec<Unit> = groups
@@ -383,8 +387,8 @@ mod tests {
             .collect()
     }
 
-    const POM_BASE: &str = "<project>\n  <properties>\n    <java.version>11</java.version>\n  </properties>\n  <dependencies>\n    <dependency>\n      <groupId>javax.servlet</groupId>\n      <artifactId>javax.servlet-api</artifactId>\n      <version>4.0.1</version>\n    </dependency>\n  </dependencies>\n</project>\n";
-    const POM_REF: &str = "<project>\n  <properties>\n    <java.version>17</java.version>\n  </properties>\n  <dependencies>\n    <dependency>\n      <groupId>jakarta.servlet</groupId>\n      <artifactId>jakarta.servlet-api</artifactId>\n      <version>5.0.0</version>\n    </dependency>\n    <dependency>\n      <groupId>junit</groupId>\n      <artifactId>junit</artifactId>\n    </dependency>\n  </dependencies>\n</project>\n";
+    const POM_BASE: &str = "<project>\n  <properties>\n    <java.version>11</java.version>\n  </properties>\n  <dependencies>\n    <dependency>\n      <groupId>javax.servlet</groupId>\n      <artifactId>javax.servlet-api</artifactId>\n      <version>4.0.1</version>\n    </dependency>\n    <dependency>\n      <groupId>junit</groupId>\n      <artifactId>junit</artifactId>\n    </dependency>\n  </dependencies>\n</project>\n";
+    const POM_REF: &str = "<project>\n  <properties>\n    <java.version>17</java.version>\n  </properties>\n  <dependencies>\n    <dependency>\n      <groupId>jakarta.servlet</groupId>\n      <artifactId>jakarta.servlet-api</artifactId>\n      <version>5.0.0</version>\n    </dependency>\n    <dependency>\n      <groupId>junit</groupId>\n      <artifactId>junit</artifactId>\n    </dependency>\n    <dependency>\n      <groupId>org.mockito</groupId>\n      <artifactId>mockito-core</artifactId>\n      <version>5.0</version>\n    </dependency>\n  </dependencies>\n</project>\n";
 
     #[test]
     fn each_hunk_and_each_pom_element_is_one_unit_and_reverts_alone() {
@@ -416,7 +420,7 @@ mod tests {
                     UnitKind::PomDependency,
                     "dependency jakarta.servlet:jakarta.servlet-api (base: javax.servlet:javax.servlet-api)".into()
                 ),
-                ("pom.xml:11-14".into(), UnitKind::PomDependency, "dependency junit:junit".into()),
+                ("pom.xml:15-19".into(), UnitKind::PomDependency, "dependency org.mockito:mockito-core".into()),
             ]
         );
         assert_eq!(
@@ -434,9 +438,16 @@ mod tests {
             pom.contains("javax.servlet-api") && pom.contains("<java.version>17"),
             "{pom}"
         );
-        assert!(pom.contains("<artifactId>junit</artifactId>"), "{pom}");
+        assert!(
+            pom.contains("<artifactId>mockito-core</artifactId>"),
+            "{pom}"
+        );
         let added = units[6].revert(&reference);
-        assert!(!added["pom.xml"].text().unwrap().contains("junit"));
+        let pom = added["pom.xml"].text().unwrap();
+        assert!(
+            !pom.contains("mockito") && pom.contains("<artifactId>junit</artifactId>"),
+            "{pom}"
+        );
         // Reverting every unit gives the base back.
         let mut all = reference.clone();
         for u in units.iter().rev() {

@@ -75,8 +75,8 @@ pub struct ProveOptions {
     pub config: PathBuf,
     /// The task's starting point: a folder or a revision.
     pub base: String,
-    /// The reference: a folder or a revision.
-    pub reference: String,
+    /// The reference: a folder or a revision; `None` for the config's `reference:`.
+    pub reference: Option<String>,
     /// Trees judged at once.
     pub jobs: usize,
     /// Where `prove.json`, `prove.md` and each run's report go.
@@ -130,6 +130,23 @@ pub async fn prove(opts: &ProveOptions) -> Result<ProveReport, ProveError> {
         why: e.to_string(),
     })?;
     let tiers: Vec<String> = tier_names(&bench.jury);
+    let reference_arg = match (&opts.reference, &bench.reference) {
+        (Some(r), _) => r.clone(),
+        (None, Some(crate::config::ReferenceSpec::Path(p))) => {
+            let dir = config.parent().unwrap_or(Path::new("."));
+            dir.join(p).display().to_string()
+        }
+        (None, Some(crate::config::ReferenceSpec::Rev { rev, repository })) => match repository {
+            Some(url) => format!("{url}#{rev}"),
+            None => rev.clone(),
+        },
+        (None, None) => {
+            return Err(ProveError::Input {
+                what: "--reference".into(),
+                why: "not given, and the config names no `reference:`; give the reference solution (a folder or a revision)".into(),
+            });
+        }
+    };
     let (base, base_label) = tree::read_side(
         "--base",
         &opts.base,
@@ -138,14 +155,14 @@ pub async fn prove(opts: &ProveOptions) -> Result<ProveReport, ProveError> {
     )?;
     let (reference, reference_label) = tree::read_side(
         "--reference",
-        &opts.reference,
+        &reference_arg,
         &repo_dir,
-        &config_in(&config, &opts.reference, &repo_dir),
+        &config_in(&config, &reference_arg, &repo_dir),
     )?;
     let units = hunks::split(&base, &reference);
     if units.is_empty() {
         return Err(ProveError::Input {
-            what: format!("--base {} --reference {}", opts.base, opts.reference),
+            what: format!("--base {} --reference {reference_arg}", opts.base),
             why: "the base and the reference hold the same files; give the task's starting point and its solution".into(),
         });
     }
@@ -172,6 +189,7 @@ pub async fn prove(opts: &ProveOptions) -> Result<ProveReport, ProveError> {
         &ws,
         &hidden,
         &tiers,
+        false,
     )
     .await?;
     let gold_ms = gold_started.elapsed().as_millis() as u64;
@@ -197,7 +215,7 @@ pub async fn prove(opts: &ProveOptions) -> Result<ProveReport, ProveError> {
             "the config rejects its own reference{}",
             because(&gold)
         )),
-        Outcome::CouldNotJudge => {}
+        Outcome::Refused | Outcome::CouldNotJudge => {}
     }
     if base_run.outcome == Outcome::Accepted {
         defects.push("the config accepts the base, the task's starting point: it would pass a pull request that changes nothing".into());
@@ -211,7 +229,7 @@ pub async fn prove(opts: &ProveOptions) -> Result<ProveReport, ProveError> {
                 files: u.revert(&reference),
             })
             .collect();
-        let judged = judge_all(jobs, opts, &config, &ws, &hidden, &tiers).await?;
+        let judged = judge_all(jobs, opts, &config, &ws, &hidden, &tiers, true).await?;
         timings.variants_ms = started.elapsed().as_millis() as u64;
         for (u, j) in units.iter().zip(judged) {
             let suggestion = (j.outcome == Outcome::Accepted).then(|| suggest(&u.path, u.kind));
@@ -347,6 +365,7 @@ async fn judge_all(
     ws: &Workspace,
     hidden: &Arc<crate::fence::Hidden>,
     tiers: &[String],
+    config_proven: bool,
 ) -> Result<Vec<Judged>, ProveError> {
     let mut prepared = Vec::new();
     for job in jobs {
@@ -409,12 +428,24 @@ async fn judge_all(
             Err(pipeline::RunError::Cancelled { name, signal }) => {
                 return Err(ProveError::Cancelled { name, signal });
             }
-            Err(e @ pipeline::RunError::Input(_)) => {
+            Err(e @ pipeline::RunError::Input(_)) if !config_proven => {
                 return Err(ProveError::Input {
                     what: format!("--config {}", opts.config.display()),
                     why: e.to_string(),
                 });
             }
+            // The config loaded for the reference: what the run refuses now is the tree.
+            Err(e @ pipeline::RunError::Input(_)) => Judged {
+                outcome: Outcome::Refused,
+                exit_code: e.exit_code(),
+                decided_by: None,
+                decided_at: None,
+                failed: Vec::new(),
+                reached: Vec::new(),
+                error: Some(one_line(&e.to_string())),
+                report,
+                elapsed_ms,
+            },
             Err(e) => Judged {
                 outcome: Outcome::CouldNotJudge,
                 exit_code: e.exit_code(),
@@ -579,6 +610,7 @@ async fn run_battery(
         .zip(results)
         .filter(|(_, r)| r.judged.outcome == Outcome::Rejected)
         .collect();
+    // (A refused variant is not a target: nothing of its judging can be gamed.)
     let mut jobs = Vec::new();
     let mut pending = Vec::new();
     for t in Transformation::all() {
@@ -617,7 +649,7 @@ async fn run_battery(
             None => pending.push((t, "—".to_string(), Vec::new())),
         }
     }
-    let mut judged = judge_all(jobs, opts, config, ws, hidden, tiers)
+    let mut judged = judge_all(jobs, opts, config, ws, hidden, tiers, true)
         .await?
         .into_iter();
     let mut out = Vec::new();
@@ -630,7 +662,7 @@ async fn run_battery(
         let status = match j.as_ref().map(|j| j.outcome) {
             None => BatteryStatus::NotApplicable,
             Some(Outcome::Accepted) => BatteryStatus::Accepted,
-            Some(Outcome::Rejected) => BatteryStatus::Held,
+            Some(Outcome::Rejected | Outcome::Refused) => BatteryStatus::Held,
             Some(Outcome::CouldNotJudge) => BatteryStatus::CouldNotJudge,
         };
         let exercised = j.as_ref().is_some_and(|j| j.reached.contains(&t.aims()));

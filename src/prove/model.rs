@@ -17,6 +17,10 @@ pub enum Outcome {
     Accepted,
     /// The gate failed it (exit 1).
     Rejected,
+    /// The run refused the tree as bad input (exit 2: a link out of the workspace where a
+    /// check reads, …): not accepted. Only for trees judged after the reference was, so the
+    /// config itself is known to load.
+    Refused,
     /// The run could not judge it: a check or tier ended ERROR under the gate (exit 3), or
     /// the run itself failed.
     CouldNotJudge,

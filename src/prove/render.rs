@@ -44,6 +44,7 @@ fn outcome(o: Outcome) -> &'static str {
     match o {
         Outcome::Accepted => "✅ accepted",
         Outcome::Rejected => "❌ rejected",
+        Outcome::Refused => "🚫 refused as bad input",
         Outcome::CouldNotJudge => "⚠️ could not judge",
     }
 }
@@ -101,7 +102,7 @@ pub fn markdown(r: &ProveReport) -> String {
         let caught = r
             .units
             .iter()
-            .filter(|u| u.judged.outcome == Outcome::Rejected)
+            .filter(|u| matches!(u.judged.outcome, Outcome::Rejected | Outcome::Refused))
             .count();
         let _ = writeln!(
             s,
@@ -120,6 +121,13 @@ pub fn markdown(r: &ProveReport) -> String {
             };
             let (by, t) = match u.judged.outcome {
                 Outcome::Rejected => (caught_by(&u.judged), tier(&u.judged)),
+                Outcome::Refused => (
+                    format!(
+                        "refused as bad input: {}",
+                        escape::inline(u.judged.error.as_deref().unwrap_or(""))
+                    ),
+                    "—".into(),
+                ),
                 Outcome::Accepted => (
                     format!(
                         "**blind spot**: {}",
@@ -171,6 +179,10 @@ pub fn markdown(r: &ProveReport) -> String {
             };
             let by = b.judged.as_ref().map_or("—".into(), |j| match j.outcome {
                 Outcome::Rejected => format!("{} in {}", caught_by(j), tier(j)),
+                Outcome::Refused => format!(
+                    "refused as bad input: {}",
+                    escape::inline(j.error.as_deref().unwrap_or(""))
+                ),
                 _ => "—".into(),
             });
             let _ = writeln!(

@@ -655,8 +655,12 @@ fn the_command_input_runs_suite_merge_compare_and_publish_and_refuses_inputs_the
             "input 'fail-on' does not apply to command 'publish'",
         ),
         (
-            vec![("command", "prove")],
-            "command 'prove' is not one of run, publish, suite, merge, compare",
+            vec![("command", "prove"), ("task", "task.yaml")],
+            "input 'task' does not apply to command 'prove'; it takes: config reference",
+        ),
+        (
+            vec![("command", "frobnicate")],
+            "command 'frobnicate' is not one of run, publish, suite, merge, compare, prove",
         ),
     ] {
         let (code, log, _) = r.step(step_of(&steps, "judge"), &with(&pairs), ws, &[]);

@@ -24,6 +24,7 @@ mod javac_differential;
 mod kotlin;
 mod llm;
 mod oracle;
+mod prove;
 mod real_model;
 mod reliability;
 mod render;

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# What `judge-ci prove` costs on the bundled example (examples/jakarta-migration), against the
+# issue's targets:
+#   (1) one full judge run: the reference judged against itself (every tier, the offline Maven
+#       build included)
+#   (2) prove's total (--jobs 2): goal at most 10 x (1)
+#   (3) each structural-only variant inside prove (its run's wall time, --jobs 1 so runs do not
+#       overlap) against a cold structural run (a separate judge-ci process, the migration tier
+#       alone, an empty model cache): goal at most 5 % each
+# Prints the wall times and the ratios. Model caches live in a temporary folder.
+# Usage: bench/prove.sh
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cargo build --release --quiet --manifest-path "$root/Cargo.toml" --bin judge-ci
+bin="$root/target/release/judge-ci"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -a "$root/examples/jakarta-migration/." "$work/ex/" 2>/dev/null || { mkdir -p "$work/ex"; cp -a "$root/examples/jakarta-migration/." "$work/ex/"; }
+rm -rf "$work/ex/workspace/judge-ci-out"
+cd "$work/ex/workspace"
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
+# (1) one full judge run of an accepted tree: the reference's copy as the workspace.
+cp -a ../reference "$work/gold"
+t0=$(now)
+"$bin" --dry-run -q --config judge-ci.yml --workspace "$work/gold" --reference ../reference \
+  --model-cache "$work/cache-full" --out "$work/out-full" --format json > /dev/null || true
+t1=$(now)
+full=$(secs "$t0" "$t1")
+printf '(1) one full judge run (reference, every tier):  %6.2f s   load %s\n' "$full" "$(cut -d' ' -f1 /proc/loadavg)"
+
+# (2) prove, whole.
+t0=$(now)
+"$bin" prove -q --base ../base --jobs 2 --model-cache "$work/cache-prove" --out "$work/prove" > /dev/null || true
+t1=$(now)
+total=$(secs "$t0" "$t1")
+printf '(2) prove total (--jobs 2):                      %6.2f s   load %s\n' "$total" "$(cut -d' ' -f1 /proc/loadavg)"
+awk -v a="$total" -v b="$full" 'BEGIN { printf "    prove / full run: %.1f x (goal <= 10 x)\n", a / b }'
+
+# (3) cold structural run: the migration tier alone, as its own process, empty model cache.
+python3 - judge-ci.yml "$work/structural.yml" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+head, rest = text.split("jury:\n", 1)
+tiers = rest.split("    - name: ")
+migration = "    - name: " + tiers[1]
+open(sys.argv[2], "w").write(head + "jury:\n" + tiers[0] + migration.replace("REJECT_ON_ANY_FAIL", "FINAL_TIER"))
+PY
+t0=$(now)
+"$bin" --dry-run -q --config "$work/structural.yml" --workspace . --reference ../reference \
+  --model-cache "$work/cache-cold" --out "$work/out-cold" --format json > /dev/null || true
+t1=$(now)
+cold=$(secs "$t0" "$t1")
+printf '(3) cold structural run (own process, migration tier, empty cache): %6.3f s\n' "$cold"
+"$bin" prove -q --base ../base --jobs 1 --model-cache "$work/cache-seq" --out "$work/prove-seq" > /dev/null || true
+python3 - "$work/prove-seq/prove.json" "$cold" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+cold = float(sys.argv[2]) * 1000
+for u in r["units"]:
+    j = u["judged"]
+    if j.get("decidedAt") == 0:
+        ms = j["elapsedMs"]
+        print(f"    unit {u['id']} {u['path']}:{u['line']} ({u['what'][:40]}): {ms} ms = {100 * ms / cold:.1f}% of the cold run (goal <= 5%)")
+PY

@@ -1,0 +1,324 @@
+//! `judge-ci prove` on real git repositories and folders: a blind spot is named with
+//! file:line and a suggestion, a config that rejects its own reference fails naming the
+//! check, a gaming transformation that works is reported, and the bundled example is proven.
+
+use crate::common::{self, commit_all, judge_ci, stderr, stdout, write_tree};
+use serde_json::Value;
+use std::path::Path;
+
+/// A tier per line of `checks` (REJECT_ON_ANY_FAIL), then a final tier that passes.
+fn config(tiers: &[(&str, &str)]) -> String {
+    let mut s = String::from("name: proven\njury:\n  tiers:\n");
+    for (name, checks) in tiers {
+        s.push_str(&format!(
+            "    - name: {name}\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n{checks}"
+        ));
+    }
+    s.push_str("    - name: final\n      policy: FINAL_TIER\n      checks:\n        - type: file-exists\n          path: src/main/java/a/A.java\nreport:\n  fail-on: fail\n");
+    s
+}
+
+const JAVA_BASE: &str = "package a;\n\nimport javax.x.Y;\n\npublic class A {\n    Y y;\n}\n";
+const JAVA_REF: &str = "package a;\n\nimport jakarta.x.Y;\n\npublic class A {\n    Y y;\n}\n";
+
+fn prove_json(out: &Path) -> Value {
+    let v: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("prove.json")).expect("prove.json written"),
+    )
+    .expect("prove.json is JSON");
+    common::assert_report_schema_file(&v, "schemas/prove.v1.json");
+    v
+}
+
+#[test]
+fn a_blind_spot_is_reported_with_file_line_and_a_suggestion() {
+    let d = tempfile::tempdir().unwrap();
+    let repo = d.path().join("repo");
+    let cfg = config(&[("structure", "        - type: import-diff\n")]);
+    write_tree(
+        &repo,
+        &[
+            ("judge-ci.yml", &cfg),
+            ("src/main/java/a/A.java", JAVA_BASE),
+            ("README.md", "# A\n\nUses javax.\n"),
+        ],
+    );
+    let base = commit_all(&repo, "base");
+    write_tree(
+        &repo,
+        &[
+            ("src/main/java/a/A.java", JAVA_REF),
+            ("README.md", "# A\n\nUses jakarta.\n"),
+        ],
+    );
+    let reference = commit_all(&repo, "reference");
+    let out = d.path().join("out");
+    let o = judge_ci(
+        &repo,
+        &[
+            "prove",
+            "--base",
+            &base,
+            "--reference",
+            &reference,
+            "--jobs",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    let md = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{md}\n{}", stderr(&o));
+    let r = prove_json(&out);
+    assert_eq!(r["gold"]["outcome"], "accepted", "{:#}", r["gold"]);
+    assert_eq!(r["baseRun"]["outcome"], "rejected");
+    assert_eq!(r["verdict"], "defects");
+    // The config file is the judge, not part of the change: two units, in path order.
+    let units = r["units"].as_array().unwrap();
+    assert_eq!(units.len(), 2, "{units:#?}");
+    assert_eq!(units[0]["path"], "README.md");
+    assert_eq!(units[0]["line"], 3);
+    assert_eq!(units[0]["judged"]["outcome"], "accepted");
+    let hint = units[0]["suggestion"].as_str().unwrap();
+    assert!(hint.contains("file-comparison"), "{hint}");
+    assert_eq!(units[1]["path"], "src/main/java/a/A.java");
+    assert_eq!(units[1]["judged"]["outcome"], "rejected");
+    assert_eq!(units[1]["judged"]["decidedBy"], "structure");
+    assert_eq!(units[1]["judged"]["failed"][0]["type"], "import-diff");
+    assert!(
+        md.contains(
+            "| 1 | `README.md:3` | 1 line(s) changed | **blind spot**: add a `file-comparison`"
+        ) || md.contains(
+            "| 1 | `README.md:3` | 1 line(s) changed | **blind spot**: add a \\`file-comparison"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "| 2 | `src/main/java/a/A.java:3` | 1 line(s) changed | `import-diff` | `structure` |"
+        ),
+        "{md}"
+    );
+    let defects: Vec<&str> = r["defects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        defects
+            .iter()
+            .any(|d| d.starts_with("blind spot: README.md:3")),
+        "{defects:?}"
+    );
+    // The battery ran against the rejected variant, and none of it was accepted.
+    let battery = r["battery"].as_array().unwrap();
+    assert_eq!(battery.len(), 11);
+    assert!(
+        battery.iter().all(|b| b["status"] != "accepted"),
+        "{battery:#?}"
+    );
+    let link = battery
+        .iter()
+        .find(|b| b["transformation"] == "symlinked-source")
+        .unwrap();
+    assert_eq!(link["target"], "unit 2");
+    assert_eq!(link["status"], "held", "{link:#}");
+    // The link leads out of the workspace where a check reads: the run refuses the tree.
+    assert_eq!(link["judged"]["outcome"], "refused", "{link:#}");
+    assert!(
+        link["judged"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("leads outside the workspace"),
+        "{link:#}"
+    );
+}
+
+#[test]
+fn a_config_that_rejects_its_own_reference_fails_naming_the_check() {
+    let d = tempfile::tempdir().unwrap();
+    let cfg = config(&[(
+        "notes",
+        "        - type: file-exists\n          path: NOTES.md\n",
+    )]);
+    write_tree(d.path(), &[("judge-ci.yml", &cfg)]);
+    write_tree(
+        &d.path().join("base"),
+        &[("src/main/java/a/A.java", JAVA_BASE)],
+    );
+    write_tree(
+        &d.path().join("reference"),
+        &[("src/main/java/a/A.java", JAVA_REF)],
+    );
+    let out = d.path().join("out");
+    let o = judge_ci(
+        d.path(),
+        &[
+            "prove",
+            "--base",
+            "base",
+            "--reference",
+            "reference",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}\n{}", stdout(&o), stderr(&o));
+    let r = prove_json(&out);
+    assert_eq!(r["gold"]["outcome"], "rejected");
+    assert_eq!(r["gold"]["failed"][0]["check"], "file-exists");
+    let first = r["defects"][0].as_str().unwrap();
+    assert!(
+        first.starts_with("the config rejects its own reference: check `file-exists` (file-exists) in tier `notes` failed"),
+        "{first}"
+    );
+    assert!(first.contains("NOTES.md"), "{first}");
+    // No variant is judged against a broken gold: each would be rejected for its failure.
+    assert_eq!(r["units"].as_array().unwrap().len(), 0);
+    assert!(stdout(&o).contains("The reference is not accepted, so no variant was judged"));
+}
+
+#[test]
+fn a_gaming_transformation_that_works_is_reported() {
+    // A config that greps the text for the new import: a line javac reads as a comment
+    // satisfies it, while the code still imports javax. (A link to the reference's copy is
+    // refused by the run: the final tier's check reads that path.)
+    let d = tempfile::tempdir().unwrap();
+    let cfg = config(&[(
+        "grep",
+        "        - type: command\n          name: imports-jakarta\n          run: \"grep -q 'import jakarta.x.Y;' src/main/java/a/A.java\"\n",
+    )]);
+    write_tree(d.path(), &[("judge-ci.yml", &cfg)]);
+    write_tree(
+        &d.path().join("base"),
+        &[("src/main/java/a/A.java", JAVA_BASE)],
+    );
+    write_tree(
+        &d.path().join("reference"),
+        &[("src/main/java/a/A.java", JAVA_REF)],
+    );
+    let out = d.path().join("out");
+    let o = judge_ci(
+        d.path(),
+        &[
+            "prove",
+            "--base",
+            "base",
+            "--reference",
+            "reference",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    let md = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{md}\n{}", stderr(&o));
+    let r = prove_json(&out);
+    assert_eq!(r["gold"]["outcome"], "accepted", "{:#}", r["gold"]);
+    assert_eq!(r["units"][0]["judged"]["outcome"], "rejected");
+    let status = |name: &str| {
+        r["battery"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["transformation"] == name)
+            .map(|b| b["status"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    assert_eq!(status("unicode-escapes"), "accepted", "{:#}", r["battery"]);
+    assert_eq!(status("symlinked-source"), "held", "{:#}", r["battery"]);
+    let defects: Vec<&str> = r["defects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        defects.contains(&"gaming accepted: unicode-escapes (spec/trust.md point 14) applied to unit 1 is accepted"),
+        "{defects:?}"
+    );
+    assert!(md.contains("| `unicode-escapes` ("), "{md}");
+    assert!(md.contains("❌ **accepted**"), "{md}");
+}
+
+#[test]
+fn bad_input_is_exit_2_naming_the_flag() {
+    let d = tempfile::tempdir().unwrap();
+    write_tree(d.path(), &[("judge-ci.yml", &config(&[]))]);
+    write_tree(&d.path().join("same"), &[("a.txt", "x\n")]);
+    let o = judge_ci(
+        d.path(),
+        &["prove", "--base", "nope-rev", "--reference", "same"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--base nope-rev"), "{}", stderr(&o));
+    let o = judge_ci(
+        d.path(),
+        &["prove", "--base", "same", "--reference", "same"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("hold the same files"), "{}", stderr(&o));
+    let o = judge_ci(
+        d.path(),
+        &[
+            "prove",
+            "--config",
+            "missing.yml",
+            "--base",
+            "same",
+            "--reference",
+            "same",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--config missing.yml"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// The bundled example's config, proven as CI proves it: from its workspace folder, with the
+/// task's javax starting point (`base/`) and the reference; a real offline Maven build for the
+/// reference.
+#[test]
+fn the_bundled_example_is_proven() {
+    common::require_maven();
+    let d = tempfile::tempdir().unwrap();
+    for part in ["workspace", "reference", "base"] {
+        common::copy_tree(
+            &common::repo_root()
+                .join("examples/jakarta-migration")
+                .join(part),
+            &d.path().join(part),
+        );
+    }
+    let out = d.path().join("out");
+    let o = judge_ci(
+        &d.path().join("workspace"),
+        &[
+            "prove",
+            "--base",
+            "../base",
+            "--reference",
+            "../reference",
+            "--jobs",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    let md = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{md}\n{}", stderr(&o));
+    let r = prove_json(&out);
+    assert_eq!(r["verdict"], "proven");
+    assert_eq!(r["gold"]["decidedBy"], "final");
+    let units = r["units"].as_array().unwrap();
+    assert_eq!(units.len(), 3, "{units:#?}");
+    assert_eq!(units[0]["kind"], "pom-dependency");
+    assert!(units.iter().all(|u| u["judged"]["outcome"] == "rejected"));
+    assert!(
+        md.contains("### Sensitivity: 3 unit(s) of the change, 3 caught, 0 blind spot(s)"),
+        "{md}"
+    );
+}
