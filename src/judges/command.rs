@@ -437,11 +437,10 @@ pub async fn external(
 ) -> Outcome {
     let workspace = &ctx.workspace;
     let reference = ctx
-        .metadata
-        .get("expectedDir")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
+        .reference
+        .as_ref()
+        .map(|r| r.display().to_string())
+        .unwrap_or_default();
     let context = json!({
         "workspace": workspace.display().to_string(),
         "reference": reference,

@@ -116,10 +116,10 @@ fn baseline(
     match configured {
         Some(Baseline::Percent(p)) => Ok(Some(*p)),
         Some(Baseline::Reference) => {
-            let Some(r) = ctx.metadata.get("expectedDir").and_then(Value::as_str) else {
+            let Some(r) = ctx.reference.as_deref() else {
                 return Ok(None);
             };
-            match read_report(Path::new(r), report, None) {
+            match read_report(r, report, None) {
                 Read::Ok(c) => Ok(Some(c.line.percent())),
                 Read::Fault(e) | Read::Missing(e) => Err(format!("reference baseline: {e}")),
             }

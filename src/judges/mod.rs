@@ -293,11 +293,7 @@ impl ConfiguredJudge {
                     .map(|s| s.to_string())
                     .collect();
                 pinned.extend(args);
-                let reference = ctx
-                    .metadata
-                    .get("expectedDir")
-                    .and_then(Value::as_str)
-                    .map(PathBuf::from);
+                let reference = ctx.reference.clone();
                 // Resolution is judged on the effective model, before the build runs.
                 let before = {
                     let (ws, pinned, reference) = (ws.clone(), pinned.clone(), reference.clone());

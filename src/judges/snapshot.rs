@@ -27,16 +27,11 @@ use super::structural::{MAX_FILE_BYTES, globs, parent_files, pom_files, select};
 use crate::config::checks::{SourceSelection, WorkspaceReads};
 use crate::config::{CheckSpec, JurySpec};
 
-/// The metadata key naming the snapshot folder in a judgment context.
-pub const SUBMITTED_DIR_KEY: &str = "submittedDir";
-
 /// The folder the source-reading judges read: the snapshot when one was taken, else the
 /// workspace.
 pub fn submitted(ctx: &crate::judgment::JudgmentContext) -> PathBuf {
-    ctx.metadata
-        .get(SUBMITTED_DIR_KEY)
-        .and_then(|v| v.as_str())
-        .map(PathBuf::from)
+    ctx.submitted
+        .clone()
         .unwrap_or_else(|| ctx.workspace.clone())
 }
 

@@ -37,7 +37,15 @@ pub struct JudgmentContext {
     pub agent_output: Option<String>,
     /// How the agent's run ended.
     pub status: ExecutionStatus,
-    /// Conventional keys judges read (`expectedDir`, `baselineCoverage`, …).
+    /// The reference folder the judges compare with, when the run has one. Set by judge-ci
+    /// from the trusted config or command line, never from `metadata` (which a config's or
+    /// task's `metadata:` fills), so no metadata key can stand for it.
+    pub reference: Option<PathBuf>,
+    /// The snapshot of the workspace as submitted, taken before any subject code ran, which
+    /// the source-reading judges read instead of the live workspace; set by judge-ci only.
+    pub submitted: Option<PathBuf>,
+    /// Conventional keys judges read (`baselineCoverage`, …), from the config's and the task's
+    /// `metadata:`.
     pub metadata: Map<String, Value>,
 }
 
@@ -53,6 +61,12 @@ impl JudgmentContext {
     /// The same context with the goal set.
     pub fn with_goal(mut self, goal: impl Into<String>) -> Self {
         self.goal = goal.into();
+        self
+    }
+
+    /// The same context with the reference folder set.
+    pub fn with_reference(mut self, reference: Option<PathBuf>) -> Self {
+        self.reference = reference;
         self
     }
 

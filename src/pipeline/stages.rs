@@ -338,9 +338,6 @@ pub async fn judge(
             metadata.insert(k.clone(), v.clone());
         }
     }
-    if let Some(r) = &trees.reference {
-        metadata.insert("expectedDir".into(), Value::from(r.display().to_string()));
-    }
     // The workspace as submitted, for the structural judges, before any subject code runs
     // (a task's commands, then the jury's).
     let code_first = ready.first.is_none() && task_runs_code(task, opts);
@@ -356,10 +353,6 @@ pub async fn judge(
                 "cannot take the snapshot of the workspace the structural judges read: {e}"
             ))
         })?;
-        metadata.insert(
-            crate::judges::snapshot::SUBMITTED_DIR_KEY.into(),
-            Value::from(s.path().display().to_string()),
-        );
         Some(s)
     } else {
         None
@@ -369,11 +362,14 @@ pub async fn judge(
         (Some(t), None) => task_commands(t, bench, workspace, opts.actions, fence).await,
         (None, None) => Vec::new(),
     };
-    let mut ctx = JudgmentContext::new(workspace).with_goal(
-        task.as_ref()
-            .map(|t| t.instruction.clone())
-            .unwrap_or_default(),
-    );
+    let mut ctx = JudgmentContext::new(workspace)
+        .with_goal(
+            task.as_ref()
+                .map(|t| t.instruction.clone())
+                .unwrap_or_default(),
+        )
+        .with_reference(trees.reference.clone());
+    ctx.submitted = snapshot.as_ref().map(|s| s.path().to_path_buf());
     ctx.metadata = metadata;
     // A signal stops the vote: dropping it drops every running judge, whose process-group
     // guards kill their children; what finished so far is written as a cancelled report.

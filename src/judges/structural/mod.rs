@@ -46,11 +46,11 @@ pub use crate::judgment::Finding;
 
 /// The reference folder from the context, or the ABSTAIN that ends the check.
 pub fn reference(ctx: &JudgmentContext) -> Result<PathBuf, Box<Outcome>> {
-    match ctx.metadata.get("expectedDir").and_then(Value::as_str) {
-        Some(r) if Path::new(r).is_dir() => Ok(PathBuf::from(r)),
+    match ctx.reference.as_deref() {
+        Some(r) if r.is_dir() => Ok(r.to_path_buf()),
         Some(r) => Err(Box::new(instrument_because(
             Some(Cause::JudgeMisconfigured),
-            format!("the reference folder {r} does not exist"),
+            format!("the reference folder {} does not exist", r.display()),
         ))),
         None => Err(Box::new(build(
             Judgment::builder(Status::Abstain).cause(Cause::JudgeMisconfigured).reasoning(
