@@ -21,7 +21,6 @@ pub mod structural;
 
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
