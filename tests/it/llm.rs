@@ -661,17 +661,21 @@ fn the_boot3_migration_fixtures_semantic_tier_runs_end_to_end() {
         md.contains("semantic") && md.contains("LLM claude-sonnet-4-6: 2 request(s)"),
         "{md}"
     );
+    // semantic-diff at 0.5 passes the FINAL_TIER, so the reading is an acceptance; the
+    // fixture task's `setup` (a clone of a placeholder commit) fails, and a failed task command
+    // is an ERROR the change can cause, which no fail-on waives (trust.md 12): exit 3.
+    assert_eq!(report["interpretation"]["reading"], "ACCEPTED", "{err}");
     assert_eq!(
-        o.status.code(),
-        Some(0),
-        "semantic-diff at 0.5 passes the FINAL_TIER: {err}"
+        report["outcome"]["erroredTiers"][0]["tier"],
+        "task commands"
     );
+    assert_eq!(o.status.code(), Some(3), "{err}\n{:#}", report["outcome"]);
     let first = report["llm"].clone();
 
     // The same run again: every answer comes from the cache ($XDG_CACHE_HOME/judge-ci/llm,
     // outside the workspace, where the pull request cannot write).
     let again = run();
-    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert_eq!(again.status.code(), Some(3), "{}", stderr(&again));
     let second: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
     assert_eq!(llm.seen().len(), 2, "no request on the second run");
