@@ -950,7 +950,8 @@ fn a_build_step_can_neither_plant_nor_read_a_cached_reply() {
 /// initializer the tests load, here a `command`), deletes the hack from the source during the
 /// build, so the live workspace matches the reference and the semantic tier was told only
 /// `judge-ci.yml` differs. The semantic tier reads the workspace as submitted: the model is
-/// shown the hack.
+/// shown the hack. (The build FAILs for changing a submitted file, which is put back; its
+/// lenient tier lets the cascade reach the semantic tier.)
 #[test]
 fn the_model_is_shown_the_workspace_as_submitted_not_as_the_build_left_it() {
     let llm = FakeLlm::start(KEY);
@@ -959,13 +960,14 @@ fn the_model_is_shown_the_workspace_as_submitted_not_as_the_build_left_it() {
         1,
         Reply::Json(json!({"verdict": "PASS", "reasoning": "looks migrated"})),
     );
-    let tiers = "    - name: build\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - type: command\n          name: build\n          run: \"sed -i 's/javax/jakarta/' src/Filter.java\"\n    - name: semantic\n      policy: FINAL_TIER\n      checks:\n        - type: llm\n          name: review\n";
+    let tiers = "    - name: build\n      policy: ACCEPT_ON_ALL_PASS\n      checks:\n        - type: command\n          name: build\n          run: \"sed -i 's/javax/jakarta/' src/Filter.java\"\n    - name: semantic\n      policy: FINAL_TIER\n      checks:\n        - type: llm\n          name: review\n";
     let p = Project::new("anthropic", &llm, tiers);
-    let (o, _r) = p.run(Some(KEY));
+    let (o, r) = p.run(Some(KEY));
     let live = std::fs::read_to_string(p.ws().join("src/Filter.java")).unwrap();
+    assert!(live.contains("javax"), "put back as submitted: {live}");
     assert!(
-        live.contains("jakarta"),
-        "the build rewrote the file: {live}"
+        r.to_string().contains("submitted-file-changed"),
+        "the build rewrote the file: {r}"
     );
     let seen = llm.seen();
     assert_eq!(seen.len(), 1, "{}", stderr(&o));
