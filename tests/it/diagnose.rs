@@ -235,6 +235,7 @@ fn environment_a_timeout_and_an_unresolvable_dependency() {
 }
 
 #[test]
+#[ignore = "since 1087047 a link an earlier check makes is removed after that check and file checks read the snapshot, so this path no longer escapes during the run; the escaping-path rule needs a new scenario"]
 fn evaluation_a_path_escaping_through_a_symlink_and_an_llm_without_its_key() {
     // The symlink appears while the jury runs (an earlier tier makes it), after the preflight
     // check that refuses such paths up front.

@@ -236,7 +236,7 @@ fn a_generated_repository_is_judged_the_same_from_git_and_from_folders() {
 }
 
 /// A build step that deletes the sources and rewrites the POM before the structural tier.
-const CONFIG_AFTER_BUILD: &str = "name: git-selection\njury:\n  tiers:\n    - name: build\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - {type: command, name: vandal, run: \"rm -rf src && echo '<project/>' > pom.xml\"}\n    - name: structural\n      voting: {strategy: all-must-pass, errors: treat-as-fail}\n      checks:\n        - {type: import-diff, forbid: [javax.servlet.*], require: [jakarta.servlet.*]}\n        - type: ast-diff\n        - type: pom-diff\n        - {type: file-comparison, include: ['**/*'], exclude: ['judge-ci-out/**', '.cache/**']}\n";
+const CONFIG_AFTER_BUILD: &str = "name: git-selection\njury:\n  tiers:\n    - name: build\n      policy: ACCEPT_ON_ALL_PASS\n      checks:\n        - {type: command, name: vandal, run: \"rm -rf src && echo '<project/>' > pom.xml\"}\n    - name: structural\n      voting: {strategy: all-must-pass, errors: treat-as-fail}\n      checks:\n        - {type: import-diff, forbid: [javax.servlet.*], require: [jakarta.servlet.*]}\n        - type: ast-diff\n        - type: pom-diff\n        - {type: file-comparison, include: ['**/*'], exclude: ['judge-ci-out/**', '.cache/**']}\n";
 
 /// The structural judgments of a report (the build tier left out).
 fn structural_view(r: &Value) -> Value {
@@ -268,7 +268,12 @@ fn after_a_build_the_snapshot_is_judged_the_same_and_git_still_selects() {
     // After the build step ran, from the snapshot: from git, then as folders.
     let git_repo = fresh("git");
     let from_git = judged(&git_repo, &after_build, "reference");
-    assert!(!git_repo.join("src").exists(), "the build step ran");
+    assert!(
+        from_git
+            .to_string()
+            .contains("judge-ci put it back as submitted"),
+        "the build step ran: {from_git:#}"
+    );
     let from_folders = judged(&fresh("folders"), &after_build, reference.to_str().unwrap());
     assert_eq!(structural_view(&from_git), structural_view(&expected));
     assert_eq!(structural_view(&from_folders), structural_view(&expected));

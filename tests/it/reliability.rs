@@ -186,7 +186,9 @@ fn a_hostile_workspace_is_judged_within_bounds() {
         "fork and 1 GB of output: exit {code:?}, peak RSS {} MiB",
         peak_kib / 1024
     );
-    assert_eq!(code, Some(0), "{err}");
+    // The detached child is killed either way; where judge-ci had to sweep it after the step
+    // (it outlived its step), that is an ERROR the subject caused (exit 3), else the run passes.
+    assert!(matches!(code, Some(0) | Some(3)), "{code:?} {err}");
     processes::assert_none_survive(
         "sleep 4800",
         GRACE,
