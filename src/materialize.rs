@@ -14,6 +14,7 @@ use std::sync::Arc;
 use thiserror::Error;
 
 mod names;
+pub mod scratch;
 pub use names::BadName;
 
 /// Where a tree comes from.
@@ -208,9 +209,9 @@ pub struct Checkout {
     pub listing: Option<Arc<TreeListing>>,
     /// The folders judge-ci made for this checkout (see [`Checkout::folders_made`]).
     made: Vec<PathBuf>,
-    _temp: Option<tempfile::TempDir>,
+    _temp: Option<scratch::Scratch>,
     /// A fetched remote's bare repository, kept while the checkout lives.
-    _git_temp: Option<tempfile::TempDir>,
+    _git_temp: Option<scratch::Scratch>,
 }
 
 impl Checkout {
@@ -638,7 +639,7 @@ fn write_entries(
 fn temp_dir(
     keep: bool,
     prefix: &str,
-) -> Result<(PathBuf, Option<tempfile::TempDir>), CheckoutError> {
+) -> Result<(PathBuf, Option<scratch::Scratch>), CheckoutError> {
     let t = tempfile::Builder::new()
         .prefix(prefix)
         .tempdir()
@@ -647,7 +648,7 @@ fn temp_dir(
         let p = t.keep();
         Ok((p, None))
     } else {
-        Ok((t.path().to_path_buf(), Some(t)))
+        Ok((t.path().to_path_buf(), Some(scratch::Scratch::new(t))))
     }
 }
 

@@ -71,7 +71,7 @@ impl Change {
 /// The record of the workspace as submitted, with the copy it restores from.
 #[derive(Debug)]
 pub struct Baseline {
-    dir: tempfile::TempDir,
+    dir: crate::materialize::scratch::Scratch,
     entries: BTreeMap<PathBuf, Entry>,
 }
 
@@ -284,7 +284,10 @@ impl Baseline {
             };
             entries.insert(rel, entry);
         }
-        Ok(Baseline { dir, entries })
+        Ok(Baseline {
+            dir: crate::materialize::scratch::Scratch::new(dir),
+            entries,
+        })
     }
 
     /// Compares `workspace` with the record and puts it back as submitted: every recorded

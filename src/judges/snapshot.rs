@@ -157,7 +157,7 @@ impl Reads {
 /// A copy of what the structural judges read of the workspace, with the hash of every file.
 #[derive(Debug)]
 pub struct Snapshot {
-    dir: tempfile::TempDir,
+    dir: crate::materialize::scratch::Scratch,
     /// Each file's hash, or for a file larger than the structural judges read, its length.
     files: HashMap<PathBuf, Content>,
 }
@@ -307,7 +307,10 @@ impl Snapshot {
                 select::Side::Copy(std::sync::Arc::new(select::Copy::new(known))),
             );
         }
-        Ok(Snapshot { dir, files })
+        Ok(Snapshot {
+            dir: crate::materialize::scratch::Scratch::new(dir),
+            files,
+        })
     }
 
     /// The folder holding the copy.

@@ -13,8 +13,8 @@ use tree_sitter::{Node, Parser, Tree};
 
 use super::escapes::{self, Decoded};
 pub use super::model::{
-    Annotation, Field, Header, Import, MAX_NESTING, Method, SourceFile, TypeDecl, TypeKind,
-    all_types,
+    Annotation, Field, Header, INITIALIZER, Import, MAX_NESTING, Method, STATIC_INITIALIZER,
+    SourceFile, TypeDecl, TypeKind, all_types,
 };
 
 /// The model of a Java file: the language-neutral [`SourceFile`] (its top-level `fields` and
@@ -76,6 +76,15 @@ fn parse_decoded(decoded: &Decoded, bodies: bool) -> JavaFile {
     // javac reads a byte-order mark as an illegal character (tree-sitter skips it).
     if source.starts_with(BOM) {
         file.error_lines.push(1);
+    }
+    if bodies {
+        let mut h = Sha256::new();
+        for child in named(root)
+            .filter(|c| !matches!(c.kind(), "package_declaration" | "import_declaration"))
+        {
+            h.update(body_hash(child, &src).as_bytes());
+        }
+        file.tokens_hash = Some(hex::encode(&h.finalize()[..8]));
     }
     let mut cursor = root.walk();
     for child in root.named_children(&mut cursor) {
@@ -326,6 +335,7 @@ fn type_decl(n: Node, src: &Src, depth: usize) -> Option<TypeDecl> {
                 ty,
                 modifiers: m,
                 annotations: a,
+                init_hash: None,
                 line: src.line(p),
             });
         }
@@ -362,12 +372,27 @@ fn members(body: Node, src: &Src, t: &mut TypeDecl, depth: usize, record_params:
                         ty: format!("{ty}{dims}"),
                         modifiers: mods.clone(),
                         annotations: anns.clone(),
+                        init_hash: d
+                            .child_by_field_name("value")
+                            .filter(|_| src.bodies)
+                            .map(|v| body_hash(v, src)),
                         line: src.line(d),
                     });
                 }
             }
             "enum_constant" => {
                 let (mods, anns) = modifiers(modifiers_child(m), src);
+                // Its arguments and class body, as one initialiser.
+                let init = src.bodies.then(|| {
+                    let mut h = Sha256::new();
+                    for part in ["arguments", "body"] {
+                        if let Some(n) = m.child_by_field_name(part) {
+                            h.update(body_hash(n, src).as_bytes());
+                        }
+                        h.update([0u8]);
+                    }
+                    hex::encode(&h.finalize()[..8])
+                });
                 t.fields.push(Field {
                     name: m
                         .child_by_field_name("name")
@@ -376,6 +401,7 @@ fn members(body: Node, src: &Src, t: &mut TypeDecl, depth: usize, record_params:
                     ty: t.name.clone(),
                     modifiers: mods,
                     annotations: anns,
+                    init_hash: init,
                     line: src.line(m),
                 });
             }
@@ -384,6 +410,39 @@ fn members(body: Node, src: &Src, t: &mut TypeDecl, depth: usize, record_params:
                 t.methods.push(method(m, src, false))
             }
             "constructor_declaration" => t.constructors.push(method(m, src, true)),
+            // Code the compiler runs when the class is loaded or an instance made.
+            "static_initializer" | "block" => {
+                let is_static = m.kind() == "static_initializer";
+                let base = if is_static {
+                    STATIC_INITIALIZER
+                } else {
+                    INITIALIZER
+                };
+                let n = 1 + t
+                    .methods
+                    .iter()
+                    .filter(|x| x.name.starts_with(base))
+                    .count();
+                let block = if is_static {
+                    named(m).find(|c| c.kind() == "block")
+                } else {
+                    Some(m)
+                };
+                t.methods.push(Method {
+                    name: format!("{base}#{n}"),
+                    params: Vec::new(),
+                    returns: None,
+                    modifiers: if is_static {
+                        vec!["static".into()]
+                    } else {
+                        Vec::new()
+                    },
+                    annotations: Vec::new(),
+                    throws: Vec::new(),
+                    body_hash: block.filter(|_| src.bodies).map(|b| body_hash(b, src)),
+                    line: src.line(m),
+                });
+            }
             // A compact constructor is the canonical one: its parameters are the components
             // (as javac's parser gives them; a varargs component stays varargs).
             "compact_constructor_declaration" => {

@@ -573,6 +573,7 @@ fn primary_constructor(n: Node, src: &Src, t: &mut TypeDecl) {
                 ty,
                 modifiers: pmods,
                 annotations: pann,
+                init_hash: None,
                 line: src.line(p),
             });
         }
@@ -613,6 +614,7 @@ fn members(body: Node, src: &Src, t: &mut TypeDecl, depth: usize) {
                     ty: t.name.clone(),
                     modifiers: mods,
                     annotations: anns,
+                    init_hash: None,
                     line: src.line(m),
                 });
             }
@@ -675,6 +677,7 @@ fn properties(n: Node, src: &Src, out: &mut Vec<Field>) {
                     .unwrap_or_default(),
                 modifiers: mods.clone(),
                 annotations: annotations.clone(),
+                init_hash: None,
                 line: src.line(d),
             });
         }

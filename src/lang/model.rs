@@ -97,11 +97,23 @@ pub struct Field {
     pub modifiers: Vec<String>,
     /// Annotations, in order.
     pub annotations: Vec<Annotation>,
+    /// SHA-256 (16 hex digits) of its initialiser's tokens (`= new Greeter("Hello")`, an enum
+    /// constant's arguments and body), comments and layout ignored; `None` without one, when
+    /// bodies are not hashed, or for a language that does not record it.
+    #[serde(default)]
+    pub init_hash: Option<String>,
     /// The line.
     pub line: u32,
 }
 
-/// A method or constructor.
+/// The name of the `n`th static initializer block of a type (`static { … }`), as a member.
+pub const STATIC_INITIALIZER: &str = "static {}";
+/// The name of the `n`th instance initializer block of a type (`{ … }`), as a member.
+pub const INITIALIZER: &str = "{}";
+
+/// A method or constructor; also an initializer block (`static { … }` or `{ … }`, named by
+/// [`INITIALIZER`] / [`STATIC_INITIALIZER`] and its place among the type's blocks), which the
+/// compiler runs as code and so is compared as a member with a body.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Method {
     /// Its name.
@@ -123,6 +135,16 @@ pub struct Method {
 }
 
 impl Method {
+    /// Whether it is an initializer block (`static { … }` or `{ … }`), not a declared method
+    /// (javac's declarations do not list them).
+    pub fn is_initializer(&self) -> bool {
+        [STATIC_INITIALIZER, INITIALIZER].iter().any(|b| {
+            self.name
+                .strip_prefix(b)
+                .is_some_and(|r| r.starts_with('#'))
+        })
+    }
+
     /// `name(T1, T2)`: how methods are matched between trees.
     pub fn signature(&self) -> String {
         format!("{}({})", self.name, self.params.join(", "))
@@ -179,6 +201,12 @@ pub struct SourceFile {
     /// almost never has one, and they can hide code from a reader of the raw text. Only a
     /// language whose compiler translates them before lexing (Java) has any.
     pub unicode_escapes: Vec<(u32, char)>,
+    /// SHA-256 (16 hex digits) of every token after the package and imports, comments and
+    /// layout ignored (`None` when bodies are not hashed or the front end does not record
+    /// it): what a comparison of the model checks last, so that code the model does not
+    /// represent never compares equal.
+    #[serde(default)]
+    pub tokens_hash: Option<String>,
 }
 
 /// How deep types may nest in the model; real code stays far below.

@@ -145,6 +145,41 @@ impl Entry {
     }
 }
 
+/// Whether protected files could live under the folder `rel`: a glob covers everything
+/// under it (`.mvn/**`) or names a path inside it (`.mvn/maven.config`, `gradle/wrapper/x`).
+fn holds_protected(set: &GlobSet, globs: &[String], rel: &str) -> bool {
+    let dir = format!("{rel}/");
+    set.is_match(format!("{rel}/-"))
+        || globs.iter().any(|g| {
+            let literal = g.split(['*', '?', '[', '{']).next().unwrap_or("");
+            literal.starts_with(&dir)
+        })
+}
+
+/// The symbolic links in `dir` (not followed, `.git` skipped) that stand where protected
+/// files live without being matched themselves (`.mvn` made a link to a folder of the pull
+/// request's: the build reads `.mvn/maven.config` through it, while a walk that does not
+/// follow links never sees a protected path), with their paths relative to `dir`.
+fn links_over_protected(
+    dir: &Path,
+    set: &GlobSet,
+    globs: &[String],
+) -> Vec<(std::path::PathBuf, String)> {
+    walkdir::WalkDir::new(dir)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || e.file_name() != ".git")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_symlink())
+        .filter_map(|e| {
+            let rel = slash(e.path().strip_prefix(dir).ok()?);
+            (!set.is_match(&rel) && holds_protected(set, globs, &rel))
+                .then(|| (e.path().to_path_buf(), rel))
+        })
+        .collect()
+}
+
 /// Every protected file the subject at `subject` (the pull request's tree, laid out as the
 /// repository) changes against the trusted tree: the globs of `protected` (the defaults when
 /// `None`), and the config-side files whose working-tree version differs.
@@ -201,6 +236,32 @@ pub fn protected_changes(
                 detail: None,
             });
         }
+    }
+    // A link where protected files live (`.mvn -> cfg`): a type change git records, named.
+    for (_, rel) in links_over_protected(subject, &set, &globs) {
+        let had_files = base
+            .iter()
+            .any(|(p, _, _)| p.starts_with(&format!("{rel}/")));
+        out.push(ProtectedChange {
+            pattern: globs
+                .iter()
+                .find(|g| {
+                    let one = std::slice::from_ref(*g);
+                    globset(one).is_ok_and(|set| holds_protected(&set, one, &rel))
+                })
+                .cloned()
+                .unwrap_or_default(),
+            detail: Some(format!(
+                "{} → a symbolic link (protected files would be read through it)",
+                if had_files { "a folder" } else { "nothing" }
+            )),
+            change: if had_files {
+                ChangeKind::TypeChanged
+            } else {
+                ChangeKind::Added
+            },
+            path: rel,
+        });
     }
     for f in config_files.iter().filter(|f| f.changed) {
         if out.iter().any(|c| c.path == f.path) {
@@ -345,6 +406,14 @@ fn pin_to_trusted(
         .filter_map(|(p, id, mode)| under(&p).map(|r| (r, id, mode)))
         .collect();
     let mut changed = Vec::new();
+    // A link the pull request planted where protected files live goes first (removed as a
+    // link, never followed), so the trusted files are written into a real folder.
+    for (link, rel) in links_over_protected(dir, &set, globs) {
+        std::fs::remove_file(&link).map_err(|e| ProtectError::Io(format!("{rel}: {e}")))?;
+        changed.push(format!(
+            "{rel} (removed: a link where protected files live)"
+        ));
+    }
     let mut keep = std::collections::HashSet::new();
     for (path, id, mode) in &base {
         keep.insert(path.clone());
@@ -522,6 +591,59 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].path, ".github/workflows/ci.yml");
         assert_eq!(found[0].change, ChangeKind::Modified);
+    }
+
+    /// Attack pass F15: `.mvn` committed as a link to a folder of the pull request's, whose
+    /// `maven.config` switches the tests off. The walks did not follow the link, so neither
+    /// the protected-path finding nor the pinning saw `.mvn/maven.config`.
+    #[test]
+    fn a_link_where_protected_files_live_is_a_change_and_is_removed_when_pinning() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        git(root, &["init", "-q"]);
+        std::fs::write(root.join("pom.xml"), "<project/>\n").unwrap();
+        std::fs::create_dir_all(root.join("svc/gradle")).unwrap();
+        std::fs::write(root.join("svc/gradle/keep.txt"), "x\n").unwrap();
+        git(root, &["add", "."]);
+        git(root, &["commit", "-qm", "base"]);
+        let repo = git2::Repository::open(root).unwrap();
+        let id = repo.head().unwrap().peel_to_commit().unwrap().id();
+        let tree = GitTree::new(repo.path().to_path_buf(), root, id, "base".into());
+        std::fs::create_dir_all(root.join("cfg")).unwrap();
+        std::fs::write(root.join("cfg/maven.config"), "-Dtest=Nope\n").unwrap();
+        std::os::unix::fs::symlink("cfg", root.join(".mvn")).unwrap();
+        // `gradle/wrapper/**` names a path inside `gradle`: a link there counts too.
+        std::os::unix::fs::symlink("../cfg", root.join("gradle")).unwrap();
+        let changes = protected_changes(&tree, root, None, &[]).unwrap();
+        let shown: Vec<(&str, ChangeKind)> = changes
+            .iter()
+            .map(|c| (c.path.as_str(), c.change))
+            .collect();
+        assert_eq!(
+            shown,
+            [(".mvn", ChangeKind::Added), ("gradle", ChangeKind::Added)],
+            "{changes:?}"
+        );
+        assert_eq!(changes[0].pattern, ".mvn/**");
+        let changed = pin_build_files(&tree, root, "").unwrap();
+        assert_eq!(
+            changed,
+            [
+                ".mvn (removed: a link where protected files live)",
+                "gradle (removed: a link where protected files live)"
+            ]
+        );
+        assert!(std::fs::symlink_metadata(root.join(".mvn")).is_err());
+        assert_eq!(
+            std::fs::read_to_string(root.join("cfg/maven.config")).unwrap(),
+            "-Dtest=Nope\n",
+            "the link's target is left alone"
+        );
+        assert!(
+            protected_changes(&tree, root, None, &[])
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[test]

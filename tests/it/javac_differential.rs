@@ -157,7 +157,8 @@ fn our_model(file: &JavaFile) -> Value {
                     "annotations": anns(&f.annotations),
                     "line": f.line,
                 })).collect::<Vec<_>>(),
-                "methods": t.methods.iter().map(|m| method(m, false)).collect::<Vec<_>>(),
+                // Initializer blocks are members of ours (compared as code), not declarations.
+                "methods": t.methods.iter().filter(|m| !m.is_initializer()).map(|m| method(m, false)).collect::<Vec<_>>(),
                 "constructors": t.constructors.iter().map(|m| method(m, true)).collect::<Vec<_>>(),
             })
         })

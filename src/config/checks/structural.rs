@@ -248,7 +248,8 @@ pub enum AstAspect {
     Signatures,
     /// Fields: presence, type, modifiers.
     Fields,
-    /// Normalised method bodies (opt-in).
+    /// Normalised method, constructor and initializer-block bodies and field initialisers
+    /// (opt-in).
     Bodies,
 }
 

@@ -184,6 +184,15 @@ fn fields(
                 if has(AstAspect::Annotations) {
                     annotation_diff(rel, &name, w.line, &f.annotations, &w.annotations, out);
                 }
+                // An initialiser is code: compared with the bodies.
+                if has(AstAspect::Bodies) && f.init_hash != w.init_hash {
+                    out.push(
+                        Finding::new(rel, FindingKind::BodyChanged)
+                            .at(w.line)
+                            .expected(format!("{name} = …"))
+                            .actual(format!("{name} = … (its initialiser differs)")),
+                    );
+                }
             }
         }
     }
@@ -362,6 +371,22 @@ pub fn diff_files(
                 .actual(format!("{} line(s) do not parse", actual.error_lines.len())),
         );
     }
+    // What the model does not represent never compares equal when every aspect is compared
+    // (file-comparison always): the token streams after the imports (comments and layout
+    // ignored) decide last. With fewer aspects, what is left out is the config's choice.
+    if out.is_empty()
+        && <AstAspect as strum::IntoEnumIterator>::iter().all(|a| aspects.contains(&a))
+        && expected.tokens_hash.is_some()
+        && expected.tokens_hash != actual.tokens_hash
+    {
+        out.push(
+            Finding::new(rel, FindingKind::BodyChanged)
+                .actual("the code differs outside the declarations ast-diff models")
+                .message(format!(
+                    "{rel}: the declarations and bodies ast-diff models are the same, but the code differs elsewhere (comments and layout ignored)"
+                )),
+        );
+    }
     out
 }
 
@@ -440,6 +465,95 @@ pub fn ast_diff(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Attack pass F11: an added `static { Runtime.getRuntime().halt(0); }`, an instance
+    /// initializer running a shell, and a field initialiser changed from `"Hello"` to
+    /// `"Evil"` compared equal to the reference under every aspect (and in
+    /// file-comparison). Initializer blocks are members with bodies now, field initialisers
+    /// are compared with the bodies, and with every aspect the token streams decide last.
+    #[test]
+    fn initializers_and_what_the_model_leaves_out_never_compare_equal() {
+        let reference = b"package p;\nclass G {\n  private final String s = \"Hello\";\n  enum E { A(1) }\n  @interface N { int x() default 5; }\n  String g() { return s; }\n}\n";
+        let r = crate::lang::java::parse(reference);
+        let all: Vec<AstAspect> = <AstAspect as strum::IntoEnumIterator>::iter().collect();
+        let variant = |from: &str, to: &str| {
+            let text = String::from_utf8_lossy(reference).replace(from, to);
+            assert_ne!(text.as_bytes(), reference, "{to}");
+            let w = crate::lang::java::parse(text.as_bytes());
+            let kinds = |aspects: &[AstAspect]| -> Vec<String> {
+                diff_files("G.java", &r, &w, aspects)
+                    .iter()
+                    .map(|f| format!("{} {}", f.kind.token(), f.actual.as_deref().unwrap_or("")))
+                    .collect()
+            };
+            (
+                kinds(&all),
+                kinds(&[AstAspect::Bodies]),
+                kinds(&[AstAspect::Signatures]),
+            )
+        };
+        let (all_s, bodies, sigs) = variant(
+            "  String g()",
+            "  static { Runtime.getRuntime().halt(0); }\n  String g()",
+        );
+        assert!(
+            all_s.iter().any(|k| k.starts_with("method-unexpected")),
+            "{all_s:?}"
+        );
+        assert!(
+            sigs.iter().any(|k| k.contains("G.static {}#1()")),
+            "{sigs:?}"
+        );
+        assert!(
+            bodies.is_empty(),
+            "a new member is a signature matter: {bodies:?}"
+        );
+        let (all_i, _, _) = variant(
+            "  String g()",
+            "  { new ProcessBuilder(\"sh\").start(); }\n  String g()",
+        );
+        assert!(all_i.iter().any(|k| k.contains("G.{}#1()")), "{all_i:?}");
+        // The same block, another statement: a body change.
+        let with = |stmt: &str| {
+            crate::lang::java::parse(
+                String::from_utf8_lossy(reference)
+                    .replace(
+                        "  String g()",
+                        &format!("  static {{ {stmt} }}\n  String g()"),
+                    )
+                    .as_bytes(),
+            )
+        };
+        let f = diff_files(
+            "G.java",
+            &with("int a = 1;"),
+            &with("Runtime.getRuntime().halt(0);"),
+            &[AstAspect::Bodies],
+        );
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].kind, FindingKind::BodyChanged);
+        let (_, bodies, sigs) = variant("\"Hello\"", "\"Evil\"");
+        assert!(
+            bodies.iter().any(|k| k.starts_with("body-changed G.s")),
+            "{bodies:?}"
+        );
+        assert!(sigs.is_empty(), "{sigs:?}");
+        let (_, bodies, _) = variant("A(1)", "A(2)");
+        assert!(
+            bodies.iter().any(|k| k.starts_with("body-changed G.E.A")),
+            "{bodies:?}"
+        );
+        // Not modelled at all: an annotation element's default. Every aspect still sees it.
+        let (all_d, bodies, _) = variant("default 5", "default 6");
+        assert!(
+            all_d.iter().any(|k| k.contains("outside the declarations")),
+            "{all_d:?}"
+        );
+        assert!(bodies.is_empty(), "{bodies:?}");
+        // Comments and layout are not code.
+        let (same, _, _) = variant("  String g()", "  // a note\n  String  g()");
+        assert!(same.is_empty(), "{same:?}");
+    }
 
     #[test]
     fn reviewer_level_differences() {
