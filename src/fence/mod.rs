@@ -55,9 +55,24 @@ fn canonical(p: &Path) -> PathBuf {
 /// lives in the same process (the tasks of a `judge-ci suite`): what judge-ci made for one
 /// task is hidden from the subject processes of every other task too.
 #[derive(Debug, Default)]
-pub struct Hidden(Mutex<Vec<PathBuf>>);
+pub struct Hidden(Mutex<Vec<PathBuf>>, Mutex<Vec<PathBuf>>);
 
 impl Hidden {
+    /// Makes `path`, a file or folder of judge-ci's own that subject processes must read
+    /// (the compiled test oracle, the JUnit jar it runs with), readable although it lies in
+    /// a folder hidden from them (the shared temporary folder).
+    pub fn show(&self, path: &Path) {
+        let p = canonical(path);
+        let mut s = lock(&self.1);
+        if !s.contains(&p) {
+            s.push(p);
+        }
+    }
+
+    fn shown(&self) -> Vec<PathBuf> {
+        lock(&self.1).clone()
+    }
+
     /// Hides `path` from every subject process prepared from now on.
     pub fn hide(&self, path: &Path) {
         let p = canonical(path);
@@ -136,6 +151,12 @@ impl Fence {
     pub fn requiring(mut self, layers: &[Layer]) -> Fence {
         self.required = layers.to_vec();
         self
+    }
+
+    /// Makes `path` readable to every subject process started from now on (see
+    /// [`Hidden::show`]).
+    pub fn show(&self, path: &Path) {
+        self.hidden.show(path);
     }
 
     /// Hides `path` (a reference checkout, the output folder, a cache) from every subject
@@ -321,6 +342,17 @@ impl Fence {
                 hidden.push(PathBuf::from(f));
             }
         }
+        // The shared temporary folders and the runner's (see rules::shared_folders); the
+        // private temporary folder and a workspace inside one stay granted (writable).
+        let shared = rules::shared_folders();
+        readable.extend(rules::tools_in(&shared, &hidden));
+        readable.extend(
+            self.hidden
+                .shown()
+                .into_iter()
+                .filter(|p| !hidden.iter().any(|h| h.starts_with(p) || p.starts_with(h))),
+        );
+        hidden.extend(shared);
         let homes = homes(home);
         for h in &homes {
             // The home folder is hidden: credentials and configuration earlier steps left

@@ -48,6 +48,59 @@ pub fn build_caches(home: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The machine's shared temporary folders and the runner's own folders, hidden from subject
+/// processes wherever they lie (attack findings F10, F18, F19): `/tmp`, `/var/tmp`,
+/// judge-ci's `TMPDIR`, `$RUNNER_TEMP` (earlier steps' files, the event payload, the
+/// file-command files, earlier `--out` folders) and the `_actions` folder beside it. What
+/// earlier steps, other runs (their reference copies) or judge-ci itself left there is no
+/// subject's to read; each subject process has a private temporary folder instead.
+pub fn shared_folders() -> Vec<PathBuf> {
+    let mut named: Vec<PathBuf> = vec![
+        PathBuf::from("/tmp"),
+        PathBuf::from("/var/tmp"),
+        std::env::temp_dir(),
+    ];
+    if let Some(t) = std::env::var_os("RUNNER_TEMP").filter(|t| !t.is_empty()) {
+        let t = PathBuf::from(t);
+        if let Some(parent) = t.parent() {
+            named.push(parent.join("_actions"));
+        }
+        named.push(t);
+    }
+    let mut out: Vec<PathBuf> = named
+        .into_iter()
+        .filter_map(|p| p.canonicalize().ok())
+        .filter(|p| p.is_dir() && p.parent().is_some())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The toolchain folders the environment names (`JAVA_HOME`, `MAVEN_HOME`, `M2_HOME`,
+/// `GRADLE_HOME`, `PATH` entries) that lie inside one of `shared` (a JDK unpacked in
+/// `/tmp`): readable, each exactly, unless it holds or lies in a `hidden` folder.
+pub fn tools_in(shared: &[PathBuf], hidden: &[PathBuf]) -> Vec<PathBuf> {
+    let mut named = Vec::new();
+    for k in ["JAVA_HOME", "MAVEN_HOME", "M2_HOME", "GRADLE_HOME"] {
+        if let Some(v) = std::env::var_os(k) {
+            named.push(PathBuf::from(v));
+        }
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        named.extend(std::env::split_paths(&path));
+    }
+    let mut out: Vec<PathBuf> = named
+        .into_iter()
+        .filter_map(|p| p.canonicalize().ok())
+        .filter(|p| p.is_dir() && shared.iter().any(|s| p.starts_with(s) && p != s))
+        .filter(|p| !hidden.iter().any(|h| h.starts_with(p) || p.starts_with(h)))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// Files and folders under a home folder that hold credentials, kept hidden even inside a
 /// toolchain folder granted below.
 const CREDENTIALS: [&str; 9] = [

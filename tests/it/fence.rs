@@ -53,6 +53,8 @@ struct Scenario {
     shm_probe: PathBuf,
     /// A name in `/dev/shm` subject processes try to create.
     shm_planted: PathBuf,
+    /// A file an earlier step (or another run) left in the machine's `/tmp`.
+    shared_tmp_probe: PathBuf,
     /// `.git/config` before the run.
     git_config: Vec<u8>,
 }
@@ -79,6 +81,7 @@ impl Drop for Scenario {
             }
         }
         let _ = std::fs::remove_file(&self.shm_probe);
+        let _ = std::fs::remove_file(&self.shared_tmp_probe);
         let _ = std::fs::remove_file(&self.shm_planted);
     }
 }
@@ -169,6 +172,9 @@ fn scenario(extra_checks: &str) -> Scenario {
     std::fs::write(&shm_probe, "SHM-SECRET").unwrap();
     std::fs::set_permissions(&shm_probe, std::fs::Permissions::from_mode(0o644)).unwrap();
     let shm_planted = PathBuf::from(format!("/dev/shm/judge-ci-fence-planted{tag}"));
+    let shared_tmp_probe = PathBuf::from(format!("/tmp/judge-ci-fence-left{tag}.txt"));
+    std::fs::write(&shared_tmp_probe, "LEFT-IN-TMP").unwrap();
+    std::fs::set_permissions(&shared_tmp_probe, std::fs::Permissions::from_mode(0o644)).unwrap();
     // The runner's SysV segment (readable by everyone, as a careless program leaves it).
     // SAFETY: shmget creates a segment, removed when the scenario is dropped.
     assert!(unsafe { libc::shmget(SHM_KEY, 64, 0o666 | libc::IPC_CREAT) } >= 0);
@@ -178,6 +184,7 @@ fn scenario(extra_checks: &str) -> Scenario {
         dgram,
         shm_probe,
         shm_planted,
+        shared_tmp_probe,
         git_config: Vec::new(),
     };
     for d in [
@@ -189,6 +196,9 @@ fn scenario(extra_checks: &str) -> Scenario {
         std::fs::create_dir_all(d).unwrap();
     }
     std::fs::write(s.victim(), "A=1\n").unwrap();
+    // What an earlier step left in judge-ci's temporary folder and in $RUNNER_TEMP.
+    std::fs::write(s.tmp().join("left-by-earlier-step.txt"), "EARLIER-STEP").unwrap();
+    std::fs::write(s.victim().with_file_name("event.json"), "RUNNER-TEMP").unwrap();
     // What earlier steps of a job leave in the home folder, and a build cache.
     common::write_tree(
         &s.home(),
@@ -255,6 +265,17 @@ fn scenario(extra_checks: &str) -> Scenario {
         check(
             "unix-datagram-socket-outside",
             &format!("! {SEND_DGRAM} {}", s.dgram_path().display()),
+        ),
+        // Attack findings F10, F18, F19: what earlier steps, other runs and judge-ci left in
+        // the shared temporary folders and $RUNNER_TEMP is out of reach, listing or not.
+        check(
+            "shared-temporary-folders-are-private",
+            &format!(
+                "! cat {tmp}/left-by-earlier-step.txt 2>/dev/null && ! cat {probe} 2>/dev/null && ! ls /tmp >/dev/null 2>&1 && ! cat {runner}/event.json 2>/dev/null && ! cat {runner}/github_env 2>/dev/null",
+                tmp = s.tmp().display(),
+                probe = s.shared_tmp_probe.display(),
+                runner = s.victim().parent().unwrap().display(),
+            ),
         ),
         check(
             "make-device-nodes",
@@ -360,6 +381,12 @@ fn controls(s: &Scenario, uid: Option<u32>) {
         "cat {}/.docker/config.json >/dev/null",
         s.home().display()
     )));
+    assert!(as_user(&format!(
+        "cat {} {}/left-by-earlier-step.txt {}/event.json >/dev/null",
+        s.shared_tmp_probe.display(),
+        s.tmp().display(),
+        s.victim().parent().unwrap().display()
+    )));
     if uid.is_none() {
         assert!(as_user(&format!(
             "head -c 512 {} >/dev/null",
@@ -393,6 +420,7 @@ fn judge_and_check(s: &Scenario, uid: Option<u32>) -> String {
         .env("NO_COLOR", "1")
         .env("TMPDIR", s.tmp())
         .env("HOME", s.home())
+        .env("RUNNER_TEMP", s.victim().parent().unwrap())
         .env("GITHUB_TOKEN", "ghs_SENTINELfence0123456789")
         .output()
         .unwrap();

@@ -505,6 +505,11 @@ pub async fn observe(
 ) -> Result<Run, RunFailure> {
     launcher.intact().map_err(RunFailure::Instrument)?;
     let mut cp = vec![launcher.classes(), launcher.standalone.clone()];
+    // The test JVM loads these from judge-ci's temporary folder, otherwise hidden from
+    // subject processes (fence::rules::shared_folders).
+    for p in &cp {
+        fence.show(p);
+    }
     cp.extend(classpath(project, repos));
     let cp = cp
         .iter()
