@@ -65,6 +65,7 @@ pub fn stored_report(data: &[u8]) -> Result<(), String> {
     let Some(Ok(r)) = std::str::from_utf8(data).ok().map(report::read::parse) else {
         return Ok(());
     };
+    let r = report::Revealed::stored(r, None).map_err(|e| e.to_string())?;
     for s in Surface::ALL {
         let _ = report::render(&r, s, None, 50);
     }

@@ -19,6 +19,8 @@ pub fn run(args: cli::RenderArgs) -> anyhow::Result<i32> {
         .with_context(|| format!("cannot read {}", report.display()))?;
     let parsed =
         judge_ci::report::read::parse(&text).map_err(|e| anyhow::anyhow!(e.at(&report)))?;
+    // Rendered as it was revealed when written (`reveal:` is recorded in the report).
+    let parsed = judge_ci::report::Revealed::stored(parsed, None)?;
     let template = match template {
         Some(p) => Some(
             std::fs::read_to_string(&p)

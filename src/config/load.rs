@@ -41,6 +41,7 @@ pub const BENCHMARK_KEYS: &[Key] = &[
     key("unjudged-action", Kind::Enum(token::accepted::<ProtectedAction>), "what a changed file no check reads does: report it in the report and the comment (default), or also fail with a FAIL judgment unjudged-changes in the first tier"),
     key("restore", Kind::StrList, "globs of files copied from the reference into the workspace before any judge runs (test files)"),
     key("sandbox", Kind::Object, "the fence around subject processes: network"),
+    key("reveal", Kind::Enum(token::accepted::<Reveal>), "how much of the reference reaches what the pull request's author reads (comment, check run, summary, JUnit, SARIF, HTML, report.json): full (its lines), names (what differs and where, no reference text), none (tiers, statuses and counts); default full"),
 ];
 
 /// Keys of `jury:`.
@@ -262,6 +263,11 @@ fn read_benchmark(r: &mut Reader, root: &Node, path: &Path, bytes: &[u8]) -> Opt
     let report = r.key_or(m, "", "report", ReportSettings::default(), |r, n, _| {
         report(r, n, &dir)
     });
+    let reveal = r.key_or(m, "", "reveal", Reveal::default(), Reader::token);
+    let report = match (report, reveal) {
+        (Some(report), Some(reveal)) => Some(ReportSettings { reveal, ..report }),
+        _ => None,
+    };
     let llm = match m.get_node("llm") {
         Some(n) => {
             let lm = r.mapping(n, "llm")?;

@@ -282,6 +282,9 @@ pub struct ReportSettings {
     pub check_name: Option<String>,
     /// The sticky comment's key instead of the config name (`comment-key`).
     pub comment_key: Option<String>,
+    /// How much of the reference reaches the surfaces the PR author reads (top-level
+    /// `reveal:`, see [`Reveal`]).
+    pub reveal: Reveal,
 }
 
 impl Default for ReportSettings {
@@ -296,11 +299,56 @@ impl Default for ReportSettings {
             template: None,
             check_name: None,
             comment_key: None,
+            reveal: Reveal::default(),
         }
     }
 }
 
-super::token::strum_tokens!(ProtectedAction, FailOn, CommentMode);
+/// How much of the reference reaches the surfaces the pull request's author can read (the
+/// comment, the check run and its annotations, the job summary, JUnit, SARIF, HTML and the
+/// report JSON), trust.md point 23: where the reference is an answer key (an agent
+/// benchmark, a hidden solution), its text must not come back to the subject through the
+/// report. Applied once, where the report becomes its surfaces ([`crate::report::reveal`]).
+///
+/// The default is [`Reveal::Full`]: the documented setup keeps the reference on a branch or in
+/// a folder of the same repository, which the author can read anyway, so withholding its
+/// lines there protects nothing and takes from the author the one line that says what to
+/// write. A reference that is an answer key already needs a config written for it (the
+/// reference outside the workspace's repository, README "Quick start"), and that config says
+/// `names` or `none`; the agent-benchmark fixtures say `none`.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+    strum::Display,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+)]
+#[strum(serialize_all = "kebab-case")]
+#[serde(rename_all = "kebab-case")]
+pub enum Reveal {
+    /// Everything: the reference's lines in the diff sections, "expected" evidence, the
+    /// judges' reasoning as they wrote it (the default).
+    #[default]
+    Full,
+    /// What differs and where (file, line, kind of difference, the subject's own text),
+    /// never the reference's text: "expected" values are dropped, and every word of the
+    /// reference the workspace does not hold is cut from free text (reasoning, messages,
+    /// model answers, gap evidence).
+    Names,
+    /// Tiers, statuses and counts: no findings, no diff sections, no test names, no
+    /// reasoning but for instrument errors (themselves cut like `names`).
+    None,
+}
+
+super::token::strum_tokens!(ProtectedAction, FailOn, CommentMode, Reveal);
 
 /// A task (`bench.task.v1`).
 #[derive(Clone, Debug)]

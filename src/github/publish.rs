@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::config::CommentMode;
 use crate::jury::interpret::Reading;
-use crate::report::{Report, budget, check_run};
+use crate::report::{budget, check_run};
 
 use super::checks_api;
 use super::client::{ApiError, Client, RetryPolicy};
@@ -239,7 +239,7 @@ async fn resolve(
 pub async fn publish(
     ctx: &Context,
     token: Option<&str>,
-    report: &Report,
+    report: &crate::report::Revealed,
     markdown: &str,
     settings: &Settings,
 ) -> Published {

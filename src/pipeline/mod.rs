@@ -29,6 +29,7 @@ pub mod progress;
 pub mod protect;
 pub mod publish;
 pub mod resume;
+pub mod reveal;
 pub mod run;
 pub mod runtime;
 pub mod save;

@@ -121,7 +121,7 @@ pub fn before(report: &Report, summary: &str, out: &Path, report_json: Option<&P
 /// run carries the annotations.
 pub async fn after(
     ctx: &Context,
-    report: &Report,
+    report: &report::Revealed,
     markdown: &str,
     settings: &Settings,
     token: Option<&str>,
@@ -325,6 +325,9 @@ pub async fn stored(
             "judge-ci: delete-on-pass applies only to a trusted verdict (--trust-report); this report is advisory, so no comment is deleted"
         );
     }
+    // The trusted config's `reveal:` may withhold more than the stored report did, never less.
+    let report = report::Revealed::stored(report, Some(bench.report.reveal))
+        .map_err(|e| RunError::Instrument(e.to_string()))?;
     let md = markdown::render(&report);
     let summary = report::render(&report, Surface::Summary, None, annotations)
         .map_err(|e| RunError::Instrument(e.to_string()))?;

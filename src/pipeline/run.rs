@@ -8,7 +8,7 @@ use super::error::RunError;
 use super::options::{Format, RunOptions, RunResult, Verbosity};
 use super::{publish, save, stages};
 use crate::github::{self, outputs as gh_outputs};
-use crate::report::{self, Report, Surface, markdown};
+use crate::report::{self, Surface, markdown};
 
 /// Runs the whole job: load, resolve, judge, write `report.json` then `report.md`, and return
 /// what to print.
@@ -49,7 +49,7 @@ pub async fn run_beside(
 /// the command prints.
 async fn saved_then_published(
     opts: &RunOptions,
-    mut report: Report,
+    mut report: report::Revealed,
     template: Option<&str>,
     settings: &crate::config::ReportSettings,
     prepared: &save::Prepared,
@@ -65,7 +65,7 @@ async fn saved_then_published(
         surfaces.push((surface, text));
     }
     // The JSON last, holding the digest of every other surface as it is written.
-    report.surface_digests = save::digests(&surfaces);
+    report.set_surface_digests(save::digests(&surfaces));
     save::replace_json(
         &mut surfaces,
         report::render(&report, Surface::Json, None, settings.annotations)
@@ -160,7 +160,7 @@ async fn saved_then_published(
         }
     }
     Ok(RunResult {
-        report,
+        report: report.into_report(),
         stdout,
         report_path: saved.report_json,
         exit_code,

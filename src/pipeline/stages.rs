@@ -166,6 +166,14 @@ pub fn check_out(opts: &RunOptions, loaded: &Loaded) -> Result<Trees, RunError> 
     }
     if let Some(t) = &trusted_reference {
         fence.hide(t.path());
+        // The folder the config names is judged from the base's copy, but the checkout's own
+        // copy of it (the head's) is the reference too, wherever it lies: hidden as well
+        // (attack finding newer F1: `../reference` beside the workspace was readable).
+        if let (None, Some(ReferenceSpec::Path(p))) = (&opts.reference, &bench.reference)
+            && p.exists()
+        {
+            fence.hide_reference(p);
+        }
     }
     // The reference itself, wherever it lies (a local `path:`, a suite task's folder): no
     // subject process reads it, in this run or a neighbour's.
@@ -426,7 +434,7 @@ pub fn report(
     ready: &Ready,
     judged: Judged,
     started: Instant,
-) -> Result<Report, RunError> {
+) -> Result<crate::report::Revealed, RunError> {
     let render_start = Instant::now();
     let (bench, task, github) = (&loaded.bench, &loaded.task, loaded.github.as_ref());
     let Judged {
@@ -512,6 +520,7 @@ pub fn report(
             loaded.fence.report_line()
         },
         surface_digests: Default::default(),
+        reveal: crate::config::Reveal::Full,
         verdict,
         interpretation: InterpretationInfo {
             reading: reading.reading,
@@ -556,7 +565,14 @@ pub fn report(
     ));
     report.timings.render_ms = render_start.elapsed().as_millis() as u64;
     report.timings.total_ms = started.elapsed().as_millis() as u64;
-    Ok(report)
+    // The one point where the report becomes what its surfaces may show (trust.md 23).
+    let level = bench.report.reveal;
+    let vocabulary = match level {
+        crate::config::Reveal::Full => Default::default(),
+        _ => super::reveal::vocabulary(trees, task.as_ref().map(|t| t.instruction.as_str())),
+    };
+    crate::report::Revealed::new(report, level, &vocabulary)
+        .map_err(|e| RunError::Instrument(e.to_string()))
 }
 
 /// The Actions run id, inside Actions.

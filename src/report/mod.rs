@@ -11,9 +11,11 @@ pub mod markdown;
 mod model;
 pub mod notices;
 pub mod read;
+pub mod reveal;
 pub mod sarif;
 
 pub use model::*;
+pub use reveal::Revealed;
 
 /// Every surface a report is rendered to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,10 +87,11 @@ fn json(surface: Surface, value: &impl serde::Serialize) -> Result<String, Rende
     })
 }
 
-/// Renders one surface. `template` overrides the markdown template; `annotations` caps the
-/// check run's annotations.
+/// Renders one surface of a [`Revealed`] report (what `reveal:` lets the pull request's
+/// author read, decided in [`reveal`] and nowhere else). `template` overrides the markdown
+/// template; `annotations` caps the check run's annotations.
 pub fn render(
-    r: &Report,
+    r: &Revealed,
     surface: Surface,
     template: Option<&str>,
     annotations: usize,
@@ -112,6 +115,6 @@ pub fn render(
         Surface::CheckRun => json(surface, &check_run::payload(r, annotations))?,
         Surface::Junit => junit::junit(r),
         Surface::Sarif => json(surface, &sarif::sarif(r))?,
-        Surface::Json => json(surface, r)?,
+        Surface::Json => json(surface, &**r)?,
     })
 }

@@ -59,6 +59,11 @@ pub struct Report {
     /// no_new_privs"; what was not available and why); absent when no subject process ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fence: Option<String>,
+    /// How much of the reference this report carries (top-level `reveal:`, applied by
+    /// [`crate::report::reveal`] before any surface is rendered). A stored report without it
+    /// was written before `reveal:` existed, when everything was shown: `full`.
+    #[serde(default = "reveal_of_older_reports")]
+    pub reveal: crate::config::Reveal,
     /// Phase timings.
     pub timings: Timings,
     /// The gate: pass or fail, the exit code and why.
@@ -68,6 +73,10 @@ pub struct Report {
     /// that differs.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub surface_digests: std::collections::BTreeMap<String, String>,
+}
+
+fn reveal_of_older_reports() -> crate::config::Reveal {
+    crate::config::Reveal::Full
 }
 
 /// The tool.

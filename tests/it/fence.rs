@@ -929,3 +929,65 @@ fn without_a_pid_namespace_a_setsid_helper_does_not_outlive_its_step() {
     );
     assert_eq!(o.status.code(), Some(0), "{stderr}");
 }
+
+#[test]
+fn in_a_pull_request_the_checkouts_own_reference_folder_is_hidden_too() {
+    // Attack finding newer F1: in a pull-request run the reference is judged from the base's
+    // copy (written out by judge-ci, hidden), but the checkout's own `reference/` folder
+    // beside the workspace — the one the config names — was readable by subject code.
+    let root = tempfile::tempdir().unwrap();
+    let repo = root.path().join("repo");
+    let config = format!(
+        "schema: judge-ci.v1\nname: r\nversion: \"1\"\nreference:\n  path: ../reference\njury:\n  checks:\n{}",
+        check("read", "cat ../reference/Solution.java; exit 1")
+    );
+    common::write_tree(
+        &repo,
+        &[
+            ("reference/Solution.java", "ANSWER-KEY-pr\n"),
+            ("workspace/judge-ci.yml", &config),
+            ("workspace/App.java", "class App {}\n"),
+        ],
+    );
+    let base = common::commit_all(&repo, "base");
+    common::write_tree(&repo, &[("workspace/App.java", "class App { int x; }\n")]);
+    let head = common::commit_all(&repo, "the pull request");
+    let runner = root.path().join("runner");
+    std::fs::create_dir_all(&runner).unwrap();
+    let event = common::pull_request_event(&runner, &base, &head);
+    let out = runner.join("out");
+    let ws = repo.join("workspace");
+    // The control: outside the fence the check's command reads the key.
+    let control = Command::new("sh")
+        .args(["-c", "cat ../reference/Solution.java"])
+        .current_dir(&ws)
+        .output()
+        .unwrap();
+    assert!(common::stdout(&control).contains("ANSWER-KEY-pr"));
+    let o = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
+        .args(["--dry-run", "-q", "--out"])
+        .arg(&out)
+        .current_dir(&ws)
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_EVENT_NAME", "pull_request")
+        .env("GITHUB_EVENT_PATH", &event)
+        .env("GITHUB_REPOSITORY", "Codertocat/Hello-World")
+        .env("GITHUB_SERVER_URL", "https://github.com")
+        .env("GITHUB_RUN_ID", "31337")
+        .env("GITHUB_STEP_SUMMARY", runner.join("summary.md"))
+        .env("GITHUB_OUTPUT", runner.join("output.txt"))
+        .env("RUNNER_TEMP", &runner)
+        .env("TMPDIR", root.path())
+        .env_remove("GITHUB_TOKEN")
+        .env_remove("GH_TOKEN")
+        .output()
+        .unwrap();
+    let report = std::fs::read_to_string(out.join("report.json"))
+        .unwrap_or_else(|_| panic!("no report: {}", common::stderr(&o)));
+    assert!(report.contains("\"read\""), "{report}");
+    assert!(
+        report.contains("\"commit\""),
+        "the config came from the base: {report}"
+    );
+    assert!(!report.contains("ANSWER-KEY-pr"), "{report}");
+}

@@ -30,6 +30,7 @@ mod reliability;
 mod render;
 mod report_v1;
 mod resume;
+mod reveal;
 mod semantic;
 mod structural;
 mod subject_files;

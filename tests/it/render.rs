@@ -19,7 +19,10 @@ fn scenario(config: &str, files: &[(&str, &str)]) -> Report {
 fn scenario_json(config: &str, files: &[(&str, &str)]) -> Value {
     let ws = tempfile::tempdir().unwrap();
     write_tree(ws.path(), files);
-    write_tree(ws.path(), &[("judge-ci.yml", config)]);
+    // These tests are about rendering what the judges said, whole: `reveal:` has its own
+    // (tests/it/reveal.rs).
+    let config = format!("reveal: full\n{config}");
+    write_tree(ws.path(), &[("judge-ci.yml", &config)]);
     let out = ws.path().join("out");
     let o = judge_ci(
         ws.path(),
@@ -77,8 +80,13 @@ fn files_of(list: &[(String, String)]) -> Vec<(&str, &str)> {
     list.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect()
 }
 
+/// `r` as its surfaces render it (the level it records, `full` here).
+fn stored(r: &Report) -> report::Revealed {
+    report::Revealed::stored(r.clone(), None).unwrap()
+}
+
 fn render_md(r: &Report) -> String {
-    let md = report::render(r, Surface::Markdown, None, 50).unwrap();
+    let md = report::render(&stored(r), Surface::Markdown, None, 50).unwrap();
     check_markdown(&md);
     md
 }
@@ -136,7 +144,8 @@ fn rejected_at_tier_one_with_compiler_errors() {
     insta::assert_snapshot!("rejected_with_compiler_errors", md);
     // The check run: failures first, columns on single lines, within limits.
     let cr: Value =
-        serde_json::from_str(&report::render(&r, Surface::CheckRun, None, 50).unwrap()).unwrap();
+        serde_json::from_str(&report::render(&stored(&r), Surface::CheckRun, None, 50).unwrap())
+            .unwrap();
     assert_eq!(cr["create"]["conclusion"], "failure");
     assert_eq!(
         cr["create"]["output"]["title"],
@@ -212,7 +221,8 @@ fn not_assessed_when_a_judge_error_propagates() {
     );
     insta::assert_snapshot!("not_assessed", md);
     let cr: Value =
-        serde_json::from_str(&report::render(&r, Surface::CheckRun, None, 50).unwrap()).unwrap();
+        serde_json::from_str(&report::render(&stored(&r), Surface::CheckRun, None, 50).unwrap())
+            .unwrap();
     assert_eq!(cr["create"]["conclusion"], "failure");
 }
 
@@ -396,7 +406,7 @@ fn junit_shows_every_tier_and_skips_the_judges_not_reached() {
         ext("last")
     ));
     let r = scenario(&cfg, &files_of(&f));
-    let xml = report::render(&r, Surface::Junit, None, 50).unwrap();
+    let xml = report::render(&stored(&r), Surface::Junit, None, 50).unwrap();
     let doc = roxmltree::Document::parse(&xml).expect("JUnit XML parses");
     let root = doc.root_element();
     assert_eq!(
@@ -487,7 +497,7 @@ fn a_huge_report_is_cut_within_every_budget() {
     let start = std::time::Instant::now();
     let all: Vec<(Surface, String)> = Surface::ALL
         .iter()
-        .map(|s| (*s, report::render(&r, *s, None, 50).unwrap()))
+        .map(|s| (*s, report::render(&stored(&r), *s, None, 50).unwrap()))
         .collect();
     eprintln!(
         "rendering every surface of a 5,000-finding report: {:?}",
@@ -529,7 +539,8 @@ fn a_huge_report_is_cut_within_every_budget() {
     let tail: String = md.lines().rev().take(4).collect::<Vec<_>>().join("\n");
     insta::assert_snapshot!("huge_report_tail", tail);
     let cr: Value =
-        serde_json::from_str(&report::render(&r, Surface::CheckRun, None, 120).unwrap()).unwrap();
+        serde_json::from_str(&report::render(&stored(&r), Surface::CheckRun, None, 120).unwrap())
+            .unwrap();
     assert_eq!(
         cr["updates"].as_array().unwrap().len(),
         2,
@@ -559,7 +570,7 @@ fn hostile_reasoning_stays_literal_in_one_valid_document() {
     }
     let r: Report = serde_json::from_value(v).unwrap();
     for s in [Surface::Markdown, Surface::Summary] {
-        let md = report::render(&r, s, None, 50).unwrap();
+        let md = report::render(&stored(&r), s, None, 50).unwrap();
         budget::validate(&md).unwrap();
         assert!(
             md.contains("&lt;/details&gt;") && md.contains("&lt;img src=x onerror=alert(1)&gt;"),
@@ -620,7 +631,7 @@ fn junit_and_sarif_are_valid() {
             ),
         ]),
     );
-    let xml = report::render(&r, Surface::Junit, None, 50).unwrap();
+    let xml = report::render(&stored(&r), Surface::Junit, None, 50).unwrap();
     let doc = roxmltree::Document::parse(&xml).expect("JUnit XML parses");
     let root = doc.root_element();
     assert_eq!(root.tag_name().name(), "testsuites");
@@ -632,7 +643,8 @@ fn junit_and_sarif_are_valid() {
     );
 
     let sarif: Value =
-        serde_json::from_str(&report::render(&r, Surface::Sarif, None, 50).unwrap()).unwrap();
+        serde_json::from_str(&report::render(&stored(&r), Surface::Sarif, None, 50).unwrap())
+            .unwrap();
     let schema_path = common::repo_root().join("tests/fixtures/sarif/sarif-2.1.0-rtm.5.json");
     let schema: Value =
         serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();

@@ -1,0 +1,77 @@
+//! The reading half of `reveal:` (the policy itself is [`crate::report::reveal`], which does
+//! no I/O): the words of the reference's files that the workspace's files do not hold, cut
+//! from the report's free text under `reveal: names` and `none`.
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+
+use crate::judges::structural::tree::Tree;
+use crate::report::reveal::Vocabulary;
+
+use super::stages::Trees;
+
+/// Most files read per side; a larger tree is read this far and the vocabulary is partial.
+const MAX_FILES: usize = 50_000;
+/// Most bytes read per side.
+const MAX_BYTES: u64 = 512 * 1024 * 1024;
+
+fn everything() -> (GlobSet, GlobSet) {
+    let mut all = GlobSetBuilder::new();
+    if let Ok(g) = Glob::new("**") {
+        all.add(g);
+    }
+    (
+        all.build().unwrap_or_else(|_| GlobSet::empty()),
+        GlobSet::empty(),
+    )
+}
+
+/// Whether `bytes` look like text (no NUL in the first 8 KiB): class files, jars and images
+/// hold no words a person reads in a report.
+fn is_text(bytes: &[u8]) -> bool {
+    !bytes[..bytes.len().min(8192)].contains(&0)
+}
+
+/// Reads every text file of `tree` into `add`; false when the tree could not be read whole.
+fn read_tree(tree: &Tree, mut add: impl FnMut(&[u8])) -> bool {
+    let (include, exclude) = everything();
+    let Ok(files) = tree.list(&include, &exclude) else {
+        return false;
+    };
+    let mut whole = files.len() <= MAX_FILES;
+    let mut bytes = 0u64;
+    for rel in files.keys().take(MAX_FILES) {
+        match tree.read(rel) {
+            Ok(b) => {
+                bytes += b.len() as u64;
+                if bytes > MAX_BYTES {
+                    whole = false;
+                    break;
+                }
+                if is_text(&b) {
+                    add(&b);
+                }
+            }
+            Err(_) => whole = false,
+        }
+    }
+    whole
+}
+
+/// The run's vocabulary: the reference's words less the workspace's and the task
+/// instruction's (what the subject was told). Without a reference it is empty (nothing of a
+/// reference can be quoted).
+pub fn vocabulary(trees: &Trees, instruction: Option<&str>) -> Vocabulary {
+    let mut v = Vocabulary::default();
+    let Some(reference) = &trees.reference else {
+        return v;
+    };
+    let reference = Tree::of(reference, trees.comparisons.sides());
+    let whole = read_tree(&reference, |b| v.add_reference(b));
+    // A workspace read only in part cuts more, never less: no flag for it.
+    read_tree(&Tree::Folder(trees.workspace.clone()), |b| v.add_subject(b));
+    if let Some(i) = instruction {
+        v.add_subject(i.as_bytes());
+    }
+    v.partial = !whole;
+    v
+}
