@@ -8,11 +8,15 @@
 //! compared with the record: a submitted file that subject code changed, removed or replaced
 //! (by a link, a folder) is put back as submitted, and the check FAILs with a
 //! `submitted-file-changed` finding for each (what it built and tested is not the code that
-//! was submitted); an entry subject code added outside build output folders (`target/`
-//! beside a `pom.xml`, `build/` and `.gradle/` beside a Gradle build, `node_modules/` beside a
-//! `package.json`) and the paths the jury's evidence checks read (a class folder, a report) is
-//! removed and listed, without failing the check (tests write scratch files). So a later `command` (a grep over the sources) reads the submitted tree plus what
-//! builds wrote to their output folders, never sources a build rewrote. Nothing is written or
+//! was submitted); an entry subject code added outside what the jury's checks keep is removed
+//! and listed, without failing the check (tests write scratch files). What is kept is each
+//! check's registry fact ([`Keeps`](crate::config::checks::Keeps)): a build keeps its tool's output folders (`target/` beside
+//! a `pom.xml`; `build/` and `.gradle/` beside a Gradle build), a `command` or `external`
+//! judge every known tool's (it may run any build), an evidence check the paths it reads (a
+//! class folder, a report). So a later `command` (a grep over the sources, a run of the
+//! classes a build compiled) reads the submitted tree plus what builds wrote to their output
+//! folders and the evidence paths, never sources a build rewrote; `node_modules/` or any
+//! other folder a command fills is scratch. Nothing is written or
 //! removed through a link the subject planted: a folder on the way that became a link is
 //! removed as a link and made a folder again.
 
@@ -23,6 +27,7 @@ use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
+use crate::config::checks::{BuildTool, Kept};
 use crate::untrusted::Kind;
 
 /// The most bytes of files the record copies (past it, the check is an ERROR naming it).
@@ -35,8 +40,8 @@ pub const MAX_ENTRIES: usize = 1_000_000;
 enum Entry {
     /// A regular file: its SHA-256 and permission bits (its copy is in the record's folder).
     File { hash: [u8; 32], mode: u32 },
-    /// A folder.
-    Dir,
+    /// A folder and its permission bits.
+    Dir { mode: u32 },
     /// A symbolic link and its target.
     Link(PathBuf),
     /// A FIFO, socket or device (never opened): only its kind.
@@ -52,8 +57,13 @@ pub enum Change {
     Removed,
     /// Something of another kind is there (a link where a file was, say).
     TypeChanged,
-    /// It was not there (outside the build output folders).
+    /// It was not there (outside what the jury's checks keep).
     Added,
+    /// It was left where a later check reads (a kept output folder or evidence path) without
+    /// the owner's read (and, for a folder, search) permission; judge-ci added them, so a
+    /// later check reads it instead of failing on it (`grep -r` exits 2, which `! grep` turns
+    /// into a pass).
+    MadeReadable,
 }
 
 impl Change {
@@ -64,6 +74,16 @@ impl Change {
             Change::Removed => "removed",
             Change::TypeChanged => "type changed",
             Change::Added => "added",
+            Change::MadeReadable => "made readable",
+        }
+    }
+
+    /// Whether it changed the submitted files (the check FAILs), rather than only leaving
+    /// something behind.
+    pub fn changes_the_submission(self) -> bool {
+        match self {
+            Change::Changed | Change::Removed | Change::TypeChanged => true,
+            Change::Added | Change::MadeReadable => false,
         }
     }
 }
@@ -134,7 +154,9 @@ fn entry_at(p: &Path) -> Option<Entry> {
             Some((hash, mode)) => Entry::File { hash, mode },
             None => Entry::Special(Kind::Other),
         },
-        Kind::Directory => Entry::Dir,
+        Kind::Directory => Entry::Dir {
+            mode: meta.permissions().mode() & 0o7777,
+        },
         Kind::Symlink => Entry::Link(std::fs::read_link(p).ok()?),
         k => Entry::Special(k),
     })
@@ -148,34 +170,65 @@ fn same_kind(a: &Entry, b: &Entry) -> bool {
         }
 }
 
-/// Whether `rel` (a folder of the workspace) is a build output folder: its name is one a
-/// build tool writes beside that tool's build file, the file is there, and it is not inside a
-/// `src` folder (a `pom.xml` planted among the sources does not make a package folder named
-/// `target` output).
-fn is_output_folder(workspace: &Path, rel: &Path) -> bool {
-    let Some(name) = rel.file_name().and_then(|n| n.to_str()) else {
-        return false;
-    };
-    if rel
-        .parent()
-        .is_some_and(|p| p.components().any(|c| c.as_os_str() == "src"))
-    {
-        return false;
+/// What the jury's checks keep of what subject code adds: the output folders of the build
+/// tools its builds run, and the paths its evidence checks read (each check's
+/// [`Keeps`](crate::config::checks::Keeps) fact, through [`crate::config::checks::CheckKind::kept`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Keep {
+    /// Tools whose output folders are kept.
+    pub tools: Vec<BuildTool>,
+    /// Paths kept, with what is under them.
+    pub paths: Vec<PathBuf>,
+}
+
+impl Keep {
+    /// What the checks of `spec` keep (in the order they name it).
+    pub fn of(spec: &crate::config::JurySpec) -> Keep {
+        let mut keep = Keep::default();
+        for c in spec.all_checks() {
+            for k in c.kind.kept() {
+                match k {
+                    Kept::OutputsOf(tool) => {
+                        if !keep.tools.contains(&tool) {
+                            keep.tools.push(tool);
+                        }
+                    }
+                    Kept::Path(p) => keep.paths.push(p.as_path().to_path_buf()),
+                }
+            }
+        }
+        keep
     }
-    let beside = |files: &[&str]| {
+
+    /// Whether `rel` (a folder of the workspace) is an output folder of a kept tool: its
+    /// name is one the tool writes beside its build files, one of those files is there, and
+    /// it is not inside a `src` folder (a `pom.xml` planted among the sources does not make a
+    /// package folder named `target` output).
+    fn is_output_folder(&self, workspace: &Path, rel: &Path) -> bool {
+        let Some(name) = rel.file_name().and_then(|n| n.to_str()) else {
+            return false;
+        };
+        if rel
+            .parent()
+            .is_some_and(|p| p.components().any(|c| c.as_os_str() == "src"))
+        {
+            return false;
+        }
         let parent = workspace.join(rel.parent().unwrap_or(Path::new("")));
-        files.iter().any(|f| parent.join(f).is_file())
-    };
-    match name {
-        "target" => beside(&["pom.xml"]),
-        "build" | ".gradle" => beside(&[
-            "build.gradle",
-            "build.gradle.kts",
-            "settings.gradle",
-            "settings.gradle.kts",
-        ]),
-        "node_modules" => beside(&["package.json"]),
-        _ => false,
+        self.tools.iter().any(|t| {
+            t.output_folders().contains(&name)
+                && t.build_files().iter().any(|f| parent.join(f).is_file())
+        })
+    }
+
+    /// Whether `rel` is a kept path or under one.
+    fn holds(&self, rel: &Path) -> bool {
+        self.paths.iter().any(|k| rel.starts_with(k))
+    }
+
+    /// Whether a kept path is under `rel` (so `rel` itself stays, as a folder on the way).
+    fn leads_to_kept(&self, rel: &Path) -> bool {
+        self.paths.iter().any(|k| k.starts_with(rel))
     }
 }
 
@@ -235,13 +288,68 @@ fn remove_entry(p: &Path) -> std::io::Result<()> {
     }
 }
 
+/// Gives every folder under `workspace` (links not followed, `.git` at the top and what
+/// `skip` says left out) the owner's read, write and search permission and every regular
+/// file the owner's read permission where they lack them, so that subject code cannot leave
+/// an entry a later check cannot read (or judge-ci cannot remove). Returns what it changed,
+/// relative to the workspace. Folders are opened before their content is listed: a walk that
+/// lists first could not enter a folder left with mode 000.
+fn open_up(workspace: &Path, skip: &dyn Fn(&Path) -> bool) -> Result<Vec<PathBuf>, String> {
+    let mut opened = Vec::new();
+    let mut todo = vec![PathBuf::new()];
+    let mut seen = 0usize;
+    while let Some(rel) = todo.pop() {
+        let dir = workspace.join(&rel);
+        let mut names: Vec<_> = std::fs::read_dir(&dir)
+            .map_err(|e| io(&rel, e))?
+            .map(|e| e.map(|e| e.file_name()))
+            .collect::<Result<_, _>>()
+            .map_err(|e| io(&rel, e))?;
+        names.sort();
+        for name in names {
+            seen += 1;
+            if seen > MAX_ENTRIES {
+                return Err(format!(
+                    "the workspace holds more than {MAX_ENTRIES} entries, the most judge-ci keeps as submitted"
+                ));
+            }
+            let child = rel.join(&name);
+            if rel.as_os_str().is_empty() && name == ".git" || skip(&child) {
+                continue;
+            }
+            let p = workspace.join(&child);
+            let Ok(meta) = std::fs::symlink_metadata(&p) else {
+                continue;
+            };
+            let mode = meta.permissions().mode() & 0o7777;
+            let want = match Kind::of(meta.file_type()) {
+                Kind::Directory => mode | 0o700,
+                Kind::Regular => mode | 0o400,
+                _ => mode,
+            };
+            if want != mode {
+                std::fs::set_permissions(&p, std::fs::Permissions::from_mode(want))
+                    .map_err(|e| io(&child, format!("cannot make it readable: {e}")))?;
+                opened.push(child.clone());
+            }
+            if meta.file_type().is_dir() {
+                todo.push(child);
+            }
+        }
+    }
+    opened.sort();
+    Ok(opened)
+}
+
 impl Baseline {
-    /// Records `workspace` (but `.git` and the folders `hidden` lists, relative to it: those
-    /// judge-ci hides, its output folder) into a
-    /// new temporary folder, which `hide` is given to hide from subject processes.
+    /// Records `workspace` (but `.git`, the folders `hidden` lists, relative to it: those
+    /// judge-ci hides, its output folder; and the output folders of the tools `keep` names,
+    /// which the run's first build empties) into a new temporary folder, which `hide` is
+    /// given to hide from subject processes.
     pub fn take(
         workspace: &Path,
         hidden: &[PathBuf],
+        keep: &Keep,
         hide: &dyn Fn(&Path),
     ) -> Result<Baseline, String> {
         let dir = tempfile::Builder::new()
@@ -250,8 +358,12 @@ impl Baseline {
             .map_err(|e| format!("cannot make the record's folder: {e}"))?;
         hide(dir.path());
         let skip = |rel: &Path, is_dir: bool| {
-            hidden.iter().any(|h| rel.starts_with(h)) || is_dir && is_output_folder(workspace, rel)
+            hidden.iter().any(|h| rel.starts_with(h))
+                || is_dir && keep.is_output_folder(workspace, rel)
         };
+        // Read as a later check would read it: nothing of it unreadable to its owner (a
+        // folder workspace can hold such entries; a git checkout cannot).
+        open_up(workspace, &|rel| hidden.iter().any(|h| rel.starts_with(h)))?;
         let mut entries = BTreeMap::new();
         let mut bytes = 0u64;
         for e in walk(workspace, &skip) {
@@ -266,7 +378,10 @@ impl Baseline {
             let entry = match Kind::of(t) {
                 Kind::Directory => {
                     std::fs::create_dir(&to).map_err(|e| io(&rel, e))?;
-                    Entry::Dir
+                    let meta = std::fs::symlink_metadata(&from).map_err(|e| io(&rel, e))?;
+                    Entry::Dir {
+                        mode: meta.permissions().mode() & 0o7777,
+                    }
                 }
                 Kind::Regular => {
                     let (hash, mode, n) = copy_hashed(&from, &to)?;
@@ -291,32 +406,41 @@ impl Baseline {
     }
 
     /// Compares `workspace` with the record and puts it back as submitted: every recorded
-    /// entry changed, removed or replaced, and every entry added outside the build output
-    /// folders (and the folders `hidden` lists), with what happened to it.
+    /// entry changed, removed or replaced, and every entry added outside what `keep` keeps
+    /// (and the folders `hidden` lists), with what happened to it.
     /// A FIFO, socket or device that was submitted is not made again (it is listed).
     pub fn restore(
         &self,
         workspace: &Path,
         hidden: &[PathBuf],
-        kept: &[PathBuf],
+        keep: &Keep,
     ) -> Result<Vec<(PathBuf, Change)>, String> {
         let mut changes = Vec::new();
-        // What subject code added: removed (whole folders at once), outside output folders
-        // and the paths evidence checks read.
+        // Nothing left unreadable: a submitted entry whose mode subject code changed is put
+        // back below (listed as changed), one kept for a later check is listed as opened.
+        let opened = open_up(workspace, &|rel| hidden.iter().any(|h| rel.starts_with(h)))?;
+        // What subject code added: removed (whole folders at once), outside what is kept.
         let skip = |rel: &Path, is_dir: bool| {
             hidden.iter().any(|h| rel.starts_with(h))
-                || kept.iter().any(|k| rel.starts_with(k))
-                || is_dir && !self.entries.contains_key(rel) && is_output_folder(workspace, rel)
+                || keep.holds(rel)
+                || is_dir
+                    && !self.entries.contains_key(rel)
+                    && keep.is_output_folder(workspace, rel)
         };
         let mut added: Vec<PathBuf> = Vec::new();
         for e in walk(workspace, &skip) {
             let (rel, _) = e?;
-            let holds_kept = kept.iter().any(|k| k.starts_with(&rel));
             if !self.entries.contains_key(&rel)
-                && !holds_kept
+                && !keep.leads_to_kept(&rel)
                 && !added.iter().any(|a| rel.starts_with(a))
             {
                 added.push(rel);
+            }
+        }
+        for rel in opened {
+            let gone = added.iter().any(|a| rel.starts_with(a));
+            if !gone && !self.entries.contains_key(&rel) {
+                changes.push((rel, Change::MadeReadable));
             }
         }
         for rel in added {
@@ -341,7 +465,7 @@ impl Baseline {
             if let Entry::Special(_) = want {
                 continue;
             }
-            if matches!(want, Entry::Dir) && change != Change::Changed {
+            if matches!(want, Entry::Dir { .. }) && change != Change::Changed {
                 remade.push(rel);
             }
             self.put_back(workspace, rel, want, now.is_some())
@@ -364,18 +488,18 @@ impl Baseline {
         let live = workspace.join(rel);
         if present {
             // A folder whose kind is right keeps its content (restored entry by entry).
-            let keep = matches!(want, Entry::Dir)
+            let keep = matches!(want, Entry::Dir { .. })
                 && std::fs::symlink_metadata(&live).is_ok_and(|m| m.file_type().is_dir());
             if !keep {
                 remove_entry(&live)?;
             }
         }
         match want {
-            Entry::Dir => {
+            Entry::Dir { mode } => {
                 if std::fs::symlink_metadata(&live).is_err() {
                     std::fs::create_dir(&live)?;
                 }
-                Ok(())
+                std::fs::set_permissions(&live, std::fs::Permissions::from_mode(*mode))
             }
             Entry::Link(target) => std::os::unix::fs::symlink(target, &live),
             Entry::File { mode, .. } => {
@@ -397,30 +521,18 @@ impl Baseline {
 /// (in [`super::Services`]).
 #[derive(Debug, Default)]
 pub struct Guard {
-    /// The paths the jury's evidence checks read (class folders, reports): what subject code
-    /// writes there is kept, like the build output folders.
-    kept: Vec<PathBuf>,
+    /// What the jury's checks keep of what subject code adds.
+    keep: Keep,
     baseline: OnceLock<Result<Baseline, String>>,
     /// One check at a time compares and restores.
     busy: Mutex<()>,
 }
 
 impl Guard {
-    /// The guard of a jury: what its evidence checks (the registry's facts: they read
-    /// outputs and run no code) name is kept when subject code writes it.
+    /// The guard of a jury, keeping what its checks' [`Keeps`](crate::config::checks::Keeps) facts name.
     pub fn of(spec: &crate::config::JurySpec) -> Guard {
-        let kept = spec
-            .all_checks()
-            .iter()
-            .filter(|c| {
-                let f = c.kind.facts();
-                f.reads == crate::config::checks::WorkspaceReads::Outputs && !f.runs_subject_code()
-            })
-            .flat_map(|c| c.kind.workspace_paths())
-            .map(|p| p.as_path().to_path_buf())
-            .collect();
         Guard {
-            kept,
+            keep: Keep::of(spec),
             ..Guard::default()
         }
     }
@@ -430,9 +542,12 @@ impl Guard {
         let _g = self.busy.lock().unwrap_or_else(|p| p.into_inner());
         self.baseline
             .get_or_init(|| {
-                Baseline::take(workspace, &fence.hidden_under(workspace), &|p| {
-                    fence.hide(p)
-                })
+                Baseline::take(
+                    workspace,
+                    &fence.hidden_under(workspace),
+                    &self.keep,
+                    &|p| fence.hide(p),
+                )
                 .map_err(|e| format!("cannot record the workspace as submitted: {e}"))
             })
             .as_ref()
@@ -449,7 +564,7 @@ impl Guard {
     ) -> Result<Vec<(PathBuf, Change)>, String> {
         let _g = self.busy.lock().unwrap_or_else(|p| p.into_inner());
         match self.baseline.get() {
-            Some(Ok(b)) => b.restore(workspace, &fence.hidden_under(workspace), &self.kept),
+            Some(Ok(b)) => b.restore(workspace, &fence.hidden_under(workspace), &self.keep),
             Some(Err(e)) => Err(e.clone()),
             None => Ok(Vec::new()),
         }
@@ -489,7 +604,10 @@ pub fn judged_on_changed_files(
             .actual(c.word())
             .message(match c {
                 Change::Added => format!(
-                    "subject code added {shown} outside the build output folders; judge-ci removed it"
+                    "subject code added {shown} outside what the jury's checks keep; judge-ci removed it"
+                ),
+                Change::MadeReadable => format!(
+                    "subject code left {shown} unreadable where later checks read; judge-ci made it readable"
                 ),
                 c => format!(
                     "subject code left the submitted {shown} {}; judge-ci put it back as submitted",
@@ -497,15 +615,28 @@ pub fn judged_on_changed_files(
                 ),
             })
     });
-    let (added, submitted): (Vec<_>, Vec<_>) =
-        changes.iter().partition(|(_, c)| *c == Change::Added);
+    let (left, submitted): (Vec<_>, Vec<_>) = changes
+        .iter()
+        .partition(|(_, c)| !c.changes_the_submission());
     if submitted.is_empty() {
-        let note = format!(
-            "Subject code added {} outside the build output folders; judge-ci removed {} before anything else read the tree.",
-            named(&added),
-            if added.len() == 1 { "it" } else { "them" }
-        );
-        return outcome.map(|j| j.noted(&note, findings));
+        let (added, opened): (Vec<_>, Vec<_>) =
+            left.into_iter().partition(|(_, c)| *c == Change::Added);
+        let mut notes = Vec::new();
+        if !added.is_empty() {
+            notes.push(format!(
+                "Subject code added {} outside what the jury's checks keep; judge-ci removed {} before anything else read the tree.",
+                named(&added),
+                if added.len() == 1 { "it" } else { "them" }
+            ));
+        }
+        if !opened.is_empty() {
+            notes.push(format!(
+                "Subject code left {} unreadable where later checks read; judge-ci made {} readable.",
+                named(&opened),
+                if opened.len() == 1 { "it" } else { "them" }
+            ));
+        }
+        return outcome.map(|j| j.noted(&notes.join(" "), findings));
     }
     let mine = format!(
         "Subject code changed the submitted files while this check ran: {}. What it built and tested is not the code that was submitted; judge-ci put the files back as submitted before anything else read the tree.",
@@ -565,8 +696,12 @@ mod tests {
         w(r, "src/main/java/target/T.java", "class T {}");
         let outside = tempfile::tempdir().unwrap();
         let none: &[PathBuf] = &[];
-        let b = Baseline::take(r, none, &|_| {}).unwrap();
-        assert!(b.restore(r, none, &[]).unwrap().is_empty());
+        let maven = Keep {
+            tools: vec![BuildTool::Maven],
+            paths: Vec::new(),
+        };
+        let b = Baseline::take(r, none, &maven, &|_| {}).unwrap();
+        assert!(b.restore(r, none, &maven).unwrap().is_empty());
         // A build rewrites A, removes B, swaps C for a link, adds files, writes outputs.
         w(
             r,
@@ -582,7 +717,7 @@ mod tests {
         w(r, "target/runs.log", "2");
         w(r, "src/main/java/target/T.java", "class T { int forged; }");
         w(r, ".git/HEAD", "other");
-        let changes = b.restore(r, none, &[]).unwrap();
+        let changes = b.restore(r, none, &maven).unwrap();
         let shown: Vec<(String, &str)> = changes
             .iter()
             .map(|(p, c)| (p.display().to_string(), c.word()))
@@ -606,7 +741,7 @@ mod tests {
         // Build output and git's folder are not the record's business.
         assert_eq!(read("target/classes/A.class"), "bytes");
         assert_eq!(read(".git/HEAD"), "other");
-        assert!(b.restore(r, none, &[]).unwrap().is_empty());
+        assert!(b.restore(r, none, &maven).unwrap().is_empty());
     }
 
     #[test]
@@ -615,12 +750,12 @@ mod tests {
         let r = ws.path();
         w(r, "src/a/A.java", "class A {}");
         let none: &[PathBuf] = &[];
-        let b = Baseline::take(r, none, &|_| {}).unwrap();
+        let b = Baseline::take(r, none, &Keep::default(), &|_| {}).unwrap();
         let outside = tempfile::tempdir().unwrap();
         w(outside.path(), "keep.txt", "mine");
         std::fs::remove_dir_all(r.join("src/a")).unwrap();
         std::os::unix::fs::symlink(outside.path(), r.join("src/a")).unwrap();
-        let changes = b.restore(r, none, &[]).unwrap();
+        let changes = b.restore(r, none, &Keep::default()).unwrap();
         assert_eq!(
             changes,
             [(PathBuf::from("src/a"), Change::TypeChanged)],
@@ -638,21 +773,176 @@ mod tests {
         );
     }
 
+    fn jury(checks: &str) -> crate::config::JurySpec {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("judge-ci.yml");
+        std::fs::write(
+            &p,
+            format!("schema: judge-ci.v1\nname: t\nversion: \"1\"\njury:\n  checks:\n{checks}"),
+        )
+        .unwrap();
+        crate::config::load_benchmark(&p).unwrap().0.jury
+    }
+
+    /// What is kept is each check's registry fact: a build its tool's output folders, an
+    /// evidence check the path it reads, a command nothing.
+    #[test]
+    fn what_is_kept_comes_from_the_checks_facts() {
+        let keep = Keep::of(&jury(
+            "    - {type: maven-build}\n    - {type: class-version, java: 17, dir: out/classes}\n    - {type: test-invariance, reports: out/reports}\n    - {type: file-exists, path: NOTICE}\n    - {type: import-diff, forbid: [javax.*]}\n",
+        ));
+        assert_eq!(
+            keep,
+            Keep {
+                tools: vec![BuildTool::Maven],
+                paths: vec![PathBuf::from("out/classes"), PathBuf::from("out/reports")],
+            }
+        );
+        let gradle = Keep::of(&jury("    - {type: gradle-build}\n"));
+        assert_eq!(gradle.tools, [BuildTool::Gradle]);
+        let commands = Keep::of(&jury(
+            "    - {type: command, run: \"true\", dir: tools}\n    - {type: external, run: \"true\"}\n",
+        ));
+        assert_eq!(
+            commands,
+            Keep {
+                tools: vec![BuildTool::Maven, BuildTool::Gradle],
+                paths: Vec::new(),
+            }
+        );
+    }
+
     #[test]
     fn what_evidence_checks_read_is_kept() {
         let ws = tempfile::tempdir().unwrap();
         let r = ws.path();
         w(r, "a.txt", "a");
         let none: &[PathBuf] = &[];
-        let b = Baseline::take(r, none, &|_| {}).unwrap();
+        let keep = Keep {
+            tools: Vec::new(),
+            paths: vec![PathBuf::from("out/reports")],
+        };
+        let b = Baseline::take(r, none, &keep, &|_| {}).unwrap();
         w(r, "out/reports/TEST-x.xml", "<testsuite/>");
         w(r, "out/other.txt", "scratch");
-        let kept = [PathBuf::from("out/reports")];
         assert_eq!(
-            b.restore(r, none, &kept).unwrap(),
+            b.restore(r, none, &keep).unwrap(),
             [(PathBuf::from("out/other.txt"), Change::Added)]
         );
         assert!(r.join("out/reports/TEST-x.xml").exists());
+    }
+
+    /// Output folders are kept only for a tool a check of the jury can run: with none,
+    /// `target/` beside a `pom.xml` is scratch like any other added entry; with a Gradle
+    /// build, `build/` and `.gradle/` are kept and `target/` is not; `node_modules/` beside a
+    /// `package.json` is no known tool's, so never kept.
+    #[test]
+    fn output_folders_are_kept_only_for_the_jury_s_build_tools() {
+        let ws = tempfile::tempdir().unwrap();
+        let r = ws.path();
+        w(r, "pom.xml", "<project/>");
+        w(r, "build.gradle", "");
+        w(r, "package.json", "{}");
+        let none: &[PathBuf] = &[];
+        let added = |keep: &Keep| {
+            let b = Baseline::take(r, none, keep, &|_| {}).unwrap();
+            for f in [
+                "target/classes/A.class",
+                "build/classes/A.class",
+                ".gradle/state",
+                "node_modules/x/index.js",
+            ] {
+                w(r, f, "x");
+            }
+            let changes = b.restore(r, none, keep).unwrap();
+            for rel in ["target", "build", ".gradle", "node_modules"] {
+                let _ = std::fs::remove_dir_all(r.join(rel));
+            }
+            changes
+                .into_iter()
+                .map(|(p, c)| {
+                    assert_eq!(c, Change::Added);
+                    p.display().to_string()
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            added(&Keep::default()),
+            [".gradle", "build", "node_modules", "target"]
+        );
+        let gradle = Keep {
+            tools: vec![BuildTool::Gradle],
+            paths: Vec::new(),
+        };
+        assert_eq!(added(&gradle), ["node_modules", "target"]);
+    }
+
+    /// The attack (newer F13): a build leaves a mode-000 folder where a later `! grep -r`
+    /// reads, or takes the permissions off a submitted folder: grep exits 2 on it, which `!`
+    /// makes a pass. Nothing is left unreadable: a submitted folder's mode is put back (a
+    /// change of the submission), a kept folder is opened and listed, scratch is removed.
+    #[test]
+    fn nothing_subject_code_leaves_is_unreadable() {
+        use std::os::unix::fs::PermissionsExt;
+        let ws = tempfile::tempdir().unwrap();
+        let r = ws.path();
+        w(r, "pom.xml", "<project/>");
+        w(r, "src/a/A.java", "class A {}");
+        let none: &[PathBuf] = &[];
+        let maven = Keep {
+            tools: vec![BuildTool::Maven],
+            paths: Vec::new(),
+        };
+        let b = Baseline::take(r, none, &maven, &|_| {}).unwrap();
+        let mode = |rel: &str| {
+            std::fs::symlink_metadata(r.join(rel))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o7777
+        };
+        let submitted = mode("src/a");
+        let lock = |rel: &str| {
+            std::fs::set_permissions(r.join(rel), std::fs::Permissions::from_mode(0o000)).unwrap()
+        };
+        w(r, "target/locked/x.txt", "javax.servlet");
+        w(r, "target/unreadable.txt", "javax.servlet");
+        w(r, "out/locked/y.txt", "y");
+        lock("target/locked");
+        lock("target/unreadable.txt");
+        lock("out/locked");
+        lock("src/a");
+        let changes = b.restore(r, none, &maven).unwrap();
+        let shown: Vec<(String, &str)> = changes
+            .iter()
+            .map(|(p, c)| (p.display().to_string(), c.word()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("out".to_string(), "added"),
+                ("src/a".to_string(), "changed"),
+                ("target/locked".to_string(), "made readable"),
+                ("target/unreadable.txt".to_string(), "made readable"),
+            ]
+        );
+        assert_eq!(mode("src/a"), submitted);
+        assert_eq!(mode("target/locked") & 0o700, 0o700);
+        assert_eq!(mode("target/unreadable.txt") & 0o400, 0o400);
+        assert!(!r.join("out").exists());
+        let outcome = judged_on_changed_files(
+            super::super::build(
+                crate::judgment::Judgment::builder(crate::judgment::Status::Pass).reasoning("ok"),
+            ),
+            &changes[2..],
+        )
+        .unwrap();
+        assert_eq!(outcome.status(), crate::judgment::Status::Pass);
+        assert!(
+            outcome.reasoning().contains("made them readable"),
+            "{}",
+            outcome.reasoning()
+        );
     }
 
     #[test]
@@ -662,9 +952,9 @@ mod tests {
         w(r, "a.txt", "a");
         let out = r.join("judge-ci-out");
         let hidden = [PathBuf::from("judge-ci-out")];
-        let b = Baseline::take(r, &hidden, &|_| {}).unwrap();
+        let b = Baseline::take(r, &hidden, &Keep::default(), &|_| {}).unwrap();
         w(r, "judge-ci-out/report.json", "{}");
-        assert!(b.restore(r, &hidden, &[]).unwrap().is_empty());
+        assert!(b.restore(r, &hidden, &Keep::default()).unwrap().is_empty());
         assert!(out.join("report.json").exists());
     }
 }

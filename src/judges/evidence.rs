@@ -63,14 +63,12 @@ impl EvidenceClock {
     }
 }
 
-/// Removes the build output folders of the workspace before the run's first build: `target/`
-/// beside every `pom.xml` (Maven) or `build/` beside every `build.gradle(.kts)` (Gradle).
-/// Symbolic links are removed as links, never followed. Returns the folders removed.
+/// Removes the build output folders of the workspace before the run's first build
+/// ([`BuildTool::output_folder`] beside every one of [`BuildTool::build_files`]: `target/`
+/// beside every `pom.xml`, `build/` beside every Gradle build). Symbolic links are removed as
+/// links, never followed. Returns the folders removed.
 pub fn clean_outputs(workspace: &Path, tool: BuildTool) -> Result<Vec<String>, String> {
-    let (markers, out_dir): (&[&str], &str) = match tool {
-        BuildTool::Maven => (&["pom.xml"], "target"),
-        BuildTool::Gradle => (&["build.gradle", "build.gradle.kts"], "build"),
-    };
+    let (markers, out_dir) = (tool.build_files(), tool.output_folder());
     let mut removed = Vec::new();
     let projects: Vec<PathBuf> = walkdir::WalkDir::new(workspace)
         .follow_links(false)

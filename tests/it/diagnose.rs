@@ -235,12 +235,12 @@ fn environment_a_timeout_and_an_unresolvable_dependency() {
 }
 
 #[test]
-#[ignore = "since 1087047 a link an earlier check makes is removed after that check and file checks read the snapshot, so this path no longer escapes during the run; the escaping-path rule needs a new scenario"]
 fn evaluation_a_path_escaping_through_a_symlink_and_an_llm_without_its_key() {
-    // The symlink appears while the jury runs (an earlier tier makes it), after the preflight
-    // check that refuses such paths up front.
+    // The symlink appears while the jury runs (an earlier tier's command makes it where a
+    // later evidence check reads, a path the guard keeps for that check), after the preflight
+    // check that refuses such paths up front: the check refuses to read through it.
     let r = judge(
-        "name: d\njury:\n  tiers:\n    - name: setup\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - {type: command, name: link, run: \"ln -s /etc etc-link\"}\n    - name: check\n      checks:\n        - {type: file-exists, name: secrets, path: etc-link/passwd}\n",
+        "name: d\njury:\n  tiers:\n    - name: setup\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - {type: command, name: link, run: \"ln -s /etc classes\"}\n    - name: check\n      checks:\n        - {type: class-version, name: secrets, java: 17, dir: classes}\n",
         &[],
         &[],
         &[],

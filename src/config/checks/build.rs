@@ -1,7 +1,7 @@
 //! `maven-build` and `gradle-build`: the project's own build, through its wrapper if present.
 
 use super::read::{CheckNode, list};
-use super::{BuildTool, CheckInfo, CheckKind, Facts, Family, WorkspaceReads};
+use super::{BuildTool, CheckInfo, CheckKind, Facts, Family, Keeps, WorkspaceReads};
 use crate::config::yaml::{Kind, Reader, key};
 use crate::judgment::Phase;
 
@@ -13,6 +13,7 @@ pub const MAVEN_BUILD: CheckInfo = CheckInfo {
         phase: Phase::Build,
         builds: Some(BuildTool::Maven),
         reads: WorkspaceReads::Outputs,
+        keeps: Keeps::ItsBuildOutputs,
         reads_reference_folder: true,
         replayed_on_resume: true,
         diff: None,
@@ -44,6 +45,7 @@ pub const GRADLE_BUILD: CheckInfo = CheckInfo {
         phase: Phase::Build,
         builds: Some(BuildTool::Gradle),
         reads: WorkspaceReads::Outputs,
+        keeps: Keeps::ItsBuildOutputs,
         reads_reference_folder: false,
         replayed_on_resume: true,
         diff: None,

@@ -1,7 +1,7 @@
 //! `class-version`: every class file has the target major version.
 
 use super::read::{CheckNode, get, path_key};
-use super::{CheckInfo, CheckKind, Facts, Family, WorkspaceReads};
+use super::{CheckInfo, CheckKind, Facts, Family, Keeps, WorkspaceReads};
 use crate::config::yaml::{Kind, Reader, key};
 use crate::judgment::Phase;
 
@@ -13,6 +13,7 @@ pub const CLASS_VERSION: CheckInfo = CheckInfo {
         phase: Phase::Inspect,
         builds: None,
         reads: WorkspaceReads::Outputs,
+        keeps: Keeps::WhatItReads,
         reads_reference_folder: false,
         replayed_on_resume: true,
         diff: None,

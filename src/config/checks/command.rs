@@ -3,7 +3,7 @@
 use marked_yaml::Node;
 
 use super::read::{CheckNode, env, get, path_key, required};
-use super::{CheckInfo, CheckKind, Facts, Family, WorkspaceReads};
+use super::{CheckInfo, CheckKind, Facts, Family, Keeps, WorkspaceReads};
 use crate::config::yaml::{Kind, Reader, key};
 use crate::judgment::Phase;
 
@@ -15,6 +15,7 @@ pub const COMMAND: CheckInfo = CheckInfo {
         phase: Phase::Build,
         builds: None,
         reads: WorkspaceReads::Outputs,
+        keeps: Keeps::AnyBuildOutputs,
         reads_reference_folder: false,
         replayed_on_resume: true,
         diff: None,
@@ -64,6 +65,7 @@ pub const EXTERNAL: CheckInfo = CheckInfo {
         phase: Phase::Build,
         builds: None,
         reads: WorkspaceReads::Outputs,
+        keeps: Keeps::AnyBuildOutputs,
         reads_reference_folder: true,
         replayed_on_resume: true,
         diff: None,

@@ -4,7 +4,7 @@ use marked_yaml::Node;
 use marked_yaml::types::MarkedMappingNode;
 
 use super::read::{CheckNode, get, path_key};
-use super::{CheckInfo, CheckKind, Facts, Family, WorkspaceReads};
+use super::{CheckInfo, CheckKind, Facts, Family, Keeps, WorkspaceReads};
 use crate::config::yaml::{Kind, Reader, key};
 use crate::judgment::Phase;
 
@@ -16,6 +16,7 @@ pub const COVERAGE_PRESERVATION: CheckInfo = CheckInfo {
         phase: Phase::Inspect,
         builds: None,
         reads: WorkspaceReads::Outputs,
+        keeps: Keeps::WhatItReads,
         reads_reference_folder: true,
         replayed_on_resume: true,
         diff: None,
@@ -53,6 +54,7 @@ pub const COVERAGE_IMPROVEMENT: CheckInfo = CheckInfo {
         phase: Phase::Inspect,
         builds: None,
         reads: WorkspaceReads::Outputs,
+        keeps: Keeps::WhatItReads,
         reads_reference_folder: true,
         replayed_on_resume: true,
         diff: None,

@@ -3,7 +3,7 @@
 //! subject code ran, like the structural judges).
 
 use super::read::{CheckNode, get, path_key, required};
-use super::{CheckInfo, CheckKind, Facts, Family, WorkspaceReads};
+use super::{CheckInfo, CheckKind, Facts, Family, Keeps, WorkspaceReads};
 use crate::config::token;
 use crate::config::yaml::{Kind, Reader, key};
 use crate::judgment::Phase;
@@ -16,6 +16,7 @@ pub const FILE_EXISTS: CheckInfo = CheckInfo {
         phase: Phase::Inspect,
         builds: None,
         reads: WorkspaceReads::Sources,
+        keeps: Keeps::Nothing,
         reads_reference_folder: false,
         replayed_on_resume: true,
         diff: None,
@@ -44,6 +45,7 @@ pub const FILE_CONTENT: CheckInfo = CheckInfo {
         phase: Phase::Inspect,
         builds: None,
         reads: WorkspaceReads::Sources,
+        keeps: Keeps::Nothing,
         reads_reference_folder: false,
         replayed_on_resume: true,
         diff: None,

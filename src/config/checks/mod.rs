@@ -66,6 +66,37 @@ pub enum WorkspaceReads {
     Everything,
 }
 
+/// What of the files subject code adds while the run's checks run the guard keeps for a
+/// check of a type (the rule of [`crate::judges::baseline`], decided here, per type): after
+/// each check that runs subject code, every entry added outside what the jury's checks keep is
+/// removed, so a later check reads the submitted tree plus only what these facts name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keeps {
+    /// Nothing: what subject code adds while it runs is scratch (a `command`'s, an `external`
+    /// judge's), or it reads the workspace as submitted (the snapshot).
+    Nothing,
+    /// The output folders of the build tool it runs ([`Facts::builds`],
+    /// [`BuildTool::output_folders`]): what it built, for the checks after it (a `command`
+    /// that runs the classes a build compiled).
+    ItsBuildOutputs,
+    /// The output folders of every build tool judge-ci knows ([`BuildTool`]), beside that
+    /// tool's build files: it runs a program of the config's, which may be any build (a
+    /// `command: mvn -o package` whose classes a later `command` runs).
+    AnyBuildOutputs,
+    /// The paths it names ([`CheckKind::workspace_paths`]: a class folder, a report): the
+    /// evidence it reads, whichever check before it wrote them.
+    WhatItReads,
+}
+
+/// One thing the guard keeps of what subject code adds ([`CheckKind::kept`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kept<'a> {
+    /// A build tool's output folders, wherever its build files are.
+    OutputsOf(BuildTool),
+    /// A path of the workspace and what is under it.
+    Path(&'a WorkspacePath),
+}
+
 /// The run-time limit of a check that sets none.
 pub const CHECK_TIMEOUT: Duration = Duration::from_secs(120);
 /// The run-time limit of a build that sets none.
@@ -76,12 +107,45 @@ pub type ReadFn = fn(&mut Reader, &read::CheckNode<'_>) -> Option<CheckKind>;
 
 /// Which build tool a build check runs (its output folders are cleaned before the run's
 /// first build).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::EnumIter)]
 pub enum BuildTool {
     /// `target/` beside every `pom.xml`.
     Maven,
-    /// `build/` beside every `build.gradle(.kts)`.
+    /// `build/` (and Gradle's `.gradle/`) beside every Gradle build or settings file.
     Gradle,
+}
+
+impl BuildTool {
+    /// The files that make a folder one of its projects.
+    pub fn build_files(self) -> &'static [&'static str] {
+        match self {
+            BuildTool::Maven => &["pom.xml"],
+            BuildTool::Gradle => &[
+                "build.gradle",
+                "build.gradle.kts",
+                "settings.gradle",
+                "settings.gradle.kts",
+            ],
+        }
+    }
+
+    /// The folder a project's build writes its output to (removed before the run's first
+    /// build: what the pull request committed there is not this run's).
+    pub fn output_folder(self) -> &'static str {
+        match self {
+            BuildTool::Maven => "target",
+            BuildTool::Gradle => "build",
+        }
+    }
+
+    /// Every folder the tool writes beside a project's build files: its output folder and its
+    /// own state (Gradle's `.gradle/`).
+    pub fn output_folders(self) -> &'static [&'static str] {
+        match self {
+            BuildTool::Maven => &["target"],
+            BuildTool::Gradle => &["build", ".gradle"],
+        }
+    }
 }
 
 /// The sources a structural comparison reads (see [`CheckKind::sources`]).
@@ -126,6 +190,8 @@ pub struct Facts {
     pub replayed_on_resume: bool,
     /// What it reads of the workspace's own files (the snapshot rule's input).
     pub reads: WorkspaceReads,
+    /// What of the files subject code adds is kept for it (the baseline guard's input).
+    pub keeps: Keeps,
     /// Where its findings go in the report's `diffs`.
     pub diff: Option<DiffSection>,
     /// A FAIL of it says the change is incomplete or wrong (the diagnosis's `execution` rule).
@@ -427,6 +493,18 @@ impl CheckKind {
         }
     }
 
+    /// What the guard keeps for the check of what subject code adds: its
+    /// [`Facts::keeps`], with the build tool or paths that fact points at.
+    pub fn kept(&self) -> Vec<Kept<'_>> {
+        let facts = self.facts();
+        match facts.keeps {
+            Keeps::Nothing => Vec::new(),
+            Keeps::ItsBuildOutputs => facts.builds.into_iter().map(Kept::OutputsOf).collect(),
+            Keeps::AnyBuildOutputs => BuildTool::iter().map(Kept::OutputsOf).collect(),
+            Keeps::WhatItReads => self.workspace_paths().into_iter().map(Kept::Path).collect(),
+        }
+    }
+
     /// Every workspace path the check names (a file it reads, a command's folder, a class
     /// folder, a coverage report, a test-report folder), which the preflight refuses when it
     /// leads out of the workspace through a symlink.
@@ -560,6 +638,19 @@ mod tests {
             );
             assert!(f.diff.is_none() || t.family() == Family::Structural, "{t}");
             assert!(!t.asks_model() || f.reads_reference_folder, "{t}");
+            // What is kept for a check: a build's outputs for a check that runs a build tool,
+            // any build's for one that runs the config's program; the paths it reads for a
+            // check that reads what builds leave and runs no code.
+            assert_eq!(f.keeps == Keeps::ItsBuildOutputs, f.builds.is_some(), "{t}");
+            assert!(
+                f.keeps != Keeps::AnyBuildOutputs || f.runs_subject_code(),
+                "{t}"
+            );
+            assert!(
+                f.keeps != Keeps::WhatItReads
+                    || f.reads == WorkspaceReads::Outputs && !f.runs_subject_code(),
+                "{t}"
+            );
             // What runs subject code is replayed on resume, never run twice.
             assert!(!f.runs_subject_code() || f.replayed_on_resume, "{t}");
             // A structural check that reads the sources as submitted is judged again on

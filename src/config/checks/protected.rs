@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::{CheckInfo, Facts, Family, WorkspaceReads};
+use super::{CheckInfo, Facts, Family, Keeps, WorkspaceReads};
 use crate::judgment::Phase;
 
 /// `protected-paths`: FAIL, listing the protected paths the pull request changed.
@@ -14,6 +14,7 @@ pub const PROTECTED_PATHS: CheckInfo = CheckInfo {
         phase: Phase::Inspect,
         builds: None,
         reads: WorkspaceReads::Outputs,
+        keeps: Keeps::Nothing,
         reads_reference_folder: false,
         replayed_on_resume: false,
         diff: None,

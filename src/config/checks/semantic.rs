@@ -6,7 +6,7 @@ use marked_yaml::types::MarkedMappingNode;
 use std::path::Path;
 
 use super::read::{CheckNode, get, path_key};
-use super::{CheckInfo, CheckKind, Facts, Family, WorkspaceReads};
+use super::{CheckInfo, CheckKind, Facts, Family, Keeps, WorkspaceReads};
 use crate::config::llm::{CriteriaSource, LlmOutput, Question, RosterItem, RosterKind};
 use crate::config::token;
 use crate::config::yaml::{Kind, Reader, key};
@@ -20,6 +20,7 @@ pub const LLM: CheckInfo = CheckInfo {
         phase: Phase::Inspect,
         builds: None,
         reads: WorkspaceReads::Everything,
+        keeps: Keeps::Nothing,
         reads_reference_folder: true,
         replayed_on_resume: false,
         diff: None,
@@ -53,6 +54,7 @@ pub const TEST_QUALITY_LLM: CheckInfo = CheckInfo {
         phase: Phase::Inspect,
         builds: None,
         reads: WorkspaceReads::Everything,
+        keeps: Keeps::Nothing,
         reads_reference_folder: true,
         replayed_on_resume: false,
         diff: None,
@@ -78,6 +80,7 @@ pub const SEMANTIC_DIFF: CheckInfo = CheckInfo {
         phase: Phase::Inspect,
         builds: None,
         reads: WorkspaceReads::Everything,
+        keeps: Keeps::Nothing,
         reads_reference_folder: true,
         replayed_on_resume: false,
         diff: None,
@@ -131,6 +134,7 @@ pub const CORRECTNESS: CheckInfo = CheckInfo {
         phase: Phase::Inspect,
         builds: None,
         reads: WorkspaceReads::Everything,
+        keeps: Keeps::Nothing,
         reads_reference_folder: true,
         replayed_on_resume: false,
         diff: None,
@@ -156,6 +160,7 @@ pub const EARS: CheckInfo = CheckInfo {
         phase: Phase::Inspect,
         builds: None,
         reads: WorkspaceReads::Everything,
+        keeps: Keeps::Nothing,
         reads_reference_folder: true,
         replayed_on_resume: false,
         diff: None,
@@ -184,6 +189,7 @@ pub const RFC2119: CheckInfo = CheckInfo {
         phase: Phase::Inspect,
         builds: None,
         reads: WorkspaceReads::Everything,
+        keeps: Keeps::Nothing,
         reads_reference_folder: true,
         replayed_on_resume: false,
         diff: None,

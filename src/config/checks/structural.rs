@@ -4,7 +4,7 @@
 use marked_yaml::types::MarkedMappingNode;
 
 use super::read::{CheckNode, get, list, path_key};
-use super::{CheckInfo, CheckKind, DiffSection, Facts, Family, WorkspaceReads};
+use super::{CheckInfo, CheckKind, DiffSection, Facts, Family, Keeps, WorkspaceReads};
 use crate::config::token;
 use crate::config::yaml::{Kind, Reader, key};
 use crate::judgment::Phase;
@@ -18,6 +18,7 @@ pub const IMPORT_DIFF: CheckInfo = CheckInfo {
         phase: Phase::Inspect,
         builds: None,
         reads: WorkspaceReads::Sources,
+        keeps: Keeps::Nothing,
         reads_reference_folder: false,
         replayed_on_resume: false,
         diff: Some(DiffSection::Imports),
@@ -58,6 +59,7 @@ pub const AST_DIFF: CheckInfo = CheckInfo {
         phase: Phase::Inspect,
         builds: None,
         reads: WorkspaceReads::Sources,
+        keeps: Keeps::Nothing,
         reads_reference_folder: false,
         replayed_on_resume: false,
         diff: Some(DiffSection::Ast),
@@ -138,6 +140,7 @@ pub const POM_DIFF: CheckInfo = CheckInfo {
         phase: Phase::Inspect,
         builds: None,
         reads: WorkspaceReads::Sources,
+        keeps: Keeps::Nothing,
         reads_reference_folder: false,
         replayed_on_resume: false,
         diff: Some(DiffSection::Pom),
@@ -177,6 +180,7 @@ pub const FILE_COMPARISON: CheckInfo = CheckInfo {
         phase: Phase::Inspect,
         builds: None,
         reads: WorkspaceReads::Sources,
+        keeps: Keeps::Nothing,
         reads_reference_folder: false,
         replayed_on_resume: false,
         diff: Some(DiffSection::Files),
@@ -206,6 +210,7 @@ pub const TEST_INVARIANCE: CheckInfo = CheckInfo {
         phase: Phase::Inspect,
         builds: None,
         reads: WorkspaceReads::Outputs,
+        keeps: Keeps::WhatItReads,
         reads_reference_folder: true,
         replayed_on_resume: true,
         diff: Some(DiffSection::Files),
