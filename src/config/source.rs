@@ -148,6 +148,21 @@ impl GitTree {
         )
     }
 
+    /// The tree of the commit checked out in the same repository (its `HEAD`): what the
+    /// pull request presents as git records it, which a checkout's files may not show (a
+    /// `working-tree-encoding` attribute re-encodes a blob on checkout). `None` without one
+    /// (an unborn branch, a repository that cannot be opened).
+    pub fn checked_out(&self) -> Option<GitTree> {
+        let repo = self.open().ok()?;
+        let id = repo.head().ok()?.peel_to_commit().ok()?.id();
+        Some(GitTree::new(
+            self.git_dir.clone(),
+            &self.root,
+            id,
+            format!("the checked-out commit {}", short(&id)),
+        ))
+    }
+
     fn open(&self) -> std::io::Result<Repository> {
         Repository::open(&self.git_dir).map_err(|e| std::io::Error::other(e.message().to_string()))
     }
@@ -292,6 +307,26 @@ impl GitTree {
                 if keep(&path) {
                     out.push((path, e.id(), e.filemode()));
                 }
+            }
+            TreeWalkResult::Ok
+        })
+        .map_err(io)?;
+        Ok(out)
+    }
+
+    /// The repository-relative paths of the tree's submodule entries (gitlinks, mode
+    /// `160000`), which [`GitTree::blobs`] does not list.
+    pub fn gitlinks(&self) -> std::io::Result<Vec<String>> {
+        let repo = self.open()?;
+        let io = |e: git2::Error| std::io::Error::other(e.message().to_string());
+        let tree = repo
+            .find_commit(self.commit)
+            .and_then(|c| c.tree())
+            .map_err(io)?;
+        let mut out = Vec::new();
+        tree.walk(TreeWalkMode::PreOrder, |dir, e| {
+            if e.kind() == Some(ObjectType::Commit) {
+                out.push(format!("{dir}{}", e.name().unwrap_or("")));
             }
             TreeWalkResult::Ok
         })

@@ -104,6 +104,12 @@ impl Inputs {
                         .push(format!("the {what} path escapes the workspace: {why}"));
                     None
                 }
+                Resolved::ThroughLink(link) => {
+                    i.problems.push(format!(
+                        "the {what} path passes through the symbolic link {link}, which judge-ci does not follow"
+                    ));
+                    None
+                }
             }
         };
         let plan = settings.plan.as_ref().and_then(|p| read("plan", p));

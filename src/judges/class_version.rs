@@ -71,6 +71,13 @@ pub fn class_version(
     let shown = dir.as_path().display();
     let root = match resolve(&ctx.workspace, dir.as_path()) {
         Resolved::Escapes(why) => return instrument(format!("path escapes the workspace: {why}")),
+        Resolved::ThroughLink(link) => {
+            return super::not_regular_fail(
+                "class-version",
+                Path::new(""),
+                &[(link, crate::untrusted::Kind::Symlink)],
+            );
+        }
         Resolved::Inside(p) if p.is_dir() => p,
         _ => {
             return build(

@@ -155,6 +155,13 @@ pub async fn command(
             Resolved::Escapes(why) => {
                 return instrument(format!("path escapes the workspace: {why}"));
             }
+            Resolved::ThroughLink(link) => {
+                return super::not_regular_fail(
+                    "the command's folder",
+                    Path::new(""),
+                    &[(link, crate::untrusted::Kind::Symlink)],
+                );
+            }
         },
     };
     let spec = spec_for(run, &cwd, env, timeout);

@@ -79,6 +79,8 @@ enum Read {
     Ok(Coverage),
     /// The report is not there: evidence the run did not produce.
     Missing(String),
+    /// The path is or passes through a symbolic link inside the workspace (that link).
+    ThroughLink(String),
     Fault(String),
 }
 
@@ -88,6 +90,7 @@ fn read_report(root: &Path, report: &WorkspacePath, fresh: Option<&Freshness>) -
     let shown = report.as_path().display();
     match resolve(root, report.as_path()) {
         Resolved::Escapes(why) => Read::Fault(format!("path escapes the workspace: {why}")),
+        Resolved::ThroughLink(link) => Read::ThroughLink(link),
         Resolved::Missing(_) => Read::Missing(format!(
             "coverage report not found: {shown} (did the build run JaCoCo?)"
         )),
@@ -122,6 +125,9 @@ fn baseline(
             match read_report(r, report, None) {
                 Read::Ok(c) => Ok(Some(c.line.percent())),
                 Read::Fault(e) | Read::Missing(e) => Err(format!("reference baseline: {e}")),
+                Read::ThroughLink(link) => Err(format!(
+                    "reference baseline: {link} is a symbolic link, not followed"
+                )),
             }
         }
         None => Ok(match ctx.metadata.get("baselineCoverage") {
@@ -152,6 +158,11 @@ fn inputs(
     match read_report(&ctx.workspace, report, Some(&fresh)) {
         Read::Ok(c) => Ok((base, c)),
         Read::Fault(e) => Err(Box::new(instrument(e))),
+        Read::ThroughLink(link) => Err(Box::new(super::not_regular_fail(
+            "coverage",
+            Path::new(""),
+            &[(link, crate::untrusted::Kind::Symlink)],
+        ))),
         Read::Missing(e) => Err(Box::new(instrument_because(
             Some(Cause::EvidenceMissing),
             e,

@@ -30,6 +30,11 @@ fn locate(workspace: &Path, path: &WorkspacePath) -> Result<std::path::PathBuf, 
         Resolved::Escapes(why) => Err(Box::new(instrument(format!(
             "path escapes the workspace: {why}"
         )))),
+        Resolved::ThroughLink(link) => Err(Box::new(super::not_regular_fail(
+            "file check",
+            Path::new(""),
+            &[(link, Kind::Symlink)],
+        ))),
         Resolved::Missing(_) => fail(
             format!("File not found: {shown}"),
             format!("{shown} does not exist"),

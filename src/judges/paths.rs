@@ -94,10 +94,52 @@ pub enum Resolved {
     Missing(PathBuf),
     /// The path, or a symlink on it, leads outside the workspace.
     Escapes(String),
+    /// The path is, or passes through, a symbolic link inside the workspace (its path, with
+    /// `/`, relative to the workspace): what a check names is read where the pull request
+    /// points it (a command's `dir: src` made a link to an empty folder), so it is a
+    /// `file-not-regular` finding of the check, never followed.
+    ThroughLink(String),
 }
 
-/// Resolves `rel` against `workspace`, following symlinks, refusing anything that leaves it.
+/// The first component of `rel` under `root` that is a symbolic link (`a/b` of `a/b/c`), if
+/// any; components past a missing one are not looked at.
+fn first_link(root: &Path, rel: &Path) -> Option<String> {
+    let mut at = root.to_path_buf();
+    let mut shown: Vec<String> = Vec::new();
+    for c in rel.components() {
+        let std::path::Component::Normal(name) = c else {
+            continue;
+        };
+        at.push(name);
+        shown.push(name.to_string_lossy().into_owned());
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => return Some(shown.join("/")),
+            Ok(_) => {}
+            Err(_) => return None,
+        }
+    }
+    None
+}
+
+/// Resolves `rel` against `workspace`: a path that leaves it (a symbolic link on the way
+/// included) [`Resolved::Escapes`]; one that stays inside but is or passes through a symbolic
+/// link [`Resolved::ThroughLink`]; otherwise the entry or its absence.
 pub fn resolve(workspace: &Path, rel: &Path) -> Resolved {
+    match resolve_following(workspace, rel) {
+        r @ Resolved::Escapes(_) => r,
+        r => match workspace
+            .canonicalize()
+            .ok()
+            .and_then(|root| first_link(&root, rel))
+        {
+            Some(link) => Resolved::ThroughLink(link),
+            None => r,
+        },
+    }
+}
+
+/// [`resolve`] with symbolic links inside the workspace followed.
+fn resolve_following(workspace: &Path, rel: &Path) -> Resolved {
     let root = match workspace.canonicalize() {
         Ok(r) => r,
         Err(e) => {
@@ -188,6 +230,35 @@ mod tests {
         assert!(matches!(
             resolve(ws.path(), Path::new("dirlink/new")),
             Resolved::Escapes(_)
+        ));
+    }
+
+    /// The attack (newer F23): a command's `dir: src` where the pull request made `src` a
+    /// link to an empty folder of its own: the trusted grep examined nothing. A path that is,
+    /// or passes through, a link inside the workspace is named, never followed.
+    #[test]
+    fn links_inside_the_workspace_are_named_not_followed() {
+        let ws = tempfile::tempdir().unwrap();
+        let r = ws.path();
+        std::fs::create_dir_all(r.join("clean/sub")).unwrap();
+        std::fs::write(r.join("clean/sub/a.txt"), "x").unwrap();
+        std::os::unix::fs::symlink("clean", r.join("src")).unwrap();
+        std::os::unix::fs::symlink("a.txt", r.join("clean/sub/b.txt")).unwrap();
+        let link = |p: &str| match resolve(r, Path::new(p)) {
+            Resolved::ThroughLink(l) => l,
+            _ => panic!("{p}: not named as a link"),
+        };
+        assert_eq!(link("src"), "src");
+        assert_eq!(link("src/sub/a.txt"), "src");
+        assert_eq!(link("./src/missing"), "src");
+        assert_eq!(link("clean/sub/b.txt"), "clean/sub/b.txt");
+        assert!(matches!(
+            resolve(r, Path::new("clean/sub/a.txt")),
+            Resolved::Inside(_)
+        ));
+        assert!(matches!(
+            resolve(r, Path::new("clean/none/x")),
+            Resolved::Missing(_)
         ));
     }
 }

@@ -51,8 +51,15 @@ pub(super) fn guard(
         Some(t) => {
             let files: Vec<report::ConfigFileInfo> = config_files(t);
             // Protected globs are relative to the repository root.
-            let root = protect::layout(t, workspace).root;
-            protect::protected_changes(t, &root, bench.protected.as_deref(), &files)
+            let layout = protect::layout(t, workspace);
+            let presented = protect::Presented {
+                root: &layout.root,
+                prefix: &layout.prefix,
+                // The trusted tree's own working tree: what is checked out there counts as
+                // git records it (a `--head` checkout is that commit's blobs already).
+                head: (layout.root == t.root()).then(|| t.checked_out()).flatten(),
+            };
+            protect::protected_changes(t, &presented, bench.protected.as_deref(), &files)
                 .map_err(|e| RunError::Instrument(format!("protected paths: {e}")))?
         }
         None => Vec::new(),

@@ -14,6 +14,10 @@ use crate::config::source::GitTree;
 use crate::config::{BUILD_FILES, default_protected};
 use crate::report::{ChangeKind, ConfigFileInfo, ProtectedChange};
 
+/// The largest protected file compared (a larger one is a change: the trusted side's are
+/// workflows, wrappers and the config's files).
+const MAX_PROTECTED_BYTES: u64 = 256 << 20;
+
 /// The pattern shown for the config's own files.
 pub const CONFIG_FILES: &str = "the config and the files it names";
 
@@ -91,12 +95,20 @@ impl Entry {
                 None => Entry::Other("an unreadable link"),
             }
         } else if t.is_file() {
-            match std::fs::read(p).ok().and_then(|b| blob(&b)) {
-                Some(id) => Entry::File {
-                    id,
-                    executable: m.permissions().mode() & 0o100 != 0,
+            // The one primitive: a file swapped for a FIFO meanwhile is never opened
+            // blocking, and one over the bound is not read whole.
+            match crate::untrusted::read(p, MAX_PROTECTED_BYTES) {
+                Ok(b) => match blob(&b) {
+                    Some(id) => Entry::File {
+                        id,
+                        executable: m.permissions().mode() & 0o100 != 0,
+                    },
+                    None => Entry::Other("an unreadable file"),
                 },
-                None => Entry::Other("an unreadable file"),
+                Err(crate::untrusted::ReadError::TooLarge { .. }) => {
+                    Entry::Other("a file over 256 MiB")
+                }
+                Err(_) => Entry::Other("an unreadable file"),
             }
         } else if t.is_dir() {
             Entry::Other("a folder")
@@ -180,29 +192,60 @@ fn links_over_protected(
         .collect()
 }
 
-/// Every protected file the subject at `subject` (the pull request's tree, laid out as the
-/// repository) changes against the trusted tree: the globs of `protected` (the defaults when
-/// `None`), and the config-side files whose working-tree version differs.
+/// What the pull request presents besides its working tree: the commit checked out there
+/// (`HEAD` of the repository the trusted tree comes from), whose tree is what a merge takes.
+/// A change git records there but a checkout hides (`working-tree-encoding` re-encoding a
+/// rewritten workflow back to the base's bytes, a folder made a link to a copy of itself) is
+/// a change all the same.
+pub struct Presented<'a> {
+    /// The subject's copy of the repository root ([`Layout::root`]).
+    pub root: &'a Path,
+    /// The workspace's place in it ([`Layout::prefix`]): its build wrappers and settings
+    /// ([`BUILD_FILES`]) are protected there whatever `protected:` says, as they are pinned.
+    pub prefix: &'a str,
+    /// The tree of the commit checked out at `root`, when `root` is the trusted tree's working
+    /// tree (not a `--head` checkout, whose files are that commit's blobs as they are).
+    pub head: Option<GitTree>,
+}
+
+/// Every protected file the subject ([`Presented`]: the pull request's working tree laid out as
+/// the repository, and the commit checked out there) changes against the trusted tree: the
+/// globs of `protected` (the defaults when `None`) and the workspace's build wrappers and
+/// settings, and the config-side files, each compared by content, mode and type.
 pub fn protected_changes(
     tree: &GitTree,
-    subject: &Path,
+    presented: &Presented<'_>,
     protected: Option<&[String]>,
     config_files: &[ConfigFileInfo],
 ) -> Result<Vec<ProtectedChange>, ProtectError> {
-    let globs: Vec<String> = match protected {
+    let subject = presented.root;
+    let mut globs: Vec<String> = match protected {
         Some(g) => g.to_vec(),
         None => default_protected(),
     };
+    for b in BUILD_FILES {
+        let g = if presented.prefix.is_empty() {
+            b.to_string()
+        } else {
+            format!("{}/{b}", presented.prefix)
+        };
+        if !globs.contains(&g) {
+            globs.push(g);
+        }
+    }
     let set = globset(&globs)?;
+    let named: std::collections::HashSet<&str> =
+        config_files.iter().map(|f| f.path.as_str()).collect();
     let pattern_of = |path: &str| {
         set.matches(path)
             .first()
             .map(|&i| globs[i].clone())
-            .unwrap_or_default()
+            .unwrap_or_else(|| CONFIG_FILES.to_string())
     };
+    let watched = |p: &str| set.is_match(p) || named.contains(p);
     let mut out: Vec<ProtectedChange> = Vec::new();
     let base = tree
-        .blobs(&|p| set.is_match(p))
+        .blobs(&watched)
         .map_err(|e| ProtectError::Io(format!("cannot read {}: {e}", tree.label())))?;
     let mut seen = std::collections::HashSet::new();
     for (path, id, mode) in &base {
@@ -262,6 +305,45 @@ pub fn protected_changes(
             },
             path: rel,
         });
+    }
+    // What the checked-out commit records, where the working tree does not show it.
+    if let Some(head) = &presented.head {
+        let recorded: std::collections::HashMap<String, Entry> = head
+            .blobs(&watched)
+            .map_err(|e| ProtectError::Io(format!("cannot read {}: {e}", head.label())))?
+            .into_iter()
+            .map(|(p, id, mode)| (p, Entry::recorded(id, mode)))
+            .collect();
+        let mut found = Vec::new();
+        for (path, id, mode) in &base {
+            if let Some((change, detail)) =
+                Entry::recorded(*id, *mode).change_to(recorded.get(path).copied())
+            {
+                found.push((path.clone(), change, detail));
+            }
+        }
+        let in_base: std::collections::HashSet<&str> =
+            base.iter().map(|(p, _, _)| p.as_str()).collect();
+        for path in recorded.keys().filter(|p| !in_base.contains(p.as_str())) {
+            found.push((path.clone(), ChangeKind::Added, None));
+        }
+        for (path, change, detail) in found {
+            if out.iter().any(|c| c.path == path) {
+                continue;
+            }
+            out.push(ProtectedChange {
+                pattern: pattern_of(&path),
+                detail: Some(match detail {
+                    Some(d) => format!("{d}, as {} records it", head.label()),
+                    None => format!(
+                        "as {} records it; the checked-out files do not show it",
+                        head.label()
+                    ),
+                }),
+                change,
+                path,
+            });
+        }
     }
     for f in config_files.iter().filter(|f| f.changed) {
         if out.iter().any(|c| c.path == f.path) {
@@ -544,6 +626,150 @@ mod tests {
 
     use crate::test_support::git;
 
+    /// The working tree at `root`, the repository's root, without its commit.
+    fn at(root: &Path) -> Presented<'_> {
+        Presented {
+            root,
+            prefix: "",
+            head: None,
+        }
+    }
+
+    /// The base commit of a fresh repository at `root` holding `files` (path, content, mode).
+    fn base_of(root: &Path, files: &[(&str, &str, u32)]) -> GitTree {
+        use std::os::unix::fs::PermissionsExt;
+        git(root, &["init", "-q"]);
+        for (p, c, mode) in files {
+            std::fs::create_dir_all(root.join(p).parent().unwrap()).unwrap();
+            std::fs::write(root.join(p), c).unwrap();
+            std::fs::set_permissions(root.join(p), std::fs::Permissions::from_mode(*mode)).unwrap();
+        }
+        git(root, &["add", "."]);
+        git(root, &["commit", "-qm", "base"]);
+        let repo = git2::Repository::open(root).unwrap();
+        let id = repo.head().unwrap().peel_to_commit().unwrap().id();
+        GitTree::new(repo.path().to_path_buf(), root, id, "base".into())
+    }
+
+    /// Newer attack pass F3 and F20: what the pull request commits is compared as git
+    /// records it, not only as the checkout shows it. `.github` replaced by a link to a copy
+    /// (the workflow is gone from the tree; the checkout reads the same bytes through the
+    /// link) and a workflow whose blob was rewritten while a `working-tree-encoding` attribute
+    /// makes the checkout byte-identical to the base (here: the blob committed, the file put
+    /// back in the working tree) are both changes.
+    #[test]
+    fn what_the_checked_out_commit_records_is_compared_too() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        let tree = base_of(
+            root,
+            &[
+                ("ci/gate.yml", "on: pull_request\n", 0o644),
+                (".github/CODEOWNERS", "* @owner\n", 0o644),
+                ("src/A.java", "class A {}\n", 0o644),
+            ],
+        );
+        // The rewritten blob, then the checkout's bytes as the base's.
+        std::fs::write(root.join(".github/CODEOWNERS"), "\u{2123}garbage\n").unwrap();
+        git(root, &["commit", "-qam", "re-encoded"]);
+        std::fs::write(root.join(".github/CODEOWNERS"), "* @owner\n").unwrap();
+        // The protected folder moved and linked back (`mv .github gh2; ln -s gh2 .github`).
+        git(root, &["mv", "ci", "ci2"]);
+        std::os::unix::fs::symlink("ci2", root.join("ci")).unwrap();
+        git(root, &["add", "ci"]);
+        git(root, &["commit", "-qm", "linked"]);
+        let mut presented = at(root);
+        let globs = [".github/**".to_string(), "ci/**".to_string()];
+        let before = protected_changes(&tree, &presented, Some(&globs), &[]).unwrap();
+        assert!(
+            !before.iter().any(|c| c.path == ".github/CODEOWNERS"),
+            "the checkout alone does not show the re-encoded blob: {before:?}"
+        );
+        presented.head = tree.checked_out();
+        let found = protected_changes(&tree, &presented, Some(&globs), &[]).unwrap();
+        let got: Vec<(&str, ChangeKind)> =
+            found.iter().map(|c| (c.path.as_str(), c.change)).collect();
+        assert_eq!(
+            got,
+            [
+                (".github/CODEOWNERS", ChangeKind::Modified),
+                ("ci", ChangeKind::TypeChanged),
+                ("ci/gate.yml", ChangeKind::Deleted),
+            ],
+            "{found:?}"
+        );
+        assert!(
+            found[0]
+                .detail
+                .as_deref()
+                .unwrap_or("")
+                .contains("records it"),
+            "{found:?}"
+        );
+    }
+
+    /// Newer attack pass F4 and F17: a mode change of a file the config names (the
+    /// reference's `mvnw` losing its executable bit) is a change like a content change, and
+    /// the workspace's build wrappers and settings, which are always pinned to the base's,
+    /// are protected paths whatever `protected:` lists and wherever the workspace sits.
+    #[test]
+    fn config_files_modes_and_the_workspace_s_wrappers_are_protected() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        let tree = base_of(
+            root,
+            &[
+                ("reference/mvnw", "#!/bin/sh\n", 0o755),
+                ("workspace/mvnw", "#!/bin/sh\nexec mvn \"$@\"\n", 0o755),
+                ("workspace/pom.xml", "<project/>\n", 0o644),
+            ],
+        );
+        std::fs::set_permissions(
+            root.join("reference/mvnw"),
+            std::fs::Permissions::from_mode(0o644),
+        )
+        .unwrap();
+        std::fs::write(root.join("workspace/mvnw"), "#!/bin/sh\nexit 0\n").unwrap();
+        std::fs::create_dir_all(root.join("workspace/.mvn")).unwrap();
+        std::fs::write(root.join("workspace/.mvn/maven.config"), "-DskipTests\n").unwrap();
+        let digest = |p: &str| {
+            Some(hex::encode(<sha2::Sha256 as sha2::Digest>::digest(
+                std::fs::read(root.join(p)).unwrap(),
+            )))
+        };
+        let named = [ConfigFileInfo {
+            changed: false,
+            path: "reference/mvnw".into(),
+            sha256: digest("reference/mvnw"),
+            head_sha256: digest("reference/mvnw"),
+        }];
+        let presented = Presented {
+            root,
+            prefix: "workspace",
+            head: None,
+        };
+        let found =
+            protected_changes(&tree, &presented, Some(&[".github/**".into()]), &named).unwrap();
+        let got: Vec<(&str, ChangeKind, &str)> = found
+            .iter()
+            .map(|c| (c.path.as_str(), c.change, c.pattern.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("reference/mvnw", ChangeKind::ModeChanged, CONFIG_FILES),
+                (
+                    "workspace/.mvn/maven.config",
+                    ChangeKind::Added,
+                    "workspace/.mvn/**"
+                ),
+                ("workspace/mvnw", ChangeKind::Modified, "workspace/mvnw"),
+            ],
+            "{found:?}"
+        );
+    }
+
     #[test]
     fn a_workspace_in_a_subfolder_gets_its_own_build_files_from_the_base() {
         let d = tempfile::tempdir().unwrap();
@@ -587,7 +813,13 @@ mod tests {
             "the root's files stay at the root"
         );
         // Protection looks at the whole repository, whatever the workspace.
-        let found = protected_changes(&tree, &l.root, Some(&[".github/**".into()]), &[]).unwrap();
+        let presented = Presented {
+            root: &l.root,
+            prefix: &l.prefix,
+            head: None,
+        };
+        let found =
+            protected_changes(&tree, &presented, Some(&[".github/**".into()]), &[]).unwrap();
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].path, ".github/workflows/ci.yml");
         assert_eq!(found[0].change, ChangeKind::Modified);
@@ -614,7 +846,7 @@ mod tests {
         std::os::unix::fs::symlink("cfg", root.join(".mvn")).unwrap();
         // `gradle/wrapper/**` names a path inside `gradle`: a link there counts too.
         std::os::unix::fs::symlink("../cfg", root.join("gradle")).unwrap();
-        let changes = protected_changes(&tree, root, None, &[]).unwrap();
+        let changes = protected_changes(&tree, &at(root), None, &[]).unwrap();
         let shown: Vec<(&str, ChangeKind)> = changes
             .iter()
             .map(|c| (c.path.as_str(), c.change))
@@ -640,7 +872,7 @@ mod tests {
             "the link's target is left alone"
         );
         assert!(
-            protected_changes(&tree, root, None, &[])
+            protected_changes(&tree, &at(root), None, &[])
                 .unwrap()
                 .is_empty()
         );
@@ -748,7 +980,7 @@ mod tests {
         )
         .unwrap();
         let globs = ["mvnw".to_string(), "scripts/**".to_string()];
-        let found = protected_changes(&tree, root, Some(&globs), &[]).unwrap();
+        let found = protected_changes(&tree, &at(root), Some(&globs), &[]).unwrap();
         let got: Vec<(&str, ChangeKind, Option<&str>)> = found
             .iter()
             .map(|c| (c.path.as_str(), c.change, c.detail.as_deref()))
@@ -777,7 +1009,7 @@ mod tests {
         let pinned = pin_protected(&tree, root, Some(&globs)).unwrap();
         assert_eq!(pinned.len(), 4, "{pinned:?}");
         assert!(
-            protected_changes(&tree, root, Some(&globs), &[])
+            protected_changes(&tree, &at(root), Some(&globs), &[])
                 .unwrap()
                 .is_empty()
         );

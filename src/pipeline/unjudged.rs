@@ -120,9 +120,35 @@ fn workspace_files(workspace: &Path, out: &Path) -> Vec<String> {
         .collect()
 }
 
-/// The workspace's files that differ from `base` (the trusted tree; the workspace sits at
-/// `prefix` in it) or are not in it.
-fn changed_against_tree(tree: &GitTree, workspace: &Path, prefix: &str, out: &Path) -> Vec<String> {
+/// What the pull request changes against `tree` (the trusted tree), split by where it lies:
+/// inside the workspace (at `prefix` in the tree; workspace-relative paths), and elsewhere in
+/// the repository (`root`, the working tree the trusted tree stands in for; repository-relative
+/// paths), each a file that differs, is new or is gone, and a submodule entry the checked-out
+/// commit adds.
+struct Changed {
+    inside: Vec<String>,
+    outside: Vec<String>,
+}
+
+/// The files of the repository at `root` outside the workspace folder `prefix` (not `.git`,
+/// links not followed), repository-relative.
+fn files_outside(root: &Path, prefix: &str) -> Vec<String> {
+    walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| {
+            let rel = e.path().strip_prefix(root).map(slash).unwrap_or_default();
+            e.depth() == 0 || (e.file_name() != ".git" && rel != prefix)
+        })
+        .filter_map(Result::ok)
+        .filter(|e| !e.file_type().is_dir())
+        .take(MAX_FILES)
+        .filter_map(|e| e.path().strip_prefix(root).ok().map(slash))
+        .collect()
+}
+
+/// See [`Changed`].
+fn changed_against_tree(tree: &GitTree, workspace: &Path, prefix: &str, out: &Path) -> Changed {
     let under = |p: &str| -> Option<String> {
         if prefix.is_empty() {
             Some(p.to_string())
@@ -132,16 +158,63 @@ fn changed_against_tree(tree: &GitTree, workspace: &Path, prefix: &str, out: &Pa
                 .map(str::to_string)
         }
     };
-    let base: std::collections::HashMap<String, Oid> = tree
-        .blobs(&|p| under(p).is_some())
+    let all: std::collections::HashMap<String, Oid> = tree
+        .blobs(&|_| true)
         .unwrap_or_default()
         .into_iter()
-        .filter_map(|(p, id, _)| under(&p).map(|r| (r, id)))
+        .map(|(p, id, _)| (p, id))
         .collect();
-    workspace_files(workspace, out)
-        .into_iter()
-        .filter(|rel| base.get(rel).copied() != id_on_disk(&workspace.join(rel)))
-        .collect()
+    let base: std::collections::HashMap<String, Oid> = all
+        .iter()
+        .filter_map(|(p, id)| under(p).map(|r| (r, *id)))
+        .collect();
+    let here = workspace_files(workspace, out);
+    let mut inside: Vec<String> = here
+        .iter()
+        .filter(|rel| base.get(*rel).copied() != id_on_disk(&workspace.join(rel)))
+        .cloned()
+        .collect();
+    // Gone: in the base, not in the workspace (nor anything else there now: a folder).
+    let present: std::collections::HashSet<&str> = here.iter().map(String::as_str).collect();
+    inside.extend(
+        base.keys()
+            .filter(|rel| !present.contains(rel.as_str()))
+            .filter(|rel| std::fs::symlink_metadata(workspace.join(rel)).is_err())
+            .cloned(),
+    );
+    // Submodule entries the checked-out commit adds: an empty folder in a checkout, which no
+    // walk of files meets.
+    let root = tree.root();
+    let is_checkout = workspace.canonicalize().is_ok_and(|w| w.starts_with(root));
+    if is_checkout && let Some(head) = tree.checked_out() {
+        let base_links = tree.gitlinks().unwrap_or_default();
+        for p in head.gitlinks().unwrap_or_default() {
+            if !base_links.contains(&p)
+                && let Some(rel) = under(&p)
+            {
+                inside.push(rel);
+            }
+        }
+    }
+    // Elsewhere in the repository, when the workspace is a folder of it.
+    let mut outside = Vec::new();
+    if is_checkout && !prefix.is_empty() {
+        let there = files_outside(root, prefix);
+        let present: std::collections::HashSet<&str> = there.iter().map(String::as_str).collect();
+        outside.extend(
+            there
+                .iter()
+                .filter(|p| all.get(*p).copied() != id_on_disk(&root.join(p)))
+                .cloned(),
+        );
+        outside.extend(
+            all.keys()
+                .filter(|p| under(p).is_none() && !present.contains(p.as_str()))
+                .filter(|p| std::fs::symlink_metadata(root.join(p)).is_err())
+                .cloned(),
+        );
+    }
+    Changed { inside, outside }
 }
 
 /// The workspace's files that differ from the reference folder's or are not in it.
@@ -165,12 +238,17 @@ pub fn unjudged(
     let Reads::Matching(read) = reads(bench) else {
         return Vec::new();
     };
-    let changed = match (tree, reference) {
+    let (changed, outside, prefix) = match (tree, reference) {
         (Some(t), _) => {
             let layout = super::protect::layout(t, workspace);
-            changed_against_tree(t, workspace, &layout.prefix, out)
+            let c = changed_against_tree(t, workspace, &layout.prefix, out);
+            (c.inside, c.outside, layout.prefix)
         }
-        (None, Some(r)) => changed_against_folder(r, workspace, out),
+        (None, Some(r)) => (
+            changed_against_folder(r, workspace, out),
+            Vec::new(),
+            String::new(),
+        ),
         (None, None) => return Vec::new(),
     };
     let mut own = GlobSetBuilder::new();
@@ -184,11 +262,83 @@ pub fn unjudged(
         .path
         .file_name()
         .map(|f| f.to_string_lossy().into_owned());
-    changed
+    // Outside the workspace no check reads anything: every change there is listed, but the
+    // protected paths (repository-relative globs, reported on their own) and the files the
+    // config names (the reference folder), as `../`-relative paths from the workspace.
+    let named: std::collections::HashSet<String> = tree
+        .map(|t| t.files().into_iter().map(|f| f.path).collect())
+        .unwrap_or_default();
+    let up = "../".repeat(prefix.split('/').filter(|c| !c.is_empty()).count());
+    let outside = outside
+        .into_iter()
+        .filter(|p| !own.is_match(p) && !named.contains(p))
+        .map(|p| format!("{up}{p}"));
+    let mut listed: Vec<String> = changed
         .into_iter()
         .filter(|rel| !read.is_match(rel) && !own.is_match(rel))
         .filter(|rel| Some(rel.as_str()) != config.as_deref())
+        .chain(outside)
         .collect::<BTreeSet<_>>()
         .into_iter()
-        .collect()
+        .collect();
+    // What a reader of a cut list must see first: code and scripts before documents.
+    listed.sort_by_key(|p| (rank(workspace, p), p.clone()));
+    listed
+}
+
+/// How much a reader of a cut list needs to see a changed file: 0 for what runs (an
+/// executable, a script, source code, a build file), 1 for anything else, 2 for documents
+/// and images.
+fn rank(workspace: &Path, rel: &str) -> u8 {
+    use std::os::unix::fs::PermissionsExt;
+    let ext = Path::new(rel)
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let executable = std::fs::symlink_metadata(workspace.join(rel))
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+    const DOCS: &[&str] = &[
+        "md", "markdown", "txt", "rst", "adoc", "png", "jpg", "jpeg", "gif", "svg", "pdf",
+    ];
+    const CODE: &[&str] = &[
+        "sh",
+        "bash",
+        "py",
+        "rb",
+        "pl",
+        "js",
+        "mjs",
+        "ts",
+        "java",
+        "kt",
+        "kts",
+        "groovy",
+        "gradle",
+        "scala",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "rs",
+        "go",
+        "jar",
+        "class",
+        "so",
+        "xml",
+        "yml",
+        "yaml",
+        "json",
+        "properties",
+        "toml",
+        "cmd",
+        "bat",
+        "ps1",
+    ];
+    if executable || CODE.contains(&ext.as_str()) {
+        0
+    } else if DOCS.contains(&ext.as_str()) {
+        2
+    } else {
+        1
+    }
 }

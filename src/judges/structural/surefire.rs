@@ -84,6 +84,13 @@ pub fn test_invariance(
 ) -> Outcome {
     let dir = match resolve(workspace, reports.as_path()) {
         Resolved::Escapes(why) => return instrument(format!("path escapes the workspace: {why}")),
+        Resolved::ThroughLink(link) => {
+            return crate::judges::not_regular_fail(
+                "test-invariance",
+                Path::new(""),
+                &[(link, crate::untrusted::Kind::Symlink)],
+            );
+        }
         Resolved::Inside(d) if d.is_dir() => d,
         _ => {
             return build(
