@@ -12,7 +12,7 @@ fn main() -> std::io::Result<()> {
     std::io::stdin().read_to_string(&mut md)?;
     print!(
         "{}",
-        judge_ci::report::budget::html_page(&md, "judge-ci · the pull-request comment")
+        judge_ci::report::gfm::html_page(&md, "judge-ci · the pull-request comment")
     );
     Ok(())
 }

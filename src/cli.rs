@@ -1,6 +1,8 @@
 //! Command-line definitions (clap derive only; no behaviour here).
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use judge_ci::pipeline::Format;
+use judge_ci::report::Surface;
 use std::path::PathBuf;
 
 /// Grade a pull request against a reference implementation with a cascaded jury.
@@ -60,15 +62,6 @@ pub enum Color {
     Always,
     /// Never.
     Never,
-}
-
-/// What `run` prints on standard output.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum OutputFormat {
-    /// The markdown report.
-    Markdown,
-    /// The report JSON.
-    Json,
 }
 
 /// How the result is published to GitHub (in Actions, without --dry-run).
@@ -135,8 +128,8 @@ pub struct RunArgs {
     #[arg(long, default_value = "judge-ci-out", value_name = "DIR")]
     pub out: PathBuf,
     /// What to print on standard output.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Markdown)]
-    pub format: OutputFormat,
+    #[arg(long, value_enum, default_value_t = Format::Markdown)]
+    pub format: Format,
     /// Which readings fail the step (default: the config's report.fail-on, else error inside
     /// GitHub Actions and fail outside).
     #[arg(long, value_enum, value_name = "WHEN")]
@@ -156,23 +149,6 @@ pub struct RunArgs {
     /// Terminal output.
     #[command(flatten)]
     pub output: OutputArgs,
-}
-
-/// A surface of a report.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum RenderFormat {
-    /// The PR comment (65,536-byte budget).
-    Markdown,
-    /// The job summary (1 MiB budget).
-    Summary,
-    /// A self-contained HTML page.
-    Html,
-    /// The check-run request bodies.
-    CheckRun,
-    /// JUnit XML.
-    Junit,
-    /// SARIF 2.1.0.
-    Sarif,
 }
 
 /// How `interpret` prints its result.
@@ -239,8 +215,8 @@ pub struct RenderArgs {
     /// The report JSON.
     pub report: PathBuf,
     /// The surface printed on standard output.
-    #[arg(long, value_enum, default_value_t = RenderFormat::Markdown)]
-    pub format: RenderFormat,
+    #[arg(long, value_enum, default_value_t = Surface::Markdown)]
+    pub format: Surface,
     /// Write every surface into this folder instead.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -304,8 +280,8 @@ pub struct DiagnoseArgs {
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// What to print.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Markdown)]
-    pub format: OutputFormat,
+    #[arg(long, value_enum, default_value_t = Format::Markdown)]
+    pub format: Format,
     /// Also store the new analysis in the report file.
     #[arg(long)]
     pub write: bool,
@@ -372,8 +348,8 @@ pub struct CompareArgs {
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub max_regressions: usize,
     /// What to print.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Markdown)]
-    pub format: OutputFormat,
+    #[arg(long, value_enum, default_value_t = Format::Markdown)]
+    pub format: Format,
     /// Also write compare.md, compare.json and compare.html here.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -405,8 +381,8 @@ pub struct ProveArgs {
     #[arg(long)]
     pub keep_trees: bool,
     /// What to print.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Markdown)]
-    pub format: OutputFormat,
+    #[arg(long, value_enum, default_value_t = Format::Markdown)]
+    pub format: Format,
     /// Terminal output.
     #[command(flatten)]
     pub output: OutputArgs,

@@ -2,7 +2,7 @@
 //! normal tests replay the regression corpus (`tests/corpus/<target>/`) through exactly the same
 //! checks. Each returns the broken property; a panic inside is a crash as well.
 
-use crate::report::{self, Surface, budget, escape};
+use crate::report::{self, Surface, escape, gfm};
 
 /// The fuzz targets, by the name of their folder under `tests/corpus/`.
 pub const TARGETS: [&str; 7] = [
@@ -70,11 +70,11 @@ pub fn stored_report(data: &[u8]) -> Result<(), String> {
         let _ = report::render(&r, s, None, 50);
     }
     let md = report::render(&r, Surface::Markdown, None, 50).unwrap_or_default();
-    if md.len() > budget::COMMENT_BUDGET {
+    if md.len() > gfm::COMMENT_BUDGET {
         return Err(format!(
             "the comment is {} bytes, over its budget of {}",
             md.len(),
-            budget::COMMENT_BUDGET
+            gfm::COMMENT_BUDGET
         ));
     }
     Ok(())
@@ -117,18 +117,18 @@ pub fn markdown(data: &[u8]) -> Result<(), String> {
         return Ok(());
     };
     let line = escape::inline(text);
-    budget::validate(&line).map_err(|e| format!("inline: {e:?}"))?;
-    budget::validate(&escape::code_span(text)).map_err(|e| format!("code span: {e:?}"))?;
+    gfm::validate(&line).map_err(|e| format!("inline: {e:?}"))?;
+    gfm::validate(&escape::code_span(text)).map_err(|e| format!("code span: {e:?}"))?;
     let block = escape::code_block(text, "text");
-    budget::validate(&block).map_err(|e| format!("code block: {e:?}"))?;
+    gfm::validate(&block).map_err(|e| format!("code block: {e:?}"))?;
     let doc: String = (0..20)
         .map(|i| format!("## {i}\n\n{line}\n\n{block}\n"))
         .collect();
-    let cut = budget::truncate(&doc, 2_000, "the report artifact");
+    let cut = gfm::truncate(&doc, 2_000, "the report artifact");
     if cut.len() > 2_000 {
         return Err(format!("{} bytes over a 2000-byte budget", cut.len()));
     }
-    budget::validate(&cut).map_err(|e| format!("cut: {e:?}"))
+    gfm::validate(&cut).map_err(|e| format!("cut: {e:?}"))
 }
 
 #[cfg(test)]

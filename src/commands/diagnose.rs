@@ -16,7 +16,7 @@ pub fn run(args: cli::DiagnoseArgs) -> anyhow::Result<i32> {
         format,
         write,
     } = args;
-    let opts = pipeline::diagnose::DiagnoseOptions {
+    let opts = pipeline::rediagnose::DiagnoseOptions {
         plan,
         knowledge,
         journal,
@@ -24,7 +24,7 @@ pub fn run(args: cli::DiagnoseArgs) -> anyhow::Result<i32> {
         task,
         config,
     };
-    match pipeline::diagnose::rediagnose(&report, &opts) {
+    match pipeline::rediagnose::rediagnose(&report, &opts) {
         Ok(r) => {
             if write {
                 // Replaced whole or not at all: a full disk must not cost the stored
@@ -33,11 +33,11 @@ pub fn run(args: cli::DiagnoseArgs) -> anyhow::Result<i32> {
                 write_file(&report, json.as_bytes())?;
             }
             match format {
-                cli::OutputFormat::Markdown => print!(
+                judge_ci::pipeline::Format::Markdown => print!(
                     "{}",
                     judge_ci::github::inert::wrap(&judge_ci::report::markdown::render(&r))
                 ),
-                cli::OutputFormat::Json => {
+                judge_ci::pipeline::Format::Json => {
                     println!("{}", serde_json::to_string_pretty(&r.diagnostics)?)
                 }
             }

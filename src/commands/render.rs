@@ -40,14 +40,7 @@ pub fn run(args: cli::RenderArgs) -> anyhow::Result<i32> {
             println!("wrote every surface into {}", dir.display());
         }
         None => {
-            let s = match format {
-                cli::RenderFormat::Markdown => Surface::Markdown,
-                cli::RenderFormat::Summary => Surface::Summary,
-                cli::RenderFormat::Html => Surface::Html,
-                cli::RenderFormat::CheckRun => Surface::CheckRun,
-                cli::RenderFormat::Junit => Surface::Junit,
-                cli::RenderFormat::Sarif => Surface::Sarif,
-            };
+            let s = format;
             let text = judge_ci::report::render(&parsed, s, template.as_deref(), annotations)?;
             print!("{}", judge_ci::github::inert::wrap(&text));
         }

@@ -2,7 +2,7 @@
 
 use super::{allow_key_envs, bad_input, color, runtime, verbosity};
 use crate::cli;
-use judge_ci::pipeline::{self, Format, RunOptions, Verbosity};
+use judge_ci::pipeline::{self, RunOptions, Verbosity};
 
 /// `resume`: the second job of a split run.
 pub fn resume(args: cli::ResumeArgs) -> anyhow::Result<i32> {
@@ -34,14 +34,11 @@ pub fn run(args: cli::RunArgs, resume: Option<std::path::PathBuf>) -> anyhow::Re
         model_cache: args.model_cache.clone(),
         dry_run: args.dry_run,
         out: args.out,
-        format: match args.format {
-            cli::OutputFormat::Markdown => Format::Markdown,
-            cli::OutputFormat::Json => Format::Json,
-        },
+        format: args.format,
         verbosity: verbosity(&args.output),
         color: color(&args.output),
         fail_on: args.fail_on,
-        config_from: match pipeline::inputs::ConfigFrom::parse(&args.config_from) {
+        config_from: match pipeline::config_tree::ConfigFrom::parse(&args.config_from) {
             Ok(c) => c,
             Err(e) => return bad_input(e),
         },

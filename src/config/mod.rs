@@ -10,8 +10,8 @@ mod duration;
 pub mod endpoint;
 pub mod instance;
 pub mod llm;
-mod load;
 mod model;
+mod parse;
 pub mod sandbox;
 pub mod schema;
 pub mod schema_doc;
@@ -22,9 +22,9 @@ mod yaml;
 pub use diag::{Diagnostic, Diagnostics, Loc, Severity};
 pub use duration::parse_duration;
 pub use llm::LlmSettings;
-pub use load::{
+pub use model::*;
+pub use parse::{
     DISCOVERED, discover, discover_in, load_benchmark, load_benchmark_from, load_task,
     load_task_from,
 };
-pub use model::*;
 pub use source::ConfigSource;

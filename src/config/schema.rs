@@ -4,7 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::checks::{catalog, keys_of};
-use super::load::{
+use super::parse::{
     BENCHMARK_KEYS, JURY_KEYS, MEMBER_KEYS, REFERENCE_KEYS, REPORT_KEYS, TIER_KEYS, VOTING_KEYS,
 };
 use super::yaml::{Key, Kind};

@@ -8,4 +8,4 @@ pub mod comment;
 pub mod context;
 pub mod inert;
 pub mod outputs;
-pub mod publish;
+pub mod post;

@@ -628,38 +628,88 @@ mod tests {
         serde_json::from_value(v)
     }
 
+    /// Asserts that `v` is refused on the wire path for the invariant whose message contains
+    /// `why` (not merely that it is refused).
+    #[track_caller]
+    fn refused(v: Value, why: &str) {
+        match from(v.clone()) {
+            Ok(j) => panic!("{v} was accepted as {j:?}"),
+            Err(e) => assert!(e.to_string().contains(why), "{v}: {e}, expected: {why}"),
+        }
+    }
+
+    /// Asserts that a constructor refused its arguments with an `InvalidArgument` saying `why`.
+    #[track_caller]
+    fn invalid_argument<T: std::fmt::Debug>(r: Result<T, BuildError>, why: &str) {
+        match r {
+            Err(BuildError::InvalidArgument(m)) => assert!(m.contains(why), "{m}, expected: {why}"),
+            other => panic!("expected InvalidArgument({why}), got {other:?}"),
+        }
+    }
+
     #[test]
     fn invariants_are_enforced_on_the_wire_path() {
-        assert!(
-            from(json!({"status":"pass","reasonCode":"judge_failed","reasoning":"x"})).is_err()
+        refused(
+            json!({"status":"pass","reasonCode":"judge_failed","reasoning":"x"}),
+            "PASS must not carry a reason code",
         );
-        assert!(from(json!({"status":"abstain","score":0.5,"reasoning":"x"})).is_err());
-        assert!(from(json!({"status":"abstain","reasoning":"  "})).is_err());
-        assert!(from(json!({"status":"not_applicable","reasoning":""})).is_err());
-        assert!(from(json!({"status":"error","reasoning":"x"})).is_err());
-        assert!(
-            from(json!({"status":"error","reasonCode":"subject_empty","reasoning":"x"})).is_err()
+        refused(
+            json!({"status":"abstain","score":0.5,"reasoning":"x"}),
+            "ABSTAIN must not carry a score",
         );
-        assert!(
-            from(json!({"status":"error","reasonCode":"judge_failed","label":"l","reasoning":"x"}))
-                .is_err()
+        refused(
+            json!({"status":"abstain","reasoning":"  "}),
+            "ABSTAIN requires non-blank reasoning",
         );
-        assert!(
-            from(json!({"status":"fail","reasonCode":"judge_failed","reasoning":"x"})).is_err()
+        refused(
+            json!({"status":"not_applicable","reasoning":""}),
+            "NOT_APPLICABLE requires non-blank reasoning",
         );
-        assert!(
-            from(json!({"status":"fail","reasonCode":"subject_empty","reasoning":" "})).is_err()
+        refused(
+            json!({"status":"error","reasoning":"x"}),
+            "ERROR requires an instrument-family reason code",
+        );
+        refused(
+            json!({"status":"error","reasonCode":"subject_empty","reasoning":"x"}),
+            "ERROR requires an instrument-family reason code, not",
+        );
+        refused(
+            json!({"status":"error","reasonCode":"judge_failed","label":"l","reasoning":"x"}),
+            "ERROR must not carry a label",
+        );
+        refused(
+            json!({"status":"fail","reasonCode":"judge_failed","reasoning":"x"}),
+            "FAIL may only carry a subject-family reason code",
+        );
+        refused(
+            json!({"status":"fail","reasonCode":"subject_empty","reasoning":" "}),
+            "a judgment with a reason code requires non-blank reasoning",
         );
         assert!(
             from(json!({"status":"fail","reasonCode":"subject_empty","reasoning":"none"})).is_ok()
         );
-        assert!(from(json!({"status":"pass","score":1.5})).is_err());
-        assert!(from(json!({"status":"pass","score":-0.1})).is_err());
-        assert!(from(json!({"status":"pass","label":" "})).is_err());
-        assert!(from(json!({"status":"pass","metadata":{"elapsedMillis":-1}})).is_err());
-        assert!(from(json!({"status":"pass","metadata":{"n":9007199254740992u64}})).is_err());
-        assert!(from(json!({"status":"PASS"})).is_err());
-        assert!(from(json!({"status":"pass","bogus":1})).is_err());
+        refused(
+            json!({"status":"pass","score":1.5}),
+            "score must be finite and within [0.0, 1.0]",
+        );
+        refused(
+            json!({"status":"pass","score":-0.1}),
+            "score must be finite and within [0.0, 1.0]",
+        );
+        refused(
+            json!({"status":"pass","label":" "}),
+            "label, when present, must be non-blank",
+        );
+        refused(
+            json!({"status":"pass","metadata":{"elapsedMillis":-1}}),
+            "metadata.elapsedMillis must be a non-negative integer",
+        );
+        refused(
+            json!({"status":"pass","metadata":{"n":9007199254740992u64}}),
+            "9007199254740992",
+        );
+        refused(json!({"status":"PASS"}), "unknown variant `PASS`");
+        refused(json!({"status":"pass","bogus":1}), "unknown field `bogus`");
     }
 
     #[test]
@@ -675,14 +725,17 @@ mod tests {
         ];
         for m in bad {
             let v = json!({"status":"error","reasonCode":"errors_propagated","reasoning":"r","metadata":m});
-            assert!(from(v.clone()).is_err(), "{v}");
+            refused(v, "errorCodeCounts");
         }
         let ok = json!({"status":"error","reasonCode":"errors_propagated","reasoning":"r",
             "metadata":{"aggregation":{"errorCodeCounts":{"judge_failed":2}}}});
         assert!(from(ok).is_ok());
-        assert!(Judgment::error_with(ReasonCode::ErrorsPropagated, "r").is_err());
+        invalid_argument(
+            Judgment::error_with(ReasonCode::ErrorsPropagated, "r"),
+            "built with propagated_error",
+        );
         let mut origin = BTreeMap::new();
-        assert!(Judgment::propagated_error(&origin, "r").is_err());
+        invalid_argument(Judgment::propagated_error(&origin, "r"), "errorCodeCounts");
         origin.insert(ReasonCode::JudgeReported, 1);
         let j = Judgment::propagated_error(&origin, "r").unwrap();
         assert_eq!(j.reason_code(), Some(ReasonCode::ErrorsPropagated));
@@ -693,7 +746,7 @@ mod tests {
         let r = Judgment::builder(Status::Pass)
             .metadata("aggregation", json!({}))
             .build();
-        assert!(r.is_err());
+        invalid_argument(r, "metadata key 'aggregation' is reserved");
     }
 
     #[test]
@@ -709,8 +762,14 @@ mod tests {
         assert_eq!(p.status(), Status::Pass);
         let n = Judgment::scored_in_range(7.0, 0.0, 10.0, 0.5, "r").unwrap();
         assert!((n.score().unwrap() - 0.7).abs() < 1e-12);
-        assert!(Judgment::scored_in_range(1.0, 1.0, 1.0, 0.5, "r").is_err());
-        assert!(Judgment::scored_in_range(11.0, 0.0, 10.0, 0.5, "r").is_err());
+        invalid_argument(
+            Judgment::scored_in_range(1.0, 1.0, 1.0, 0.5, "r"),
+            "max (1) must exceed min (1)",
+        );
+        invalid_argument(
+            Judgment::scored_in_range(11.0, 0.0, 10.0, 0.5, "r"),
+            "score 11 is outside [0, 10]",
+        );
         assert_eq!(
             Judgment::error("boom").unwrap().reason_code(),
             Some(ReasonCode::JudgeReported)

@@ -14,8 +14,8 @@ pub enum RunError {
     #[error("{}", render_input(.0))]
     Input(#[from] InputError),
     /// The engine itself failed before producing a verdict: exit 3.
-    #[error("{0}")]
-    Instrument(String),
+    #[error(transparent)]
+    Instrument(#[from] InstrumentError),
     /// A signal (the Actions "Cancel", Ctrl-C) stopped the run: exit 128 + the signal.
     #[error(
         "cancelled by {name}; the judges still running were stopped (their process groups killed)"
@@ -37,6 +37,86 @@ impl RunError {
             RunError::Cancelled { signal, .. } => 128 + signal,
         }
     }
+}
+
+/// judge-ci's own instrument failed, so no verdict (or no surface of one) could be given:
+/// exit 3. Each kind names the step that failed and keeps the error under it.
+#[derive(Debug, Error)]
+pub enum InstrumentError {
+    /// A built jury could not describe itself (for the report and `validate`).
+    #[error("cannot describe the jury: {0}")]
+    Describe(#[source] crate::judgment::BuildError),
+    /// The jury description could not be printed as JSON (`validate`).
+    #[error("cannot print the jury description: {0}")]
+    PrintDescription(#[source] serde_json::Error),
+    /// The report could not be cut to what `reveal:` lets its surfaces show.
+    #[error(transparent)]
+    Reveal(#[from] crate::report::reveal::RevealError),
+    /// A surface could not be rendered from the report.
+    #[error(transparent)]
+    Render(#[from] crate::report::RenderError),
+    /// The comment's template could not be rendered (the API comment).
+    #[error(transparent)]
+    Template(#[from] crate::report::markdown::TemplateError),
+    /// The output folder could not be made ready before any subject code ran.
+    #[error(transparent)]
+    Output(#[from] super::save::PrepareError),
+    /// The job summary could not be appended to `$GITHUB_STEP_SUMMARY`.
+    #[error("cannot write the job summary {path}: {source}")]
+    JobSummary {
+        /// `$GITHUB_STEP_SUMMARY`.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The snapshot of the submitted workspace could not be taken.
+    #[error("cannot take the snapshot of the workspace the structural judges read: {0}")]
+    Snapshot(#[source] std::io::Error),
+    /// The snapshot was changed while the jury ran: a subject process reached judge-ci's own
+    /// files, so no verdict is given.
+    #[error(
+        "the snapshot of the submitted workspace was changed while the jury ran ({}); a subject process reached judge-ci's own files, so no verdict is given",
+        shown_paths(.paths)
+    )]
+    SnapshotTampered {
+        /// The snapshot's paths that changed.
+        paths: Vec<PathBuf>,
+    },
+    /// The vote ended in a fault of the engine.
+    #[error("the jury could not produce a verdict: {0}")]
+    Vote(#[from] crate::judgment::Fault),
+    /// A check judge-ci adds to the first tier (protected paths, build code, unjudged
+    /// changes) has no tier to go to.
+    #[error("{what}: the jury has no first tier to add {check} to")]
+    NoFirstTier {
+        /// What was being added, as the message names it.
+        what: &'static str,
+        /// The check's name.
+        check: &'static str,
+    },
+    /// The trusted side's protected paths could not be compared or pinned.
+    #[error("protected paths: {0}")]
+    Protected(#[source] super::protect::ProtectError),
+    /// The trusted side's build files could not be pinned.
+    #[error("build files: {0}")]
+    BuildFiles(#[source] super::protect::ProtectError),
+    /// `restore:` could not put the reference's files in place.
+    #[error(transparent)]
+    Restore(super::protect::ProtectError),
+}
+
+/// The first five paths, then how many more.
+fn shown_paths(paths: &[PathBuf]) -> String {
+    let mut s = paths
+        .iter()
+        .take(5)
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if paths.len() > 5 {
+        s.push_str(&format!(" and {} more", paths.len() - 5));
+    }
+    s
 }
 
 /// Bad input, with the file, flag or config place it came from; each kind knows the help
@@ -73,7 +153,7 @@ pub enum InputError {
     NoTrustedConfig(PathBuf),
     /// The trusted tree the config is read from cannot be resolved.
     #[error(transparent)]
-    ConfigSource(#[from] super::inputs::InputsError),
+    ConfigSource(#[from] super::config_tree::InputsError),
     /// The head, the workspace or the reference cannot be materialised.
     #[error("{what}: {source}")]
     Tree {

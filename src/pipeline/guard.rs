@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::error::{InputError, RunError};
+use super::error::{InputError, InstrumentError, RunError};
 use super::protect;
 use crate::config::checks::CheckKind;
 use crate::config::{Benchmark, CheckSpec, ConfigSource, JurySpec};
@@ -40,10 +40,11 @@ pub(super) fn guard(
         match first_checks(&mut bench.jury) {
             Some(checks) => checks.push(spec),
             None => {
-                return Err(RunError::Instrument(
-                    "unjudged changes: the jury has no first tier to add unjudged-changes to"
-                        .into(),
-                ));
+                return Err(InstrumentError::NoFirstTier {
+                    what: "unjudged changes",
+                    check: "unjudged-changes",
+                }
+                .into());
             }
         }
     }
@@ -60,7 +61,7 @@ pub(super) fn guard(
                 head: (layout.root == t.root()).then(|| t.checked_out()).flatten(),
             };
             protect::protected_changes(t, &presented, bench.protected.as_deref(), &files)
-                .map_err(|e| RunError::Instrument(format!("protected paths: {e}")))?
+                .map_err(InstrumentError::Protected)?
         }
         None => Vec::new(),
     };
@@ -90,9 +91,11 @@ pub(super) fn guard(
         match first_checks(&mut bench.jury) {
             Some(checks) => checks.push(spec),
             None => {
-                return Err(RunError::Instrument(
-                    "protected paths: the jury has no first tier to add protected-paths to".into(),
-                ));
+                return Err(InstrumentError::NoFirstTier {
+                    what: "protected paths",
+                    check: "protected-paths",
+                }
+                .into());
             }
         }
     }
@@ -102,9 +105,9 @@ pub(super) fn guard(
         Some(t) => {
             let layout = protect::layout(t, workspace);
             let mut pinned = protect::pin_protected(t, &layout.root, bench.protected.as_deref())
-                .map_err(|e| RunError::Instrument(format!("protected paths: {e}")))?;
+                .map_err(InstrumentError::Protected)?;
             for p in protect::pin_build_files(t, workspace, &layout.prefix)
-                .map_err(|e| RunError::Instrument(format!("build files: {e}")))?
+                .map_err(InstrumentError::BuildFiles)?
             {
                 let shown = if layout.prefix.is_empty() {
                     p
@@ -125,8 +128,7 @@ pub(super) fn guard(
         let Some(r) = reference else {
             return Err(InputError::RestoreWithoutReference.into());
         };
-        protect::restore(r, workspace, &bench.restore)
-            .map_err(|e| RunError::Instrument(e.to_string()))?
+        protect::restore(r, workspace, &bench.restore).map_err(InstrumentError::Restore)?
     };
     // Code the pull request makes run at build or test time, found before any runs (after
     // `restore:`, so what it removed is not counted): a finding of its own, a FAIL in the
@@ -156,9 +158,11 @@ pub(super) fn guard(
         match first_checks(&mut bench.jury) {
             Some(checks) => checks.push(spec),
             None => {
-                return Err(RunError::Instrument(
-                    "build code: the jury has no first tier to add build-code-added to".into(),
-                ));
+                return Err(InstrumentError::NoFirstTier {
+                    what: "build code",
+                    check: "build-code-added",
+                }
+                .into());
             }
         }
     }

@@ -4,7 +4,7 @@ use serde_json::Value;
 use std::io::IsTerminal;
 use std::sync::Arc;
 
-use super::error::{RunError, config_problems};
+use super::error::{InstrumentError, RunError, config_problems};
 use super::options::Verbosity;
 use super::progress;
 use crate::config::{Benchmark, Diagnostic, Diagnostics};
@@ -60,8 +60,6 @@ pub(super) fn jury_of(
         d.push(Diagnostic::error(e.loc, e.error.message().to_string()));
         config_problems(d, color)
     })?;
-    let description = jury
-        .describe()
-        .map_err(|e| RunError::Instrument(format!("cannot describe the jury: {e}")))?;
+    let description = jury.describe().map_err(InstrumentError::Describe)?;
     Ok((jury, description, llm))
 }

@@ -15,12 +15,11 @@
 
 pub mod assemble;
 pub mod cancelled;
-pub mod diagnose;
+pub mod config_tree;
 pub mod error;
 pub mod exit;
 pub mod gate;
 pub mod guard;
-pub mod inputs;
 pub mod jury;
 pub mod load;
 pub mod options;
@@ -28,6 +27,7 @@ pub mod preflight;
 pub mod progress;
 pub mod protect;
 pub mod publish;
+pub mod rediagnose;
 pub mod resume;
 pub mod reveal;
 pub mod run;
@@ -41,7 +41,7 @@ pub mod unjudged;
 pub mod validate;
 
 pub use assemble::{collect_diffs, tier_views};
-pub use error::RunError;
+pub use error::{InputError, InstrumentError, RunError};
 pub use exit::{EXIT_BAD_INPUT, EXIT_INSTRUMENT, EXIT_PASS, EXIT_PUBLISH, EXIT_REJECTED};
 pub use gate::{gate, gate_with_errors};
 pub use load::{load, load_from, read_report};

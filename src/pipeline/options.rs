@@ -2,12 +2,12 @@
 
 use std::path::PathBuf;
 
-use super::{inputs, publish, resume};
+use super::{config_tree, publish, resume};
 use crate::config::FailOn;
 use crate::report::Report;
 
-/// What the run prints on standard output.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What a command prints on standard output (`--format` of run, diagnose, suite and prove).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     /// The markdown report.
     Markdown,
@@ -56,7 +56,7 @@ pub struct RunOptions {
     /// `--fail-on`, over the config's.
     pub fail_on: Option<FailOn>,
     /// `--config-from`: where the config and the files it names are read from.
-    pub config_from: inputs::ConfigFrom,
+    pub config_from: config_tree::ConfigFrom,
     /// Publishing to GitHub.
     pub publish: publish::PublishOptions,
     /// Whether this is a single run (true) or a task of a suite (false): a suite ignores the

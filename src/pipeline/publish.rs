@@ -12,10 +12,10 @@ use crate::config::{CommentMode, FailOn, ReportSettings};
 use crate::github::client::RetryPolicy;
 use crate::github::context::{self, Context};
 use crate::github::outputs;
-use crate::github::publish::{self as gh, Published, Settings};
+use crate::github::post::{self as gh, Published, Settings};
 use crate::report::{self, Report, Surface, markdown};
 
-use super::error::{InputError, RunError, config_problems};
+use super::error::{InputError, InstrumentError, RunError, config_problems};
 use super::options::Verbosity;
 
 /// The command line's publishing choices; `None` leaves the config's.
@@ -327,13 +327,13 @@ pub async fn stored(
     }
     // The trusted config's `reveal:` may withhold more than the stored report did, never less.
     let report = report::Revealed::stored(report, Some(bench.report.reveal))
-        .map_err(|e| RunError::Instrument(e.to_string()))?;
+        .map_err(InstrumentError::from)?;
     let md = markdown::render(&report);
     let summary = report::render(&report, Surface::Summary, None, annotations)
-        .map_err(|e| RunError::Instrument(e.to_string()))?;
+        .map_err(InstrumentError::from)?;
     if let Ok(p) = std::env::var("GITHUB_STEP_SUMMARY") {
         outputs::append(Path::new(&p), &summary)
-            .map_err(|e| RunError::Instrument(format!("cannot write the job summary {p}: {e}")))?;
+            .map_err(|source| InstrumentError::JobSummary { path: p, source })?;
     }
     let published = after(
         &ctx,

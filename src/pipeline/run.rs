@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::error::RunError;
+use super::error::{InstrumentError, RunError};
 use super::options::{Format, RunOptions, RunResult, Verbosity};
 use super::{publish, save, stages};
 use crate::github::{self, outputs as gh_outputs};
@@ -61,7 +61,7 @@ async fn saved_then_published(
     let mut surfaces = Vec::new();
     for surface in Surface::ALL {
         let text = report::render(&report, surface, template, settings.annotations)
-            .map_err(|e| RunError::Instrument(e.to_string()))?;
+            .map_err(InstrumentError::from)?;
         surfaces.push((surface, text));
     }
     // The JSON last, holding the digest of every other surface as it is written.
@@ -69,7 +69,7 @@ async fn saved_then_published(
     save::replace_json(
         &mut surfaces,
         report::render(&report, Surface::Json, None, settings.annotations)
-            .map_err(|e| RunError::Instrument(e.to_string()))?,
+            .map_err(InstrumentError::from)?,
     );
     let saved = save::surfaces(&opts.out, &surfaces, &save::spill_dir());
     for w in saved.errors(&opts.out) {
@@ -112,8 +112,7 @@ async fn saved_then_published(
             }
             false
         } else {
-            let full = markdown::render_with(&report, template)
-                .map_err(|e| RunError::Instrument(e.to_string()))?;
+            let full = markdown::render_with(&report, template).map_err(InstrumentError::from)?;
             let published = publish::after(
                 ctx,
                 &report,

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use super::assemble::{collect_diffs, tier_views};
 use super::cancelled::write_cancelled;
-use super::error::{InputError, RunError};
+use super::error::{InputError, InstrumentError, RunError};
 use super::gate::gate_with_errors;
 use super::guard::{config_files, guard};
 use super::jury::{jury_of, progress_for};
@@ -21,7 +21,7 @@ use super::preflight::preflight;
 use super::signals::cancellation;
 use super::task::task_commands;
 use super::trees::{checkout_error, reference_contents, resolve_reference};
-use super::{inputs, progress, resume, save};
+use super::{config_tree, progress, resume, save};
 use crate::config::{Benchmark, ConfigSource, FailOn, ReferenceSpec, Task};
 use crate::fence::{Fence, Hidden};
 use crate::github::{self, context::Context};
@@ -65,7 +65,7 @@ pub fn load(opts: &RunOptions, hidden: Arc<Hidden>) -> Result<Loaded, RunError> 
                 None
             }
         };
-    let config_source = inputs::config_source(&opts.config_from, github.as_ref(), &repo_dir)
+    let config_source = config_tree::config_source(&opts.config_from, github.as_ref(), &repo_dir)
         .map_err(InputError::from)?;
     if let Some(t) = config_source.tree()
         && opts.verbosity != Verbosity::Quiet
@@ -281,9 +281,9 @@ pub fn prepare(opts: &RunOptions, loaded: &mut Loaded, trees: &Trees) -> Result<
     fence.add_workspace(workspace);
     // Made ready before any subject code runs, so that the fence hides it (outside the
     // workspace) and nothing of judge-ci's names is left in it from before.
-    let out = save::prepare(&opts.out).map_err(|e| RunError::Instrument(e.to_string()))?;
+    let out = save::prepare(&opts.out).map_err(InstrumentError::from)?;
     fence.hide(&opts.out);
-    for d in crate::judges::llm::cache::folders(bench, workspace, &|k| std::env::var(k).ok()) {
+    for d in crate::judges::llm::replies::folders(bench, workspace, &|k| std::env::var(k).ok()) {
         // Made now, so that the fence hides the folder itself, not only what holds it.
         let _ = std::fs::create_dir_all(&d);
         fence.hide(&d);
@@ -356,11 +356,7 @@ pub async fn judge(
             fence,
             trees.comparisons.sides(),
         )
-        .map_err(|e| {
-            RunError::Instrument(format!(
-                "cannot take the snapshot of the workspace the structural judges read: {e}"
-            ))
-        })?;
+        .map_err(InstrumentError::Snapshot)?;
         Some(s)
     } else {
         None
@@ -394,22 +390,13 @@ pub async fn judge(
     if let Some(a) = actions {
         a.close();
     }
-    let verdict = verdict
-        .map_err(|f| RunError::Instrument(format!("the jury could not produce a verdict: {f}")))?;
+    let verdict = verdict.map_err(InstrumentError::Vote)?;
     let tampered = snapshot
         .as_ref()
         .map(crate::judges::snapshot::Snapshot::tampered)
         .unwrap_or_default();
     if !tampered.is_empty() {
-        return Err(RunError::Instrument(format!(
-            "the snapshot of the submitted workspace was changed while the jury ran ({}); a subject process reached judge-ci's own files, so no verdict is given",
-            tampered
-                .iter()
-                .take(5)
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
+        return Err(InstrumentError::SnapshotTampered { paths: tampered }.into());
     }
     let jury_ms = judging.elapsed().as_millis() as u64;
     if let Some(s) = &trees.store {
@@ -572,7 +559,7 @@ pub fn report(
         _ => super::reveal::vocabulary(trees, task.as_ref().map(|t| t.instruction.as_str())),
     };
     crate::report::Revealed::new(report, level, &vocabulary)
-        .map_err(|e| RunError::Instrument(e.to_string()))
+        .map_err(|e| InstrumentError::from(e).into())
 }
 
 /// The Actions run id, inside Actions.

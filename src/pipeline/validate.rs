@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::error::RunError;
+use super::error::{InstrumentError, RunError};
 use super::jury::jury_of;
 use super::load::load;
 use super::options::Verbosity;
@@ -40,8 +40,7 @@ pub fn validate(
     out.push_str(&describe_spec(&bench.jury, ""));
     out.push_str(&format!(
         "\njury description:\n{}\n",
-        serde_json::to_string_pretty(&description)
-            .map_err(|e| RunError::Instrument(format!("cannot print the jury description: {e}")))?
+        serde_json::to_string_pretty(&description).map_err(InstrumentError::PrintDescription)?
     ));
     Ok(out)
 }

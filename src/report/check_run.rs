@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use crate::judgment::{FindingFamily, FindingKind};
 use crate::jury::interpret::Reading;
 
-use super::budget::{CHECK_RUN_BUDGET, truncate};
+use super::gfm::{CHECK_RUN_BUDGET, truncate};
 use super::markdown;
 use super::model::{Gate, Report};
 

@@ -1,9 +1,9 @@
 //! Reports: the stored JSON model and the surfaces rendered from it.
 
-pub mod budget;
 pub mod check_run;
 pub mod escape;
 pub mod findings;
+pub mod gfm;
 pub mod icons;
 pub mod junit;
 pub mod location;
@@ -17,14 +17,15 @@ pub mod sarif;
 pub use model::*;
 pub use reveal::Revealed;
 
-/// Every surface a report is rendered to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Every surface a report is rendered to (also `render --format`'s values: the report JSON
+/// is written, never rendered, so it is not one of them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Surface {
-    /// The PR comment (cut to 65,536 bytes).
+    /// The PR comment (65,536-byte budget).
     Markdown,
-    /// The job summary (cut to 1 MiB).
+    /// The job summary (1 MiB budget).
     Summary,
-    /// A self-contained HTML preview.
+    /// A self-contained HTML page.
     Html,
     /// The check-run request bodies.
     CheckRun,
@@ -33,6 +34,7 @@ pub enum Surface {
     /// SARIF 2.1.0.
     Sarif,
     /// The report JSON itself.
+    #[value(skip)]
     Json,
 }
 
@@ -98,17 +100,17 @@ pub fn render(
 ) -> Result<String, RenderError> {
     let md = |audience| markdown::render_for(r, template, audience);
     Ok(match surface {
-        Surface::Markdown => budget::truncate(
+        Surface::Markdown => gfm::truncate(
             &md(markdown::Audience::Comment)?,
-            budget::COMMENT_BUDGET,
+            gfm::COMMENT_BUDGET,
             "the job summary and the report artifact",
         ),
-        Surface::Summary => budget::truncate(
+        Surface::Summary => gfm::truncate(
             &md(markdown::Audience::Summary)?,
-            budget::JOB_SUMMARY_BUDGET,
+            gfm::JOB_SUMMARY_BUDGET,
             "the report artifact (report.json)",
         ),
-        Surface::Html => budget::html_page(
+        Surface::Html => gfm::html_page(
             &md(markdown::Audience::Html)?,
             &format!("judge-ci · {}", r.config.name),
         ),

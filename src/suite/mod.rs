@@ -508,7 +508,7 @@ async fn judge_task(
         verbosity: Verbosity::Quiet,
         color: false,
         fail_on: None,
-        config_from: crate::pipeline::inputs::ConfigFrom::Head,
+        config_from: crate::pipeline::config_tree::ConfigFrom::Head,
         publish: Default::default(),
         actions: false,
         split: crate::pipeline::resume::Split::Whole,

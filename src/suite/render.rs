@@ -5,7 +5,7 @@
 
 use crate::jury::interpret::Reading;
 use crate::report::escape::{code_span, inline};
-use crate::report::{budget, icons};
+use crate::report::{gfm, icons};
 
 use super::compare::{Change, Comparison};
 use super::model::SuiteReport;
@@ -220,12 +220,12 @@ pub fn markdown(s: &SuiteReport, cmp: Option<&Comparison>) -> String {
         ));
     }
     md.push_str("\n</details>\n");
-    budget::truncate(&md, budget::JOB_SUMMARY_BUDGET, "suite.json")
+    gfm::truncate(&md, gfm::JOB_SUMMARY_BUDGET, "suite.json")
 }
 
 /// The suite as a self-contained HTML page with drawn charts.
 pub fn html(s: &SuiteReport, cmp: Option<&Comparison>) -> String {
-    budget::html_page(
+    gfm::html_page(
         &markdown(s, cmp),
         &format!("judge-ci suite · {}", s.suite.root),
     )

@@ -171,7 +171,7 @@ fn a_hostile_workspace_is_judged_within_bounds() {
     );
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(!md.contains("root:x:0:0"));
-    judge_ci::report::budget::validate(&md).expect("valid markdown despite the names");
+    judge_ci::report::gfm::validate(&md).expect("valid markdown despite the names");
     assert!(md.len() <= 65_536);
     // The build tier never ran (the structure tier rejected); run it alone for the fork and
     // the noise.

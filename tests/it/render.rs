@@ -5,7 +5,7 @@
 use crate::common;
 
 use common::{judge_ci, write_tree};
-use judge_ci::report::{self, Report, Surface, budget};
+use judge_ci::report::{self, Report, Surface, gfm};
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -72,8 +72,8 @@ fn ext(name: &str) -> String {
 }
 
 fn check_markdown(md: &str) {
-    budget::validate(md).unwrap_or_else(|p| panic!("invalid GFM: {p:?}\n{md}"));
-    assert!(md.len() <= budget::COMMENT_BUDGET);
+    gfm::validate(md).unwrap_or_else(|p| panic!("invalid GFM: {p:?}\n{md}"));
+    assert!(md.len() <= gfm::COMMENT_BUDGET);
 }
 
 fn files_of(list: &[(String, String)]) -> Vec<(&str, &str)> {
@@ -506,19 +506,19 @@ fn a_huge_report_is_cut_within_every_budget() {
     for (s, text) in &all {
         match s {
             Surface::Markdown => {
-                assert!(text.len() <= budget::COMMENT_BUDGET, "{}", text.len());
+                assert!(text.len() <= gfm::COMMENT_BUDGET, "{}", text.len());
                 check_markdown(text);
                 assert!(text.contains("This report was cut to fit here"));
             }
             Surface::Summary => {
-                assert!(text.len() <= budget::JOB_SUMMARY_BUDGET);
-                budget::validate(text).unwrap();
+                assert!(text.len() <= gfm::JOB_SUMMARY_BUDGET);
+                gfm::validate(text).unwrap();
             }
             Surface::CheckRun => {
                 let v: Value = serde_json::from_str(text).unwrap();
                 let out = &v["create"]["output"];
-                assert!(out["summary"].as_str().unwrap().len() <= budget::CHECK_RUN_BUDGET);
-                assert!(out["text"].as_str().unwrap().len() <= budget::CHECK_RUN_BUDGET);
+                assert!(out["summary"].as_str().unwrap().len() <= gfm::CHECK_RUN_BUDGET);
+                assert!(out["text"].as_str().unwrap().len() <= gfm::CHECK_RUN_BUDGET);
                 assert_eq!(
                     out["annotations"].as_array().unwrap().len(),
                     50,
@@ -571,7 +571,7 @@ fn hostile_reasoning_stays_literal_in_one_valid_document() {
     let r: Report = serde_json::from_value(v).unwrap();
     for s in [Surface::Markdown, Surface::Summary] {
         let md = report::render(&stored(&r), s, None, 50).unwrap();
-        budget::validate(&md).unwrap();
+        gfm::validate(&md).unwrap();
         assert!(
             md.contains("&lt;/details&gt;") && md.contains("&lt;img src=x onerror=alert(1)&gt;"),
             "escaped HTML"
@@ -587,7 +587,7 @@ fn hostile_reasoning_stays_literal_in_one_valid_document() {
             "{}",
             &md[..md.len().min(3000)]
         );
-        let html = budget::html_page(&md, "t");
+        let html = gfm::html_page(&md, "t");
         assert!(
             !html.contains("<img src=x") && !html.contains("<script>"),
             "no injected HTML in the preview"

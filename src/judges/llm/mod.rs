@@ -9,10 +9,10 @@
 
 pub mod answer;
 pub mod budget;
-pub mod cache;
 pub mod injection;
 pub mod prompt;
 pub mod provider;
+pub mod replies;
 pub mod samples;
 
 use std::path::{Path, PathBuf};
@@ -31,8 +31,8 @@ use crate::judgment::{
 };
 
 use super::{Outcome, build, instrument, instrument_because};
-use cache::Cache;
 use provider::{Ask, LlmError, Model, Reply};
+use replies::Cache;
 
 /// The metadata key holding a judgment's model usage.
 pub const USAGE_KEY: &str = "llm";
@@ -443,7 +443,7 @@ pub async fn judge(
     let dir = match &settings.cache {
         Some(CacheSetting::Off) => None,
         Some(CacheSetting::Folder(p)) => Some(p.clone()),
-        None => cache::default_dir(&*rt.env),
+        None => replies::default_dir(&*rt.env),
     };
     // The load refused a configured folder inside the repository; this catches a default
     // pointed there too (an XDG_CACHE_HOME inside the workspace): such a cache is not used.

@@ -1,4 +1,4 @@
-//! Loading and validating the benchmark and task files: every problem is found and reported
+//! Parsing and validating the benchmark and task files: every problem is found and reported
 //! (file, line, column, what would be valid) before anything runs.
 
 use marked_yaml::Node;

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::config::CommentMode;
 use crate::jury::interpret::Reading;
-use crate::report::{budget, check_run};
+use crate::report::{check_run, gfm};
 
 use super::checks_api;
 use super::client::{ApiError, Client, RetryPolicy};
@@ -90,32 +90,32 @@ impl Published {
     }
 }
 
-/// The two surfaces, for messages.
+/// The two things posted to the API, for messages.
 #[derive(Clone, Copy)]
-enum Surface {
+enum Post {
     Comment,
     CheckRun,
 }
 
-impl Surface {
+impl Post {
     fn what(self) -> &'static str {
         match self {
-            Surface::Comment => "comment on the pull request",
-            Surface::CheckRun => "create the check run",
+            Post::Comment => "comment on the pull request",
+            Post::CheckRun => "create the check run",
         }
     }
 
     fn permission(self) -> &'static str {
         match self {
-            Surface::Comment => "pull-requests: write",
-            Surface::CheckRun => "checks: write",
+            Post::Comment => "pull-requests: write",
+            Post::CheckRun => "checks: write",
         }
     }
 }
 
 /// The log line for a failed write: a permission problem says which permission and, for
 /// forks and Dependabot, the `workflow_run` recipe; anything else says what GitHub answered.
-fn explain(ctx: &Context, surface: Surface, e: &ApiError) -> String {
+fn explain(ctx: &Context, post: Post, e: &ApiError) -> String {
     if e.is_permission() {
         let dependabot = ctx
             .actor
@@ -136,21 +136,21 @@ fn explain(ctx: &Context, surface: Surface, e: &ApiError) -> String {
                  the check run, upload the report folder as an artifact and publish it from a \
                  trusted `workflow_run` workflow with `judge-ci publish --from DIR`, which never \
                  runs the pull request's code ({RECIPE})",
-                surface.what()
+                post.what()
             );
         }
         return format!(
             "judge-ci: could not {} ({e}): the token lacks `{}`. Add it to the job: \
              `permissions: {{ {}, contents: read }}`; new repositories give workflows a \
              read-only token by default (Settings → Actions → Workflow permissions).",
-            surface.what(),
-            surface.permission(),
-            surface.permission()
+            post.what(),
+            post.permission(),
+            post.permission()
         );
     }
     format!(
         "judge-ci: could not {} ({e}); the job summary and the report artifact hold the result",
-        surface.what()
+        post.what()
     )
 }
 
@@ -306,7 +306,7 @@ pub async fn publish(
                     }
                     Err(e) => {
                         complete = false;
-                        log.push(explain(ctx, Surface::CheckRun, &e))
+                        log.push(explain(ctx, Post::CheckRun, &e))
                     }
                 }
             }
@@ -319,9 +319,9 @@ pub async fn publish(
     if settings.comment != CommentMode::Off {
         match pr {
             Some(n) => {
-                let cut = budget::truncate(
+                let cut = gfm::truncate(
                     markdown,
-                    budget::COMMENT_BUDGET - marker.line().len() - 1,
+                    gfm::COMMENT_BUDGET - marker.line().len() - 1,
                     "the job summary and the report artifact",
                 );
                 let body = comment::body(&marker, &cut);
@@ -359,7 +359,7 @@ pub async fn publish(
                     }
                     Err(e) => {
                         complete = false;
-                        log.push(explain(ctx, Surface::Comment, &e))
+                        log.push(explain(ctx, Post::Comment, &e))
                     }
                 }
             }
