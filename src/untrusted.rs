@@ -367,3 +367,32 @@ mod tests {
         assert!(parse_xml("dtd.xml", "<!DOCTYPE r []><r/>", false).is_err());
     }
 }
+
+/// `p` as judge-ci prints a name the subject chose (a file it planted, a hook it added) on a
+/// line of its own log: control characters escaped (`\n` stays two characters), so the name
+/// can never start a line of its own, where the runner would read `::error::` or
+/// `::add-mask::` as a workflow command (attack finding s3 N2).
+pub fn shown(p: &std::path::Path) -> String {
+    p.display()
+        .to_string()
+        .chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod shown_tests {
+    #[test]
+    fn a_planted_name_cannot_start_a_line_of_the_log() {
+        let name = std::path::Path::new("out/a\n::error title=PWNED::x\r\n::add-mask::judge-ci\nb");
+        let s = super::shown(name);
+        assert!(!s.contains('\n') && !s.contains('\r'), "{s}");
+        assert!(s.contains("\\n::error"), "{s}");
+    }
+}

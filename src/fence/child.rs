@@ -90,6 +90,10 @@ pub struct Mounts {
     /// Credential files inside a cache (`~/.gradle/gradle.properties`) covered by
     /// `/dev/null` once the overlays are made.
     pub masked: Vec<CString>,
+    /// Files covered by another (a git configuration by its copy without credentials,
+    /// [`super::git_guard::without_credentials`]): (the copy, the file), bound before the
+    /// git folders are made read-only.
+    pub covered: Vec<(CString, CString)>,
 }
 
 /// The flags of the mount holding `path` that a remount must keep (`statvfs`).
@@ -150,6 +154,18 @@ impl Mounts {
     fn make(&self, ruleset: Option<RawFd>, writable: u64) -> u32 {
         let grant = |path: &CStr| ruleset.is_none_or(|fd| allow(fd, path, writable).is_ok());
         let mut held = 0;
+        for (copy, file) in &self.covered {
+            // SAFETY: mount on valid C strings.
+            unsafe {
+                libc::mount(
+                    copy.as_ptr(),
+                    file.as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_BIND,
+                    std::ptr::null(),
+                );
+            }
+        }
         // No git folder in a writable root: nothing to protect.
         if self
             .read_only

@@ -209,15 +209,69 @@ impl GitGuard {
     }
 }
 
+/// `url` with the user information (`user:token@`) of an `scheme://user:token@host/…` value
+/// removed, or `None` when it has none.
+fn without_userinfo(value: &str) -> Option<String> {
+    let start = value.find("://")? + 3;
+    let rest = &value[start..];
+    let host_end = rest.find('/').unwrap_or(rest.len());
+    let at = rest[..host_end].rfind('@')?;
+    Some(format!("{}{}", &value[..start], &rest[at + 1..]))
+}
+
+/// The text of a git configuration file without the credentials a checkout leaves in it
+/// (attack finding F13): every `extraheader` (actions/checkout's
+/// `http.https://github.com/.extraheader = AUTHORIZATION: basic …`, the job's token) and the
+/// user information of `url`/`pushurl` values. `None` when there is nothing to remove.
+/// Subject processes see this copy in the file's place (a bind mount in their namespace).
+pub fn without_credentials(text: &str) -> Option<String> {
+    let mut changed = false;
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        let (key, value) = t.split_once('=').unwrap_or((t, ""));
+        let key = key.trim().to_ascii_lowercase();
+        if key == "extraheader" {
+            changed = true;
+            continue;
+        }
+        if (key == "url" || key == "pushurl")
+            && let Some(v) = without_userinfo(value.trim())
+        {
+            changed = true;
+            let indent = &line[..line.len() - t.len()];
+            out.push_str(&format!("{indent}{key} = {v}\n"));
+            continue;
+        }
+        out.push_str(line);
+    }
+    changed.then_some(out)
+}
+
 fn warn_unrestored(p: &Path, e: &std::io::Error) {
     eprintln!(
         "judge-ci: could not restore {} after subject code changed it: {e}; do not run git in this workspace before checking it",
-        p.display()
+        crate::untrusted::shown(p)
     );
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_checkouts_token_and_url_credentials_are_left_out_of_the_subjects_copy() {
+        let config = "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = https://x-access-token:ghs_SECRET@github.com/o/r\n[http \"https://github.com/\"]\n\textraheader = AUTHORIZATION: basic Z2hzX1NFQ1JFVA==\n";
+        let clean = super::without_credentials(config).unwrap();
+        assert!(
+            !clean.contains("SECRET") && !clean.contains("Z2hz"),
+            "{clean}"
+        );
+        assert!(
+            clean.contains("url = https://github.com/o/r") && clean.contains("bare = false"),
+            "{clean}"
+        );
+        assert_eq!(super::without_credentials("[core]\n\tbare = false\n"), None);
+    }
+
     use super::*;
 
     #[test]

@@ -208,7 +208,7 @@ impl Fence {
         for p in &changed {
             eprintln!(
                 "judge-ci: warning: subject code changed {} (git configuration or hook); restored as it was before the run",
-                p.display()
+                crate::untrusted::shown(p)
             );
             if !restored.contains(p) {
                 restored.push(p.clone());
@@ -262,7 +262,10 @@ impl Fence {
         }
         let restored = lock(&self.restored);
         if !restored.is_empty() {
-            let names: Vec<String> = restored.iter().map(|p| p.display().to_string()).collect();
+            let names: Vec<String> = restored
+                .iter()
+                .map(|p| crate::untrusted::shown(p))
+                .collect();
             line.push_str(&format!(
                 "; subject code changed {} (restored)",
                 names.join(", ")
@@ -325,6 +328,19 @@ impl Fence {
             .cloned()
             .unwrap_or(dir);
         let git = git_folders(&root, std::slice::from_ref(&root));
+        // The job's token that actions/checkout leaves in .git/config (F13): subject
+        // processes read a copy without it (with a mount namespace; see docs/fence.md).
+        let mut git_configs = Vec::new();
+        for (n, g) in git.iter().enumerate() {
+            let file = g.join("config");
+            if let Ok(text) = std::fs::read_to_string(&file)
+                && let Some(clean) = git_guard::without_credentials(&text)
+            {
+                let copy = tmp.path().join(format!(".git-config-{n}"));
+                std::fs::write(&copy, clean).map_err(FenceError::Temp)?;
+                git_configs.push((canonical(&copy), file));
+            }
+        }
         let mut writable = vec![root, canonical(tmp.path())];
         let mut readable = Vec::new();
         let mut caches = Vec::new();
@@ -401,6 +417,7 @@ impl Fence {
             namespaces,
             network_cut,
             git_folders: git,
+            git_configs,
             caches,
             required,
             report,
@@ -552,6 +569,8 @@ pub struct Prepared {
     namespaces: bool,
     network_cut: bool,
     git_folders: Vec<PathBuf>,
+    /// (a copy without credentials, the git configuration file it covers).
+    git_configs: Vec<(PathBuf, PathBuf)>,
     caches: Vec<(PathBuf, PathBuf, PathBuf)>,
     home_hidden: bool,
     required: Vec<Layer>,
@@ -562,6 +581,37 @@ pub struct Prepared {
     last_report: Mutex<Option<u32>>,
     /// Why namespaces cannot be made here, as the run knew when this was prepared.
     namespace_why: String,
+}
+
+impl Drop for Prepared {
+    /// The private temporary folder (the private HOME, the caches' upper layers) goes with
+    /// the process, whatever modes subject code left in it: a folder it made unreadable
+    /// (`chmod 000`) is opened up first, so the removal that follows cannot stop there and
+    /// leave the rest behind (attack finding s3 N10).
+    fn drop(&mut self) {
+        use std::os::unix::fs::PermissionsExt;
+        // A folder is listed before it is handed out, so one opened up in a pass is walked
+        // into on the next; nested locked folders take a pass each.
+        for _ in 0..32 {
+            let mut locked = false;
+            let walk = walkdir::WalkDir::new(self.tmp.path()).follow_links(false);
+            for e in walk {
+                match e {
+                    Ok(e) if e.file_type().is_dir() => {
+                        let _ = std::fs::set_permissions(
+                            e.path(),
+                            std::fs::Permissions::from_mode(0o700),
+                        );
+                    }
+                    Ok(_) => {}
+                    Err(_) => locked = true,
+                }
+            }
+            if !locked {
+                break;
+            }
+        }
+    }
 }
 
 impl Prepared {
@@ -611,11 +661,17 @@ impl Prepared {
             .filter(|p| p.is_file())
             .filter_map(|p| cstring(&p))
             .collect();
+        let covered = self
+            .git_configs
+            .iter()
+            .filter_map(|(copy, file)| Some((cstring(copy)?, cstring(file)?)))
+            .collect();
         child::Mounts {
             read_only,
             shm: true,
             overlays,
             masked,
+            covered,
         }
     }
 

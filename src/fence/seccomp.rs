@@ -3,7 +3,9 @@
 //! workspace can be reached, the Docker socket above all; Landlock up to ABI 7 does not
 //! govern `connect` on a socket file, and a network namespace does not cut it), no io_uring
 //! (whose operations bypass the filter), no access to the kernel's key rings (shared by every
-//! process of the same user), and no system call of another ABI (32-bit, x32) through
+//! process of the same user), no `ptrace`, `process_vm_readv`/`writev` or `pidfd_getfd` (one
+//! subject process does not take over another, a grader it was started by above all), and no
+//! system call of another ABI (32-bit, x32) through
 //! which the same calls could be made by other numbers. `socketpair` stays for stream and
 //! seqpacket sockets (connected to each other for good); a datagram pair is refused, since
 //! a datagram socket can be re-connected to any socket file.
@@ -56,13 +58,20 @@ impl Filter {
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     pub fn new() -> Option<Filter> {
         let deny = |errno: i32| stmt(RET_K, SECCOMP_RET_ERRNO | errno as u32);
-        let denied: [libc::c_long; 6] = [
+        let denied: [libc::c_long; 10] = [
             libc::SYS_io_uring_setup,
             libc::SYS_io_uring_enter,
             libc::SYS_io_uring_register,
             libc::SYS_keyctl,
             libc::SYS_add_key,
             libc::SYS_request_key,
+            // One subject process may not take over another in the same fence: an
+            // `external` grader that runs the pull request's code was attached to and its
+            // answer rewritten from FAIL to PASS (attack finding s3 N7).
+            libc::SYS_ptrace,
+            libc::SYS_process_vm_readv,
+            libc::SYS_process_vm_writev,
+            libc::SYS_pidfd_getfd,
         ];
         let mut p = vec![
             stmt(LD_W_ABS, OFF_ARCH),
@@ -200,6 +209,12 @@ mod tests {
                     let mut params = [0u8; 120];
                     if libc::syscall(libc::SYS_io_uring_setup, 1u32, params.as_mut_ptr()) >= 0 {
                         return 4;
+                    }
+                    // No process of the fence traces or reads another (s3 N7).
+                    if libc::ptrace(libc::PTRACE_TRACEME, 0, 0, 0) != -1
+                        || *libc::__errno_location() != libc::EPERM
+                    {
+                        return 8;
                     }
                     0
                 }

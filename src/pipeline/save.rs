@@ -136,7 +136,7 @@ pub fn report_planted(prepared: &Prepared, out: &Path) -> bool {
     for p in &planted {
         eprintln!(
             "judge-ci: error: {} appeared in the output folder while the run went on, and judge-ci did not write it: a subject process wrote there (the folder is inside the workspace, where the fence cannot hide it). The run fails (exit 3); pass --out a folder outside the workspace",
-            p.display()
+            crate::untrusted::shown(p)
         );
     }
     !planted.is_empty()

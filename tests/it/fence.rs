@@ -256,6 +256,18 @@ fn scenario(extra_checks: &str) -> Scenario {
             "git-config-and-hooks",
             "! git config --local core.fsmonitor \"touch $PWD/../FSMONITOR-RAN\" 2>/dev/null && ! sh -c 'printf \"#!/bin/sh\\ntouch ../HOOK-RAN\\n\" > .git/hooks/post-checkout' 2>/dev/null",
         ),
+        // Attack finding F13: the checkout's token in .git/config is not the subject's to
+        // read (a copy without it covers the file).
+        check(
+            "git-config-token",
+            "! grep -q FENCECHECKOUT .git/config && ! git config --get-regexp 'extraheader' | grep -q FENCECHECKOUT && git config --get core.bare >/dev/null",
+        ),
+        // Attack finding s3 N10: folders the subject locks in its private temporary folder
+        // and HOME do not keep them (and what the caches' overlays took) on the runner.
+        check(
+            "lock-the-private-temporary-folder",
+            "mkdir -p \"$TMPDIR/keep/inner\" \"$HOME/h/x\" && chmod 000 \"$TMPDIR/keep\" \"$HOME/h\"",
+        ),
         // The Docker socket (a unix socket outside the workspace) cannot be reached.
         check(
             "unix-socket-outside",
@@ -339,7 +351,18 @@ fn scenario(extra_checks: &str) -> Scenario {
     git(&s.ws(), &["add", "-A"]);
     git(&s.ws(), &["commit", "-qm", "reference"]);
     git(&s.ws(), &["checkout", "-q", "main"]);
+    // What actions/checkout leaves behind: the job's token in .git/config (F13).
+    git(
+        &s.ws(),
+        &[
+            "config",
+            "--local",
+            "http.https://github.com/.extraheader",
+            "AUTHORIZATION: basic ghs_FENCECHECKOUTTOKEN",
+        ],
+    );
     s.git_config = std::fs::read(s.ws().join(".git/config")).unwrap();
+    assert!(String::from_utf8_lossy(&s.git_config).contains("FENCECHECKOUTTOKEN"));
     s
 }
 
@@ -387,6 +410,13 @@ fn controls(s: &Scenario, uid: Option<u32>) {
         s.tmp().display(),
         s.victim().parent().unwrap().display()
     )));
+    assert!(
+        as_user(&format!(
+            "grep -q FENCECHECKOUT {}/.git/config",
+            s.ws().display()
+        )),
+        "the checkout's token is readable outside the fence"
+    );
     if uid.is_none() {
         assert!(as_user(&format!(
             "head -c 512 {} >/dev/null",
@@ -468,6 +498,16 @@ fn judge_and_check(s: &Scenario, uid: Option<u32>) -> String {
         ".git/config as before the run"
     );
     assert!(!s.ws().join(".git/hooks/post-checkout").exists());
+    let left: Vec<String> = std::fs::read_dir(s.tmp())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("judge-ci-tmp-"))
+        .collect();
+    assert!(
+        left.is_empty(),
+        "private temporary folders outlived the run: {left:?}"
+    );
     // The job's next git command (the checkout action's clean-up) runs nothing planted.
     let status = Command::new("git")
         .args(["-c", "safe.directory=*", "status", "--porcelain"])
