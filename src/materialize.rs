@@ -520,7 +520,7 @@ impl TreeEntries {
     fn listing(&self) -> TreeListing {
         let text = |p: &Path| {
             p.to_str()
-                .map(|s| s.replace('\\', "/"))
+                .map(str::to_string)
                 .filter(|s| !s.is_empty() && !s.ends_with('/'))
         };
         TreeListing {

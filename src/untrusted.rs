@@ -259,7 +259,7 @@ pub fn not_regular_under(
                 .strip_prefix(root)
                 .ok()?
                 .to_string_lossy()
-                .replace('\\', "/");
+                .into_owned();
             want(&rel).then_some((rel, kind))
         })
         .collect();

@@ -151,7 +151,7 @@ pub fn scan(workspace: &Path, reference: Option<&Path>) -> Vec<Finding> {
         let Ok(rel) = e.path().strip_prefix(workspace) else {
             continue;
         };
-        let rel = rel.to_string_lossy().replace('\\', "/");
+        let rel = rel.to_string_lossy().into_owned();
         let theirs = reference.map(|r| r.join(&rel));
         // Read with the one primitive: a FIFO the pull request put where a registration
         // lives is never opened blocking (judge-ci waited for a writer for ever, before any

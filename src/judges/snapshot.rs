@@ -245,7 +245,7 @@ impl Snapshot {
         for e in walk {
             let e = e.map_err(std::io::Error::other)?;
             let rel = e.path().strip_prefix(workspace).unwrap_or(e.path());
-            let rel_str = rel.to_string_lossy().replace('\\', "/");
+            let rel_str = rel.to_string_lossy().into_owned();
             let target = dir.path().join(rel);
             let t = e.file_type();
             let selected = reads.selects(&rel_str);

@@ -29,20 +29,39 @@ pub const MAX_LISTED: usize = 200;
 enum Reads {
     /// Every file (a semantic check is shown the whole change).
     Everything,
-    /// The files these globs match (workspace-relative).
-    Matching(GlobSet),
+    /// The files some check reads: each check's (include, exclude) globs, workspace-relative.
+    Matching(Vec<(GlobSet, GlobSet)>),
+}
+
+impl Reads {
+    /// Whether some check reads `rel`: one of them includes it and does not exclude it.
+    fn covers(&self, rel: &str) -> bool {
+        match self {
+            Reads::Everything => true,
+            Reads::Matching(sets) => sets
+                .iter()
+                .any(|(inc, exc)| inc.is_match(rel) && !exc.is_match(rel)),
+        }
+    }
+}
+
+/// The globs `globs` as one set (a glob that does not compile is left out: the loader
+/// refused it already).
+fn set_of<'a>(globs: impl IntoIterator<Item = &'a String>) -> GlobSet {
+    let mut b = GlobSetBuilder::new();
+    for g in globs {
+        if let Ok(g) = Glob::new(g) {
+            b.add(g);
+        }
+    }
+    b.build().unwrap_or_else(|_| GlobSet::empty())
 }
 
 /// What the checks of `bench` read, from the facts each check type declares: the files a
 /// structural check selects, the paths an inspecting check names; a semantic check is shown the
 /// whole change; a check that runs subject code covers nothing.
 fn reads(bench: &Benchmark) -> Reads {
-    let mut b = GlobSetBuilder::new();
-    let mut add = |g: &str| {
-        if let Ok(g) = Glob::new(g) {
-            b.add(g);
-        }
-    };
+    let mut sets = Vec::new();
     for c in bench.jury.all_checks() {
         let t = c.kind.check_type();
         if t.asks_model() {
@@ -52,23 +71,26 @@ fn reads(bench: &Benchmark) -> Reads {
             continue;
         }
         match c.kind.sources() {
-            // Excludes are not subtracted: erring toward listing more.
-            Some(SourceSelection::Files(files)) => files.include.iter().for_each(|g| add(g)),
-            Some(SourceSelection::Poms) => crate::judges::structural::pom_files()
-                .include
-                .iter()
-                .for_each(|g| add(g)),
+            // A file every check that could read it excludes was read by none (attack S13:
+            // a weakened test under an excluded `src/test/**`).
+            Some(SourceSelection::Files(files)) => {
+                sets.push((set_of(&files.include), set_of(&files.exclude)));
+            }
+            Some(SourceSelection::Poms) => {
+                let poms = crate::judges::structural::pom_files();
+                sets.push((set_of(&poms.include), set_of(&poms.exclude)));
+            }
             // Listed below with the other named paths.
             Some(SourceSelection::Path(_)) | None => {}
         }
         for p in c.kind.workspace_paths() {
             // A file, or a folder whose files the check reads.
-            let p = p.as_path().to_string_lossy();
-            add(&p);
-            add(&format!("{p}/**"));
+            let p = p.as_path().to_string_lossy().into_owned();
+            let named = [p.clone(), format!("{p}/**")];
+            sets.push((set_of(&named), GlobSet::empty()));
         }
     }
-    Reads::Matching(b.build().unwrap_or_else(|_| GlobSet::empty()))
+    Reads::Matching(sets)
 }
 
 /// `a/b/c` of a relative path.
@@ -79,9 +101,27 @@ fn slash(rel: &Path) -> String {
         .join("/")
 }
 
-/// The blob id of the regular file or link at `p` (not followed), `None` for anything else.
-fn id_on_disk(p: &Path) -> Option<Oid> {
+/// A blob as git records it: its id and its mode, `100644`, `100755` or `120000` (a mode
+/// change is a change: attack S3).
+type Recorded = (Oid, i32);
+
+/// The mode git records for `mode` (a tree's, or a file's permission bits with its type).
+fn git_mode(link: bool, mode: u32) -> i32 {
+    if link {
+        0o120000
+    } else if mode & 0o111 != 0 {
+        0o100755
+    } else {
+        0o100644
+    }
+}
+
+/// The blob id and mode of the regular file or link at `p` (not followed), `None` for
+/// anything else.
+fn id_on_disk(p: &Path) -> Option<Recorded> {
+    use std::os::unix::fs::PermissionsExt;
     let m = std::fs::symlink_metadata(p).ok()?;
+    let mode = git_mode(m.file_type().is_symlink(), m.permissions().mode());
     let bytes = if m.file_type().is_symlink() {
         std::fs::read_link(p)
             .ok()?
@@ -92,7 +132,9 @@ fn id_on_disk(p: &Path) -> Option<Oid> {
     } else {
         return None;
     };
-    Oid::hash_object(ObjectType::Blob, &bytes).ok()
+    Oid::hash_object(ObjectType::Blob, &bytes)
+        .ok()
+        .map(|id| (id, mode))
 }
 
 /// judge-ci's default output folder, whatever `--out` says this run: its own files are not the
@@ -158,13 +200,13 @@ fn changed_against_tree(tree: &GitTree, workspace: &Path, prefix: &str, out: &Pa
                 .map(str::to_string)
         }
     };
-    let all: std::collections::HashMap<String, Oid> = tree
+    let all: std::collections::HashMap<String, Recorded> = tree
         .blobs(&|_| true)
         .unwrap_or_default()
         .into_iter()
-        .map(|(p, id, _)| (p, id))
+        .map(|(p, id, mode)| (p, (id, git_mode(mode == 0o120000, mode as u32))))
         .collect();
-    let base: std::collections::HashMap<String, Oid> = all
+    let base: std::collections::HashMap<String, Recorded> = all
         .iter()
         .filter_map(|(p, id)| under(p).map(|r| (r, *id)))
         .collect();
@@ -235,9 +277,10 @@ pub fn unjudged(
     reference: Option<&Path>,
     out: &Path,
 ) -> Vec<String> {
-    let Reads::Matching(read) = reads(bench) else {
+    let read = reads(bench);
+    if let Reads::Everything = read {
         return Vec::new();
-    };
+    }
     let (changed, outside, prefix) = match (tree, reference) {
         (Some(t), _) => {
             let layout = super::protect::layout(t, workspace);
@@ -275,7 +318,7 @@ pub fn unjudged(
         .map(|p| format!("{up}{p}"));
     let mut listed: Vec<String> = changed
         .into_iter()
-        .filter(|rel| !read.is_match(rel) && !own.is_match(rel))
+        .filter(|rel| !read.covers(rel) && !own.is_match(rel))
         .filter(|rel| Some(rel.as_str()) != config.as_deref())
         .chain(outside)
         .collect::<BTreeSet<_>>()

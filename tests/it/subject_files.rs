@@ -574,6 +574,53 @@ fn a_fifo_where_build_code_is_registered_never_blocks() {
     );
 }
 
+/// The attack (attack pass S1): a file named `com\example\greeting\HealthFilter.java`
+/// (backslashes are bytes of a name on Linux; git records and checks it out as is) holding a
+/// javax import was read as the clean `com/example/greeting/HealthFilter.java`: the forbidden
+/// import was never seen, the PR accepted while Maven compiles the file. A name is data.
+#[test]
+fn a_name_with_backslashes_is_its_own_file() {
+    let root = tempfile::tempdir().unwrap();
+    let (ws, tmp) = (root.path().join("ws"), root.path().join("tmp"));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let config = "schema: judge-ci.v1\nname: bs\nversion: \"1\"\nreference: {path: ../ref}\njury:\n  checks:\n    - {type: import-diff, name: imports, forbid: [javax.servlet.*]}\n";
+    let clean = "package com.example.greeting;\nimport jakarta.servlet.Filter;\nabstract class HealthFilter implements Filter {}\n";
+    let sneaky = "import javax.servlet.Filter;\nabstract class Sneaky implements Filter {}\n";
+    common::write_tree(
+        &ws,
+        &[
+            ("judge-ci.yml", config),
+            (
+                "src/main/java/com/example/greeting/HealthFilter.java",
+                clean,
+            ),
+            (
+                "src/main/java/com\\example\\greeting\\HealthFilter.java",
+                sneaky,
+            ),
+        ],
+    );
+    common::write_tree(
+        &root.path().join("ref"),
+        &[(
+            "src/main/java/com/example/greeting/HealthFilter.java",
+            clean,
+        )],
+    );
+    let o = judge(&ws, &tmp, None, Duration::from_secs(60));
+    let err = common::stderr(&o);
+    let all = judgments(&ws);
+    assert_eq!(o.status.code(), Some(1), "{all:?}\n{err}");
+    let (_, status, findings) = all.iter().find(|j| j.0 == "imports").unwrap();
+    assert_eq!(status, "fail", "{all:?}");
+    assert!(
+        findings
+            .iter()
+            .any(|f| f.starts_with("import-forbidden") && f.contains("com\\example")),
+        "{findings:?}"
+    );
+}
+
 /// The attack (attack pass F18): `render`, `interpret`, `diagnose`, `publish --from` and
 /// `resume --from` read a stored `report.json` (what a fork's workflow uploads, or a folder on
 /// a shared runner) with a blocking open and whole: a FIFO held them for ever, a 3 GiB file

@@ -918,3 +918,53 @@ fn every_change_of_the_pull_request_is_listed_wherever_it_lies_and_code_comes_fi
         assert!(line.contains(shown), "{shown}: {line}");
     }
 }
+
+#[test]
+fn a_change_every_check_excludes_and_a_mode_change_are_unjudged() {
+    // Attack pass S13 and S3: a weakened test under `src/test/**`, which every check that
+    // could read it excludes, counted as read; a mode change (chmod +x) of a file no check
+    // reads was not a change.
+    use std::os::unix::fs::PermissionsExt;
+    let config = "name: gate\nunjudged-action: fail\nreference: {path: ref}\njury:\n  checks:\n    - type: import-diff\n      include: [\"src/**/*.java\"]\n      exclude: [\"src/test/**\"]\n      forbid: [javax.servlet.*]\n";
+    let java = "package a;\nimport jakarta.servlet.Filter;\nclass A {}\n";
+    let (d, base, _) = pull_request(
+        &[
+            ("judge-ci.yml", config),
+            ("src/main/java/a/A.java", java),
+            ("ref/src/main/java/a/A.java", java),
+            (
+                "src/test/java/a/ATest.java",
+                "class ATest { void t() { assert 1 == 1; } }\n",
+            ),
+            ("src/main/resources/app.properties", "mode=safe\n"),
+        ],
+        &[(
+            "src/test/java/a/ATest.java",
+            "class ATest { void t() { } }\n",
+        )],
+    );
+    let repo = d.path().join("repo");
+    std::fs::set_permissions(
+        repo.join("src/main/resources/app.properties"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let head = commit_all(&repo, "mode");
+    let (o, out) = run_pr(d.path(), &repo, &base, &head, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let r = report(&out);
+    let unjudged: Vec<&str> = r["trust"]["unjudged"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{:#}", r["trust"]))
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        unjudged,
+        [
+            "src/main/resources/app.properties",
+            "src/test/java/a/ATest.java"
+        ],
+        "{unjudged:?}"
+    );
+}

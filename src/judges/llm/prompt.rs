@@ -128,7 +128,10 @@ fn files(root: &Path) -> BTreeMap<String, Entry> {
             output_depth = None;
         }
         let is_dir = e.file_type().is_dir();
-        if e.depth() > 0 && is_dir && SKIP.contains(&&*e.file_name().to_string_lossy()) {
+        // git's folder anywhere; judge-ci's own names only at the top (a package folder
+        // named `judge-ci-out` among the sources is the subject's).
+        let name = e.file_name().to_string_lossy();
+        if is_dir && (e.depth() > 0 && name == ".git" || e.depth() == 1 && SKIP.contains(&&*name)) {
             walk.skip_current_dir();
             continue;
         }
@@ -142,7 +145,7 @@ fn files(root: &Path) -> BTreeMap<String, Entry> {
             .path()
             .strip_prefix(root)
             .ok()
-            .map(|r| r.to_string_lossy().replace('\\', "/"))
+            .map(|r| r.to_string_lossy().into_owned())
         else {
             continue;
         };
@@ -434,6 +437,36 @@ pub fn render(template: &str, vars: &Vars<'_>) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Attack pass S7 and S1: a package folder named `judge-ci-out` (or `.judge-ci`) among
+    /// the sources was left out of the material as judge-ci's own, and a name holding a
+    /// backslash was read as another path. judge-ci's names are its own only at the top; a
+    /// name is data.
+    #[test]
+    fn only_the_top_level_output_folders_are_judge_ci_s_and_names_are_data() {
+        let d = tempfile::tempdir().unwrap();
+        let r = d.path();
+        for p in [
+            "src/p/judge-ci-out/Backdoor.java",
+            "src/p/.judge-ci/Backdoor2.java",
+            "judge-ci-out/report.json",
+            "src/p/A.java",
+            "src/a\\p\\A.java",
+        ] {
+            std::fs::create_dir_all(r.join(p).parent().unwrap()).unwrap();
+            std::fs::write(r.join(p), "class X {}").unwrap();
+        }
+        let names: Vec<String> = files(r).into_keys().collect();
+        assert_eq!(
+            names,
+            [
+                "src/a\\p\\A.java",
+                "src/p/.judge-ci/Backdoor2.java",
+                "src/p/A.java",
+                "src/p/judge-ci-out/Backdoor.java",
+            ]
+        );
+    }
 
     #[test]
     fn the_change_is_a_bounded_unified_diff() {

@@ -249,7 +249,9 @@ pub(super) fn walk(root: &Path, include: &GlobSet, exclude: &GlobSet) -> Result<
         let Ok(rel) = entry.path().strip_prefix(root) else {
             continue;
         };
-        let rel = rel.to_string_lossy().replace('\\', "/");
+        // A name is data: a backslash is part of it on this system, never a separator (a
+        // file named `com\example\X.java` is not `com/example/X.java`).
+        let rel = rel.to_string_lossy().into_owned();
         if include.is_match(&rel) && !exclude.is_match(&rel) {
             if kind == crate::untrusted::Kind::Regular {
                 selected.push((rel, entry.into_path()));

@@ -100,7 +100,7 @@ impl Tree {
             Tree::Folder(root) => {
                 let root = root.canonicalize().ok()?;
                 let canon = root.join(path).canonicalize().ok()?;
-                let rel = canon.strip_prefix(&root).ok()?.to_str()?.replace('\\', "/");
+                let rel = canon.strip_prefix(&root).ok()?.to_str()?.to_string();
                 Some((rel, canon.is_dir()))
             }
             Tree::Commit { commit, .. } => {
