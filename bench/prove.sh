@@ -4,15 +4,15 @@
 #   (1) one full judge run: the reference judged against itself (every tier, the offline Maven
 #       build included)
 #   (2) prove's total (--jobs 2): goal at most 10 x (1)
-#   (3) each structural-only variant inside prove (its run's wall time, --jobs 1 so runs do not
-#       overlap) against a cold structural run (a separate judge-ci process, the migration tier
+#   (3) each structural-only variant inside prove (the screen's wall time for it, --jobs 1 so
+#       runs do not overlap) against a cold structural run (a separate judge-ci process, the migration tier
 #       alone, an empty model cache): goal at most 5 % each
 # Prints the wall times and the ratios. Model caches live in a temporary folder.
 # Usage: bench/prove.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cargo build --release --quiet --manifest-path "$root/Cargo.toml" --bin judge-ci
-bin="$root/target/release/judge-ci"
+bin="${CARGO_TARGET_DIR:-$root/target}/release/judge-ci"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -a "$root/examples/jakarta-migration/." "$work/ex/" 2>/dev/null || { mkdir -p "$work/ex"; cp -a "$root/examples/jakarta-migration/." "$work/ex/"; }
@@ -38,14 +38,19 @@ total=$(secs "$t0" "$t1")
 printf '(2) prove total (--jobs 2):                      %6.2f s   load %s\n' "$total" "$(cut -d' ' -f1 /proc/loadavg)"
 awk -v a="$total" -v b="$full" 'BEGIN { printf "    prove / full run: %.1f x (goal <= 10 x)\n", a / b }'
 
-# (3) cold structural run: the migration tier alone, as its own process, empty model cache.
-python3 - judge-ci.yml "$work/structural.yml" <<'PY'
+# (3) cold structural run: the migration tier alone, as its own process, empty model cache;
+# against it, each variant prove's screen judges (the same migration tier, in prove's process),
+# from a prove run of the migration tier plus a final tier that builds nothing (the screen's
+# work per variant is the same as under the whole config, without waiting for builds).
+python3 - judge-ci.yml "$work/structural.yml" "$work/screened.yml" <<'PY'
 import sys
 text = open(sys.argv[1]).read()
 head, rest = text.split("jury:\n", 1)
 tiers = rest.split("    - name: ")
 migration = "    - name: " + tiers[1]
 open(sys.argv[2], "w").write(head + "jury:\n" + tiers[0] + migration.replace("REJECT_ON_ANY_FAIL", "FINAL_TIER"))
+final = "    - name: final\n      policy: FINAL_TIER\n      checks:\n        - type: file-exists\n          path: pom.xml\n"
+open(sys.argv[3], "w").write(head + "jury:\n" + tiers[0] + migration + final)
 PY
 t0=$(now)
 "$bin" --dry-run -q --config "$work/structural.yml" --workspace . --reference ../reference \
@@ -53,14 +58,19 @@ t0=$(now)
 t1=$(now)
 cold=$(secs "$t0" "$t1")
 printf '(3) cold structural run (own process, migration tier, empty cache): %6.3f s\n' "$cold"
-"$bin" prove -q --base ../base --jobs 1 --model-cache "$work/cache-seq" --out "$work/prove-seq" > /dev/null || true
+"$bin" prove -q --config "$work/screened.yml" --base ../base --reference ../reference --jobs 1 \
+  --model-cache "$work/cache-seq" --out "$work/prove-seq" > /dev/null || true
 python3 - "$work/prove-seq/prove.json" "$cold" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 cold = float(sys.argv[2]) * 1000
+screened = [u for u in r["units"] if u["judged"].get("screened")]
 for u in r["units"]:
     j = u["judged"]
-    if j.get("decidedAt") == 0:
-        ms = j["elapsedMs"]
-        print(f"    unit {u['id']} {u['path']}:{u['line']} ({u['what'][:40]}): {ms} ms = {100 * ms / cold:.1f}% of the cold run (goal <= 5%)")
+    us = j["elapsedUs"]
+    how = "screened" if j.get("screened") else "full run"
+    print(f"    unit {u['id']} {u['path']}:{u['line']} ({u['what'][:40]}): {how}, {us / 1000:.2f} ms = {100 * us / 1000 / cold:.2f}% of the cold run (goal <= 5%)")
+if screened:
+    worst = max(u["judged"]["elapsedUs"] for u in screened) / 1000
+    print(f"    worst screened variant: {worst:.2f} ms = {100 * worst / cold:.2f}% of the cold run")
 PY

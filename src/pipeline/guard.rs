@@ -13,7 +13,7 @@ use crate::report;
 /// protected paths (against the trusted tree the config came from; none without one), a FAIL
 /// judgment `protected-paths` added to the first tier under `protected-action: fail`, then
 /// the restored files.
-pub(super) fn guard(
+pub fn guard(
     bench: &mut Benchmark,
     source: &ConfigSource,
     workspace: &Path,

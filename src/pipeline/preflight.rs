@@ -21,7 +21,7 @@ fn check_paths(spec: &JurySpec) -> Vec<(&CheckSpec, &WorkspacePath)> {
 
 /// Refuses, before anything runs, a configured path that leads out of the workspace through
 /// a symlink.
-pub(super) fn preflight(spec: &JurySpec, workspace: &Path, color: bool) -> Result<(), RunError> {
+pub fn preflight(spec: &JurySpec, workspace: &Path, color: bool) -> Result<(), RunError> {
     let mut d = Diagnostics::default();
     for (c, p) in check_paths(spec) {
         if let paths::Resolved::Escapes(why) = paths::resolve(workspace, p.as_path()) {

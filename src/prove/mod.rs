@@ -12,9 +12,11 @@
 //! again).
 
 pub mod battery;
+pub mod exam;
 pub mod hunks;
 pub mod model;
 pub mod render;
+pub mod screen;
 pub mod tree;
 
 use std::path::{Path, PathBuf};
@@ -170,7 +172,13 @@ pub async fn prove(opts: &ProveOptions) -> Result<ProveReport, ProveError> {
         ProveError::Instrument(format!("cannot create {}: {e}", opts.out.display()))
     })?;
     let ws = workspace(opts, &reference)?;
+    // Every tree prove writes, and its output, are judge-ci's: a variant's subject processes
+    // write their own tree and read none of the others (nor the reference, nor the reports).
     let hidden = Arc::new(crate::fence::Hidden::default());
+    hidden.hide(&ws.trees);
+    if let Ok(out) = std::path::absolute(&opts.out) {
+        hidden.hide(&out);
+    }
 
     let gold_started = Instant::now();
     let first = judge_all(
@@ -190,6 +198,7 @@ pub async fn prove(opts: &ProveOptions) -> Result<ProveReport, ProveError> {
         &hidden,
         &tiers,
         false,
+        None,
     )
     .await?;
     let gold_ms = gold_started.elapsed().as_millis() as u64;
@@ -205,6 +214,16 @@ pub async fn prove(opts: &ProveOptions) -> Result<ProveReport, ProveError> {
     let mut defects = Vec::new();
     let mut unit_results = Vec::new();
     let mut results_battery = Vec::new();
+    let mut synthesized = None;
+    let (exam_paths, exam) = exam::of(&bench, &reference);
+    let mut kinds: Vec<Aims> = bench
+        .jury
+        .all_checks()
+        .iter()
+        .map(|c| aims_of(&c.check_type().to_string()))
+        .collect();
+    kinds.sort_by_key(|a| *a as u8);
+    kinds.dedup();
     let mut timings = ProveTimings {
         gold_ms,
         ..Default::default()
@@ -220,6 +239,16 @@ pub async fn prove(opts: &ProveOptions) -> Result<ProveReport, ProveError> {
     if base_run.outcome == Outcome::Accepted {
         defects.push("the config accepts the base, the task's starting point: it would pass a pull request that changes nothing".into());
     }
+    // Made after the gold's run, so that its store opens the models that run wrote.
+    let screen = screen::Screen::new(
+        &bench,
+        &ws.reference,
+        opts.model_cache.as_deref(),
+        &ws.trees.join(".models"),
+        Arc::clone(&hidden),
+        &tiers,
+    );
+    let screen = screen.as_ref();
     if gold.outcome == Outcome::Accepted {
         let started = Instant::now();
         let jobs = units
@@ -229,8 +258,7 @@ pub async fn prove(opts: &ProveOptions) -> Result<ProveReport, ProveError> {
                 files: u.revert(&reference),
             })
             .collect();
-        let judged = judge_all(jobs, opts, &config, &ws, &hidden, &tiers, true).await?;
-        timings.variants_ms = started.elapsed().as_millis() as u64;
+        let judged = judge_all(jobs, opts, &config, &ws, &hidden, &tiers, true, screen).await?;
         for (u, j) in units.iter().zip(judged) {
             let suggestion = (j.outcome == Outcome::Accepted).then(|| suggest(&u.path, u.kind));
             if let Some(s) = &suggestion {
@@ -251,17 +279,51 @@ pub async fn prove(opts: &ProveOptions) -> Result<ProveReport, ProveError> {
                 suggestion,
             });
         }
+        // A behaviour break, when no variant reaches a check that builds and the config has
+        // one: build-class gaming needs a tree only the build rejects.
+        let reaches_build = unit_results
+            .iter()
+            .any(|u| u.judged.failed.iter().any(|f| f.aims == Aims::Build));
+        if kinds.contains(&Aims::Build)
+            && !reaches_build
+            && let Some((tree, applied)) = battery::behaviour_break(&reference)
+        {
+            let judged = judge_all(
+                vec![Job {
+                    name: "break".into(),
+                    files: tree,
+                }],
+                opts,
+                &config,
+                &ws,
+                &hidden,
+                &tiers,
+                true,
+                screen,
+            )
+            .await?;
+            if let Some(j) = judged.into_iter().next() {
+                synthesized = Some(model::Synthesized { applied, judged: j });
+            }
+        }
+        timings.variants_ms = started.elapsed().as_millis() as u64;
         let started = Instant::now();
         results_battery = run_battery(
-            &base,
-            &reference,
-            &units,
-            &unit_results,
+            &BatteryInputs {
+                base: &base,
+                reference: &reference,
+                units: &units,
+                results: &unit_results,
+                synthesized: synthesized.as_ref(),
+                exam: &exam_paths,
+                kinds: &kinds,
+            },
             opts,
             &config,
             &ws,
             &hidden,
             &tiers,
+            screen,
         )
         .await?;
         timings.battery_ms = started.elapsed().as_millis() as u64;
@@ -289,6 +351,9 @@ pub async fn prove(opts: &ProveOptions) -> Result<ProveReport, ProveError> {
     } else {
         Verdict::Proven
     };
+    if let Some(s) = screen {
+        s.finish();
+    }
     timings.total_ms = total.elapsed().as_millis() as u64;
     let report = ProveReport {
         schema: model::PROVE_SCHEMA.into(),
@@ -300,7 +365,9 @@ pub async fn prove(opts: &ProveOptions) -> Result<ProveReport, ProveError> {
         gold,
         base_run,
         units: unit_results,
+        synthesized,
         battery: results_battery,
+        exam,
         defects,
         exit_code: match verdict {
             Verdict::Proven => pipeline::EXIT_PASS,
@@ -357,7 +424,9 @@ fn workspace(opts: &ProveOptions, reference: &Files) -> Result<Workspace, ProveE
     })
 }
 
-/// Judges every job, up to `--jobs` at once, each as an ordinary run of the config.
+/// Judges every job: through the screen when it rejects the tree, else by an ordinary run of
+/// the config, up to `--jobs` of those at once.
+#[allow(clippy::too_many_arguments)]
 async fn judge_all(
     jobs: Vec<Job>,
     opts: &ProveOptions,
@@ -366,7 +435,9 @@ async fn judge_all(
     hidden: &Arc<crate::fence::Hidden>,
     tiers: &[String],
     config_proven: bool,
+    screen: Option<&screen::Screen>,
 ) -> Result<Vec<Judged>, ProveError> {
+    let mut screened: Vec<Option<Judged>> = Vec::new();
     let mut prepared = Vec::new();
     for job in jobs {
         let dir = ws.trees.join(&job.name);
@@ -374,6 +445,18 @@ async fn judge_all(
         tree::write(&job.files, &dir, &ws.trees.join("outside").join(&job.name)).map_err(|e| {
             ProveError::Instrument(format!("cannot write the tree {}: {e}", dir.display()))
         })?;
+        if let Some(s) = screen
+            && let Some(j) = s
+                .judge(&dir, format!("screened: tiers {}", s.tiers().join(", ")))
+                .await
+        {
+            if !opts.keep_trees {
+                let _ = std::fs::remove_dir_all(&dir);
+            }
+            screened.push(Some(j));
+            continue;
+        }
+        screened.push(None);
         let out = std::path::absolute(opts.out.join("runs").join(&job.name))
             .map_err(|e| ProveError::Instrument(e.to_string()))?;
         let run = RunOptions {
@@ -408,7 +491,7 @@ async fn judge_all(
             if !keep {
                 let _ = std::fs::remove_dir_all(&dir);
             }
-            (name, r, started.elapsed().as_millis() as u64)
+            (name, r, started.elapsed().as_micros() as u64)
         }
     })
     .await
@@ -420,11 +503,12 @@ async fn judge_all(
             ProveError::Instrument(format!("a run panicked: {p}"))
         }
     })?;
-    let mut out = Vec::new();
-    for (name, r, elapsed_ms) in results {
+    let mut full = Vec::new();
+    for (name, r, elapsed_us) in results {
         let report = format!("runs/{name}");
-        out.push(match r {
-            Ok(r) => judged(&r.report, r.exit_code, report, elapsed_ms, tiers),
+        let elapsed_ms = elapsed_us / 1000;
+        full.push(match r {
+            Ok(r) => judged(&r.report, r.exit_code, report, elapsed_us, tiers),
             Err(pipeline::RunError::Cancelled { name, signal }) => {
                 return Err(ProveError::Cancelled { name, signal });
             }
@@ -445,6 +529,8 @@ async fn judge_all(
                 error: Some(one_line(&e.to_string())),
                 report,
                 elapsed_ms,
+                elapsed_us,
+                screened: false,
             },
             Err(e) => Judged {
                 outcome: Outcome::CouldNotJudge,
@@ -456,10 +542,17 @@ async fn judge_all(
                 error: Some(e.to_string()),
                 report,
                 elapsed_ms,
+                elapsed_us,
+                screened: false,
             },
         });
     }
-    Ok(out)
+    // In job order: the screened result where there is one, else the next full run's.
+    let mut full = full.into_iter();
+    Ok(screened
+        .into_iter()
+        .filter_map(|s| s.or_else(|| full.next()))
+        .collect())
 }
 
 /// The names of the jury's tiers, in order (one unnamed tier for a flat jury).
@@ -477,7 +570,7 @@ fn judged(
     report: &crate::report::Report,
     exit_code: i32,
     at: String,
-    elapsed_ms: u64,
+    elapsed_us: u64,
     tiers: &[String],
 ) -> Judged {
     let outcome = match exit_code {
@@ -529,7 +622,9 @@ fn judged(
         reached,
         error: (outcome == Outcome::CouldNotJudge).then(|| report.outcome.reason.clone()),
         report: at,
-        elapsed_ms,
+        elapsed_ms: elapsed_us / 1000,
+        elapsed_us,
+        screened: false,
     }
 }
 
@@ -583,77 +678,135 @@ fn suggest(path: &str, kind: hunks::UnitKind) -> String {
     }
 }
 
-/// Chooses, for each transformation, the rejected tree it is applied to: a variant rejected
-/// by a check of the kind the transformation aims at (the one rejected latest in the cascade,
-/// which leaves the fewest checks to get past), else the variant rejected latest (one unit
-/// short of the reference, so closer to acceptance than the base), else the base; then judges every transformed tree.
-#[allow(clippy::too_many_arguments)]
+/// A rejected tree the battery can transform: a unit's variant or the behaviour break.
+struct Candidate<'a> {
+    label: String,
+    tree: Files,
+    changed: Vec<String>,
+    judged: &'a Judged,
+    order: usize,
+    broken: Option<&'a battery::Break>,
+}
+
+/// What the battery needs besides the trees.
+struct BatteryInputs<'a> {
+    base: &'a Files,
+    reference: &'a Files,
+    units: &'a [hunks::Unit],
+    results: &'a [UnitResult],
+    synthesized: Option<&'a model::Synthesized>,
+    exam: &'a [String],
+    kinds: &'a [Aims],
+}
+
+/// Chooses, for each transformation, the rejected tree it is applied to: one rejected by a
+/// check of the kind the transformation aims at (so that those checks are what it has to get
+/// past; the one rejected latest in the cascade first), else the variant rejected latest,
+/// else the base; then judges every transformed tree. The behaviour break
+/// ([`battery::behaviour_break`]) is a candidate beside the units' variants.
 async fn run_battery(
-    base: &Files,
-    reference: &Files,
-    units: &[hunks::Unit],
-    results: &[UnitResult],
+    inputs: &BatteryInputs<'_>,
     opts: &ProveOptions,
     config: &Path,
     ws: &Workspace,
     hidden: &Arc<crate::fence::Hidden>,
     tiers: &[String],
+    screen: Option<&screen::Screen>,
 ) -> Result<Vec<BatteryResult>, ProveError> {
+    let BatteryInputs {
+        base,
+        reference,
+        units,
+        results,
+        synthesized,
+        exam,
+        kinds,
+    } = *inputs;
     let changed_from_base: Vec<String> = units
         .iter()
         .map(|u| u.path.clone())
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .collect();
-    let rejected: Vec<(&hunks::Unit, &UnitResult)> = units
+    // (A refused variant is not a target: nothing of its judging can be gamed.)
+    let mut rejected: Vec<Candidate<'_>> = units
         .iter()
         .zip(results)
         .filter(|(_, r)| r.judged.outcome == Outcome::Rejected)
+        .map(|(u, r)| Candidate {
+            label: format!("unit {}", u.id),
+            tree: u.revert(reference),
+            changed: vec![u.path.clone()],
+            judged: &r.judged,
+            order: u.id,
+            broken: None,
+        })
         .collect();
-    // (A refused variant is not a target: nothing of its judging can be gamed.)
+    if let Some(s) = synthesized
+        && s.judged.outcome == Outcome::Rejected
+        && let Some((tree, _)) = battery::behaviour_break(reference)
+    {
+        rejected.push(Candidate {
+            label: format!("behaviour break ({}:{})", s.applied.path, s.applied.line),
+            tree,
+            changed: vec![s.applied.path.clone()],
+            judged: &s.judged,
+            order: usize::MAX,
+            broken: Some(&s.applied),
+        });
+    }
     let mut jobs = Vec::new();
     let mut pending = Vec::new();
     for t in Transformation::all() {
-        // Candidates in order of preference: rejected by a check of the kind it aims at,
-        // then any rejected variant, latest in the cascade first; the base last. The first
-        // the transformation has something to work on is used.
-        let mut candidates: Vec<&(&hunks::Unit, &UnitResult)> = rejected.iter().collect();
-        candidates.sort_by_key(|(u, r)| {
+        let mut candidates: Vec<&Candidate<'_>> = rejected.iter().collect();
+        // With no check of its kind in the config there is nothing to get past: the tree
+        // rejected earliest (the cheapest to judge again) is enough to show it changes nothing.
+        let testable = kinds.contains(&t.aims());
+        candidates.sort_by_key(|c| {
+            let at = c.judged.decided_at.unwrap_or(0);
             (
-                std::cmp::Reverse(r.judged.failed.iter().any(|c| c.aims == t.aims())),
-                std::cmp::Reverse(r.judged.decided_at),
-                u.id,
+                std::cmp::Reverse(c.judged.failed.iter().any(|f| f.aims == t.aims())),
+                if testable { usize::MAX - at } else { at },
+                c.order,
             )
         });
         let mut chosen = None;
-        for (u, _) in candidates {
-            let tree = u.revert(reference);
-            if let Some(done) = t.apply(&tree, reference, std::slice::from_ref(&u.path)) {
-                chosen = Some((format!("unit {}", u.id), done));
+        for c in candidates {
+            let extra = battery::Extra {
+                exam,
+                broken: c.broken,
+            };
+            if let Some(done) = t.apply_with(&c.tree, reference, &c.changed, &extra) {
+                let aimed = c.judged.failed.iter().any(|f| f.aims == t.aims());
+                chosen = Some((c.label.clone(), done, aimed));
                 break;
             }
         }
         if chosen.is_none() {
+            let extra = battery::Extra { exam, broken: None };
             chosen = t
-                .apply(base, reference, &changed_from_base)
-                .map(|done| ("base".to_string(), done));
+                .apply_with(base, reference, &changed_from_base, &extra)
+                .map(|done| {
+                    let aimed = false;
+                    ("base".to_string(), done, aimed)
+                });
         }
         match chosen {
-            Some((label, (files, touched))) => {
+            Some((label, (files, touched), aimed)) => {
                 jobs.push(Job {
                     name: format!("battery-{t}"),
                     files,
                 });
-                pending.push((t, label, touched));
+                pending.push((t, label, touched, aimed));
             }
-            None => pending.push((t, "—".to_string(), Vec::new())),
+            None => pending.push((t, "—".to_string(), Vec::new(), false)),
         }
     }
-    let mut judged = judge_all(jobs, opts, config, ws, hidden, tiers, true)
+    let mut judged = judge_all(jobs, opts, config, ws, hidden, tiers, true, screen)
         .await?
         .into_iter();
     let mut out = Vec::new();
-    for (t, target, touched) in pending {
+    for (t, target, touched, aimed) in pending {
         let j = if touched.is_empty() {
             None
         } else {
@@ -665,7 +818,8 @@ async fn run_battery(
             Some(Outcome::Rejected | Outcome::Refused) => BatteryStatus::Held,
             Some(Outcome::CouldNotJudge) => BatteryStatus::CouldNotJudge,
         };
-        let exercised = j.as_ref().is_some_and(|j| j.reached.contains(&t.aims()));
+        let exercised = aimed && j.is_some();
+        let note = battery_note(t, status, exercised, j.as_ref(), kinds, synthesized);
         out.push(BatteryResult {
             exercised,
             transformation: t,
@@ -675,8 +829,76 @@ async fn run_battery(
             target,
             touched,
             status,
+            note,
             judged: j,
         });
     }
     Ok(out)
+}
+
+/// "checks that build" for a kind.
+fn kind_words(a: Aims) -> &'static str {
+    match a {
+        Aims::Files => "reads the files",
+        Aims::Build => "builds and runs the tests",
+        Aims::Model => "asks a model",
+    }
+}
+
+/// Why a transformation was not put to the test, or how it held when not by the checks it
+/// aims at.
+fn battery_note(
+    t: Transformation,
+    status: BatteryStatus,
+    exercised: bool,
+    j: Option<&Judged>,
+    kinds: &[Aims],
+    synthesized: Option<&model::Synthesized>,
+) -> Option<String> {
+    if status == BatteryStatus::NotApplicable {
+        return Some("nothing for it to work on in any rejected tree".into());
+    }
+    if !exercised {
+        if !kinds.contains(&t.aims()) {
+            return Some(format!(
+                "not exercised: the config has no check that {}, so there is nothing for it to get past",
+                kind_words(t.aims())
+            ));
+        }
+        let why_break = match synthesized {
+            Some(s) => match s.judged.outcome {
+                Outcome::Accepted => format!(
+                    "; the behaviour break prove made ({}:{}) was accepted, so no check sees it",
+                    s.applied.path, s.applied.line
+                ),
+                _ => format!(
+                    "; the behaviour break prove made ({}:{}) was {} before such a check",
+                    s.applied.path,
+                    s.applied.line,
+                    match s.judged.decided_by.as_deref() {
+                        Some(d) => format!("rejected in `{d}`"),
+                        None => "not judged".into(),
+                    }
+                ),
+            },
+            None if t.aims() == Aims::Build => {
+                "; prove found no string literal in a main source to break".into()
+            }
+            None => String::new(),
+        };
+        return Some(format!(
+            "not exercised: no rejected tree reaches a check that {}{why_break}",
+            kind_words(t.aims())
+        ));
+    }
+    let j = j?;
+    if j.outcome == Outcome::Rejected && !j.failed.iter().any(|f| f.aims == t.aims()) {
+        let by: Vec<String> = j.failed.iter().map(|f| format!("`{}`", f.check)).collect();
+        return Some(format!(
+            "rejected before the checks it aims at, by {} in `{}`, which see the transformation itself",
+            by.join(", "),
+            j.decided_by.as_deref().unwrap_or("?")
+        ));
+    }
+    None
 }

@@ -66,10 +66,16 @@ pub struct Judged {
     /// Why the run could not judge, when it could not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// Its report folder, relative to prove's output folder.
+    /// Its report folder, relative to prove's output folder (`runs/NAME`), or, for a
+    /// screened variant, which tiers the screen judged (no report is written for it).
     pub report: String,
-    /// Wall time of the run.
+    /// Wall time of the run (or of the screen), in milliseconds.
     pub elapsed_ms: u64,
+    /// The same, in microseconds (a screened variant takes a few milliseconds).
+    pub elapsed_us: u64,
+    /// Judged by the screen ([`super::screen`]): the leading tiers without subject code in
+    /// prove's own process, the config loaded once and the models shared; else a full run.
+    pub screened: bool,
 }
 
 /// One unit of the change, reverted alone.
@@ -127,8 +133,13 @@ pub struct BatteryResult {
     pub touched: Vec<String>,
     /// What it achieved.
     pub status: BatteryStatus,
-    /// Whether a check of the kind it aims at ran on the transformed tree: a transformation
-    /// that held only because an earlier tier rejected the tree was not put to the test.
+    /// Why it was not exercised, or that it held by a check before the ones it aims at
+    /// (which sees the transformation itself).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Whether it was put to the test: its target was rejected by a check of the kind it aims
+    /// at (a build check for build-class gaming), so those checks are what it had to get
+    /// past. One applied to a tree an earlier tier rejects anyway proves nothing.
     pub exercised: bool,
     /// How the transformed tree was judged.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -170,8 +181,13 @@ pub struct ProveReport {
     pub base_run: Judged,
     /// Every unit, reverted alone (empty when the gold was not accepted).
     pub units: Vec<UnitResult>,
+    /// The behaviour break prove made, when no variant reached a check that builds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synthesized: Option<Synthesized>,
     /// The gaming battery (empty when the gold was not accepted).
     pub battery: Vec<BatteryResult>,
+    /// What of its own exam the pull request could rewrite (trust.md point 26).
+    pub exam: Vec<ExamInput>,
     /// The problems found, one sentence each.
     pub defects: Vec<String>,
     /// The verdict.
@@ -194,4 +210,33 @@ pub struct ProveTimings {
     pub battery_ms: u64,
     /// The whole of prove.
     pub total_ms: u64,
+}
+
+/// The reference with a behaviour break ([`super::battery::Break`]), judged: the target of
+/// build-class gaming when no unit's variant reaches a build.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Synthesized {
+    /// The break.
+    pub applied: super::battery::Break,
+    /// How the broken reference was judged.
+    pub judged: Judged,
+}
+
+/// One input of the exam the workspace holds (trust.md point 26).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExamInput {
+    /// The check that grades by it.
+    pub check: String,
+    /// Its tier.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tier: Option<String>,
+    /// The workspace file, when it is one file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// What the pull request could rewrite, and how the config pins it.
+    pub what: String,
+    /// The config puts it back or compares it with the reference's.
+    pub pinned: bool,
 }

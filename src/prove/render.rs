@@ -152,6 +152,32 @@ pub fn markdown(r: &ProveReport) -> String {
             );
         }
         let _ = writeln!(s);
+        let screened = r.units.iter().filter(|u| u.judged.screened).count();
+        if screened > 0 {
+            let _ = writeln!(
+                s,
+                "{screened} of {} variant(s) were rejected by the screen (the leading tiers without subject code, judged in prove's process with the parsed models shared); the others had a full run.\n",
+                r.units.len()
+            );
+        }
+        if let Some(b) = &r.synthesized {
+            let _ = writeln!(
+                s,
+                "No variant reached a check that builds, so prove made a behaviour break: the literal `\"{}\"` at {} became `\"{}\"`. {}.\n",
+                escape::inline(&b.applied.was).replace('`', "'"),
+                code(&format!("{}:{}", b.applied.path, b.applied.line)),
+                escape::inline(&b.applied.now).replace('`', "'"),
+                match b.judged.outcome {
+                    Outcome::Rejected => format!(
+                        "It was rejected by {} in {}; build-class gaming is applied to it",
+                        caught_by(&b.judged),
+                        tier(&b.judged)
+                    ),
+                    Outcome::Accepted => "It was **accepted**: no check sees the change, so build-class gaming cannot be put to the test on this tree".into(),
+                    other => outcome(other).to_string(),
+                }
+            );
+        }
         let held = r
             .battery
             .iter()
@@ -160,18 +186,16 @@ pub fn markdown(r: &ProveReport) -> String {
         let exercised = r.battery.iter().filter(|b| b.exercised).count();
         let _ = writeln!(
             s,
-            "### Gaming battery: {} transformation(s), {held} held, {exercised} reached a check of the kind they aim at\n",
+            "### Gaming battery: {} transformation(s), {held} held, {exercised} exercised (applied to a tree only the checks they aim at reject)\n",
             r.battery.len()
         );
         let _ = writeln!(
             s,
-            "Each applies one class of `spec/trust.md` to a rejected tree; none may turn it accepted.\n\n| transformation | trust.md | applied to | result | rejected by |\n|---|---|---|---|---|"
+            "Each applies one class of `spec/trust.md` to a rejected tree; none may turn it accepted.\n\n| transformation | trust.md | applied to | result | rejected by | note |\n|---|---|---|---|---|---|"
         );
         for b in &r.battery {
             let result = match b.status {
-                BatteryStatus::Held if !b.exercised => {
-                    "✅ held, not exercised (no check of its kind ran)"
-                }
+                BatteryStatus::Held if !b.exercised => "held, **not exercised**",
                 BatteryStatus::Held => "✅ held (rejected)",
                 BatteryStatus::Accepted => "❌ **accepted**",
                 BatteryStatus::CouldNotJudge => "⚠️ could not judge",
@@ -187,11 +211,32 @@ pub fn markdown(r: &ProveReport) -> String {
             });
             let _ = writeln!(
                 s,
-                "| {} ({}) | {} | {} | {result} | {by} |",
+                "| {} ({}) | {} | {} | {result} | {by} | {} |",
                 code(&b.transformation.to_string()),
                 escape::inline(&b.description),
                 b.trust_point,
-                escape::inline(&b.target)
+                escape::inline(&b.target),
+                escape::inline(b.note.as_deref().unwrap_or("")).replace('|', "\\|")
+            );
+        }
+        let _ = writeln!(s);
+    }
+    if !r.exam.is_empty() {
+        let _ = writeln!(
+            s,
+            "### The exam the pull request could rewrite (trust.md point 26)\n"
+        );
+        for e in &r.exam {
+            let _ = writeln!(
+                s,
+                "- {} `{}`{}: {}",
+                if e.pinned { "✅" } else { "⚠️" },
+                escape::inline(&e.check),
+                e.tier
+                    .as_deref()
+                    .map(|t| format!(" (tier `{}`)", escape::inline(t)))
+                    .unwrap_or_default(),
+                escape::inline(&e.what)
             );
         }
         let _ = writeln!(s);

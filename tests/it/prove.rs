@@ -113,7 +113,7 @@ fn a_blind_spot_is_reported_with_file_line_and_a_suggestion() {
     );
     // The battery ran against the rejected variant, and none of it was accepted.
     let battery = r["battery"].as_array().unwrap();
-    assert_eq!(battery.len(), 11);
+    assert_eq!(battery.len(), 12);
     assert!(
         battery.iter().all(|b| b["status"] != "accepted"),
         "{battery:#?}"
@@ -241,6 +241,124 @@ fn a_gaming_transformation_that_works_is_reported() {
     assert!(md.contains("❌ **accepted**"), "{md}");
 }
 
+/// A variant the leading structural tier rejects is judged by the screen (prove's own
+/// process, config loaded once, models shared), and what it decides is what a full run of
+/// the same tree decides. The final tier's command lists the folder holding the trees: the
+/// fence hides the other variants (and the reference) from every run's subject processes,
+/// so the gold is accepted only if it cannot.
+#[test]
+fn a_screened_variant_is_judged_as_a_full_run_judges_it_and_trees_are_fenced_apart() {
+    let d = tempfile::tempdir().unwrap();
+    let cfg = "name: screened\njury:\n  tiers:\n    - name: structure\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - type: import-diff\n        - type: ast-diff\n    - name: final\n      policy: FINAL_TIER\n      checks:\n        - type: command\n          name: no-sibling-trees\n          run: \"! ls .. > /dev/null 2>&1\"\nreport:\n  fail-on: fail\n";
+    write_tree(d.path(), &[("judge-ci.yml", cfg)]);
+    const B_BASE: &str = "package a;\n\npublic class B {\n    public int size() { return 1; }\n}\n";
+    const B_REF: &str = "package a;\n\npublic class B {\n    public long size() { return 1; }\n}\n";
+    write_tree(
+        &d.path().join("base"),
+        &[
+            ("src/main/java/a/A.java", JAVA_BASE),
+            ("src/main/java/a/B.java", B_BASE),
+        ],
+    );
+    write_tree(
+        &d.path().join("reference"),
+        &[
+            ("src/main/java/a/A.java", JAVA_REF),
+            ("src/main/java/a/B.java", B_REF),
+        ],
+    );
+    let out = d.path().join("out");
+    let o = judge_ci(
+        d.path(),
+        &[
+            "prove",
+            "--base",
+            "base",
+            "--reference",
+            "reference",
+            "--keep-trees",
+            "--model-cache",
+            d.path().join("models").to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    let md = stdout(&o);
+    let r = prove_json(&out);
+    assert_eq!(r["gold"]["outcome"], "accepted", "{:#}", r["gold"]);
+    assert_eq!(o.status.code(), Some(0), "{md}\n{}", stderr(&o));
+    let units = r["units"].as_array().unwrap();
+    assert_eq!(units.len(), 2, "{units:#?}");
+    for u in units {
+        let j = &u["judged"];
+        assert_eq!(j["screened"], true, "{j:#}");
+        assert_eq!(j["decidedBy"], "structure", "{j:#}");
+        // The same tree, judged by the ordinary run.
+        let tree = out.join("trees").join(format!("unit-{}", u["id"]));
+        let run_out = d.path().join(format!("full-{}", u["id"]));
+        let full = judge_ci(
+            d.path(),
+            &[
+                "--dry-run",
+                "--config",
+                "judge-ci.yml",
+                "--workspace",
+                tree.to_str().unwrap(),
+                "--reference",
+                out.join("trees/reference").to_str().unwrap(),
+                "--model-cache",
+                "off",
+                "--out",
+                run_out.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(full.status.code(), j["exitCode"].as_i64().map(|c| c as i32));
+        let report = common::report(&run_out);
+        assert_eq!(report["interpretation"]["decidedBy"], j["decidedBy"]);
+        let mut failed_full: Vec<String> = report["tiers"][0]["judges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|x| x["status"] == "fail")
+            .map(|x| x["name"].as_str().unwrap().to_string())
+            .collect();
+        let mut failed_screen: Vec<String> = j["failed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["check"].as_str().unwrap().to_string())
+            .collect();
+        failed_full.sort();
+        failed_screen.sort();
+        assert_eq!(
+            failed_screen, failed_full,
+            "{j:#}\n{:#}",
+            report["tiers"][0]
+        );
+    }
+    assert_eq!(units[0]["judged"]["failed"][0]["type"], "import-diff");
+    assert_eq!(units[1]["judged"]["failed"][0]["type"], "ast-diff");
+    assert!(
+        md.contains("2 of 2 variant(s) were rejected by the screen"),
+        "{md}"
+    );
+    // No check builds here: build-class gaming says why it was not exercised.
+    let skipping = r["battery"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["transformation"] == "test-skipping-switches")
+        .unwrap();
+    assert_eq!(skipping["exercised"], false);
+    assert!(
+        skipping["note"]
+            .as_str()
+            .unwrap()
+            .contains("the config has no check that builds"),
+        "{skipping:#}"
+    );
+}
+
 #[test]
 fn bad_input_is_exit_2_naming_the_flag() {
     let d = tempfile::tempdir().unwrap();
@@ -321,4 +439,43 @@ fn the_bundled_example_is_proven() {
         md.contains("### Sensitivity: 3 unit(s) of the change, 3 caught, 0 blind spot(s)"),
         "{md}"
     );
+    // The structural tier catches every unit: each is screened, no build runs for them.
+    assert!(
+        units.iter().all(|u| u["judged"]["screened"] == true),
+        "{units:#?}"
+    );
+    // No unit reaches the build, so prove breaks the reference's behaviour for the
+    // build-class gaming: a literal of Greeter, which GreeterTest asserts.
+    let b = &r["synthesized"];
+    assert_eq!(
+        b["applied"]["path"], "src/main/java/com/example/greeting/Greeter.java",
+        "{b:#}"
+    );
+    assert_eq!(b["judged"]["decidedBy"], "build", "{b:#}");
+    assert_eq!(b["judged"]["failed"][0]["check"], "maven-build", "{b:#}");
+    // Every transformation is applied and held; each is exercised but model-instructions,
+    // whose reason is named (the config asks no model).
+    let battery = r["battery"].as_array().unwrap();
+    assert_eq!(battery.len(), 12);
+    for t in battery {
+        assert_eq!(t["status"], "held", "{t:#}");
+        if t["transformation"] == "model-instructions" {
+            assert_eq!(t["exercised"], false, "{t:#}");
+            assert!(
+                t["note"]
+                    .as_str()
+                    .unwrap()
+                    .contains("no check that asks a model"),
+                "{t:#}"
+            );
+        } else {
+            assert_eq!(t["exercised"], true, "{t:#}");
+        }
+    }
+    // The exam the PR could rewrite: the build runs the workspace's tests, pinned by the
+    // tests-unchanged file-comparison (without it, tests-weakened on the break is accepted).
+    let exam = r["exam"].as_array().unwrap();
+    assert_eq!(exam.len(), 1, "{exam:#?}");
+    assert_eq!(exam[0]["check"], "maven-build");
+    assert_eq!(exam[0]["pinned"], true, "{exam:#?}");
 }
