@@ -342,7 +342,8 @@ fn a_screened_variant_is_judged_as_a_full_run_judges_it_and_trees_are_fenced_apa
         md.contains("2 of 2 variant(s) were rejected by the screen"),
         "{md}"
     );
-    // No check builds here: build-class gaming says why it was not exercised.
+    // No tree reaches the final tier's command, and no literal is there to break: build-class
+    // gaming says why it was not exercised.
     let skipping = r["battery"]
         .as_array()
         .unwrap()
@@ -350,13 +351,13 @@ fn a_screened_variant_is_judged_as_a_full_run_judges_it_and_trees_are_fenced_apa
         .find(|b| b["transformation"] == "test-skipping-switches")
         .unwrap();
     assert_eq!(skipping["exercised"], false);
+    let note = skipping["note"].as_str().unwrap();
     assert!(
-        skipping["note"]
-            .as_str()
-            .unwrap()
-            .contains("the config has no check that builds"),
+        note.starts_with("not exercised: no rejected tree reaches a check that builds")
+            && note.contains("no string literal in a main source to break"),
         "{skipping:#}"
     );
+    assert!(r.get("synthesized").is_none(), "{:#}", r["synthesized"]);
 }
 
 #[test]
