@@ -220,7 +220,7 @@ pub async fn prove(opts: &ProveOptions) -> Result<ProveReport, ProveError> {
         .jury
         .all_checks()
         .iter()
-        .map(|c| aims_of(&c.check_type().to_string()))
+        .map(|c| aims_of(c.check_type().as_ref()))
         .collect();
     kinds.sort_by_key(|a| *a as u8);
     kinds.dedup();
