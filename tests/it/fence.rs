@@ -975,7 +975,8 @@ fn in_a_pull_request_the_checkouts_own_reference_folder_is_hidden_too() {
     // Attack finding newer F1: in a pull-request run the reference is judged from the base's
     // copy (written out by judge-ci, hidden), but the checkout's own `reference/` folder
     // beside the workspace — the one the config names — was readable by subject code.
-    let root = tempfile::tempdir().unwrap();
+    // Outside the shared temporary folders (hidden whole), as a runner's checkout is.
+    let root = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let repo = root.path().join("repo");
     let config = format!(
         "schema: judge-ci.v1\nname: r\nversion: \"1\"\nreference:\n  path: ../reference\njury:\n  checks:\n{}",
@@ -997,6 +998,8 @@ fn in_a_pull_request_the_checkouts_own_reference_folder_is_hidden_too() {
     let event = common::pull_request_event(&runner, &base, &head);
     let out = runner.join("out");
     let ws = repo.join("workspace");
+    let tmp = root.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
     // The control: outside the fence the check's command reads the key.
     let control = Command::new("sh")
         .args(["-c", "cat ../reference/Solution.java"])
@@ -1017,7 +1020,7 @@ fn in_a_pull_request_the_checkouts_own_reference_folder_is_hidden_too() {
         .env("GITHUB_STEP_SUMMARY", runner.join("summary.md"))
         .env("GITHUB_OUTPUT", runner.join("output.txt"))
         .env("RUNNER_TEMP", &runner)
-        .env("TMPDIR", root.path())
+        .env("TMPDIR", &tmp) // not the repository's parent: the shared temporary folder is hidden whole
         .env_remove("GITHUB_TOKEN")
         .env_remove("GH_TOKEN")
         .output()
