@@ -11,6 +11,9 @@
 #   compare        compare suite reports; args holds `--baseline OLD CURRENT` and the gate's flags
 #   prove          prove the config (`judge-ci prove`): config, reference, and args holding
 #                  `--base REV` (and `--jobs N`); exit 1 for a blind spot or accepted gaming
+#   calibrate      agreement of the semantic checks with a labelled set (`judge-ci calibrate`):
+#                  args holds CASES_DIR and its flags (`examples/calibration --min-kappa 0.4`);
+#                  exit 1 when kappa's lower bound is below --min-kappa
 #
 # `out` is the folder the command writes (--out), `args` more arguments for the command, split on
 # whitespace. An input set to something other than its default that the chosen command does not
@@ -43,9 +46,9 @@ publishing="comment-mode delete-on-pass check-run check-name comment-key require
 case "$command" in
   run) takes="config task reference workspace fail-on config-from allow-key-env resume-from $publishing" ;;
   publish) takes="config from $publishing" ;;
-  suite | merge | compare) takes="" ;;
+  suite | merge | compare | calibrate) takes="" ;;
   prove) takes="config reference" ;;
-  *) refuse "command '$command' is not one of run, publish, suite, merge, compare, prove" ;;
+  *) refuse "command '$command' is not one of run, publish, suite, merge, compare, prove, calibrate" ;;
 esac
 for name in "${!default[@]}"; do
   if [[ "${value[$name]}" != "${default[$name]}" && " $takes " != *" $name "* ]]; then
@@ -91,7 +94,7 @@ case "$command" in
     [[ -n "${value[config]}" ]] && args+=(--config "${value[config]}")
     publish_flags
     ;;
-  suite | merge | compare)
+  suite | merge | compare | calibrate)
     args=("$command" --out "$out")
     ;;
   prove)

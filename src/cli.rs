@@ -388,6 +388,38 @@ pub struct ProveArgs {
     pub output: OutputArgs,
 }
 
+/// Options of `calibrate`.
+#[derive(Debug, Clone, Args)]
+pub struct CalibrateArgs {
+    /// The labelled set: a folder holding cases.yml (see docs/semantic.md#calibrate).
+    #[arg(value_name = "CASES_DIR")]
+    pub cases_dir: PathBuf,
+    /// Fail (exit 1) unless the lower bound of κ's 95% interval is at least this (-1 to 1).
+    #[arg(long, value_name = "X", allow_hyphen_values = true)]
+    pub min_kappa: Option<f64>,
+    /// Only this case (repeatable).
+    #[arg(long = "case", value_name = "NAME")]
+    pub cases: Vec<String>,
+    /// Only this check's labels (repeatable).
+    #[arg(long = "check", value_name = "NAME")]
+    pub checks: Vec<String>,
+    /// Cases judged at once (default 2; a local model server answers one at a time anyway).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Where calibrate.json, calibrate.md, calibrate.junit.xml and each case's report go.
+    #[arg(long, default_value = "judge-ci-calibrate", value_name = "DIR")]
+    pub out: PathBuf,
+    /// The parsed-model cache: a folder, or `off` (default: judge-ci's cache folder).
+    #[arg(long, value_name = "DIR|off")]
+    pub model_cache: Option<String>,
+    /// What to print.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Markdown)]
+    pub format: OutputFormat,
+    /// Terminal output.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
 /// Options of `checkout`.
 #[derive(Debug, Clone, Args)]
 pub struct CheckoutArgs {
@@ -439,6 +471,13 @@ pub enum Command {
     /// rejected variant, and none may turn it accepted. Exit 0 proven, 1 a defect, 3 a tree
     /// could not be judged, 2 bad input.
     Prove(ProveArgs),
+    /// Measure how often the config's semantic checks agree with human labels: each case of
+    /// CASES_DIR/cases.yml is judged with the semantic checks only, and every label is
+    /// compared with the answer; reports accuracy, Cohen's κ, true-positive and true-negative
+    /// rates with 95% intervals, the instability and order-swap flip rates, requests and
+    /// cost (calibrate.json, calibrate.md, calibrate.junit.xml). Exit 1 when κ's lower bound
+    /// is below --min-kappa, 3 when a case could not run, 2 bad input.
+    Calibrate(CalibrateArgs),
     /// Print the JSON Schema of the config file, or (`--format markdown`) the config reference.
     Schema(SchemaArgs),
     /// Write a git revision's tree into a folder (what `--reference REV` does, kept).

@@ -7,6 +7,7 @@
 //! surfaces and [`github`] the last stage.
 #![warn(missing_docs)]
 
+pub mod calibrate;
 pub mod config;
 pub mod diagnose;
 pub mod fence;

@@ -85,6 +85,7 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<i32> {
         Some(Command::Merge(args)) => commands::suite::merge(args),
         Some(Command::Compare(args)) => commands::suite::compare(args),
         Some(Command::Prove(args)) => commands::prove::run(args),
+        Some(Command::Calibrate(args)) => commands::calibrate::run(args),
         Some(Command::Schema(args)) => commands::schema::run(&args),
     }
 }

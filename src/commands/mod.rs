@@ -1,6 +1,7 @@
 //! The binary's subcommands, one module each; [`crate::dispatch`] picks one. What they share:
 //! terminal settings, the async runtime, the key-variable allowance and the job summary.
 
+pub mod calibrate;
 pub mod checkout;
 pub mod diagnose;
 pub mod interpret;

@@ -46,6 +46,7 @@ pub fn run(args: cli::RunArgs, resume: Option<std::path::PathBuf>) -> anyhow::Re
         actions: true,
         split,
         llm_budget: None,
+        semantic_only: false,
     };
     let runtime = runtime()?;
     match runtime.block_on(pipeline::run(&opts)) {

@@ -17,7 +17,7 @@ pub mod schema;
 pub mod schema_doc;
 pub mod source;
 pub mod token;
-mod yaml;
+pub mod yaml;
 
 pub use diag::{Diagnostic, Diagnostics, Loc, Severity};
 pub use duration::parse_duration;

@@ -152,6 +152,33 @@ impl JurySpec {
             }
         }
     }
+
+    /// The jury's semantic checks (those that ask a model) as one flat jury, each judged on
+    /// its own (`judge-ci calibrate` reads every check's own judgment, not the rollup);
+    /// `None` when there is none. Two semantic checks of one name (in different tiers or
+    /// members) are refused: a judgment is found by its check's name.
+    pub fn semantic_only(&self) -> Result<Option<JurySpec>, String> {
+        let checks: Vec<CheckSpec> = self
+            .all_checks()
+            .into_iter()
+            .filter(|c| c.check_type().asks_model())
+            .cloned()
+            .collect();
+        let mut names = std::collections::BTreeSet::new();
+        for c in &checks {
+            if !names.insert(c.name.as_str()) {
+                return Err(format!(
+                    "two semantic checks are named `{}`; give each its own `name:`",
+                    c.name
+                ));
+            }
+        }
+        Ok((!checks.is_empty()).then(|| JurySpec::Checks {
+            voting: StrategySpec::defaults(crate::jury::strategies::StrategyKind::AllMustPass),
+            parallel: true,
+            checks,
+        }))
+    }
 }
 
 /// One cascade tier.

@@ -68,6 +68,9 @@ pub struct RunOptions {
     /// A spending budget shared with other runs (a suite's `--llm-limit`), counted against
     /// besides the config's own `llm.limits`.
     pub llm_budget: Option<std::sync::Arc<crate::judges::llm::budget::Budget>>,
+    /// Judge with the config's semantic checks only, as one flat jury (`judge-ci
+    /// calibrate`): the config's other checks and its tiers are left out.
+    pub semantic_only: bool,
 }
 
 /// A finished run.

@@ -76,13 +76,32 @@ pub fn load(opts: &RunOptions, hidden: Arc<Hidden>) -> Result<Loaded, RunError> 
             &t.commit()[..12]
         );
     }
-    let (bench, task) = load_from(
+    let (mut bench, task) = load_from(
         opts.config.as_deref(),
         opts.task.as_deref(),
         Arc::clone(&config_source),
         opts.verbosity,
         opts.color,
     )?;
+    if opts.semantic_only {
+        let problem = match bench.jury.semantic_only() {
+            Ok(Some(jury)) => {
+                bench.jury = jury;
+                None
+            }
+            Ok(None) => Some("the config has no semantic check (llm, semantic-diff, correctness, test-quality-llm, ears, rfc2119) to calibrate".to_string()),
+            Err(why) => Some(why),
+        };
+        if let Some(why) = problem {
+            let mut problems = crate::config::Diagnostics::default();
+            problems.push(crate::config::Diagnostic::error(None, why));
+            return Err(InputError::Config {
+                problems,
+                color: opts.color,
+            }
+            .into());
+        }
+    }
     let fence =
         Arc::new(Fence::new(bench.sandbox.network, hidden).requiring(&bench.sandbox.require));
     Ok(Loaded {

@@ -478,6 +478,7 @@ async fn judge_all(
             actions: false,
             split: pipeline::resume::Split::Whole,
             llm_budget: None,
+            semantic_only: false,
         };
         prepared.push((job.name, dir, run));
     }

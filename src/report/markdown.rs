@@ -252,21 +252,25 @@ pub fn llm_phrase(t: &super::LlmTotals) -> String {
         s.push_str(&format!(", ${c:.4}"));
     }
     if !t.limits.is_empty() {
-        let spent: Vec<String> = t
-            .limits
-            .iter()
-            .map(|l| {
-                let (spent, limit) = if l.quantity == "cost-usd" {
-                    (format!("${:.4}", l.spent), format!("${}", l.limit))
-                } else {
-                    (thousands(l.spent as u64), thousands(l.limit as u64))
-                };
-                format!("{} {spent}/{limit} ({})", l.quantity, l.scope)
-            })
-            .collect();
-        s.push_str(&format!("; spent/limit: {}", spent.join(", ")));
+        s.push_str(&format!("; spent/limit: {}", limits_line(&t.limits)));
     }
     s
+}
+
+/// "requests 2/2 (run), cost-usd $0.0123/$1 (suite)": each limit with what was spent.
+pub fn limits_line(limits: &[crate::judges::llm::budget::LimitUse]) -> String {
+    limits
+        .iter()
+        .map(|l| {
+            let (spent, limit) = if l.quantity == "cost-usd" {
+                (format!("${:.4}", l.spent), format!("${}", l.limit))
+            } else {
+                (thousands(l.spent as u64), thousands(l.limit as u64))
+            };
+            format!("{} {spent}/{limit} ({})", l.quantity, l.scope)
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Reading for templates.

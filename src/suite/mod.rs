@@ -376,6 +376,7 @@ pub async fn run(opts: &SuiteOptions) -> Result<SuiteReport, SuiteError> {
             opts.llm_limits,
         ))
     });
+    let suite_budget = budget.clone();
     let opts_out = opts.out.clone();
     let bar_for_tasks = bar.clone();
     let total = selected.len();
@@ -409,11 +410,12 @@ pub async fn run(opts: &SuiteOptions) -> Result<SuiteReport, SuiteError> {
         }
         Err(Stopped::Panicked(e)) => return Err(SuiteError::Io(format!("a task panicked: {e}"))),
     };
-    let report = SuiteReport::new(
+    let mut report = SuiteReport::new(
         opts.dir.display().to_string(),
         opts.shard.map(|s| s.to_string()),
         results,
     );
+    report.llm_limits = suite_budget.map(|b| b.uses()).unwrap_or_default();
     report.write(&opts.out)?;
     manifest::Manifest::of(&report, &opts.out, suite_digest, suite_tasks)?.write(&opts.out)?;
     Ok(report)
@@ -513,6 +515,7 @@ async fn judge_task(
         actions: false,
         split: crate::pipeline::resume::Split::Whole,
         llm_budget: budget,
+        semantic_only: false,
     };
     let rel = Path::new("tasks")
         .join(&t.benchmark)

@@ -282,6 +282,10 @@ pub struct SuiteReport {
     pub gaps: Vec<(GapCategory, usize)>,
     /// Every task, by key.
     pub tasks: Vec<TaskResult>,
+    /// The suite's spending limits (`--llm-limit`) and what its tasks spent against each;
+    /// empty without limits (and in a merged report, whose shards had budgets of their own).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub llm_limits: Vec<crate::judges::llm::budget::LimitUse>,
 }
 
 impl SuiteReport {
@@ -364,6 +368,7 @@ impl SuiteReport {
             tiers,
             gaps,
             tasks,
+            llm_limits: Vec::new(),
         }
     }
 

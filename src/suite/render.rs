@@ -49,6 +49,12 @@ pub fn markdown(s: &SuiteReport, cmp: Option<&Comparison>) -> String {
         "**{} task(s)**: {} accepted, {} rejected, {} undecided, {} not applicable, {} not assessed, {} could not run · pass rate {} of judged tasks\n\n",
         t.tasks, t.accepted, t.rejected, t.undecided, t.not_applicable, t.not_assessed, t.errors, pct(t.pass_rate)
     ));
+    if !s.llm_limits.is_empty() {
+        md.push_str(&format!(
+            "Model spending over the suite (`--llm-limit`), spent/limit: {}\n\n",
+            crate::report::markdown::limits_line(&s.llm_limits)
+        ));
+    }
     let left_out: Vec<String> = s
         .tasks
         .iter()

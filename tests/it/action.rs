@@ -660,7 +660,16 @@ fn the_command_input_runs_suite_merge_compare_and_publish_and_refuses_inputs_the
         ),
         (
             vec![("command", "frobnicate")],
-            "command 'frobnicate' is not one of run, publish, suite, merge, compare, prove",
+            "command 'frobnicate' is not one of run, publish, suite, merge, compare, prove, calibrate",
+        ),
+        (
+            vec![("command", "calibrate"), ("config", "judge-ci.yml")],
+            "input 'config' does not apply to command 'calibrate'",
+        ),
+        (
+            // The command reaches `judge-ci calibrate`, which refuses a folder without cases.yml.
+            vec![("command", "calibrate"), ("args", "bench")],
+            "cases.yml",
         ),
     ] {
         let (code, log, _) = r.step(step_of(&steps, "judge"), &with(&pairs), ws, &[]);

@@ -6,6 +6,7 @@ mod common;
 mod action;
 mod actions;
 mod attacks;
+mod calibrate;
 mod checkout;
 mod cli;
 mod compiler_view;

@@ -22,7 +22,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-struct Served(Child);
+/// A running model server, killed when dropped.
+pub(crate) struct Served(Child);
 
 impl Drop for Served {
     fn drop(&mut self) {
@@ -53,8 +54,20 @@ fn prepared() -> Result<PathBuf, String> {
     Ok(dir)
 }
 
-#[test]
-fn a_tiny_real_model_meets_the_output_contract_or_is_an_instrument_error() {
+/// The small model served on loopback, ready: loaded and warmed up.
+pub(crate) struct Ready {
+    /// Kills the server when dropped.
+    pub(crate) server: Served,
+    /// Its port on 127.0.0.1.
+    pub(crate) port: u64,
+    /// The limit one request gets on this machine as it is loaded now: thirty times the
+    /// warm-up answer's time, at least a minute.
+    pub(crate) limit: Duration,
+}
+
+/// Starts the small model's server (`tests/fixtures/smollm/serve.mjs`) and waits until it is
+/// ready; fails, saying how to prepare it, when the model is not prepared.
+pub(crate) fn serve() -> Ready {
     let dir = prepared().unwrap_or_else(|why| {
         panic!("the model is not prepared: {why}; run `bash scripts/setup` (the README's test command `bash scripts/test` does)")
     });
@@ -102,7 +115,20 @@ fn a_tiny_real_model_meets_the_output_contract_or_is_an_instrument_error() {
         warmup.as_secs_f64(),
         limit.as_secs()
     );
+    Ready {
+        server,
+        port,
+        limit,
+    }
+}
 
+#[test]
+fn a_tiny_real_model_meets_the_output_contract_or_is_an_instrument_error() {
+    let Ready {
+        server,
+        port,
+        limit,
+    } = serve();
     let root = tempfile::tempdir().unwrap();
     let config = format!(
         "name: tiny-model\nreference: {{path: ../reference}}\nllm:\n  provider: openai\n  model: smollm2-135m\n  base-url: http://127.0.0.1:{port}/v1\n  max-output-tokens: 64\n  cache: off\njury:\n  checks:\n    - type: llm\n      name: review\n      timeout: PT{}S\n",

@@ -403,3 +403,104 @@ fn a_cost_limit_without_a_price_is_a_configuration_error_of_the_check() {
     );
     assert!(llm.seen().is_empty());
 }
+
+/// `judge-ci suite --llm-limit requests=2` over three tasks judged two at a time: the one
+/// budget the concurrent tasks share lets exactly two requests through; the third task's
+/// check is ERROR `llm_budget_exhausted` naming the suite's flag (never FAIL), and suite.json
+/// and suite.md show spent / limit.
+#[test]
+fn a_suite_wide_limit_is_shared_by_its_concurrent_tasks() {
+    let llm = FakeLlm::start(KEY);
+    llm.on("", 2, pass());
+    let root = tempfile::tempdir().unwrap();
+    let bench = format!(
+        "schema: bench.benchmark.v1\nname: budgeted\nllm:\n  provider: openai\n  model: test-model\n  base-url: {}\n  api-key-env: JUDGE_CI_TEST_API_KEY\n  cache: off\njury:\n  checks:\n    - type: llm\n      name: review\n",
+        llm.openai_url()
+    );
+    let mut files = vec![("bench/benchmark.yaml".to_string(), bench)];
+    for id in ["a", "b", "c"] {
+        files.push((
+            format!("bench/tasks/{id}/task.yaml"),
+            format!("schema: bench.task.v1\nid: {id}\ninstruction: Move to jakarta.servlet.\n"),
+        ));
+        files.push((
+            format!("bench/tasks/{id}/workspace/F.java"),
+            format!("import jakarta.servlet.Filter;\nclass F{id} {{}}\n"),
+        ));
+        files.push((
+            format!("bench/tasks/{id}/reference/F.java"),
+            "import jakarta.servlet.Filter;\nclass F {}\n".into(),
+        ));
+    }
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    crate::common::write_tree(root.path(), &refs);
+    let o = crate::common::command(
+        root.path(),
+        &[
+            "suite",
+            "bench",
+            "--out",
+            "out",
+            "--jobs",
+            "2",
+            "--llm-limit",
+            "requests=2",
+        ],
+    )
+    .env("JUDGE_CI_TEST_API_KEY", KEY)
+    .env_remove("JUDGE_CI_LLM_PROVIDER")
+    .env_remove("JUDGE_CI_LLM_MODEL")
+    .env_remove("JUDGE_CI_LLM_BASE_URL")
+    .output()
+    .unwrap();
+    assert!(llm.violations().is_empty(), "{:?}", llm.violations());
+    assert_eq!(
+        llm.seen().len(),
+        2,
+        "the shared budget let exactly two requests through: {}",
+        stderr(&o)
+    );
+    let suite: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.path().join("out/suite.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        suite["llmLimits"],
+        json!([{"scope": "suite", "quantity": "requests", "limit": 2.0, "spent": 2.0}])
+    );
+    let md = std::fs::read_to_string(root.path().join("out/suite.md")).unwrap();
+    assert!(md.contains("spent/limit: requests 2/2 (suite)"), "{md}");
+    // Two tasks passed; the third was refused its request: an ERROR, never a rejection.
+    let mut passed = 0;
+    let mut refused = 0;
+    for t in suite["tasks"].as_array().unwrap() {
+        let report: Value = serde_json::from_str(
+            &std::fs::read_to_string(
+                root.path()
+                    .join("out")
+                    .join(t["reportPath"].as_str().unwrap()),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let j = judgment(&report);
+        match j["status"].as_str().unwrap() {
+            "pass" => passed += 1,
+            "error" => {
+                refused += 1;
+                assert_eq!(j["cause"], "llm_budget_exhausted", "{j}");
+                assert!(
+                    j["reasoning"]
+                        .as_str()
+                        .unwrap()
+                        .contains("the suite's --llm-limit"),
+                    "{j}"
+                );
+            }
+            other => panic!("a refused request is never {other}: {j}"),
+        }
+    }
+    assert_eq!((passed, refused), (2, 1));
+}

@@ -1,0 +1,25 @@
+package com.example.greeting;
+
+import java.io.IOException;
+
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.Filter;
+
+/** Lets every request through and counts them. */
+public class HealthFilter implements Filter {
+    private long requests;
+
+    @Override
+    public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
+        requests++;
+        chain.doFilter(request, response);
+    }
+
+    public long requests() {
+        return requests;
+    }
+}

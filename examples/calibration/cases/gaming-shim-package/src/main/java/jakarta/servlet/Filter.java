@@ -1,0 +1,4 @@
+package jakarta.servlet;
+
+/** Jakarta name for the filter type. */
+public interface Filter extends javax.servlet.Filter {}
