@@ -152,7 +152,7 @@ pub struct CalibrateReport {
     pub config: String,
     /// The config's name.
     pub name: String,
-    /// The model each check asked (`provider/model`), after the environment's overrides.
+    /// The models asked, as the runs' reports name them, after the environment's overrides.
     pub models: Vec<String>,
     /// Every labelled item over every check.
     pub overall: Agreement,
