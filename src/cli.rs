@@ -413,8 +413,8 @@ pub struct CalibrateArgs {
     #[arg(long, value_name = "DIR|off")]
     pub model_cache: Option<String>,
     /// What to print.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Markdown)]
-    pub format: OutputFormat,
+    #[arg(long, value_enum, default_value_t = Format::Markdown)]
+    pub format: Format,
     /// Terminal output.
     #[command(flatten)]
     pub output: OutputArgs,

@@ -362,7 +362,7 @@ fn prepare(
         verbosity: Verbosity::Quiet,
         color: false,
         fail_on: None,
-        config_from: pipeline::inputs::ConfigFrom::Head,
+        config_from: pipeline::config_tree::ConfigFrom::Head,
         publish: Default::default(),
         actions: false,
         split: pipeline::resume::Split::Whole,

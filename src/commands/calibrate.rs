@@ -42,8 +42,10 @@ pub fn run(args: cli::CalibrateArgs) -> anyhow::Result<i32> {
             let md = calibrate::render::markdown(&report);
             append_summary(&md)?;
             match format {
-                cli::OutputFormat::Markdown => print!("{md}"),
-                cli::OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+                judge_ci::pipeline::Format::Markdown => print!("{md}"),
+                judge_ci::pipeline::Format::Json => {
+                    println!("{}", serde_json::to_string_pretty(&report)?)
+                }
             }
             if !output.quiet {
                 eprintln!(
