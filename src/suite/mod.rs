@@ -496,6 +496,17 @@ async fn judge_task(
         Subject::Folder(p) => (p.clone(), None),
         Subject::Rev(r) => (PathBuf::from("."), Some(r.clone())),
     };
+    // No submission is the subject's doing (the agent produced nothing): it counts against
+    // the task, never as a task that could not run (trust.md point 12, attack finding F33).
+    if head.is_none() && std::fs::symlink_metadata(&workspace).is_err() {
+        let why = format!(
+            "the workspace folder {} does not exist: nothing was submitted",
+            workspace.display()
+        );
+        let mut r = TaskResult::failed(t, pipeline::EXIT_REJECTED, why.clone());
+        r.subject_error = Some(why);
+        return r;
+    }
     let opts = RunOptions {
         config: Some(t.config.clone()),
         task: Some(t.task.clone()),

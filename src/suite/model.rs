@@ -87,7 +87,8 @@ pub struct TaskResult {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub instrument_failed: bool,
     /// For a task whose reading would pass (accepted, not applicable, undecided): what ended
-    /// ERROR that the subject can have caused ("tier 'build' could not run"). Such a task is
+    /// ERROR that the subject can have caused ("tier 'build' could not run"); for a task not
+    /// run because nothing was submitted (no workspace folder), why. Such a task is
     /// no pass in the pass rate and in `compare` whatever its reading (trust.md point 12).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subject_error: Option<String>,
@@ -313,7 +314,8 @@ impl SuiteReport {
             .iter()
             .filter(|x| {
                 (x.reading == Some(Reading::NotAssessed) && !x.instrument_failed)
-                    || (x.reading == Some(Reading::NotApplicable) && x.subject_error.is_some())
+                    || (matches!(x.reading, Some(Reading::NotApplicable) | None)
+                        && x.subject_error.is_some())
             })
             .count();
         t.accepted_with_subject_error = tasks

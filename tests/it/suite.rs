@@ -716,3 +716,36 @@ fn an_acceptance_with_an_error_the_subject_caused_is_no_pass_in_a_suite() {
     assert_eq!(c["regressions"], 2, "{c:#}");
     assert_eq!(c["regressionKinds"][0][0], "subject-error", "{c:#}");
 }
+
+/// A task whose workspace folder is missing (the agent submitted nothing) counts against the
+/// suite's pass rate and regresses an accepted baseline; it is no task that "could not run"
+/// (trust.md point 12, attack finding F33).
+#[test]
+fn a_missing_submission_counts_against_the_task() {
+    let root = tempfile::tempdir().unwrap();
+    let bench = "schema: bench.benchmark.v1\nname: nw\njury:\n  checks:\n    - {type: command, name: ok, run: \"true\"}\n";
+    common::write_tree(root.path(), &[("bench/benchmark.yaml", bench)]);
+    for id in ["a", "b"] {
+        common::write_tree(
+            &root.path().join("bench/tasks").join(id),
+            &[
+                (
+                    "task.yaml",
+                    &format!("schema: bench.task.v1\nid: {id}\ninstruction: x\n"),
+                ),
+                ("workspace/README", "x\n"),
+            ],
+        );
+    }
+    suite(root.path(), "base", &[]);
+    std::fs::remove_dir_all(root.path().join("bench/tasks/a/workspace")).unwrap();
+    let o = run(root.path(), &["suite", "bench", "--out", "cur"]);
+    let s: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.path().join("cur/suite.json"))
+            .unwrap_or_else(|e| panic!("{e}: {}", common::stderr(&o))),
+    )
+    .unwrap();
+    assert_eq!(s["totals"]["passRate"], 0.5, "{:#}", s["totals"]);
+    let o = run(root.path(), &["compare", "--baseline", "base", "cur"]);
+    assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));
+}
