@@ -482,4 +482,18 @@ pub enum Command {
     Schema(SchemaArgs),
     /// Write a git revision's tree into a folder (what `--reference REV` does, kept).
     Checkout(CheckoutArgs),
+    /// For an `external` judge: run the subject's code (`"$JUDGE_CI" fence-exec -- sh
+    /// ./run-tests.sh`) fenced apart from the judge: no descriptor above stderr, and a
+    /// Landlock domain nested in the judge's, so the code can neither reach the judge's
+    /// answer channel, memory or descriptors nor (Landlock ABI 6) signal it. Exits 126
+    /// without running anything when the nesting cannot be made.
+    FenceExec(FenceExecArgs),
+}
+
+/// `judge-ci fence-exec -- CMD [ARG…]`.
+#[derive(Debug, Args)]
+pub struct FenceExecArgs {
+    /// The command and its arguments (after `--`).
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+    pub command: Vec<std::ffi::OsString>,
 }

@@ -8,6 +8,15 @@ use judge_ci::pipeline::{self, save::WriteError};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // `fence-exec` execs the subject's command with the process as it is: no redaction
+    // threads between it and its output, nothing judge-ci sets up for itself.
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == "fence-exec")
+    {
+        let args: Vec<std::ffi::OsString> = std::env::args_os().skip(2).collect();
+        return exit_code(commands::fence_exec::run(&args));
+    }
     // Before any child starts: a process of the same user cannot read this one's environment
     // (the tokens), command line or memory through /proc, nor attach a debugger.
     if let Err(e) = nix::sys::prctl::set_dumpable(false) {
@@ -79,6 +88,7 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<i32> {
         Some(Command::Validate(args)) => commands::validate::run(args),
         Some(Command::Interpret(args)) => commands::interpret::run(args),
         Some(Command::Checkout(args)) => commands::checkout::run(args),
+        Some(Command::FenceExec(args)) => Ok(commands::fence_exec::run(&args.command)),
         Some(Command::Render(args)) => commands::render::run(args),
         Some(Command::Diagnose(args)) => commands::diagnose::run(args),
         Some(Command::Suite(args)) => commands::suite::run(args),

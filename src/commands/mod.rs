@@ -4,6 +4,7 @@
 pub mod calibrate;
 pub mod checkout;
 pub mod diagnose;
+pub mod fence_exec;
 pub mod interpret;
 pub mod prove;
 pub mod publish;

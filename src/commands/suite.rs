@@ -40,7 +40,22 @@ pub fn run(args: cli::SuiteArgs) -> anyhow::Result<i32> {
     let jobs = jobs
         .filter(|n| *n > 0)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+    // In a pull-request context the definitions are the base's, the workspaces the PR's.
+    let trusted = match suite::trusted::layout(&dir) {
+        Ok(t) => t,
+        Err(e) => return suite_error(e),
+    };
+    if let Some(t) = &trusted
+        && !output.quiet
+    {
+        eprintln!(
+            "judge-ci: the benchmark definitions, task files and references are read from {}; the workspaces from {}",
+            t.label,
+            dir.display()
+        );
+    }
     let opts = suite::SuiteOptions {
+        definitions: trusted.as_ref().map(|t| (t.dir.clone(), t.label.clone())),
         dir,
         out: out.clone(),
         jobs,

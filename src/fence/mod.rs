@@ -29,6 +29,7 @@
 mod child;
 pub mod git_guard;
 pub mod layers;
+pub mod nest;
 pub mod reaper;
 mod rules;
 mod seccomp;

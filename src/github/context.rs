@@ -59,14 +59,37 @@ pub enum ContextError {
     /// A variable that Actions always sets is missing.
     #[error("{0} is not set; is this running in GitHub Actions?")]
     Missing(&'static str),
-    /// The event payload cannot be read.
-    #[error("the event payload {path} cannot be read: {why}")]
+    /// The event payload cannot be read. Inside Actions judge-ci cannot then tell whether the
+    /// run concerns a pull request, so it does not judge (trust.md point 1: never the pull
+    /// request's config by default).
+    #[error(
+        "the event payload {path} (GITHUB_EVENT_PATH) cannot be read: {why}; without it judge-ci cannot tell whether this run concerns a pull request, whose config must come from its base, so it does not judge"
+    )]
     Payload {
         /// The file.
         path: PathBuf,
         /// Why.
         why: String,
     },
+    /// A pull-request event (by its name) whose payload does not describe the pull request:
+    /// judging it with the working tree's config would judge the head by its own config.
+    #[error(
+        "GITHUB_EVENT_NAME is {event}, an event about a pull request, but {what}; judge-ci cannot find the pull request's base, whose config must judge it, so it does not judge (pass --config-from REV to name the trusted revision)"
+    )]
+    NoPullRequest {
+        /// The event's name.
+        event: String,
+        /// What the payload lacks ("GITHUB_EVENT_PATH is not set", "its payload … holds no
+        /// `pull_request` object").
+        what: String,
+    },
+}
+
+/// Event names GitHub sends only about a pull request (or a merge queue's group of them): a
+/// payload under one of these names that describes none is broken or forged, never a run
+/// outside a pull request.
+fn named_for_pull_request(event: &str) -> bool {
+    event.starts_with("pull_request") || event == "merge_group"
 }
 
 fn s(v: &Value, p: &str) -> Option<String> {
@@ -81,7 +104,8 @@ pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<Context>,
     }
     let event = env("GITHUB_EVENT_NAME").ok_or(ContextError::Missing("GITHUB_EVENT_NAME"))?;
     let repository = env("GITHUB_REPOSITORY").ok_or(ContextError::Missing("GITHUB_REPOSITORY"))?;
-    let payload: Value = match env("GITHUB_EVENT_PATH") {
+    let event_path = env("GITHUB_EVENT_PATH");
+    let payload: Value = match &event_path {
         Some(p) => {
             let path = PathBuf::from(p);
             let text = std::fs::read_to_string(&path).map_err(|e| ContextError::Payload {
@@ -125,6 +149,17 @@ pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<Context>,
         ..Context::default()
     };
     c.pr_context = about_pull_request(&payload, &repository, &mut c);
+    if !c.pr_context && named_for_pull_request(&event) {
+        return Err(ContextError::NoPullRequest {
+            event,
+            what: match event_path {
+                None => "GITHUB_EVENT_PATH is not set".to_string(),
+                Some(p) => format!(
+                    "its payload {p} holds no `pull_request` object (nor a `merge_group` or one naming a pull request)"
+                ),
+            },
+        });
+    }
     if !c.pr_context && c.head_sha.is_none() {
         c.head_sha = env("GITHUB_SHA").or_else(|| s(&payload, "/after"));
     }
@@ -187,7 +222,98 @@ fn about_pull_request(payload: &Value, repository: &str, c: &mut Context) -> boo
             return c.pull_request.is_some() || names_pull_request(check, 0);
         }
     }
-    names_pull_request(payload, 0)
+    if names_pull_request(payload, 0) {
+        return true;
+    }
+    // A dispatch carries what its sender chose (`workflow_dispatch` inputs, a
+    // `repository_dispatch` client payload): an on-demand "judge pull request #N" names it by
+    // a key of its own. Such a key, or a pull request's ref or address as a value, makes it a
+    // pull-request context; with no base commit named, the default branch's config judges.
+    for key in ["inputs", "client_payload"] {
+        if let Some(data) = payload.get(key)
+            && let Some(number) = dispatch_names_pull_request(data, 0)
+        {
+            c.pull_request = number;
+            c.base_sha = [
+                "/base_sha",
+                "/base",
+                "/pull_request_base_sha",
+                "/pr_base_sha",
+            ]
+            .iter()
+            .find_map(|p| s(data, p))
+            .filter(|b| b.len() == 40);
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether dispatch data `v` names a pull request: a key spelled like one (`pr`,
+/// `pr_number`, `pull-request`, `pullRequestUrl`, …) with a value that is not empty, or a
+/// value that is a pull request's ref (`refs/pull/7/head`) or address (`…/pull/7`). Gives
+/// the number when one can be read (`Some(None)` when named without one).
+fn dispatch_names_pull_request(v: &Value, depth: usize) -> Option<Option<u64>> {
+    if depth > 32 {
+        return Some(None);
+    }
+    let number = |x: &Value| -> Option<u64> {
+        x.as_u64().or_else(|| {
+            let t = x.as_str()?.trim().trim_start_matches('#');
+            t.parse().ok().or_else(|| pull_number_in(t))
+        })
+    };
+    match v {
+        Value::Object(map) => map.iter().find_map(|(k, x)| {
+            let n: String = k
+                .chars()
+                .filter(|ch| !matches!(ch, '-' | '_' | ' '))
+                .flat_map(char::to_lowercase)
+                .collect();
+            let named = n.contains("pullrequest")
+                || matches!(
+                    n.as_str(),
+                    "pr" | "prnumber"
+                        | "prnum"
+                        | "prno"
+                        | "prid"
+                        | "prurl"
+                        | "prref"
+                        | "pull"
+                        | "pullnumber"
+                        | "pullid"
+                        | "pullurl"
+                        | "pullref"
+                );
+            let empty = match x {
+                Value::Null => true,
+                Value::Bool(b) => !b,
+                Value::String(t) => t.trim().is_empty(),
+                Value::Number(_) => x.as_u64() == Some(0),
+                Value::Array(a) => a.is_empty(),
+                Value::Object(o) => o.is_empty(),
+            };
+            if named && !empty {
+                return Some(number(x).or_else(|| x.get("number").and_then(number)));
+            }
+            dispatch_names_pull_request(x, depth + 1)
+        }),
+        Value::Array(items) => items
+            .iter()
+            .find_map(|x| dispatch_names_pull_request(x, depth + 1)),
+        Value::String(t) => pull_number_in(t).map(Some),
+        _ => None,
+    }
+}
+
+/// The number in a pull request's ref (`refs/pull/7/merge`) or address
+/// (`https://github.com/o/r/pull/7`), if `t` is one.
+fn pull_number_in(t: &str) -> Option<u64> {
+    let (_, rest) = t
+        .split_once("refs/pull/")
+        .or_else(|| t.split_once("/pull/"))?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
 }
 
 /// True when `v` holds, at any depth up to a bound, a `pull_request` object or a non-empty
@@ -464,5 +590,127 @@ mod tests {
             c.pr_context,
             "a payload too deep to search is read as a pull request's"
         );
+    }
+
+    fn with_payload(
+        event: Option<&str>,
+        payload: Option<&str>,
+    ) -> Result<Option<Context>, ContextError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("event.json");
+        if let Some(p) = payload {
+            std::fs::write(&path, p).unwrap();
+        }
+        let path = path.to_str().unwrap().to_string();
+        from_env(&|k| match k {
+            "GITHUB_ACTIONS" => Some("true".into()),
+            "GITHUB_EVENT_NAME" => event.map(str::to_string),
+            "GITHUB_REPOSITORY" => Some("a/b".into()),
+            "GITHUB_EVENT_PATH" => Some(path.clone()),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn a_pull_request_event_that_describes_no_pull_request_is_refused() {
+        // Attack finding newer F2: a missing, unreadable or malformed payload, or one without
+        // its pull request, must never become a run outside a pull request (the head's config).
+        for event in ["pull_request", "pull_request_target", "merge_group"] {
+            for payload in [
+                None,
+                Some("not json"),
+                Some("{}"),
+                Some("[]"),
+                Some("null"),
+                Some(r#"{"number":7}"#),
+                Some(r#"{"action":"opened"}"#),
+                Some(r#"{"pull_request":"7"}"#),
+            ] {
+                let got = with_payload(Some(event), payload);
+                assert!(
+                    matches!(
+                        got,
+                        Err(ContextError::Payload { .. } | ContextError::NoPullRequest { .. })
+                    ),
+                    "{event} with {payload:?}: {got:?}"
+                );
+            }
+        }
+        let unset = from_env(&|k| match k {
+            "GITHUB_ACTIONS" => Some("true".into()),
+            "GITHUB_EVENT_NAME" => Some("pull_request".into()),
+            "GITHUB_REPOSITORY" => Some("a/b".into()),
+            _ => None,
+        });
+        let Err(e) = unset else {
+            panic!("no payload at all: {unset:?}")
+        };
+        assert!(
+            e.to_string().contains("GITHUB_EVENT_PATH is not set"),
+            "{e}"
+        );
+        // No event name while a payload names a pull request: refused, not a local run.
+        assert!(matches!(
+            with_payload(None, Some(r#"{"pull_request":{"number":1}}"#)),
+            Err(ContextError::Missing("GITHUB_EVENT_NAME"))
+        ));
+        // A push without a payload stays what it was.
+        let push = with_payload(Some("push"), Some("{}")).unwrap().unwrap();
+        assert!(!push.pr_context);
+    }
+
+    #[test]
+    fn a_dispatch_that_names_a_pull_request_by_a_key_of_its_own_is_a_pull_request_context() {
+        // Attack finding newer F12: an on-demand "judge PR #N" workflow.
+        let base = "0123456789abcdef0123456789abcdef01234567";
+        let cases = [
+            (
+                "workflow_dispatch",
+                format!(r#"{{"inputs":{{"pull_request":"7","base_sha":"{base}"}}}}"#),
+                Some(7),
+                Some(base),
+            ),
+            (
+                "workflow_dispatch",
+                r##"{"inputs":{"pr-number":"#12"}}"##.to_string(),
+                Some(12),
+                None,
+            ),
+            (
+                "workflow_dispatch",
+                r#"{"inputs":{"ref":"refs/pull/5/head"}}"#.to_string(),
+                Some(5),
+                None,
+            ),
+            (
+                "repository_dispatch",
+                format!(r#"{{"client_payload":{{"pr":{{"number":7,"base_sha":"{base}"}}}}}}"#),
+                Some(7),
+                None,
+            ),
+            (
+                "repository_dispatch",
+                r#"{"client_payload":{"PullRequestUrl":"https://github.com/a/b/pull/3"}}"#
+                    .to_string(),
+                Some(3),
+                None,
+            ),
+        ];
+        for (event, payload, number, base_sha) in cases {
+            let c = with_payload(Some(event), Some(&payload)).unwrap().unwrap();
+            assert!(c.pr_context, "{event} {payload}");
+            assert_eq!(c.pull_request, number, "{event} {payload}");
+            assert_eq!(c.base_sha.as_deref(), base_sha, "{event} {payload}");
+        }
+        for payload in [
+            r#"{"inputs":{"pr":""}}"#,
+            r#"{"inputs":{"tag":"v1.2","dry_run":"false"}}"#,
+            r#"{"inputs":{"pull_request":false}}"#,
+        ] {
+            let c = with_payload(Some("workflow_dispatch"), Some(payload))
+                .unwrap()
+                .unwrap();
+            assert!(!c.pr_context, "{payload}");
+        }
     }
 }

@@ -493,6 +493,12 @@ pub async fn external(
             process::ANSWER_FD.to_string(),
         ),
     ]);
+    // The judge-ci binary, for `"$JUDGE_CI" fence-exec -- …`: the judge runs the subject's
+    // code fenced apart from itself (docs/gates.md).
+    if let Ok(exe) = std::env::current_exe() {
+        spec.env
+            .push(("JUDGE_CI".to_string(), exe.display().to_string()));
+    }
     spec.answer = true;
     spec.stdin = Some(serde_json::to_vec(&context).unwrap_or_default());
     let display = spec.display();

@@ -121,12 +121,23 @@ fn first_link(root: &Path, rel: &Path) -> Option<String> {
     None
 }
 
-/// Resolves `rel` against `workspace`: a path that leaves it (a symbolic link on the way
-/// included) [`Resolved::Escapes`]; one that stays inside but is or passes through a symbolic
-/// link [`Resolved::ThroughLink`]; otherwise the entry or its absence.
+/// Resolves `rel` against `workspace`: a path that itself leaves it (`..`, absolute)
+/// [`Resolved::Escapes`]; one that is or passes through a symbolic link of the workspace,
+/// wherever the link leads, [`Resolved::ThroughLink`]; otherwise the entry or its absence.
 pub fn resolve(workspace: &Path, rel: &Path) -> Resolved {
     match resolve_following(workspace, rel) {
-        r @ Resolved::Escapes(_) => r,
+        // A path that leaves the workspace through a link the workspace holds is the
+        // subject's doing too (its tree holds the link), not the config's: a finding of the
+        // check, never a bad config that leaves the task out of a suite's pass rate (attack
+        // finding newer F22). Only a path that itself leaves (`..`, absolute) escapes.
+        Resolved::Escapes(why) => match workspace
+            .canonicalize()
+            .ok()
+            .and_then(|root| first_link(&root, rel))
+        {
+            Some(link) => Resolved::ThroughLink(link),
+            None => Resolved::Escapes(why),
+        },
         r => match workspace
             .canonicalize()
             .ok()
@@ -221,14 +232,19 @@ mod tests {
         ));
         assert!(matches!(
             resolve(ws.path(), Path::new("link")),
-            Resolved::Escapes(_)
+            Resolved::ThroughLink(l) if l == "link"
         ));
         assert!(matches!(
             resolve(ws.path(), Path::new("dirlink/secret")),
-            Resolved::Escapes(_)
+            Resolved::ThroughLink(l) if l == "dirlink"
         ));
         assert!(matches!(
             resolve(ws.path(), Path::new("dirlink/new")),
+            Resolved::ThroughLink(l) if l == "dirlink"
+        ));
+        // A path that itself leaves the workspace is the config's: it escapes.
+        assert!(matches!(
+            resolve(ws.path(), Path::new("../x")),
             Resolved::Escapes(_)
         ));
     }

@@ -161,14 +161,17 @@ pub fn before_build(workspace: &Path, reference: Option<&Path>, args: &[String])
         .iter()
         .flat_map(|(_, p)| artifacts(p))
         .collect();
-    // A reference without a POM tells nothing about what the solution needs.
-    let theirs: Option<BTreeSet<(String, String)>> = reference
+    // A reference without a POM tells nothing about what the solution needs. What the
+    // reference needs is the coordinate with its version: a pull request that pins one the
+    // reference declares to another version chose that version (attack finding G11), and
+    // its absence is the pull request's, not the environment's.
+    let theirs: Option<BTreeSet<(String, String, Option<String>)>> = reference
         .map(structural::effective_poms)
         .filter(|poms| !poms.is_empty())
         .map(|poms| {
             poms.iter()
                 .flat_map(|(_, p)| artifacts(p))
-                .map(|a| (a.group, a.artifact))
+                .map(|a| (a.group, a.artifact, a.version))
                 .collect()
         });
     let absent = ours
@@ -177,7 +180,7 @@ pub fn before_build(workspace: &Path, reference: Option<&Path>, args: &[String])
         .map(|a| {
             let shared = theirs
                 .as_ref()
-                .map(|t| t.contains(&(a.group.clone(), a.artifact.clone())));
+                .map(|t| t.contains(&(a.group.clone(), a.artifact.clone(), a.version.clone())));
             (a, shared)
         })
         .collect();
@@ -293,5 +296,41 @@ mod tests {
         // An unresolvable property is held by no repository.
         std::fs::write(ws.join("pom.xml"), pom("<dependency><groupId>${nobody.set.this}</groupId><artifactId>x</artifactId><version>1</version></dependency>")).unwrap();
         assert_eq!(before_build(&ws, None, &args).absent.len(), 1);
+    }
+
+    /// Attack finding G11: the pull request pins a dependency the reference declares to a
+    /// version no repository holds. The version is the pull request's choice: its FAIL, not
+    /// the environment's ERROR.
+    #[test]
+    fn another_version_of_a_dependency_the_reference_declares_is_the_pull_requests() {
+        let d = tempfile::tempdir().unwrap();
+        let (ws, rf, repo) = (
+            d.path().join("ws"),
+            d.path().join("ref"),
+            d.path().join("repo"),
+        );
+        for p in [&ws, &rf, &repo] {
+            std::fs::create_dir_all(p).unwrap();
+        }
+        let dep = |v: &str| {
+            format!(
+                "<dependency><groupId>jakarta.servlet</groupId><artifactId>jakarta.servlet-api</artifactId><version>{v}</version></dependency>"
+            )
+        };
+        std::fs::write(ws.join("pom.xml"), pom(&dep("5.0.99"))).unwrap();
+        std::fs::write(rf.join("pom.xml"), pom(&dep("5.0.0"))).unwrap();
+        let args = vec![format!("-Dmaven.repo.local={}", repo.display())];
+        let r = before_build(&ws, Some(&rf), &args);
+        assert_eq!(
+            r.after_failure(),
+            Blame::Introduced(vec!["jakarta.servlet:jakarta.servlet-api:5.0.99".into()])
+        );
+        // The same coordinate and version as the reference's, absent here: the
+        // environment's.
+        let made_up = "<dependency><groupId>org.example.absent</groupId><artifactId>shared</artifactId><version>1.0</version></dependency>";
+        std::fs::write(ws.join("pom.xml"), pom(made_up)).unwrap();
+        std::fs::write(rf.join("pom.xml"), pom(made_up)).unwrap();
+        let r = before_build(&ws, Some(&rf), &args);
+        assert!(matches!(r.after_failure(), Blame::Environment(_)), "{r:?}");
     }
 }

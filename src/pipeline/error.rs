@@ -187,6 +187,18 @@ pub enum InputError {
         #[source]
         source: std::io::Error,
     },
+    /// In a pull-request context, a `semantic-diff` plan cannot be read from the base.
+    #[error(
+        "cannot read the plan {} from the trusted revision: {source}; in a pull-request context a semantic-diff check's criteria are the base's (the pull request's copy is its own exam)",
+        .path.display()
+    )]
+    PlanFile {
+        /// The plan, in the workspace.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
     /// `report.template` does not render.
     #[error(transparent)]
     Template(#[from] crate::report::markdown::TemplateError),
@@ -345,6 +357,9 @@ impl InputError {
                 "name a reference (the config's `reference:` or --reference), or remove `restore:`",
             ),
             InputError::FirstJob { help, .. } => Some(help),
+            InputError::PlanFile { .. } => Some(
+                "commit the plan on the base branch (the criteria the pull request is judged by), or list the criteria in the check's `criteria:`",
+            ),
             InputError::Config { .. }
             | InputError::WorkingFolder(_)
             | InputError::OutDir(_)

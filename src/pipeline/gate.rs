@@ -60,25 +60,43 @@ pub fn gate_with_errors(
             "the gate passes (exit 0)"
         };
         o.reason = format!("{said} fail-on is {fail_on}: {why}, {tail}, so {verdict}.");
+    } else if !errored.is_empty() && reading == Some(Reading::Rejected) {
+        // A rejection keeps its own code; the ERRORs beside it are said too, so the sentence
+        // names everything that could have decided (attack finding F6b). (A reading not
+        // assessed is the ERRORs' own doing, and says so already.)
+        let all: Vec<&report::ErroredTier> = errored.iter().collect();
+        o.reason = format!(
+            "{} Besides, {}; the reading already fails the gate, so its exit code ({}) stands.",
+            o.reason,
+            what(&all),
+            o.exit_code
+        );
     }
     o.errored_tiers = errored;
     o
 }
 
-/// What could not run, as a clause: "the task commands failed and tier 'build' could not run".
+/// What could not run, as a clause: "the task commands failed and tier 'build' could not
+/// run"; a tier whose entry names the judges that ended ERROR "could not run in full (judge
+/// 'compile' ended ERROR)": it may still have voted over its other judges (attack finding
+/// F6b).
 fn what(errored: &[&report::ErroredTier]) -> String {
-    let names: Vec<String> = errored
-        .iter()
-        .filter(|t| !t.is_task_commands())
-        .map(|t| format!("'{}'", t.tier))
-        .collect();
-    let tiers = (!names.is_empty()).then(|| {
-        format!(
-            "{} {} could not run",
-            if names.len() == 1 { "tier" } else { "tiers" },
-            names.join(", ")
-        )
-    });
+    let tiers =
+        errored
+            .iter()
+            .filter(|t| !t.is_task_commands())
+            .map(|t| match t.judges.as_slice() {
+                [] => format!("tier '{}' could not run", t.tier),
+                judges => format!(
+                    "tier '{}' could not run in full (judge {} ended ERROR)",
+                    t.tier,
+                    judges
+                        .iter()
+                        .map(|j| format!("'{j}'"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            });
     let task = errored
         .iter()
         .any(|t| t.is_task_commands())
@@ -276,6 +294,39 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Attack finding F6b: the sentence names the judge that ended ERROR (its tier may have
+    /// voted anyway), and a rejection beside an ERROR says both and which set the code.
+    #[test]
+    fn the_gate_names_the_errored_judge_and_an_error_beside_a_rejection() {
+        let o = gate_with_errors(
+            Some(Reading::Accepted),
+            FailOn::Error,
+            Some("build"),
+            errored(ErrorOrigin::Subject),
+        );
+        assert!(
+            o.reason
+                .contains("tier 'build' could not run in full (judge 'compile' ended ERROR)"),
+            "{}",
+            o.reason
+        );
+        let o = gate_with_errors(
+            Some(Reading::Rejected),
+            FailOn::Error,
+            Some("final"),
+            errored(ErrorOrigin::Subject),
+        );
+        assert_eq!(o.exit_code, 1, "{}", o.reason);
+        assert!(
+            o.reason.contains("rejected at tier 'final'")
+                && o.reason
+                    .contains("Besides, tier 'build' could not run in full")
+                && o.reason.ends_with("so its exit code (1) stands."),
+            "{}",
+            o.reason
+        );
     }
 
     #[test]

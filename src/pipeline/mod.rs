@@ -23,6 +23,7 @@ pub mod guard;
 pub mod jury;
 pub mod load;
 pub mod options;
+pub mod plans;
 pub mod preflight;
 pub mod progress;
 pub mod protect;

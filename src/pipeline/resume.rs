@@ -71,6 +71,16 @@ pub struct ThisRun {
     pub base_sha: Option<String>,
     /// `GITHUB_RUN_ID` inside Actions: both jobs of a split run are jobs of one run.
     pub run_id: Option<String>,
+    /// The workspace judged, as the report records it (`subject.workspace`); `None` when it
+    /// is a checkout judge-ci wrote out of a revision (a folder of its own each run, so the
+    /// head commit binds it).
+    pub workspace: Option<String>,
+    /// The workspace's folder inside the repository checkout, in Actions
+    /// (`subject.pathInRepository`): one repository may hold several projects judged by one
+    /// config (a monorepo, a matrix).
+    pub path_in_repository: Option<String>,
+    /// The task judged (`--task`): its id and file, as the report records them.
+    pub task: Option<(String, String)>,
 }
 
 /// Reads and checks the first job's report in `dir` against this run's config, version,
@@ -141,10 +151,70 @@ pub fn first_job(dir: &Path, bench: &Benchmark, this: &ThisRun) -> Result<FirstJ
             "resume the first job of this workflow run (download its artifact by this run's id)",
         );
     }
+    // The same subject folder (attack finding F27): in Actions its place in the repository,
+    // else the folder as recorded.
+    let workspace_differs =
+        if this.path_in_repository.is_some() || report.subject.path_in_repository.is_some() {
+            report.subject.path_in_repository != this.path_in_repository
+        } else {
+            this.workspace
+                .as_ref()
+                .is_some_and(|w| *w != report.subject.workspace)
+        };
+    if workspace_differs {
+        return refuse(
+            format!(
+                "judged the workspace {}, and this run judges {}",
+                report
+                    .subject
+                    .path_in_repository
+                    .as_ref()
+                    .map_or(report.subject.workspace.clone(), |p| format!(
+                        "`{p}` of the repository"
+                    )),
+                this.path_in_repository.as_ref().map_or_else(
+                    || this.workspace.clone().unwrap_or_default(),
+                    |p| format!("`{p}` of the repository")
+                )
+            ),
+            "resume with the --workspace the first job judged (one first job per project)",
+        );
+    }
+    // The same task (attack finding F26): a first job judged without the task ran none of its
+    // commands (the hidden tests of `post` above all), and its report must not stand for a
+    // run of it; nor one of another task.
+    let theirs = report.task.as_ref().map(|t| (t.id.clone(), t.path.clone()));
+    if theirs != this.task {
+        let name = |t: &Option<(String, String)>| {
+            t.as_ref().map_or("no task".to_string(), |(id, path)| {
+                format!("task `{id}` ({path})")
+            })
+        };
+        return refuse(
+            format!(
+                "judged {}, and this run judges {}",
+                name(&theirs),
+                name(&this.task)
+            ),
+            "resume with the --task the first job ran (its setup and post commands run there, never in the second job)",
+        );
+    }
     // This judge-ci always records the digests: a report without them was edited.
     if report.surface_digests.is_empty() {
         return refuse(
             "records no surfaceDigests, which every report of this judge-ci holds".to_string(),
+            "pass the first job's folder as it wrote it (its artifact, downloaded whole)",
+        );
+    }
+    // A surface is a plain file name of the folder: the report names no other file for this
+    // job to open (attack finding G10: `/proc/self/environ`, `../x`).
+    if let Some(name) = report
+        .surface_digests
+        .keys()
+        .find(|n| n.is_empty() || n.contains('/') || n.contains('\\') || *n == "." || *n == "..")
+    {
+        return refuse(
+            format!("names {name:?} in surfaceDigests, which is not a file name of its folder"),
             "pass the first job's folder as it wrote it (its artifact, downloaded whole)",
         );
     }

@@ -44,6 +44,24 @@ pub async fn run_beside(
     .await
 }
 
+/// Makes the gate of a run that failed on its outputs say so: fail, exit 3, and why, after
+/// what the verdict alone would have decided.
+fn failed_on_outputs(report: &mut report::Revealed, planted: bool) {
+    let why = if planted {
+        "a file judge-ci did not write appeared in the output folder (a subject process wrote there)"
+    } else {
+        "judge-ci could not write every file of the output folder, which a later step reads"
+    };
+    let mut outcome = report.outcome.clone();
+    outcome.reason = format!(
+        "{} But the run failed on its outputs: {why}; so the gate fails (exit 3), whatever the verdict.",
+        outcome.reason
+    );
+    outcome.gate = crate::report::Gate::Fail;
+    outcome.exit_code = super::exit::EXIT_INSTRUMENT;
+    report.set_outcome(outcome);
+}
+
 /// The saved and published stages: every surface to disk (the JSON last, with the digest
 /// of the others) before anything is printed or posted, then GitHub's surfaces, then what
 /// the command prints.
@@ -75,11 +93,22 @@ async fn saved_then_published(
     for w in saved.errors(&opts.out) {
         eprintln!("{w}");
     }
-    let mut outputs_failed = saved.failed_any() || save::report_planted(prepared, &opts.out);
-    // A run that failed on its outputs leaves no report where a later step would read it.
+    let planted = save::report_planted(prepared, &opts.out);
+    let mut outputs_failed = saved.failed_any() || planted;
+    // A run that failed on its outputs leaves no report where a later step would read it,
+    // and every surface read from here on (the log, the job summary, the step outputs, the
+    // check run) says it failed, never the verdict's own gate (attack finding G1).
     let mut saved = saved;
     if outputs_failed {
         saved.report_json = save::withdraw(&opts.out, &save::spill_dir(), saved.report_json);
+        save::clear_planted(prepared, &opts.out);
+        failed_on_outputs(&mut report, planted);
+        for (surface, text) in surfaces.iter_mut() {
+            if matches!(surface, Surface::Markdown | Surface::Summary) {
+                *text = report::render(&report, *surface, template, settings.annotations)
+                    .map_err(InstrumentError::from)?;
+            }
+        }
     }
     let mut rendered: std::collections::HashMap<_, _> = surfaces
         .into_iter()

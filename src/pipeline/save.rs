@@ -142,6 +142,55 @@ pub fn report_planted(prepared: &Prepared, out: &Path) -> bool {
     !planted.is_empty()
 }
 
+/// After a run that failed on its outputs (exit 3), once [`withdraw`] took judge-ci's files
+/// out: removes everything else a subject process left in `out` while the run went on (a
+/// forged `report.json` it made read-only, a `report.sarif/` folder whose files a code-scanning
+/// upload would take), so that no later step, `if: always()` or not, reads a file judge-ci
+/// did not write (attack finding G6). The folder's mode is made writable for its owner first
+/// (a subject of the same user may have made it read-only); entries that were there before
+/// the run are the maintainer's and stay. Each removal that fails is named.
+pub fn clear_planted(prepared: &Prepared, out: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(meta) = std::fs::symlink_metadata(out) else {
+        return;
+    };
+    if !meta.is_dir() {
+        return;
+    }
+    let mode = meta.permissions().mode();
+    if mode & 0o700 != 0o700 {
+        let _ = std::fs::set_permissions(out, std::fs::Permissions::from_mode(mode | 0o700));
+    }
+    let own = own_names();
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let judge_cis = own.iter().any(|o| std::ffi::OsStr::new(o) == name);
+        if !judge_cis && prepared.before.contains(&name) {
+            continue;
+        }
+        let path = e.path();
+        let gone = match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.is_dir() => std::fs::remove_dir_all(&path),
+            Ok(_) => std::fs::remove_file(&path),
+            Err(e) => Err(e),
+        };
+        match gone {
+            Ok(()) => eprintln!(
+                "judge-ci: error: removed {}, which a subject process left in the output folder",
+                path.display()
+            ),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => eprintln!(
+                "judge-ci: error: cannot remove {}: {e}; a subject process left it there: do not read it",
+                path.display()
+            ),
+        }
+    }
+}
+
 /// After a run that failed on its outputs (exit 3): takes judge-ci's files out of `out`, so that
 /// no later step or job reads a report of a run that failed, or a folder a subject process
 /// tampered with, as if it were whole (the verdict stays in the log, the job summary and a copy

@@ -57,14 +57,10 @@ pub fn load(opts: &RunOptions, hidden: Arc<Hidden>) -> Result<Loaded, RunError> 
     save::check_out_dir(&opts.out).map_err(InputError::from)?;
     resume::check_out_is_not_input(&opts.split, &opts.out)?;
     let repo_dir = std::env::current_dir().map_err(InputError::WorkingFolder)?;
-    let github =
-        match github::context::from_env(&|k| std::env::var(k).ok().filter(|_| opts.actions)) {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("judge-ci: warning: {e}; the report will not name the pull request");
-                None
-            }
-        };
+    // Inside Actions an event judge-ci cannot read is not judged: whether the run concerns a
+    // pull request (and so whose config judges it) is decided from it (trust.md point 1).
+    let github = github::context::from_env(&|k| std::env::var(k).ok().filter(|_| opts.actions))
+        .map_err(InputError::from)?;
     let config_source = config_tree::config_source(&opts.config_from, github.as_ref(), &repo_dir)
         .map_err(InputError::from)?;
     if let Some(t) = config_source.tree()
@@ -268,6 +264,9 @@ pub fn prepare(opts: &RunOptions, loaded: &mut Loaded, trees: &Trees) -> Result<
     if let Some(k) = &loaded.bench.diagnostics.knowledge {
         let _ = crate::diagnose::inputs::read_knowledge_from(k, &loaded.bench.source);
     }
+    // A plan a check verifies is the trusted side's in a pull-request context; read before
+    // the guard, so a pull request that changed it is told so with the judge's other files.
+    super::plans::from_trusted_side(&mut loaded.bench, &loaded.config_source, workspace)?;
     let trust = guard(
         &mut loaded.bench,
         &loaded.config_source,
@@ -292,6 +291,14 @@ pub fn prepare(opts: &RunOptions, loaded: &mut Loaded, trees: &Trees) -> Result<
                 head_sha: head_sha.clone(),
                 base_sha: github.and_then(|g| g.base_sha.clone()),
                 run_id: run_id(github),
+                workspace: opts.head.is_none().then(|| workspace.display().to_string()),
+                path_in_repository: github.and_then(|g| g.checkout_root.as_deref()).and_then(
+                    |root| crate::report::location::folder_in_repository(workspace, root),
+                ),
+                task: loaded
+                    .task
+                    .as_ref()
+                    .map(|t| (t.id.clone(), t.path.display().to_string())),
             },
         )?),
         resume::Split::Whole | resume::Split::StopBeforeSemantic => None,

@@ -225,6 +225,12 @@ impl Revealed {
         self.0.surface_digests = d;
     }
 
+    /// Replaces the gate's outcome (judge-ci's own words, never the reference's): a run that
+    /// failed on its outputs says so on every surface written after.
+    pub fn set_outcome(&mut self, outcome: super::Outcome) {
+        self.0.outcome = outcome;
+    }
+
     /// The report, revealed.
     pub fn into_report(self) -> Report {
         self.0

@@ -40,11 +40,21 @@ pub struct Manifest {
     /// `GITHUB_RUN_ID` of the run that wrote it, inside Actions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_id: Option<String>,
+    /// `GITHUB_SHA` of the run that wrote it, inside Actions: the commit it judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head_sha: Option<String>,
     /// SHA-256 of `suite.json` as written.
     pub suite_json: String,
     /// SHA-256 of each owned task's `report.json`, by key; absent for a task that produced
     /// none (a config that did not load).
     pub reports: BTreeMap<String, String>,
+}
+
+/// The variable `k` inside GitHub Actions; `None` outside.
+fn in_actions(k: &str) -> Option<String> {
+    std::env::var(k)
+        .ok()
+        .filter(|_| std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true"))
 }
 
 fn hex_digest(bytes: &[u8]) -> String {
@@ -106,9 +116,8 @@ impl Manifest {
             suite_tasks,
             shard: report.suite.shard.clone(),
             owned: report.tasks.iter().map(|t| t.key.clone()).collect(),
-            run_id: std::env::var("GITHUB_RUN_ID")
-                .ok()
-                .filter(|_| std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true")),
+            run_id: in_actions("GITHUB_RUN_ID"),
+            head_sha: in_actions("GITHUB_SHA"),
             suite_json,
             reports,
         })
@@ -205,6 +214,24 @@ pub fn check(parts: &[Part]) -> Result<(), SuiteError> {
                 m.run_id.as_deref().unwrap_or("(none)"),
                 first.dir.display(),
                 first.manifest.run_id.as_deref().unwrap_or("(none)")
+            ));
+        }
+        if m.head_sha != first.manifest.head_sha {
+            problems.push(format!(
+                "{d} judged commit {}, {} commit {}: merge the shards of one commit",
+                m.head_sha.as_deref().unwrap_or("(none)"),
+                first.dir.display(),
+                first.manifest.head_sha.as_deref().unwrap_or("(none)")
+            ));
+        }
+        // Inside Actions the shards are this run's (attack finding G4): an older run's
+        // shards, all of one run, must not stand in for the ones this run judged.
+        if let Some(ours) = in_actions("GITHUB_RUN_ID")
+            && m.run_id.as_deref() != Some(ours.as_str())
+        {
+            problems.push(format!(
+                "{d} was written by run {}, and this merge runs in run {ours}: merge the shards this run judged (download its artifacts by this run's id)",
+                m.run_id.as_deref().unwrap_or("(none, outside Actions)")
             ));
         }
         if m.tool_version != first.manifest.tool_version {

@@ -9,6 +9,7 @@ pub mod compare;
 pub mod manifest;
 pub mod model;
 pub mod render;
+pub mod trusted;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -314,6 +315,18 @@ pub fn discover(dir: &Path) -> Result<Vec<TaskEntry>, SuiteError> {
     Ok(out)
 }
 
+/// A task found in the trusted copy `trusted` of the layout, judged on the workspace the
+/// submitted layout `submitted` holds at the same place (a task the trusted side does not
+/// define is not judged at all).
+fn with_submitted_workspace(mut t: TaskEntry, trusted: &Path, submitted: &Path) -> TaskEntry {
+    if let Subject::Folder(w) = &t.workspace
+        && let Ok(rel) = w.strip_prefix(trusted)
+    {
+        t.workspace = Subject::Folder(submitted.join(rel));
+    }
+    t
+}
+
 /// What `judge-ci suite` was asked.
 #[derive(Clone, Debug)]
 pub struct SuiteOptions {
@@ -332,12 +345,22 @@ pub struct SuiteOptions {
     /// Spending limits over the whole suite (`--llm-limit`), shared by its concurrent tasks
     /// besides each task's own `llm.limits`.
     pub llm_limits: crate::config::llm::Limits,
+    /// The trusted copy of the layout (in a pull-request context, `dir` as the base commit
+    /// holds it) and what it is, for the report: benchmark definitions, task files and
+    /// references are read from it, each task's workspace from `dir`.
+    pub definitions: Option<(PathBuf, String)>,
 }
 
 /// Runs the suite: each selected task judged (up to `jobs` at once) with its report in
 /// `OUT/tasks/<benchmark>/<id>/`, then `OUT/suite.json` and `OUT/suite.md`.
 pub async fn run(opts: &SuiteOptions) -> Result<SuiteReport, SuiteError> {
-    let all = discover(&opts.dir)?;
+    let all = match &opts.definitions {
+        None => discover(&opts.dir)?,
+        Some((trusted, _)) => discover(trusted)?
+            .into_iter()
+            .map(|t| with_submitted_workspace(t, trusted, &opts.dir))
+            .collect(),
+    };
     let chosen: Vec<TaskEntry> = all.into_iter().filter(|t| t.keep(&opts.filters)).collect();
     let suite_digest = manifest::suite_digest(&chosen);
     let suite_tasks: Vec<String> = chosen.iter().map(|t| t.key.clone()).collect();
@@ -362,6 +385,10 @@ pub async fn run(opts: &SuiteOptions) -> Result<SuiteReport, SuiteError> {
     let hidden = Arc::new(crate::fence::Hidden::default());
     // Every task's reference folder is hidden before any task's subject code runs: a task
     // started first must not read the answer key of one registered later.
+    // The trusted copy of the layout (its references, the base's own workspaces) too.
+    if let Some((trusted, _)) = &opts.definitions {
+        hidden.hide(trusted);
+    }
     for t in &selected {
         if let Some(r) = &t.reference
             && Path::new(r).is_dir()
@@ -416,6 +443,7 @@ pub async fn run(opts: &SuiteOptions) -> Result<SuiteReport, SuiteError> {
         results,
     );
     report.llm_limits = suite_budget.map(|b| b.uses()).unwrap_or_default();
+    report.suite.definitions_from = opts.definitions.as_ref().map(|(_, from)| from.clone());
     report.write(&opts.out)?;
     manifest::Manifest::of(&report, &opts.out, suite_digest, suite_tasks)?.write(&opts.out)?;
     Ok(report)

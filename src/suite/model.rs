@@ -24,6 +24,11 @@ pub struct SuiteInfo {
     /// `K/N` for a shard; absent for a whole or merged suite.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
+    /// Where the benchmark definitions, task files and references were read from, when not
+    /// the layout as given: in a pull-request context the base commit's (trust.md point 1;
+    /// the workspaces are the pull request's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub definitions_from: Option<String>,
 }
 
 /// One tier of one task.
@@ -365,7 +370,11 @@ impl SuiteReport {
         SuiteReport {
             schema: SUITE_SCHEMA.into(),
             tool_version: env!("CARGO_PKG_VERSION").into(),
-            suite: SuiteInfo { root, shard },
+            suite: SuiteInfo {
+                root,
+                shard,
+                definitions_from: None,
+            },
             totals: t,
             tiers,
             gaps,

@@ -45,6 +45,12 @@ pub fn markdown(s: &SuiteReport, cmp: Option<&Comparison>) -> String {
             .map(|x| format!(" · shard {x}"))
             .unwrap_or_default()
     );
+    if let Some(from) = &s.suite.definitions_from {
+        md.push_str(&format!(
+            "The benchmark definitions, task files and references were read from {}; the workspaces are the pull request's.\n\n",
+            inline(from)
+        ));
+    }
     md.push_str(&format!(
         "**{} task(s)**: {} accepted, {} rejected, {} undecided, {} not applicable, {} not assessed, {} could not run · pass rate {} of judged tasks\n\n",
         t.tasks, t.accepted, t.rejected, t.undecided, t.not_applicable, t.not_assessed, t.errors, pct(t.pass_rate)

@@ -616,7 +616,20 @@ fn the_command_input_runs_suite_merge_compare_and_publish_and_refuses_inputs_the
         ("shard-2", "bench --shard 2/2"),
     ] {
         let v = with(&[("command", "suite"), ("args", args), ("out", out)]);
-        let (code, log, _) = r.step(step_of(&steps, "judge"), &v, ws, &[]);
+        // A suite of a push (a benchmark run): in a pull-request context its definitions come
+        // from the base commit, which this folder outside git does not have (tests/it/suite.rs
+        // a_suite_in_a_pull_request_context_is_judged_by_the_bases_definitions).
+        let push = [
+            ("GITHUB_EVENT_NAME", "push".to_string()),
+            (
+                "GITHUB_EVENT_PATH",
+                common::repo_root()
+                    .join("tests/fixtures/github/events/push.json")
+                    .display()
+                    .to_string(),
+            ),
+        ];
+        let (code, log, _) = r.step(step_of(&steps, "judge"), &v, ws, &push);
         assert_eq!(code, Some(0), "suite {args}: {log}");
         assert!(ws.join(out).join("suite.json").is_file(), "{log}");
     }

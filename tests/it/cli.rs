@@ -245,21 +245,28 @@ fn paths_that_escape_the_workspace() {
         &["judge-ci.yml:5:13", "is absolute"],
     );
 
-    // A symlink out is only visible in the workspace: refused before anything runs.
+    // A symlink out is the workspace's, not the config's: the check that reads through it
+    // fails on it (never following it), and the run is a rejection, not a bad config (attack
+    // finding newer F22: "could not run" left the task out of a suite's pass rate).
     let ws = tempfile::tempdir().unwrap();
     let cfg = with_marker(
         "    - name: files\n      checks:\n        - type: file-content\n          path: conf/passwd\n          expected: root\n",
     );
     write_tree(ws.path(), &[("judge-ci.yml", &cfg)]);
     std::os::unix::fs::symlink("/etc", ws.path().join("conf")).unwrap();
-    let o = judge_ci(ws.path(), &["--dry-run"]);
+    let o = judge_ci(ws.path(), &["--dry-run", "--format", "json"]);
     let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let j = &r["verdict"]["individualByName"]["file-content"];
+    assert_eq!(j["status"], "fail", "{j}");
     assert!(
-        err.contains("leads outside the workspace") && err.contains("judge-ci.yml:10:11"),
-        "{err}"
+        j["reasoning"]
+            .as_str()
+            .unwrap()
+            .contains("not a regular file, never read: conf (symlink)"),
+        "{j}"
     );
-    assert!(!ws.path().join("ran.marker").exists());
 }
 
 #[test]

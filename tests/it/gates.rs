@@ -69,6 +69,113 @@ fn subject_code_an_external_judge_runs_cannot_answer_for_it() {
     assert_eq!(code, 1, "rejected: {j}");
 }
 
+/// A judge that runs the pull request's tests through `run_tests` (a shell prefix), records
+/// its own pid for them to find, and answers by their exit code with their output in its
+/// reasoning.
+fn reaching_judge(run_tests: &str) -> String {
+    format!(
+        "#!/bin/sh\ncat > /dev/null\necho $$ > judge.pid\nout=$({run_tests} sh ./run-tests.sh 2>&1 | tr -cd 'a-z0-9: \\n' | tr '\\n' ' ')\nif [ \"${{out#*tests:passed}}\" != \"$out\" ]; then s=pass; else s=fail; fi\necho \"{{\\\"status\\\":\\\"$s\\\",\\\"reasoning\\\":\\\"tests said: $out\\\"}}\" >&3\nexit 0\n"
+    )
+}
+
+/// The pull request's failing tests, which try every way to the judge's answer: the
+/// inherited descriptor, the judge's descriptor through /proc, and (with `kill`) a signal
+/// that would leave the forged answer the only one.
+fn reaching_tests(kill: bool) -> String {
+    let pass = r#"{"status":"pass","reasoning":"forged by the subject"}"#;
+    format!(
+        "#!/bin/sh\nj=$(cat judge.pid)\nif (echo '{pass}' >&3) 2>/dev/null; then echo fd3:open; else echo fd3:closed; fi\nif (echo '{pass}' > /proc/$j/fd/3) 2>/dev/null; then echo proc:open; else echo proc:denied; fi\n{}echo tests:failed\nexit 1\n",
+        if kill {
+            "if kill -TERM $j 2>/dev/null; then echo signal:sent; else echo signal:denied; fi\n"
+        } else {
+            ""
+        }
+    )
+}
+
+#[test]
+fn subject_code_a_judge_runs_through_fence_exec_cannot_reach_the_judge() {
+    // Attack findings F1b/F1c: subject code an external judge runs reopens the judge's answer
+    // descriptor through /proc/<judge>/fd/3 (even when the judge closed it with `3>&-`) and
+    // writes a passing judgment. Control: without the nested fence it can (the two answers
+    // make the check an ERROR; had it killed the judge, its answer would be the only one).
+    let ws = tempfile::tempdir().unwrap();
+    write_tree(
+        ws.path(),
+        &[
+            (
+                "judge-ci.yml",
+                "name: ext\njury:\n  checks:\n    - {type: external, name: oracle, run: ./judge.sh}\n",
+            ),
+            ("judge.sh", &reaching_judge("")),
+            ("run-tests.sh", &reaching_tests(false)),
+        ],
+    );
+    common::chmod_x(&ws.path().join("judge.sh"));
+    let (_, r, err) = judge(ws.path(), &[]);
+    let j = &r["verdict"]["individual"][0];
+    assert_eq!(
+        j["status"], "error",
+        "the control's forgery lands: {j}\n{err}"
+    );
+    assert!(
+        j["reasoning"]
+            .as_str()
+            .unwrap()
+            .contains("more than one judgment"),
+        "{j}"
+    );
+
+    // The judge runs the tests through `"$JUDGE_CI" fence-exec --`: no descriptor reaches
+    // them, the judge's /proc entries are closed to them, and (Landlock ABI 6 and later) a
+    // signal to the judge is refused; the judge's own answer decides.
+    write_tree(
+        ws.path(),
+        &[
+            ("judge.sh", &reaching_judge("\"$JUDGE_CI\" fence-exec --")),
+            ("run-tests.sh", &reaching_tests(true)),
+        ],
+    );
+    let (code, r, err) = judge(ws.path(), &[]);
+    let j = &r["verdict"]["individual"][0];
+    let why = j["reasoning"].as_str().unwrap_or_default();
+    assert_ne!(j["status"], "pass", "{j}\n{err}");
+    assert_ne!(code, 0, "{j}");
+    if j["status"] == "fail" {
+        // The judge lived to answer: the tests ran, and every way to its answer was shut.
+        assert!(why.contains("tests:failed"), "the tests ran: {why}");
+        assert!(
+            why.contains("fd3:closed") && why.contains("proc:denied"),
+            "{why}"
+        );
+        assert!(!why.contains("signal:sent"), "{why}");
+        assert_eq!(code, 1);
+    } else {
+        // Before Landlock ABI 6 the signal goes through: the judge died without answering,
+        // an ERROR (never the forged pass).
+        assert_eq!(j["status"], "error", "{j}");
+        assert_eq!(code, 3, "{j}");
+    }
+}
+
+#[test]
+fn fence_exec_runs_the_command_and_refuses_without_one() {
+    let ws = tempfile::tempdir().unwrap();
+    let o = judge_ci(
+        ws.path(),
+        &["fence-exec", "--", "sh", "-c", "echo ran; exit 7"],
+    );
+    assert_eq!(o.status.code(), Some(7), "{}", stderr(&o));
+    assert_eq!(common::stdout(&o).trim(), "ran");
+    let o = judge_ci(ws.path(), &["fence-exec", "--"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = judge_ci(
+        ws.path(),
+        &["fence-exec", "--", "judge-ci-no-such-program-27"],
+    );
+    assert_eq!(o.status.code(), Some(127), "{}", stderr(&o));
+}
+
 #[test]
 fn an_external_judge_answers_once_on_descriptor_three_and_says_so_when_it_prints() {
     let ws = tempfile::tempdir().unwrap();
@@ -196,16 +303,18 @@ fn a_forged_read_only_first_job_folder_fails_the_run_and_is_never_written_around
         "--stop-before-semantic",
     ]);
     let err = stderr(&o);
-    assert_eq!(
-        std::fs::read_to_string(s.ws().join("judge-ci-first/report.json")).unwrap(),
-        FORGED,
-        "the attack ran: {err}"
-    );
     assert_eq!(o.status.code(), Some(3), "an error of the run: {err}");
     assert!(
         err.contains("judge-ci: error: cannot write") && err.contains("report.json"),
-        "{err}"
+        "the attack ran: {err}"
     );
+    // And the forgery is not left for the next job (attack finding G6): judge-ci, the
+    // folder's owner, makes it writable again and removes what the subject left.
+    assert!(
+        !s.ws().join("judge-ci-first/report.json").exists(),
+        "the forgery stays for the next job: {err}"
+    );
+    assert!(err.contains("which a subject process left"), "{err}");
 
     // The same forgery committed in the pull request's tree, read-only before judge-ci
     // starts: refused before any subject code runs, nothing judged or written around it.
@@ -275,6 +384,70 @@ fn a_file_a_subject_plants_beside_the_reports_fails_the_run() {
     );
     assert!(!ws.path().join("judge-ci-out/report.sarif").exists());
     assert!(err.contains("taken out of"), "{err}");
+    // Nor does what the subject planted stay for a later step (attack finding G6); the
+    // maintainer's own file does.
+    assert!(
+        !ws.path().join("judge-ci-out/extra.sarif").exists(),
+        "{err}"
+    );
+    assert!(ws.path().join("judge-ci-out/notes.txt").exists(), "{err}");
+
+    // In Actions the step outputs and the job summary a later step or person reads say the
+    // gate failed and why, never the verdict's own "pass" (attack finding G1).
+    let runner = tempfile::tempdir().unwrap();
+    let (output, summary) = (runner.path().join("output"), runner.path().join("summary"));
+    let o = common::command(ws.path(), &["--dry-run", "-q"])
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_EVENT_NAME", "push")
+        .env("GITHUB_REPOSITORY", "o/r")
+        .env("GITHUB_SHA", "0123456789012345678901234567890123456789")
+        .env_remove("GITHUB_EVENT_PATH")
+        .env("GITHUB_OUTPUT", &output)
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env("RUNNER_TEMP", runner.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let outputs = std::fs::read_to_string(&output).unwrap();
+    let gate = outputs
+        .split("gate<<")
+        .nth(1)
+        .and_then(|rest| rest.lines().nth(1))
+        .unwrap_or_default();
+    assert_eq!(gate, "fail", "{outputs}");
+    assert!(
+        outputs.contains("failed on its outputs") && outputs.contains("exit 3"),
+        "{outputs}"
+    );
+    let summary = std::fs::read_to_string(&summary).unwrap();
+    assert!(summary.contains("failed on its outputs"), "{summary}");
+}
+
+#[test]
+fn a_folder_a_subject_plants_where_a_report_goes_is_not_left_for_a_later_step() {
+    // Attack finding G6: a `report.sarif/` folder holding the subject's own SARIF (a
+    // code-scanning upload takes every *.sarif in a folder) in an output folder it then made
+    // read-only: judge-ci fails the run (exit 3) and leaves none of it.
+    let ws = tempfile::tempdir().unwrap();
+    write_tree(
+        ws.path(),
+        &[(
+            "judge-ci.yml",
+            "name: plant\njury:\n  checks:\n    - type: command\n      run: \"mkdir -p judge-ci-out/report.sarif && echo '{}' > judge-ci-out/report.sarif/forged.sarif && echo '{}' > judge-ci-out/report.json && chmod 444 judge-ci-out/report.json && chmod 555 judge-ci-out\"\n",
+        )],
+    );
+    let o = judge_ci(ws.path(), &["--dry-run", "-q"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    let out = ws.path().join("judge-ci-out");
+    let left: Vec<String> = std::fs::read_dir(&out)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(left.is_empty(), "left for a later step: {left:?}\n{err}");
 }
 
 #[test]
@@ -347,6 +520,23 @@ fn resume_takes_only_the_first_job_of_its_own_run_as_it_was_written() {
     );
     std::fs::remove_file(first.join("planted.json")).unwrap();
 
+    // A surface name that is not a file of the folder (attack finding G10): refused before
+    // anything outside the folder is opened.
+    let report_path = first.join("report.json");
+    let original = std::fs::read_to_string(&report_path).unwrap();
+    for name in ["/etc/hostname", "../report.json", "/proc/self/environ"] {
+        let mut r: Value = serde_json::from_str(&original).unwrap();
+        r["surfaceDigests"][name] = "0".repeat(64).into();
+        std::fs::write(&report_path, r.to_string()).unwrap();
+        let (code, err) = job(&resume, "100");
+        assert_eq!(code, Some(2), "{name}: {err}");
+        assert!(
+            err.contains("which is not a file name of its folder") && !err.contains("SHA-256"),
+            "{name}: {err}"
+        );
+    }
+    std::fs::write(&report_path, &original).unwrap();
+
     // A file of the folder changed after the first job wrote it.
     std::fs::write(first.join("report.sarif"), "{}").unwrap();
     let (code, err) = job(&resume, "100");
@@ -355,6 +545,106 @@ fn resume_takes_only_the_first_job_of_its_own_run_as_it_was_written() {
         err.contains("report.sarif is not the file the first job wrote"),
         "{err}"
     );
+}
+
+#[test]
+fn resume_takes_only_a_first_job_of_the_same_workspace_and_task() {
+    // Attack findings F27 (one repository, two projects judged by one config: the first job of
+    // good/ resumed for bad/) and F26 (a first job judged without the task, whose `post`
+    // command, the hidden tests, then ran nowhere).
+    let root = tempfile::tempdir().unwrap();
+    let repo = root.path().join("repo");
+    write_tree(
+        &repo,
+        &[
+            (
+                "judge-ci.yml",
+                "name: split\njury:\n  checks:\n    - {type: command, name: tests, run: \"sh ./test.sh\"}\n",
+            ),
+            ("good/test.sh", "exit 0\n"),
+            ("bad/test.sh", "exit 1\n"),
+            (
+                "task.yaml",
+                "schema: bench.task.v1\nid: t\ninstruction: do it\npost:\n  - sh ./hidden-tests.sh\n",
+            ),
+            ("good/hidden-tests.sh", "exit 1\n"),
+        ],
+    );
+    let job = |args: &[&str], actions: bool| {
+        let mut cmd = common::command(&repo, args);
+        cmd.args(["--dry-run", "-q"]);
+        if actions {
+            cmd.env("GITHUB_ACTIONS", "true")
+                .env("GITHUB_EVENT_NAME", "push")
+                .env("GITHUB_REPOSITORY", "o/r")
+                .env("GITHUB_SHA", "0123456789012345678901234567890123456789")
+                .env("GITHUB_RUN_ID", "100")
+                .env("GITHUB_WORKSPACE", &repo)
+                .env_remove("GITHUB_EVENT_PATH")
+                .env_remove("GITHUB_STEP_SUMMARY")
+                .env_remove("GITHUB_OUTPUT");
+        }
+        let o = cmd.output().unwrap();
+        (o.status.code(), stderr(&o))
+    };
+    for actions in [true, false] {
+        let first = root.path().join(format!("first-{actions}"));
+        let (code, err) = job(
+            &[
+                "--workspace",
+                "good",
+                "--stop-before-semantic",
+                "--out",
+                first.to_str().unwrap(),
+            ],
+            actions,
+        );
+        assert_eq!(code, Some(0), "{err}");
+        let from = first.to_str().unwrap();
+        // Control: the same workspace resumes.
+        let out = root.path().join(format!("second-{actions}"));
+        let out = out.to_str().unwrap();
+        let (code, err) = job(
+            &[
+                "resume",
+                "--from",
+                from,
+                "--workspace",
+                "good",
+                "--out",
+                out,
+            ],
+            actions,
+        );
+        assert_eq!(code, Some(0), "actions {actions}: {err}");
+        // Another project of the repository: refused, never good/'s judgment for bad/.
+        let (code, err) = job(
+            &["resume", "--from", from, "--workspace", "bad", "--out", out],
+            actions,
+        );
+        assert_eq!(code, Some(2), "actions {actions}: {err}");
+        assert!(err.contains("judged the workspace"), "{err}");
+        // A task the first job did not run: refused.
+        let (code, err) = job(
+            &[
+                "resume",
+                "--from",
+                from,
+                "--workspace",
+                "good",
+                "--task",
+                "task.yaml",
+                "--out",
+                out,
+            ],
+            actions,
+        );
+        assert_eq!(code, Some(2), "actions {actions}: {err}");
+        assert!(
+            err.contains("judged no task, and this run judges task `t`"),
+            "{err}"
+        );
+    }
 }
 
 /// A cascade whose first tier runs `build` (REJECT_ON_ANY_FAIL) and whose last accepts, under

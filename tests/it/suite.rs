@@ -354,6 +354,38 @@ fn forged_shards_are_refused(root: &Path) {
     refuse_forged(
         root,
         1,
+        "other-commit",
+        |d| {
+            let p = d.join("manifest.json");
+            let mut m: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+            m["headSha"] = "1".repeat(40).into();
+            std::fs::write(&p, m.to_string()).unwrap();
+        },
+        "merge the shards of one commit",
+    );
+    // Attack finding G4: shards all of one run, merged in another (an older run's artifacts).
+    let o = common::command(
+        root,
+        &[
+            "merge",
+            "shard1",
+            "shard2",
+            "shard3",
+            "shard4",
+            "--out",
+            "merged-elsewhere",
+        ],
+    )
+    .env("GITHUB_ACTIONS", "true")
+    .env("GITHUB_RUN_ID", "333")
+    .output()
+    .unwrap();
+    let err = common::stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("and this merge runs in run 333"), "{err}");
+    refuse_forged(
+        root,
+        1,
         "other-suite",
         |d| {
             let p = d.join("manifest.json");
@@ -748,4 +780,101 @@ fn a_missing_submission_counts_against_the_task() {
     assert_eq!(s["totals"]["passRate"], 0.5, "{:#}", s["totals"]);
     let o = run(root.path(), &["compare", "--baseline", "base", "cur"]);
     assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));
+}
+
+#[test]
+fn a_suite_in_a_pull_request_context_is_judged_by_the_bases_definitions() {
+    // Attack findings F25/G2: the pull request loosens the benchmark's jury (the command its
+    // task fails is gone) and rewrites the task's post command; in a pull-request context the
+    // base's benchmark.yaml, task file and reference judge the pull request's workspace.
+    let root = tempfile::tempdir().unwrap();
+    let repo = root.path().join("repo");
+    let strict = "schema: bench.benchmark.v1\nname: b\njury:\n  checks:\n    - {type: command, name: tests, run: \"sh ./test.sh\"}\n";
+    common::write_tree(
+        &repo,
+        &[
+            ("bench/benchmark.yaml", strict),
+            (
+                "bench/tasks/hard/task.yaml",
+                "schema: bench.task.v1\nid: hard\ninstruction: make test.sh pass\n",
+            ),
+            ("bench/tasks/hard/workspace/test.sh", "exit 1\n"),
+            ("bench/tasks/hard/reference/test.sh", "exit 0\n"),
+        ],
+    );
+    let base = common::commit_all(&repo, "base");
+    common::write_tree(
+        &repo,
+        &[
+            (
+                "bench/benchmark.yaml",
+                "schema: bench.benchmark.v1\nname: b\njury:\n  checks:\n    - {type: command, name: tests, run: \"true\"}\n",
+            ),
+            (
+                "bench/tasks/extra/task.yaml",
+                "schema: bench.task.v1\nid: extra\ninstruction: a task only the pull request defines\n",
+            ),
+            ("bench/tasks/extra/workspace/test.sh", "exit 0\n"),
+        ],
+    );
+    let head = common::commit_all(&repo, "the pull request");
+    let runner = root.path().join("runner");
+    std::fs::create_dir_all(&runner).unwrap();
+    let event = common::pull_request_event(&runner, &base, &head);
+    let suite_in = |out: &str, pr: bool| {
+        let mut cmd = common::command(&repo, &["suite", "bench", "--out", out]);
+        if pr {
+            cmd.env("GITHUB_ACTIONS", "true")
+                .env("GITHUB_EVENT_NAME", "pull_request")
+                .env("GITHUB_EVENT_PATH", &event)
+                .env("GITHUB_REPOSITORY", "Codertocat/Hello-World");
+        }
+        let o = cmd.output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+        let s: Value = serde_json::from_str(
+            &std::fs::read_to_string(repo.join(out).join("suite.json")).unwrap(),
+        )
+        .unwrap();
+        s
+    };
+    // Outside a pull-request context the layout is taken as it is (control).
+    let local = suite_in("local", false);
+    let readings: Vec<(&str, &str)> = local["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["key"].as_str().unwrap(),
+                t["reading"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(readings, [("b/extra", "ACCEPTED"), ("b/hard", "ACCEPTED")]);
+    let pr = suite_in("pr", true);
+    let readings: Vec<(&str, &str)> = pr["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["key"].as_str().unwrap(),
+                t["reading"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(readings, [("b/hard", "REJECTED")], "{pr:#}");
+    let from = pr["suite"]["definitionsFrom"].as_str().unwrap();
+    assert!(from.contains(&base[..12]), "{from}");
+    let md = std::fs::read_to_string(repo.join("pr/suite.md")).unwrap();
+    assert!(md.contains("read from the base commit"), "{md}");
+    // The event cannot be read: refused, never the pull request's definitions.
+    let o = common::command(&repo, &["suite", "bench", "--out", "broken"])
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_EVENT_NAME", "pull_request")
+        .env("GITHUB_EVENT_PATH", runner.join("missing.json"))
+        .env("GITHUB_REPOSITORY", "Codertocat/Hello-World")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", common::stderr(&o));
 }

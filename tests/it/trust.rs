@@ -708,6 +708,107 @@ fn every_event_whose_payload_names_a_pull_request_reads_the_base_config() {
 }
 
 #[test]
+fn a_pull_request_event_judge_ci_cannot_read_is_never_judged_by_the_heads_config() {
+    // Attack finding newer F2: under a pull-request event name, a payload that is missing,
+    // broken or names no pull request must not turn the run into one outside a pull request
+    // (which reads the working tree's, i.e. the head's, config): exit 2, nothing judged.
+    let (d, base, head) = pull_request(STRICT_BASE, &[("judge-ci.yml", LOOSE)]);
+    let repo = d.path().join("repo");
+    let runner = d.path().join("runner");
+    std::fs::create_dir_all(&runner).unwrap();
+    let missing = runner.join("no-such-event.json");
+    let mut payloads = vec![("missing", missing)];
+    for (name, text) in [
+        ("not-json", "not json"),
+        ("empty-object", "{}"),
+        ("list", "[]"),
+        ("null", "null"),
+        ("number-only", r#"{"number":7}"#),
+        ("action-only", r#"{"action":"opened"}"#),
+    ] {
+        let p = runner.join(format!("{name}.json"));
+        std::fs::write(&p, text).unwrap();
+        payloads.push((name, p));
+    }
+    for event_name in ["pull_request", "pull_request_target"] {
+        for (name, payload) in &payloads {
+            let out = runner.join(format!("out-{event_name}-{name}"));
+            let mut cmd = common::command(&repo, &["--dry-run", "--out", out.to_str().unwrap()]);
+            in_actions(&mut cmd, &runner, event_name, payload);
+            let o = cmd.output().unwrap();
+            assert_eq!(
+                o.status.code(),
+                Some(2),
+                "{event_name} with a {name} payload: {}",
+                stderr(&o)
+            );
+            assert!(
+                stderr(&o).contains("GITHUB_EVENT_NAME is")
+                    || stderr(&o).contains("GITHUB_EVENT_PATH"),
+                "{event_name} {name}: the error names the event: {}",
+                stderr(&o)
+            );
+            assert!(
+                !out.join("report.json").exists(),
+                "{event_name} {name}: nothing judged"
+            );
+        }
+    }
+    // The base's config still judges a readable event (control): rejected, not exit 2.
+    let event = pull_request_event(&runner, &base, &head);
+    let out = runner.join("out-control");
+    let mut cmd = common::command(&repo, &["--dry-run", "--out", out.to_str().unwrap()]);
+    in_actions(&mut cmd, &runner, "pull_request", &event);
+    let o = cmd.output().unwrap();
+    // Rejected by the base's file-content check (its semantic check, with no model, errors).
+    assert!(matches!(o.status.code(), Some(1 | 3)), "{}", stderr(&o));
+    assert_eq!(report(&out)["config"]["source"]["commit"], base.as_str());
+}
+
+#[test]
+fn a_dispatch_naming_a_pull_request_is_judged_by_the_trusted_config() {
+    // Attack finding newer F12: an on-demand "judge pull request #N" workflow_dispatch (and a
+    // repository_dispatch carrying one in its own shape) reads the config from the base it
+    // names, never from the checked-out head.
+    let (d, base, head) = pull_request(STRICT_BASE, &[("judge-ci.yml", LOOSE)]);
+    let repo = d.path().join("repo");
+    let runner = d.path().join("runner");
+    std::fs::create_dir_all(&runner).unwrap();
+    for (event_name, payload) in [
+        (
+            "workflow_dispatch",
+            format!(r#"{{"inputs":{{"pull_request":"7","base_sha":"{base}"}}}}"#),
+        ),
+        (
+            "repository_dispatch",
+            format!(r#"{{"client_payload":{{"pr_number":7,"base_sha":"{base}"}}}}"#),
+        ),
+    ] {
+        let path = runner.join(format!("{event_name}.json"));
+        std::fs::write(&path, payload).unwrap();
+        let out = runner.join(format!("out-{event_name}"));
+        let mut cmd = common::command(&repo, &["--dry-run", "--out", out.to_str().unwrap()]);
+        in_actions(&mut cmd, &runner, event_name, &path);
+        cmd.env("GITHUB_SHA", &head);
+        let o = cmd.output().unwrap();
+        // The base's config judges: its file-content check rejects, its semantic check (no
+        // model here) errors.
+        assert!(
+            matches!(o.status.code(), Some(1 | 3)),
+            "{event_name}: {}",
+            stderr(&o)
+        );
+        let r = report(&out);
+        assert_eq!(
+            r["config"]["source"]["commit"],
+            base.as_str(),
+            "{event_name}: {:#}",
+            r["config"]
+        );
+    }
+}
+
+#[test]
 fn a_protected_script_a_check_runs_is_the_bases_whatever_the_pull_request_did_to_it() {
     // protected-action: report only reports a change to a protected path, but the check still
     // runs the trusted side's copy: a link in place of the script the check calls decides
@@ -967,4 +1068,79 @@ fn a_change_every_check_excludes_and_a_mode_change_are_unjudged() {
         ],
         "{unjudged:?}"
     );
+}
+
+#[test]
+fn a_plan_the_pull_request_rewrites_or_deletes_does_not_set_its_own_exam() {
+    // Attack findings F32 / newer F8, F9: a semantic-diff check verifies the VERIFY: lines of
+    // PLAN.md in the workspace. The pull request replaces the base's criterion with one it
+    // meets ("the file A.java exists"), or deletes the plan; in a pull-request context the
+    // base's plan is the exam, and the pull request's change of it is a change of the judge's
+    // own files.
+    use common::fake_llm::{FakeLlm, Reply};
+    use serde_json::json;
+    let key = "sk-ant-SENTINELKEY-0123456789";
+    let llm = FakeLlm::start(key);
+    llm.on(
+        "f returns 1",
+        10,
+        Reply::Json(json!({"passed": false, "evidence": "A.java: f returns 2"})),
+    );
+    llm.on(
+        "A.java exists",
+        10,
+        Reply::Json(json!({"passed": true, "evidence": "A.java is there"})),
+    );
+    let root = tempfile::tempdir().unwrap();
+    let config = format!(
+        "name: plan\nllm:\n  provider: anthropic\n  model: test-model\n  base-url: {}\n  api-key-env: JUDGE_CI_TEST_API_KEY\n  cache: {}\njury:\n  checks:\n    - type: semantic-diff\n      name: plan\n      plan: PLAN.md\n",
+        llm.anthropic_url(),
+        root.path().join("cache").display()
+    );
+    let (d, base, head) = pull_request(
+        &[
+            ("judge-ci.yml", config.as_str()),
+            ("PLAN.md", "# Plan\nVERIFY: f returns 1\n"),
+            ("A.java", "class A { int f() { return 1; } }\n"),
+        ],
+        &[
+            ("PLAN.md", "# Plan\nVERIFY: the file A.java exists\n"),
+            ("A.java", "class A { int f() { return 2; } }\n"),
+        ],
+    );
+    let repo = d.path().join("repo");
+    let judge = |head: &str, out: &str| {
+        let runner = d.path().join("runner");
+        std::fs::create_dir_all(&runner).unwrap();
+        let event = pull_request_event(&runner, &base, head);
+        let out = runner.join(out);
+        let mut cmd = common::command(&repo, &["--dry-run", "--out", out.to_str().unwrap()]);
+        in_actions(&mut cmd, &runner, "pull_request", &event);
+        cmd.env("JUDGE_CI_TEST_API_KEY", key);
+        let o = cmd.output().unwrap();
+        (o, out)
+    };
+    let (o, out) = judge(&head, "out-rewritten");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let r = report(&out);
+    let asked: Vec<String> = llm.seen().iter().map(|s| s.body.to_string()).collect();
+    assert!(
+        asked.iter().all(|b| !b.contains("A.java exists")),
+        "the pull request's criterion was never asked: {asked:?}"
+    );
+    let plan = r["config"]["source"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "PLAN.md")
+        .cloned()
+        .unwrap_or(Value::Null);
+    assert_eq!(plan["changed"], true, "{:#}", r["config"]["source"]);
+
+    // The pull request deletes the plan: the base's criteria still judge it.
+    std::fs::remove_file(repo.join("PLAN.md")).unwrap();
+    let gone = commit_all(&repo, "no plan");
+    let (o, _) = judge(&gone, "out-deleted");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(llm.violations().is_empty(), "{:?}", llm.violations());
 }
