@@ -32,6 +32,9 @@ pub struct Benchmark {
     pub metadata: Map<String, Value>,
     /// `reference`, where the reference comes from when the command line does not say.
     pub reference: Option<ReferenceSpec>,
+    /// `base`, the tree the change starts from: the trusted tests run on it too, so they split
+    /// into FAIL_TO_PASS and PASS_TO_PASS (`docs/test-oracle.md`).
+    pub base: Option<ReferenceSpec>,
     /// The jury.
     pub jury: JurySpec,
     /// `report` settings.

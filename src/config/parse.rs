@@ -32,6 +32,7 @@ pub const BENCHMARK_KEYS: &[Key] = &[
     key("default-timeout", Kind::Duration, "limit of task setup/post commands (PT5M)"),
     key("metadata", Kind::Any, "passed to every judge's context"),
     key("reference", Kind::Object, "where the reference comes from: path, or ref (+ repository)"),
+    key("base", Kind::Object, "the tree the change starts from (path, or ref + repository): judge-ci runs the trusted tests on it too, for FAIL_TO_PASS and PASS_TO_PASS"),
     key("jury", Kind::Object, "exactly one of tiers, checks, members"),
     key("diagnostics", Kind::Object, "gap-analysis inputs and user rules"),
     key("llm", Kind::Object, "defaults for semantic judges"),
@@ -248,7 +249,10 @@ fn read_benchmark(r: &mut Reader, root: &Node, path: &Path, bytes: &[u8]) -> Opt
         checks::timeout,
     );
     let metadata = metadata(r, m.get_node("metadata"), "metadata");
-    let reference = r.key_or(m, "", "reference", None, |r, n, _| reference(r, n, &dir));
+    let reference = r.key_or(m, "", "reference", None, |r, n, _| {
+        tree_spec(r, n, &dir, "reference")
+    });
+    let base = r.key_or(m, "", "base", None, |r, n, _| tree_spec(r, n, &dir, "base"));
     let jury = match m.get_node("jury") {
         Some(n) => jury(r, n, "jury", true),
         None => {
@@ -309,6 +313,7 @@ fn read_benchmark(r: &mut Reader, root: &Node, path: &Path, bytes: &[u8]) -> Opt
         default_timeout: default_timeout?,
         metadata: metadata?,
         reference: reference?,
+        base: base?,
         jury: jury?,
         report: report?,
         llm: llm?,
@@ -364,32 +369,33 @@ fn metadata(r: &mut Reader, n: Option<&Node>, what: &str) -> Option<Map<String, 
     }
 }
 
-fn reference(r: &mut Reader, n: &Node, dir: &Path) -> Option<Option<ReferenceSpec>> {
-    let m = r.mapping(n, "reference")?;
-    r.check_keys(m, "reference", REFERENCE_KEYS, false);
+/// `reference:` or `base:` (named `what`): a folder, or a revision (of another repository).
+fn tree_spec(r: &mut Reader, n: &Node, dir: &Path, what: &str) -> Option<Option<ReferenceSpec>> {
+    let m = r.mapping(n, what)?;
+    r.check_keys(m, what, REFERENCE_KEYS, false);
     match (m.get_node("path"), m.get_node("ref")) {
         (Some(p), None) => {
             if m.get_node("repository").is_some() {
                 r.error(
                     n,
-                    "reference.repository goes with reference.ref, not reference.path",
+                    format!("{what}.repository goes with {what}.ref, not {what}.path"),
                 );
                 return None;
             }
-            let s = r.non_blank(p, "reference.path")?;
+            let s = r.non_blank(p, &format!("{what}.path"))?;
             Some(Some(ReferenceSpec::Path(dir.join(s))))
         }
         (None, Some(rv)) => {
-            let rev = r.non_blank(rv, "reference.ref")?;
+            let rev = r.non_blank(rv, &format!("{what}.ref"))?;
             if let Err(why) = crate::materialize::check_rev(&rev) {
-                r.error(rv, format!("reference.ref: {why}"));
+                r.error(rv, format!("{what}.ref: {why}"));
                 return None;
             }
             let repository = match m.get_node("repository") {
                 Some(x) => {
-                    let url = r.non_blank(x, "reference.repository")?;
+                    let url = r.non_blank(x, &format!("{what}.repository"))?;
                     if let Err(why) = crate::materialize::check_remote(&url) {
-                        r.error(x, format!("reference.repository: {why}"));
+                        r.error(x, format!("{what}.repository: {why}"));
                         return None;
                     }
                     Some(url)
@@ -401,8 +407,13 @@ fn reference(r: &mut Reader, n: &Node, dir: &Path) -> Option<Option<ReferenceSpe
         _ => {
             r.error_help(
                 n,
-                "reference needs exactly one of `path` and `ref`",
-                "e.g. `reference: {path: ../solution}` or `reference: {ref: origin/solution}`",
+                format!("{what} needs exactly one of `path` and `ref`"),
+                if what == "base" {
+                    "e.g. `base: {path: ../base}` or `base: {ref: origin/main}`".to_string()
+                } else {
+                    "e.g. `reference: {path: ../solution}` or `reference: {ref: origin/solution}`"
+                        .to_string()
+                },
             );
             None
         }

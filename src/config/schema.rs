@@ -86,6 +86,7 @@ pub fn config_schema() -> Value {
             ("jury", jury),
             ("report", object(REPORT_KEYS, &[], false)),
             ("reference", object(REFERENCE_KEYS, &[], false)),
+            ("base", object(REFERENCE_KEYS, &[], false)),
             (
                 "llm",
                 object(

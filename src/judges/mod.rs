@@ -285,6 +285,7 @@ impl ConfiguredJudge {
                 .await
             }
             CheckKind::MavenBuild { goals, args } => {
+                let base = ctx.base.clone();
                 // Pinned first, then the (trusted) config's own arguments: the subject's
                 // .mvn/maven.config cannot switch the tests off.
                 let mut pinned: Vec<String> = evidence::MAVEN_PINNED
@@ -339,6 +340,7 @@ impl ConfiguredJudge {
                             j,
                             &ws,
                             reference.as_deref(),
+                            base.as_deref(),
                             &pinned,
                             &before.repositories,
                             timeout,
@@ -455,11 +457,34 @@ impl ConfiguredJudge {
                 .await
             }
             CheckKind::TestInvariance { reports } => {
-                let c = ctx.clone();
-                blocking(Box::new(move || {
-                    let reference = structural::reference(&c).ok();
-                    structural::test_invariance(&c.workspace, since, reference.as_deref(), &reports)
-                }))
+                let base = ctx.base.clone();
+                // Decided on judge-ci's own run of the trusted tests, never on the Surefire
+                // reports the subject's build wrote (`reports` is the cross-checked folder's
+                // default; spec/trust.md points 11 and 17).
+                let reference = ctx.reference.clone();
+                let pinned: Vec<String> = evidence::MAVEN_PINNED
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect();
+                let repos = {
+                    let (ws, pinned, reference) = (ws.clone(), pinned.clone(), reference.clone());
+                    tokio::task::spawn_blocking(move || {
+                        resolution::before_build(&ws, reference.as_deref(), &pinned).repositories
+                    })
+                    .await
+                    .unwrap_or_default()
+                };
+                oracle::judge::invariance(
+                    &ws,
+                    reports.as_path(),
+                    reference.as_deref(),
+                    base.as_deref(),
+                    &pinned,
+                    &repos,
+                    timeout,
+                    &self.services.oracle,
+                    &self.services.fence,
+                )
                 .await
             }
             CheckKind::ProtectedPaths {

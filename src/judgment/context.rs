@@ -41,6 +41,9 @@ pub struct JudgmentContext {
     /// from the trusted config or command line, never from `metadata` (which a config's or
     /// task's `metadata:` fills), so no metadata key can stand for it.
     pub reference: Option<PathBuf>,
+    /// The base folder (`base:` of the trusted config) the oracle runs the trusted tests on,
+    /// to split them into FAIL_TO_PASS / PASS_TO_PASS; set by judge-ci only, like `reference`.
+    pub base: Option<PathBuf>,
     /// The snapshot of the workspace as submitted, taken before any subject code ran, which
     /// the source-reading judges read instead of the live workspace; set by judge-ci only.
     pub submitted: Option<PathBuf>,

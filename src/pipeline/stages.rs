@@ -20,7 +20,7 @@ use super::options::{RunOptions, Verbosity};
 use super::preflight::preflight;
 use super::signals::cancellation;
 use super::task::task_commands;
-use super::trees::{checkout_error, reference_contents, resolve_reference};
+use super::trees::{checkout_error, reference_contents, resolve_base, resolve_reference};
 use super::{config_tree, progress, resume, save};
 use crate::config::{Benchmark, ConfigSource, FailOn, ReferenceSpec, Task};
 use crate::fence::{Fence, Hidden};
@@ -124,6 +124,12 @@ pub struct Trees {
     /// A reference folder inside the repository, written out of the base's tree; kept for
     /// the run's length.
     _trusted_reference: Option<tempfile::TempDir>,
+    /// The base checkout (`base:`), kept for the run's length.
+    _base_checkout: Option<Checkout>,
+    /// A base folder inside the repository, written out of the base's tree.
+    _trusted_base: Option<tempfile::TempDir>,
+    /// The base folder the oracle runs the trusted tests on (FAIL_TO_PASS / PASS_TO_PASS).
+    pub base: Option<PathBuf>,
     /// The parsed-model store, when the model cache is on.
     pub store: Option<Arc<Store>>,
     /// The structural judges' share of the run: git's view of both trees and the store.
@@ -171,6 +177,34 @@ pub fn check_out(opts: &RunOptions, loaded: &Loaded) -> Result<Trees, RunError> 
         reference_contents(opts.keep_checkouts, bench, task_runs_code(task, opts)),
     )?;
     let reference = reference_checkout.as_ref().map(|c| c.path.clone());
+    // The base (`base:`), for the oracle's FAIL_TO_PASS / PASS_TO_PASS: trusted input, so no
+    // subject process reads or writes it.
+    let trusted_base = match &bench.base {
+        Some(ReferenceSpec::Path(p)) => {
+            bench
+                .source
+                .materialize_dir(p)
+                .map_err(|source| InputError::ReferencePath {
+                    path: p.clone(),
+                    source,
+                })?
+        }
+        _ => None,
+    };
+    let base_checkout = resolve_base(bench, repo_dir, trusted_base.as_ref(), opts.keep_checkouts)?;
+    let base = base_checkout.as_ref().map(|c| c.path.clone());
+    for made in base_checkout
+        .iter()
+        .flat_map(materialize::Checkout::folders_made)
+    {
+        fence.hide(made);
+    }
+    if let Some(t) = &trusted_base {
+        fence.hide(t.path());
+    }
+    if let Some(b) = &base {
+        fence.hide(b);
+    }
     // Checkouts and trees judge-ci made are its own, never the subject's to read.
     for made in [Some(&head), reference_checkout.as_ref()]
         .into_iter()
@@ -223,6 +257,9 @@ pub fn check_out(opts: &RunOptions, loaded: &Loaded) -> Result<Trees, RunError> 
         reference_checkout,
         reference,
         _trusted_reference: trusted_reference,
+        _base_checkout: base_checkout,
+        _trusted_base: trusted_base,
+        base,
         store,
         comparisons,
         started,
@@ -399,6 +436,7 @@ pub async fn judge(
                 .unwrap_or_default(),
         )
         .with_reference(trees.reference.clone());
+    ctx.base = trees.base.clone();
     ctx.submitted = snapshot.as_ref().map(|s| s.path().to_path_buf());
     ctx.metadata = metadata;
     // A signal stops the vote: dropping it drops every running judge, whose process-group

@@ -80,6 +80,38 @@ pub(super) fn resolve_reference(
         .map_err(|e| checkout_error("reference", e))
 }
 
+/// The base (`base:`), materialised with its files written out (the trusted tests are built
+/// and run on a copy of it): a folder (`trusted`: written out of the base's tree when it lies
+/// in the repository), a revision, or a revision of another repository.
+pub(super) fn resolve_base(
+    bench: &Benchmark,
+    repo_dir: &Path,
+    trusted: Option<&tempfile::TempDir>,
+    keep_checkouts: bool,
+) -> Result<Option<Checkout>, RunError> {
+    let source = match &bench.base {
+        Some(ReferenceSpec::Path(p)) => match trusted {
+            Some(t) => Source::Folder(t.path().to_path_buf()),
+            None => Source::Folder(p.clone()),
+        },
+        Some(ReferenceSpec::Rev {
+            rev,
+            repository: None,
+        }) => Source::Rev(rev.clone()),
+        Some(ReferenceSpec::Rev {
+            rev,
+            repository: Some(url),
+        }) => Source::Remote {
+            url: url.clone(),
+            rev: rev.clone(),
+        },
+        None => return Ok(None),
+    };
+    materialize::materialize_as(&source, repo_dir, keep_checkouts, Contents::Written)
+        .map(Some)
+        .map_err(|e| checkout_error("base", e))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

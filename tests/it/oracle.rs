@@ -464,12 +464,12 @@ public class App {
 
 #[test]
 fn a_test_source_folder_pointed_at_an_empty_one_runs_no_test_and_fails() {
-    // Attack 3: `<testSourceDirectory>` at an empty folder: Maven runs no test and exits 0.
-    // pom-diff sees the <build> change, build-code-added names it, and judge-ci's oracle finds
-    // the trusted tests not compiled, so not observed finishing.
+    // Attack 3: `<testSourceDirectory>` at an empty folder: Maven runs no test and exits 0 on
+    // a wrong `App`. pom-diff sees the <build> change, build-code-added names it, and
+    // judge-ci compiles and runs the trusted tests itself (it never needed Maven to compile
+    // them), so it sees `adds` fail.
     let root = tempfile::tempdir().unwrap();
     let ws = build_task(root.path(), "report");
-    std::fs::write(ws.join("src/main/java/t/App.java"), APP).unwrap();
     let pom = common::POM.replace(
         "</project>",
         "  <build><testSourceDirectory>src/test/none</testSourceDirectory></build>\n</project>",
@@ -481,13 +481,23 @@ fn a_test_source_folder_pointed_at_an_empty_one_runs_no_test_and_fails() {
         build["metadata"]["exitCode"], 0,
         "Maven itself passed: {build:#}"
     );
-    let missing = build["findings"]
+    assert!(
+        !ws.join("target/test-classes/t/AppTest.class").exists(),
+        "Maven compiled no test"
+    );
+    let failing: Vec<&str> = build["findings"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|f| f["kind"] == "test-missing")
-        .count();
-    assert_eq!(missing, 2, "{build:#}");
+        .filter(|f| f["kind"] == "test-failing")
+        .filter_map(|f| f["actual"].as_str())
+        .collect();
+    assert!(
+        failing
+            .iter()
+            .any(|a| a.starts_with("t.AppTest#adds: failed")),
+        "{build:#}"
+    );
     assert!(
         report["trust"]["buildCodeAdded"]
             .to_string()
@@ -510,5 +520,236 @@ fn an_honest_change_passes_on_what_judge_ci_observed() {
             .unwrap()
             .contains("judge-ci observed all 2 trusted test(s) pass"),
         "{build:#}"
+    );
+}
+
+/// An `App` that adds correctly only inside Maven's JVMs (Maven's own, where the tests run
+/// with `forkCount=0`, or Surefire's fork) and subtracts everywhere else; inside Maven it first runs `inside` (Java statements).
+fn app_right_only_under_maven(inside: &str) -> String {
+    format!(
+        r#"package t;
+public class App {{
+  public static int add(int a, int b) {{
+    String cmd = System.getProperty("sun.java.command", "");
+    if (cmd.contains("surefire") || cmd.contains("plexus")) {{
+      try {{ {inside} }} catch (Exception e) {{ }}
+      return a + b;
+    }}
+    return a - b;
+  }}
+}}
+"#
+    )
+}
+
+#[test]
+fn the_oracle_runs_the_trusted_tests_judge_ci_compiled_not_the_test_classes_the_build_wrote() {
+    // Attack finding F1: the pull request's code, inside Maven's JVM, overwrote
+    // target/test-classes/t/AppTest.class with a class whose tests assert nothing; the oracle
+    // loaded target/test-classes and saw them pass. judge-ci now compiles the reference's test
+    // sources itself (-proc:none) into a folder of its own and never reads target/test-classes.
+    let root = tempfile::tempdir().unwrap();
+    let ws = build_task(root.path(), "report");
+    let forged = root.path().join("forged");
+    let src = forged.join("t/AppTest.java");
+    std::fs::create_dir_all(src.parent().unwrap()).unwrap();
+    std::fs::write(
+        &src,
+        "package t;\nimport org.junit.Test;\npublic class AppTest {\n  @Test public void adds() {}\n  @Test public void addsZero() {}\n}\n",
+    )
+    .unwrap();
+    let st = std::process::Command::new("javac")
+        .args(["--release", "17", "-cp"])
+        .arg("/usr/share/maven-repo/junit/junit/4.13.2/junit-4.13.2.jar")
+        .arg("-d")
+        .arg(&forged)
+        .arg(&src)
+        .status()
+        .expect("javac runs");
+    assert!(st.success());
+    let bytes: Vec<String> = std::fs::read(forged.join("t/AppTest.class"))
+        .unwrap()
+        .iter()
+        .map(|b| (*b as i8).to_string())
+        .collect();
+    let swap = format!(
+        "java.nio.file.Files.write(java.nio.file.Paths.get(\"target/test-classes/t/AppTest.class\"), new byte[]{{{}}});",
+        bytes.join(",")
+    );
+    std::fs::write(
+        ws.join("src/main/java/t/App.java"),
+        app_right_only_under_maven(&swap),
+    )
+    .unwrap();
+    let (code, report, build) = judge_build(&ws);
+    assert_eq!(
+        build["metadata"]["exitCode"], 0,
+        "Maven's own tests passed: {build:#}"
+    );
+    assert_eq!(code, Some(1), "{:?} {build:#}", seats(&report));
+    assert_eq!(build["status"], "fail", "{build:#}");
+    assert!(
+        report["tests"]["expected"][0]["subject"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("AssertionError")),
+        "the restored assertions ran: {:#}",
+        report["tests"]
+    );
+}
+
+#[test]
+fn test_invariance_decides_on_judge_ci_s_own_run_not_on_surefire_s_reports() {
+    // Attack finding F4 (and routed F5, F28): test-invariance read the Surefire XML the
+    // build's processes wrote. A `command` build whose tests pass only inside Maven's JVM:
+    // Surefire says passed, judge-ci's own run of the trusted tests says failed.
+    let root = tempfile::tempdir().unwrap();
+    let ws = build_task(root.path(), "report");
+    std::fs::write(
+        ws.join("src/main/java/t/App.java"),
+        app_right_only_under_maven(""),
+    )
+    .unwrap();
+    let config = "schema: judge-ci.v1\nname: t\nversion: \"1\"\nreference:\n  path: ../reference\nrestore: [\"src/test/**\"]\njury:\n  tiers:\n    - name: build\n      policy: FINAL_TIER\n      checks:\n        - type: command\n          name: build\n          run: \"./mvnw -o -q -B test\"\n          timeout: PT3M\n        - type: test-invariance\n          timeout: PT3M\nreport:\n  fail-on: error\n";
+    std::fs::write(ws.join("judge-ci.yml"), config).unwrap();
+    let o = common::judge_ci(&ws, &[]);
+    let report = common::report(&ws.join("judge-ci-out"));
+    let ti = report["verdict"]["individualByName"]["test-invariance"].clone();
+    assert_eq!(ti["status"], "fail", "{ti:#}");
+    assert!(
+        ti["reasoning"]
+            .as_str()
+            .is_some_and(|r| r.contains("judge-ci's own run of the trusted tests")),
+        "{ti:#}"
+    );
+    assert!(
+        ti["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["actual"]
+                .as_str()
+                .is_some_and(|a| a.contains("passed (Surefire's report)"))),
+        "Surefire's report said passed: {ti:#}"
+    );
+    assert_ne!(o.status.code(), Some(0), "{:?}", seats(&report));
+    // A pull request that deletes every test: the trusted ones still run, and fail.
+    let ws2 = build_task(&root.path().join("deleted"), "report");
+    std::fs::write(
+        ws2.join("judge-ci.yml"),
+        config.replace("restore: [\"src/test/**\"]\n", ""),
+    )
+    .unwrap();
+    std::fs::remove_dir_all(ws2.join("src/test")).unwrap();
+    let _ = common::judge_ci(&ws2, &[]);
+    let report = common::report(&ws2.join("judge-ci-out"));
+    let ti = &report["verdict"]["individualByName"]["test-invariance"];
+    assert_eq!(ti["status"], "fail", "{ti:#}");
+}
+
+#[test]
+fn a_test_that_hangs_only_under_judge_ci_s_oracle_is_the_pull_request_s_fail() {
+    // Attack finding F3: the subject's code sleeps forever when it runs in judge-ci's oracle
+    // (not in Maven): the build tier was an environment ERROR that `fail-on: fail` accepted.
+    // The reference's run finished within the same limit, so the tests that did not finish
+    // did not pass: a FAIL, with the time limit named.
+    let root = tempfile::tempdir().unwrap();
+    let ws = build_task(root.path(), "report");
+    let app = r#"package t;
+public class App {
+  public static int add(int a, int b) {
+    if (System.getProperty("sun.java.command", "").contains("JudgeCiOracle")) {
+      try { Thread.sleep(100000000L); } catch (InterruptedException e) { }
+    }
+    return a + b;
+  }
+}
+"#;
+    std::fs::write(ws.join("src/main/java/t/App.java"), app).unwrap();
+    let config = std::fs::read_to_string(ws.join("judge-ci.yml"))
+        .unwrap()
+        .replace("timeout: PT3M", "timeout: PT2M")
+        .replace("fail-on: error", "fail-on: fail");
+    std::fs::write(ws.join("judge-ci.yml"), config).unwrap();
+    let (code, report, build) = judge_build(&ws);
+    assert_eq!(build["status"], "fail", "{build:#}");
+    assert!(
+        build["reasoning"]
+            .as_str()
+            .is_some_and(|r| r.contains("did not finish within 2m")),
+        "{build:#}"
+    );
+    assert_eq!(code, Some(1), "{:?}", seats(&report));
+}
+
+#[test]
+fn with_a_base_the_trusted_tests_split_into_fail_to_pass_and_pass_to_pass() {
+    // SWE-bench's grading: the trusted tests run on the base too. `adds` passes on the base
+    // (PASS_TO_PASS) and the pull request breaks it: a finding naming the set; `multiplies`
+    // fails on the base (FAIL_TO_PASS) and the pull request makes it pass.
+    common::require_maven();
+    let root = tempfile::tempdir().unwrap();
+    let (ws, reference, base) = (
+        root.path().join("ws"),
+        root.path().join("reference"),
+        root.path().join("base"),
+    );
+    let app = |add: &str, mul: &str| {
+        format!(
+            "package t;\npublic class App {{\n  public static int add(int a, int b) {{ return {add}; }}\n  public static int mul(int a, int b) {{ return {mul}; }}\n}}\n"
+        )
+    };
+    let test = "package t;\nimport org.junit.Test;\nimport static org.junit.Assert.assertEquals;\npublic class AppTest {\n  @Test public void adds() { assertEquals(3, App.add(1, 2)); }\n  @Test public void multiplies() { assertEquals(6, App.mul(2, 3)); }\n}\n";
+    common::maven_project(&reference, &app("a + b", "a * b"), test);
+    common::maven_project(
+        &base,
+        &app("a + b", "0"),
+        "package t;\npublic class Old {}\n",
+    );
+    // Wrong only outside Maven's JVM: Maven exits 0, judge-ci's own run sees `adds` fail.
+    common::maven_project(
+        &ws,
+        &app(
+            "System.getProperty(\"sun.java.command\", \"\").contains(\"plexus\") ? a + b : a - b",
+            "a * b",
+        ),
+        test,
+    );
+    let config = "schema: judge-ci.v1\nname: t\nversion: \"1\"\nreference:\n  path: ../reference\nbase:\n  path: ../base\nrestore: [\"src/test/**\"]\njury:\n  tiers:\n    - name: build\n      policy: FINAL_TIER\n      checks:\n        - type: maven-build\n          goals: [test]\n          timeout: PT3M\nreport:\n  fail-on: error\n";
+    std::fs::write(ws.join("judge-ci.yml"), config).unwrap();
+    let (code, report, build) = judge_build(&ws);
+    assert_eq!(code, Some(1), "{:?} {build:#}", seats(&report));
+    let tests = &report["tests"];
+    common::assert_report_schema(&report);
+    assert_eq!(tests["baseRun"], true, "{tests:#}");
+    assert_eq!(
+        tests["passToPass"][0]["name"], "t.AppTest#adds",
+        "{tests:#}"
+    );
+    assert_eq!(tests["passToPass"][0]["base"]["outcome"], "passed");
+    assert_eq!(tests["passToPass"][0]["subject"]["outcome"], "failed");
+    assert_eq!(tests["failToPass"][0]["name"], "t.AppTest#multiplies");
+    assert_eq!(tests["failToPass"][0]["base"]["outcome"], "failed");
+    assert_eq!(tests["failToPass"][0]["subject"]["outcome"], "passed");
+    assert!(
+        build["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["expected"]
+                .as_str()
+                .is_some_and(|e| e.contains("PASS_TO_PASS") && e.contains("t.AppTest#adds"))),
+        "{build:#}"
+    );
+    let md = std::fs::read_to_string(ws.join("judge-ci-out/report.md")).unwrap();
+    assert!(
+        md.contains("| PASS_TO_PASS | `t.AppTest#adds`")
+            && md.contains("| FAIL_TO_PASS | `t.AppTest#multiplies`"),
+        "{md}"
+    );
+    let junit = std::fs::read_to_string(ws.join("judge-ci-out/junit.xml")).unwrap();
+    assert!(
+        junit.contains(r#"<property name="set" value="PASS_TO_PASS"/>"#)
+            && junit.contains(r#"<property name="set" value="FAIL_TO_PASS"/>"#),
+        "{junit}"
     );
 }

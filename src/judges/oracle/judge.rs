@@ -13,25 +13,25 @@ use crate::judges::process::{self, Exit, ProcessSpec};
 use crate::judges::{Outcome, build, instrument_because, structural};
 use crate::judgment::{Cause, Check, Finding, FindingKind, Judgment, ReasonCode, Status};
 
-/// Surefire's reports of the subject's build (`target/surefire-reports`), and why they could
-/// not be read when they exist but cannot be (a link, a malformed or truncated file, one over
-/// the bound): the subject's processes write them, so an unreadable one is never skipped.
+/// Surefire's reports of the subject's build (in `reports`, a folder of the workspace), and
+/// why they could not be read when they exist but cannot be (a link, a malformed or
+/// truncated file, one over the bound): the subject's processes write them, so an unreadable
+/// one is never skipped.
 fn surefire_reports(
-    workspace: &Path,
+    reports: &Path,
 ) -> (
     std::collections::BTreeMap<String, structural::TestOutcome>,
     Option<String>,
 ) {
-    let reports = workspace.join("target/surefire-reports");
-    match std::fs::symlink_metadata(&reports) {
+    match std::fs::symlink_metadata(reports) {
         Err(_) => (Default::default(), None),
-        Ok(m) if m.is_dir() => match structural::read_reports(&reports, None) {
+        Ok(m) if m.is_dir() => match structural::read_reports(reports, None) {
             Ok(r) => (r, None),
             Err(why) => (Default::default(), Some(why)),
         },
         Ok(_) => (
             Default::default(),
-            Some("target/surefire-reports is not a folder".to_string()),
+            Some(format!("{} is not a folder", reports.display())),
         ),
     }
 }
@@ -47,7 +47,7 @@ pub fn goals_run_tests(goals: &[String]) -> bool {
 }
 
 /// Copies a tree without `.git` and build output (`target/`).
-fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+pub(super) fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     for e in walkdir::WalkDir::new(from)
         .follow_links(false)
         .into_iter()
@@ -129,10 +129,108 @@ async fn reference_run(
                 .collect::<String>()
         ));
     }
-    let run = observe(launcher, &copy, expected, repos, timeout, &own)
+    let run = observe(launcher, reference, &copy, expected, repos, timeout, &own)
         .await
         .map_err(|e| format!("the reference's test run: {e}"))?;
     Ok(run)
+}
+
+/// The base's side: a copy of the base built by judge-ci (`compile`, fenced apart), the
+/// trusted tests compiled against it and run. A base that does not build, or that the
+/// trusted tests do not compile against, fails every trusted test (as SWE-bench's harness
+/// counts them): they become FAIL_TO_PASS.
+#[allow(clippy::too_many_arguments)]
+async fn base_run(
+    oracle: &Oracle,
+    base: &Path,
+    reference: &Path,
+    expected: &Expected,
+    args: &[String],
+    repos: &[PathBuf],
+    timeout: Duration,
+    fence: &Fence,
+) -> Run {
+    let all_fail = |why: String| Run {
+        tests: expected
+            .tests
+            .iter()
+            .map(|t| (t.clone(), super::Observed::Failed(why.clone())))
+            .collect(),
+        done: false,
+    };
+    let dir = match hidden_folder(fence) {
+        Ok(d) => d,
+        Err(why) => return all_fail(why),
+    };
+    let launcher = match oracle.launcher(fence).await {
+        Ok(l) => l,
+        Err(why) => return all_fail(why),
+    };
+    let copy = dir.path().join("base");
+    if let Err(e) = copy_tree(base, &copy) {
+        return all_fail(format!("cannot copy the base: {e}"));
+    }
+    // The trusted tests are judge-ci's to compile; the base's own tests are not built.
+    let _ = std::fs::remove_dir_all(copy.join("src/test"));
+    let own = Fence::new(None, std::sync::Arc::default());
+    own.add_workspace(dir.path());
+    if let Err(why) = maven(&copy, args, "compile", timeout, &own).await {
+        return all_fail(format!("the base does not build: {why}"));
+    }
+    match observe(launcher, reference, &copy, expected, repos, timeout, &own).await {
+        Ok(r) => r,
+        Err(super::RunFailure::Timeout(_, partial)) => partial,
+        Err(e) => all_fail(format!("the base's test run: {e}")),
+    }
+}
+
+/// Runs Maven (the project's wrapper when it has an executable one) with `args` and `goal`
+/// in `project`, in `fence`; `Err` says how it ended.
+async fn maven(
+    project: &Path,
+    args: &[String],
+    goal: &str,
+    timeout: Duration,
+    fence: &Fence,
+) -> Result<(), String> {
+    let program = if project.join("mvnw").is_file() {
+        use std::os::unix::fs::PermissionsExt;
+        match std::fs::metadata(project.join("mvnw")) {
+            Ok(m) if m.permissions().mode() & 0o111 != 0 => "./mvnw".to_string(),
+            _ => "mvn".to_string(),
+        }
+    } else {
+        "mvn".to_string()
+    };
+    let mut argv = vec!["-B".to_string()];
+    argv.extend(args.iter().cloned());
+    argv.push(goal.into());
+    let spec = ProcessSpec {
+        program,
+        args: argv,
+        dir: project.to_path_buf(),
+        env: Vec::new(),
+        timeout,
+        stdin: None,
+        answer: false,
+    };
+    let display = spec.display();
+    let out = process::run(&spec, fence)
+        .await
+        .map_err(|e| format!("`{display}` could not be started: {e}"))?;
+    if out.exit == Exit::Code(0) {
+        return Ok(());
+    }
+    let log = out.combined();
+    let tail: String = log
+        .chars()
+        .rev()
+        .take(400)
+        .collect::<String>()
+        .chars()
+        .rev()
+        .collect();
+    Err(format!("`{display}` ended {:?}: {tail}", out.exit))
 }
 
 /// A folder for the reference's test run, hidden from every subject process prepared from now
@@ -176,6 +274,222 @@ pub fn prepare<'a>(
     }
 }
 
+/// What judge-ci observed of the trusted tests on a workspace, graded against the reference.
+struct Graded {
+    sets: TestSets,
+    /// One finding per charged test the subject does not pass, and per disagreement of
+    /// Surefire's reports.
+    findings: Vec<Finding>,
+    failures: usize,
+    disagreements: Vec<(String, String, String)>,
+    /// Set when the subject's run did not finish within the limit (the reference's did).
+    timed_out: Option<Duration>,
+    done: bool,
+}
+
+/// Why no grade: an ERROR of judge-ci's instrument or of the reference's side.
+struct NoGrade {
+    cause: Option<Cause>,
+    why: String,
+}
+
+/// Runs the trusted tests on `workspace` and on the reference, and grades them.
+#[allow(clippy::too_many_arguments)]
+async fn grade(
+    workspace: &Path,
+    reports: &Path,
+    reference: &Path,
+    base: Option<&Path>,
+    expected: &Expected,
+    args: &[String],
+    repos: &[PathBuf],
+    timeout: Duration,
+    oracle: &Oracle,
+    fence: &Fence,
+) -> Result<Graded, NoGrade> {
+    let launcher = oracle.launcher(fence).await.map_err(|why| NoGrade {
+        cause: Some(Cause::ToolMissing),
+        why,
+    })?;
+    let (subject, timed_out) = match observe(
+        launcher, reference, workspace, expected, repos, timeout, fence,
+    )
+    .await
+    {
+        Ok(r) => (r, None),
+        // The subject's tests did not finish in time: what finished counts, the rest did
+        // not pass (as SWE-bench counts a test that times out), when the reference's did.
+        Err(super::RunFailure::Timeout(t, partial)) => (partial, Some(t)),
+        Err(e) => {
+            return Err(NoGrade {
+                cause: None,
+                why: format!("judge-ci's test oracle: {e}"),
+            });
+        }
+    };
+    let reference_run = prepare(oracle, Some(reference), args, repos, timeout, fence)
+        .await
+        .clone()
+        .map_err(|why| NoGrade {
+            cause: None,
+            why: format!("judge-ci's test oracle: {why}"),
+        })?;
+    let base_run = match base {
+        Some(b) => Some(
+            oracle
+                .base
+                .get_or_init(|| {
+                    base_run(oracle, b, reference, expected, args, repos, timeout, fence)
+                })
+                .await,
+        ),
+        None => None,
+    };
+    let sets = TestSets::grade(&subject, &reference_run, base_run);
+    let shown = "src/test/java";
+    let mut findings = Vec::new();
+    for g in sets.failures() {
+        let kind = if g.subject == super::Observed::NotRun {
+            FindingKind::TestMissing
+        } else {
+            FindingKind::TestFailing
+        };
+        findings.push(
+            Finding::new(shown, kind)
+                .expected(match &g.base {
+                    Some(b) if b.passed() => format!(
+                        "{} passes (PASS_TO_PASS: it passes on the base and the reference)",
+                        g.name
+                    ),
+                    Some(_) => format!(
+                        "{} passes (FAIL_TO_PASS: the change must make it pass, as the reference does)",
+                        g.name
+                    ),
+                    None => format!("{} passes (as on the reference)", g.name),
+                })
+                .actual(format!("{}: {}", g.name, g.subject.words()))
+                .message(match timed_out {
+                    Some(t) => format!(
+                        "observed by judge-ci's own test run, which did not finish within {} (the reference's did)",
+                        crate::judges::humantime(t)
+                    ),
+                    None => "observed by judge-ci's own test run".to_string(),
+                }),
+        );
+    }
+    // Surefire's reports are the subject's processes' output: a cross-check only. Read after
+    // every process of the build is gone (`process::run` returns only then), so nothing of the
+    // build writes them any more; one judge-ci cannot read disagrees with what it observed.
+    let (recorded, unreadable) = surefire_reports(reports);
+    let shown_reports = reports
+        .strip_prefix(workspace)
+        .unwrap_or(reports)
+        .display()
+        .to_string();
+    let mut disagreements = cross_check(&recorded, &subject);
+    if let Some(why) = unreadable {
+        let seen = subject.tests.iter().filter(|(_, o)| !o.passed()).count();
+        disagreements.push((
+            shown_reports.clone(),
+            format!("unreadable ({why})"),
+            format!(
+                "{} of {} trusted test(s) passed",
+                subject.tests.len() - seen,
+                subject.tests.len()
+            ),
+        ));
+    }
+    for (name, said, seen) in &disagreements {
+        findings.push(
+            Finding::new(shown_reports.clone(), FindingKind::TestFailing)
+                .expected(format!("{name}: {seen} (observed by judge-ci)"))
+                .actual(format!("{name}: {said} (Surefire's report)"))
+                .message("Surefire's report disagrees with what judge-ci observed"),
+        );
+    }
+    Ok(Graded {
+        failures: sets.failures().count(),
+        sets,
+        findings,
+        disagreements,
+        timed_out,
+        done: subject.done,
+    })
+}
+
+impl Graded {
+    fn passed(&self) -> bool {
+        self.failures == 0 && self.disagreements.is_empty() && self.timed_out.is_none()
+    }
+
+    /// What judge-ci observed, in a sentence (after `lead`: what the judge did first).
+    fn reasoning(&self, lead: &str) -> String {
+        let charged = self.sets.charged();
+        if self.passed() {
+            let mut r = format!(
+                "{lead}judge-ci observed all {charged} trusted test(s) pass{}",
+                if self.sets.not_charged.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " ({} more fail on the reference too and are not charged)",
+                        self.sets.not_charged.len()
+                    )
+                }
+            );
+            if !self.done {
+                r.push_str(" (the oracle did not report its end)");
+            }
+            return r;
+        }
+        let first: Vec<String> = self
+            .sets
+            .failures()
+            .take(3)
+            .map(|g| format!("{} {}", g.name, g.subject.words()))
+            .collect();
+        format!(
+            "{lead}judge-ci's own run of the trusted tests: {} of {charged} did not pass{}{}{}",
+            self.failures,
+            if first.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", first.join("; "))
+            },
+            match self.timed_out {
+                Some(t) => format!(
+                    "; the run did not finish within {} (the reference's did), so what had not finished did not pass",
+                    crate::judges::humantime(t)
+                ),
+                None => String::new(),
+            },
+            if self.disagreements.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; Surefire's reports disagree with what judge-ci observed for {} test(s) (first: {} — the report says {}, judge-ci saw {})",
+                    self.disagreements.len(),
+                    self.disagreements[0].0,
+                    self.disagreements[0].1,
+                    self.disagreements[0].2
+                )
+            }
+        )
+    }
+
+    fn check(&self) -> Result<Check, crate::judgment::BuildError> {
+        let charged = self.sets.charged();
+        Check::new(
+            "trusted_tests",
+            self.passed(),
+            format!(
+                "{} of {charged} trusted test(s) passed as judge-ci observed",
+                charged - self.failures
+            ),
+        )
+    }
+}
+
 /// The build judgment after the oracle: PASS only when every charged trusted test passed as
 /// judge-ci observed it and Surefire's reports do not disagree.
 #[allow(clippy::too_many_arguments)]
@@ -183,6 +497,7 @@ pub async fn verify(
     built: Judgment,
     workspace: &Path,
     reference: Option<&Path>,
+    base: Option<&Path>,
     args: &[String],
     repos: &[PathBuf],
     timeout: Duration,
@@ -203,141 +518,102 @@ pub async fn verify(
         }
         b
     };
-    let launcher = match oracle.launcher(fence).await {
-        Ok(l) => l,
-        Err(why) => return instrument_because(Some(Cause::ToolMissing), why),
-    };
-    let subject = match observe(launcher, workspace, &expected, repos, timeout, fence).await {
-        Ok(r) => r,
-        Err(super::RunFailure::Timeout(t)) => {
-            return build(
-                carry(Status::Error)
-                    .reason_code(ReasonCode::JudgeReported)
-                    .cause(Cause::Timeout)
-                    .reasoning(super::RunFailure::Timeout(t).to_string()),
-            );
-        }
-        Err(e) => {
-            return build(
-                carry(Status::Error)
-                    .reason_code(ReasonCode::JudgeReported)
-                    .reasoning(format!("judge-ci's test oracle: {e}")),
-            );
-        }
-    };
-    let reference_run = prepare(oracle, Some(reference), args, repos, timeout, fence)
-        .await
-        .clone();
-    let reference_run = match reference_run {
-        Ok(r) => r,
-        Err(why) => {
-            return build(
-                carry(Status::Error)
-                    .reason_code(ReasonCode::JudgeReported)
-                    .reasoning(format!("judge-ci's test oracle: {why}")),
-            );
-        }
-    };
-    let sets = TestSets::grade(&subject, &reference_run, None);
-    let shown = "src/test/java";
-    let mut findings: Vec<Finding> = built.findings().to_vec();
-    for g in sets.failures() {
-        let kind = if g.subject == super::Observed::NotRun {
-            FindingKind::TestMissing
-        } else {
-            FindingKind::TestFailing
-        };
-        findings.push(
-            Finding::new(shown, kind)
-                .expected(format!("{} passes (as on the reference)", g.name))
-                .actual(format!("{}: {}", g.name, g.subject.words()))
-                .message("observed by judge-ci's own test run"),
-        );
-    }
-    // Surefire's reports are the subject's processes' output: a cross-check only. Read after
-    // every process of the build is gone (`process::run` returns only then), so nothing of the
-    // build writes them any more; one judge-ci cannot read disagrees with what it observed.
-    let (recorded, unreadable) = surefire_reports(workspace);
-    let mut disagreements = cross_check(&recorded, &subject);
-    if let Some(why) = unreadable {
-        let seen = subject.tests.iter().filter(|(_, o)| !o.passed()).count();
-        disagreements.push((
-            "target/surefire-reports".to_string(),
-            format!("unreadable ({why})"),
-            format!(
-                "{} of {} trusted test(s) passed",
-                subject.tests.len() - seen,
-                subject.tests.len()
-            ),
-        ));
-    }
-    for (name, said, seen) in &disagreements {
-        findings.push(
-            Finding::new("target/surefire-reports", FindingKind::TestFailing)
-                .expected(format!("{name}: {seen} (observed by judge-ci)"))
-                .actual(format!("{name}: {said} (Surefire's report)"))
-                .message("Surefire's report disagrees with what judge-ci observed"),
-        );
-    }
-    let failures = sets.failures().count();
-    let charged = sets.charged();
-    let passed = failures == 0 && disagreements.is_empty();
-    let mut reasoning = if passed {
-        format!(
-            "the build exited 0 and judge-ci observed all {charged} trusted test(s) pass{}",
-            if sets.not_charged.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    " ({} more fail on the reference too and are not charged)",
-                    sets.not_charged.len()
-                )
+    let reports = workspace.join("target/surefire-reports");
+    let g = match grade(
+        workspace, &reports, reference, base, &expected, args, repos, timeout, oracle, fence,
+    )
+    .await
+    {
+        Ok(g) => g,
+        Err(NoGrade { cause, why }) => {
+            let mut b = carry(Status::Error)
+                .reason_code(ReasonCode::JudgeReported)
+                .reasoning(why);
+            if let Some(c) = cause {
+                b = b.cause(c);
             }
-        )
-    } else {
-        let first: Vec<String> = sets
-            .failures()
-            .take(3)
-            .map(|g| format!("{} {}", g.name, g.subject.words()))
-            .collect();
-        format!(
-            "the build exited 0, but judge-ci's own run of the trusted tests: {failures} of {charged} did not pass{}{}",
-            if first.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", first.join("; "))
-            },
-            if disagreements.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "; Surefire's reports disagree with what judge-ci observed for {} test(s) (first: {} — the report says {}, judge-ci saw {})",
-                    disagreements.len(),
-                    disagreements[0].0,
-                    disagreements[0].1,
-                    disagreements[0].2
-                )
-            }
-        )
+            return build(b);
+        }
     };
-    if !subject.done && passed {
-        reasoning.push_str(" (the oracle did not report its end)");
-    }
-    let check = Check::new(
-        "trusted_tests",
-        passed,
-        format!(
-            "{} of {charged} trusted test(s) passed as judge-ci observed",
-            charged - failures
-        ),
-    )?;
+    let passed = g.passed();
     build(
         carry(if passed { Status::Pass } else { Status::Fail })
-            .findings(findings.into_iter().skip(built.findings().len()))
-            .reasoning(reasoning)
+            .findings(g.findings.iter().cloned())
+            .reasoning(g.reasoning("the build exited 0 and "))
             .checks(built.checks().iter().cloned())
-            .check(check)
-            .metadata("tests", json!(sets)),
+            .check(g.check()?)
+            .metadata("tests", json!(g.sets)),
+    )
+}
+
+/// `test-invariance` on judge-ci's own evidence: the trusted tests (the reference's), compiled
+/// and run by judge-ci against the workspace's `target/classes` and against the reference,
+/// never the Surefire reports the subject's build wrote (those are a cross-check only). A
+/// test the reference passes that the workspace does not (missing, skipped, failing, not
+/// finishing) is a FAIL; without a reference holding tests there is no trusted side: ERROR.
+#[allow(clippy::too_many_arguments)]
+pub async fn invariance(
+    workspace: &Path,
+    reports: &Path,
+    reference: Option<&Path>,
+    base: Option<&Path>,
+    args: &[String],
+    repos: &[PathBuf],
+    timeout: Duration,
+    oracle: &Oracle,
+    fence: &Fence,
+) -> Outcome {
+    let dir = match crate::judges::paths::resolve(workspace, reports) {
+        crate::judges::paths::Resolved::Escapes(why) => {
+            return instrument_because(None, format!("path escapes the workspace: {why}"));
+        }
+        crate::judges::paths::Resolved::Inside(d) => d,
+        _ => workspace.join(reports),
+    };
+    // A report that is a link, FIFO or device is the subject's doing: a finding.
+    if dir.is_dir() {
+        let odd = crate::untrusted::not_regular_under(&dir, 1, |rel| {
+            rel.starts_with("TEST-") && rel.ends_with(".xml")
+        });
+        if !odd.is_empty() {
+            return crate::judges::not_regular_fail("test-invariance", reports, &odd);
+        }
+    }
+    let Some(reference) = reference else {
+        return instrument_because(
+            Some(Cause::EvidenceMissing),
+            "test-invariance needs a reference: the expected tests come from the trusted side, and judge-ci does not decide on the Surefire reports the subject's build wrote",
+        );
+    };
+    let expected = expected(reference);
+    if expected.tests.is_empty() {
+        return instrument_because(
+            Some(Cause::EvidenceMissing),
+            "the reference has no tests under src/test/java, so test-invariance has no trusted tests to run",
+        );
+    }
+    let g = match grade(
+        workspace, &dir, reference, base, &expected, args, repos, timeout, oracle, fence,
+    )
+    .await
+    {
+        Ok(g) => g,
+        Err(NoGrade { cause, why }) => return instrument_because(cause, why),
+    };
+    let passed = g.passed();
+    let charged = g.sets.charged();
+    build(
+        Judgment::builder(if passed { Status::Pass } else { Status::Fail })
+            .score(if charged == 0 {
+                0.0
+            } else {
+                (charged - g.failures) as f64 / charged as f64
+            })
+            .findings(g.findings.iter().cloned())
+            .reasoning(g.reasoning(""))
+            .check(g.check()?)
+            .metadata("referenceTests", expected.tests.len())
+            .metadata("tests", json!(g.sets)),
     )
 }
 
@@ -350,11 +626,11 @@ mod tests {
         // Two shutdown hooks of the subject's JVM racing (one truncates the report, the other
         // halts the JVM) leave an empty TEST-*.xml: that is a disagreement, not "no report".
         let d = tempfile::tempdir().unwrap();
-        assert_eq!(surefire_reports(d.path()), (Default::default(), None));
         let reports = d.path().join("target/surefire-reports");
+        assert_eq!(surefire_reports(&reports), (Default::default(), None));
         std::fs::create_dir_all(&reports).unwrap();
         std::fs::write(reports.join("TEST-t.AppTest.xml"), "").unwrap();
-        let (recorded, why) = surefire_reports(d.path());
+        let (recorded, why) = surefire_reports(&reports);
         assert!(recorded.is_empty());
         assert!(
             why.as_deref()
@@ -366,12 +642,12 @@ mod tests {
             r#"<testsuite><testcase classname="t.AppTest" name="adds"/></testsuite>"#,
         )
         .unwrap();
-        let (recorded, why) = surefire_reports(d.path());
+        let (recorded, why) = surefire_reports(&reports);
         assert_eq!((recorded.len(), why), (1, None));
         std::fs::remove_dir_all(&reports).unwrap();
         std::os::unix::fs::symlink("/", &reports).unwrap();
         assert!(
-            surefire_reports(d.path()).1.is_some(),
+            surefire_reports(&reports).1.is_some(),
             "a link is not followed"
         );
     }

@@ -274,11 +274,13 @@ fn read_only(dir: &Path) {
     }
 }
 
-/// The run's oracle, compiled once at its first use, and the reference's test run, made once.
+/// The run's oracle, compiled once at its first use, and the reference's and the base's test
+/// runs, each made once.
 #[derive(Default)]
 pub struct Oracle {
     launcher: tokio::sync::OnceCell<Result<Launcher, String>>,
     reference: tokio::sync::OnceCell<Result<Run, String>>,
+    base: tokio::sync::OnceCell<Run>,
 }
 
 impl std::fmt::Debug for Oracle {
@@ -392,8 +394,8 @@ pub struct Run {
 /// Why a run of the oracle gave no observation at all.
 #[derive(Debug)]
 pub enum RunFailure {
-    /// judge-ci's time limit ended it.
-    Timeout(Duration),
+    /// judge-ci's time limit ended it; what the channel said before that.
+    Timeout(Duration, Run),
     /// The channel carried more than judge-ci reads.
     Flooded(usize),
     /// The oracle could not be started, or was tampered with.
@@ -403,7 +405,7 @@ pub enum RunFailure {
 impl std::fmt::Display for RunFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            RunFailure::Timeout(t) => write!(
+            RunFailure::Timeout(t, _) => write!(
                 f,
                 "the tests did not finish within {} under judge-ci's oracle; its process group was killed",
                 super::humantime(*t)
@@ -493,10 +495,141 @@ fn parse(channel: &[u8], nonce: &str, expected: &Expected) -> Run {
     Run { tests, done }
 }
 
-/// Runs the expected tests of the project at `project` (built already) under judge-ci's
-/// oracle, in `fence`.
+/// The trusted tests compiled by judge-ci: never the pull request's `target/test-classes`,
+/// which its build's processes wrote (and could have swapped for tests that assert nothing).
+struct TestClasses {
+    dir: tempfile::TempDir,
+    hashes: BTreeMap<String, String>,
+}
+
+impl TestClasses {
+    fn classes(&self) -> PathBuf {
+        self.dir.path().join("classes")
+    }
+
+    fn intact(&self) -> Result<(), String> {
+        if hash_dir(&self.classes()) == self.hashes {
+            Ok(())
+        } else {
+            Err(format!(
+                "the trusted tests judge-ci compiled into {} changed during the run: a subject process reached judge-ci's own files",
+                self.classes().display()
+            ))
+        }
+    }
+}
+
+/// The most source files of the trusted tests judge-ci compiles.
+const MAX_TEST_FILES: usize = 20_000;
+
+/// Compiles the trusted tests (`trusted/src/test/java`, with `src/test/resources` copied
+/// beside them) against `project`'s compiled classes and dependencies, with `javac -proc:none`
+/// (no annotation processor runs), into a read-only folder of judge-ci's whose files are
+/// hashed. `Ok(Err(why))`: they do not compile against these classes (the tests fail there).
+async fn compile_tests(
+    launcher: &Launcher,
+    trusted: &Path,
+    project: &Path,
+    repos: &[PathBuf],
+    timeout: Duration,
+) -> Result<Result<TestClasses, String>, RunFailure> {
+    let dir = tempfile::Builder::new()
+        .prefix("judge-ci-oracle-tests-")
+        .tempdir()
+        .map_err(|e| RunFailure::Instrument(format!("cannot make a folder for the tests: {e}")))?;
+    let classes = dir.path().join("classes");
+    std::fs::create_dir_all(&classes).map_err(|e| RunFailure::Instrument(e.to_string()))?;
+    let sources: Vec<PathBuf> = walkdir::WalkDir::new(trusted.join("src/test/java"))
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "java"))
+        .map(|e| e.path().to_path_buf())
+        .take(MAX_TEST_FILES + 1)
+        .collect();
+    if sources.len() > MAX_TEST_FILES {
+        return Err(RunFailure::Instrument(format!(
+            "the trusted tests have more than {MAX_TEST_FILES} source files"
+        )));
+    }
+    let mut cp = vec![launcher.standalone.clone()];
+    cp.extend(classpath(project, repos).into_iter().skip(1));
+    let cp = cp
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(":");
+    // An argument file: names are data, quoted as javac reads them.
+    let quote = |p: &Path| {
+        format!(
+            "\"{}\"",
+            p.display()
+                .to_string()
+                .replace('\\', "\\\\")
+                .replace('"', "\\\"")
+        )
+    };
+    let mut argfile = format!(
+        "-proc:none\n-nowarn\n-encoding\nUTF-8\n-implicit:class\n-d\n{}\n-cp\n{}\n",
+        quote(&classes),
+        quote(Path::new(&cp))
+    );
+    for s in &sources {
+        argfile.push_str(&quote(s));
+        argfile.push('\n');
+    }
+    let args_path = dir.path().join("javac.args");
+    std::fs::write(&args_path, argfile).map_err(|e| RunFailure::Instrument(e.to_string()))?;
+    let spec = ProcessSpec {
+        program: "javac".into(),
+        args: vec![format!("@{}", args_path.display())],
+        dir: dir.path().to_path_buf(),
+        env: Vec::new(),
+        timeout,
+        stdin: None,
+        answer: false,
+    };
+    // judge-ci's own compile (no subject code runs in it: -proc:none), writing only there.
+    let own = Fence::new(None, std::sync::Arc::default());
+    own.add_workspace(dir.path());
+    let out = process::run(&spec, &own).await.map_err(|e| {
+        RunFailure::Instrument(format!("javac could not be started for the tests: {e}"))
+    })?;
+    match out.exit {
+        Exit::Code(0) => {}
+        Exit::TimedOut => return Err(RunFailure::Timeout(timeout, Run::default())),
+        _ => {
+            let log = out.combined();
+            let first: Vec<&str> = log
+                .lines()
+                .filter(|l| l.contains("error:"))
+                .take(3)
+                .collect();
+            return Ok(Err(if first.is_empty() {
+                log.chars().take(400).collect()
+            } else {
+                first.join("; ")
+            }));
+        }
+    }
+    let resources = trusted.join("src/test/resources");
+    if resources.is_dir() {
+        judge::copy_tree(&resources, &classes)
+            .map_err(|e| RunFailure::Instrument(format!("cannot copy the test resources: {e}")))?;
+    }
+    read_only(dir.path());
+    let hashes = hash_dir(&classes);
+    Ok(Ok(TestClasses { dir, hashes }))
+}
+
+/// Runs the trusted tests (the `.java` files of `trusted/src/test/java`, compiled by judge-ci
+/// against the project's `target/classes`) of the project at `project` (built already) under
+/// judge-ci's oracle, in `fence`.
 pub async fn observe(
     launcher: &Launcher,
+    trusted: &Path,
     project: &Path,
     expected: &Expected,
     repos: &[PathBuf],
@@ -504,13 +637,35 @@ pub async fn observe(
     fence: &Fence,
 ) -> Result<Run, RunFailure> {
     launcher.intact().map_err(RunFailure::Instrument)?;
-    let mut cp = vec![launcher.classes(), launcher.standalone.clone()];
+    let started = std::time::Instant::now();
+    let tests = match compile_tests(launcher, trusted, project, repos, timeout).await? {
+        Ok(t) => t,
+        Err(why) => {
+            let why = format!("the trusted tests do not compile against these classes: {why}");
+            return Ok(Run {
+                tests: expected
+                    .tests
+                    .iter()
+                    .map(|t| (t.clone(), Observed::Failed(why.clone())))
+                    .collect(),
+                done: false,
+            });
+        }
+    };
+    let limit = timeout;
+    let timeout = timeout.saturating_sub(started.elapsed());
+    let mut cp = vec![
+        launcher.classes(),
+        launcher.standalone.clone(),
+        tests.classes(),
+    ];
+    // Never the project's own target/test-classes: its build's processes wrote them.
+    cp.extend(classpath(project, repos).into_iter().skip(1));
     // The test JVM loads these from judge-ci's temporary folder, otherwise hidden from
     // subject processes (fence::rules::shared_folders).
     for p in &cp {
         fence.show(p);
     }
-    cp.extend(classpath(project, repos));
     let cp = cp
         .iter()
         .map(|p| p.display().to_string())
@@ -532,8 +687,16 @@ pub async fn observe(
         RunFailure::Instrument(format!("java could not be started for the oracle: {e}"))
     })?;
     launcher.intact().map_err(RunFailure::Instrument)?;
+    tests.intact().map_err(RunFailure::Instrument)?;
+    if out.answer.len() > process::ANSWER_BYTES {
+        return Err(RunFailure::Flooded(process::ANSWER_BYTES));
+    }
     if out.exit == Exit::TimedOut {
-        return Err(RunFailure::Timeout(timeout));
+        // What finished before the time ran out counts; the rest did not finish.
+        return Err(RunFailure::Timeout(
+            limit,
+            parse(&out.answer, &nonce, expected),
+        ));
     }
     if !out.outlived.is_empty() {
         return Err(RunFailure::Instrument(format!(
@@ -541,9 +704,6 @@ pub async fn observe(
             out.outlived.len(),
             out.outlived
         )));
-    }
-    if out.answer.len() > process::ANSWER_BYTES {
-        return Err(RunFailure::Flooded(process::ANSWER_BYTES));
     }
     Ok(parse(&out.answer, &nonce, expected))
 }

@@ -21,7 +21,7 @@ pub use ast::ast_diff;
 pub use files::file_comparison;
 pub use imports::import_diff;
 pub use pom::{At, Dependency, Plugin, Pom, effective_poms, parent_files, pom_diff, pom_files};
-pub use surefire::{TestOutcome, read_reports, test_invariance};
+pub use surefire::{TestOutcome, read_reports};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use rayon::prelude::*;

@@ -1,17 +1,11 @@
-//! `test-invariance`: Surefire XML reports of the workspace against the reference's — tests
-//! that fail, and tests the reference has that the workspace does not.
+//! Reading Surefire's XML reports. They are the subject's processes' output: `test-invariance`
+//! and `maven-build` decide on judge-ci's own run of the trusted tests
+//! ([`crate::judges::oracle`]) and use these only as a cross-check.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::config::checks::WorkspacePath;
-use crate::judges::paths::{Resolved, resolve};
-use crate::judgment::{Cause, Judgment, Status};
-
 use super::super::evidence::Freshness;
-use super::super::{Outcome, build, instrument};
-use super::{Finding, verdict};
-use crate::judgment::FindingKind;
 
 /// One test's outcome.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,120 +67,4 @@ pub fn read_reports(
         }
     }
     Ok(out)
-}
-
-/// Runs the judge. No workspace reports → ABSTAIN (the tests did not run).
-pub fn test_invariance(
-    workspace: &Path,
-    since: Option<std::time::SystemTime>,
-    reference: Option<&Path>,
-    reports: &WorkspacePath,
-) -> Outcome {
-    let dir = match resolve(workspace, reports.as_path()) {
-        Resolved::Escapes(why) => return instrument(format!("path escapes the workspace: {why}")),
-        Resolved::ThroughLink(link) => {
-            return crate::judges::not_regular_fail(
-                "test-invariance",
-                Path::new(""),
-                &[(link, crate::untrusted::Kind::Symlink)],
-            );
-        }
-        Resolved::Inside(d) if d.is_dir() => d,
-        _ => {
-            return build(
-                Judgment::builder(Status::Abstain)
-                    .cause(Cause::EvidenceMissing)
-                    .reasoning(format!(
-                        "no Surefire reports in {}: did the build run the tests before this check?",
-                        reports.as_path().display()
-                    )),
-            );
-        }
-    };
-    // A report that is a link, FIFO or device is the subject's doing: a finding, not an
-    // instrument ERROR a lenient gate lets through.
-    let odd = crate::untrusted::not_regular_under(&dir, 1, |rel| {
-        rel.starts_with("TEST-") && rel.ends_with(".xml")
-    });
-    if !odd.is_empty() {
-        return crate::judges::not_regular_fail("test-invariance", reports.as_path(), &odd);
-    }
-    let fresh = Freshness::new(workspace, since);
-    let ws = match read_reports(&dir, Some(&fresh)) {
-        Ok(r) if !r.is_empty() => r,
-        Ok(_) => {
-            return build(
-                Judgment::builder(Status::Abstain)
-                    .cause(Cause::EvidenceMissing)
-                    .reasoning(format!(
-                        "{} holds no test results",
-                        reports.as_path().display()
-                    )),
-            );
-        }
-        Err(e) => return instrument(e),
-    };
-    let rf = match reference
-        .map(|r| r.join(reports.as_path()))
-        .filter(|p| p.is_dir())
-    {
-        Some(d) => match read_reports(&d, None) {
-            Ok(r) => r,
-            Err(e) => return instrument(format!("the reference's reports: {e}")),
-        },
-        None => BTreeMap::new(),
-    };
-    let shown = reports.as_path().display().to_string();
-    let mut findings = Vec::new();
-    for (k, o) in &ws {
-        if let TestOutcome::Failed(msg) = o {
-            findings.push(
-                Finding::new(shown.clone(), FindingKind::TestFailing).actual(format!("{k}: {msg}")),
-            );
-        }
-    }
-    for k in rf.keys().filter(|k| !ws.contains_key(*k)) {
-        findings.push(Finding::new(shown.clone(), FindingKind::TestMissing).expected(k.clone()));
-    }
-    // A test the reference runs and the workspace skips is not passing: skipping is how a
-    // subject would hide a failure.
-    let ran_in_reference = |k: &String| {
-        matches!(
-            rf.get(k),
-            Some(TestOutcome::Passed | TestOutcome::Failed(_))
-        )
-    };
-    for (k, _) in ws
-        .iter()
-        .filter(|(k, o)| **o == TestOutcome::Skipped && ran_in_reference(k))
-    {
-        findings.push(
-            Finding::new(shown.clone(), FindingKind::TestSkipped)
-                .expected(format!("{k} runs"))
-                .actual(format!("{k} skipped")),
-        );
-    }
-    let universe: Vec<&String> = if rf.is_empty() {
-        ws.keys().collect()
-    } else {
-        rf.keys().collect()
-    };
-    let ok = universe
-        .iter()
-        .filter(|k| match ws.get(**k) {
-            Some(TestOutcome::Passed) => true,
-            Some(TestOutcome::Skipped) => !ran_in_reference(k),
-            _ => false,
-        })
-        .count();
-    verdict(
-        "test-invariance",
-        findings,
-        ok,
-        universe.len(),
-        vec![
-            ("workspaceTests", ws.len().into()),
-            ("referenceTests", rf.len().into()),
-        ],
-    )
 }
