@@ -753,3 +753,40 @@ fn with_a_base_the_trusted_tests_split_into_fail_to_pass_and_pass_to_pass() {
         "{junit}"
     );
 }
+
+#[test]
+fn code_under_test_that_floods_judge_ci_s_channel_is_the_pull_request_s_fail() {
+    // Attack finding F5: inside the oracle's JVM the subject's code wrote megabytes to
+    // judge-ci's descriptor: the build became an instrument ERROR that `fail-on: fail`
+    // accepted. Only code in the tests' JVM writes there: a FAIL naming the flood.
+    let root = tempfile::tempdir().unwrap();
+    let ws = build_task(root.path(), "report");
+    let app = r#"package t;
+public class App {
+  public static int add(int a, int b) {
+    if (System.getProperty("sun.java.command", "").contains("JudgeCiOracle")) {
+      try (java.io.FileOutputStream o = new java.io.FileOutputStream("/proc/self/fd/3")) {
+        byte[] junk = new byte[64 * 1024];
+        java.util.Arrays.fill(junk, (byte) 'x');
+        for (int i = 0; i < 40; i++) o.write(junk);
+      } catch (Exception e) { }
+    }
+    return a + b;
+  }
+}
+"#;
+    std::fs::write(ws.join("src/main/java/t/App.java"), app).unwrap();
+    let config = std::fs::read_to_string(ws.join("judge-ci.yml"))
+        .unwrap()
+        .replace("fail-on: error", "fail-on: fail");
+    std::fs::write(ws.join("judge-ci.yml"), config).unwrap();
+    let (code, report, build) = judge_build(&ws);
+    assert_eq!(build["status"], "fail", "{build:#}");
+    assert!(
+        build["reasoning"]
+            .as_str()
+            .is_some_and(|r| r.contains("channel carried more than")),
+        "{build:#}"
+    );
+    assert_eq!(code, Some(1), "{:?}", seats(&report));
+}

@@ -207,7 +207,8 @@ fn read_file_comparison(r: &mut Reader, c: &CheckNode<'_>) -> Option<CheckKind> 
 pub const TEST_INVARIANCE: CheckInfo = CheckInfo {
     family: Family::Structural,
     facts: Facts {
-        phase: Phase::Inspect,
+        // judge-ci's oracle runs the pull request's classes under the trusted tests.
+        phase: Phase::Build,
         builds: None,
         reads: WorkspaceReads::Outputs,
         keeps: Keeps::WhatItReads,
@@ -216,8 +217,8 @@ pub const TEST_INVARIANCE: CheckInfo = CheckInfo {
         diff: Some(DiffSection::Files),
         fail_reports_the_change: true,
     },
-    doc: "fails on failing tests or fewer tests than the reference",
-    keys: keys![key("reports", Kind::Str, "Surefire reports folder")],
+    doc: "judge-ci compiles and runs the reference's tests on the built classes (and on the reference); fails on any the reference passes that the workspace does not; Surefire's reports only cross-check",
+    keys: keys![key("reports", Kind::Str, "Surefire reports folder (a cross-check only)")],
     default_timeout: super::CHECK_TIMEOUT,
     read: Some(read_test_invariance),
 };

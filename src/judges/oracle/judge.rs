@@ -282,8 +282,9 @@ struct Graded {
     findings: Vec<Finding>,
     failures: usize,
     disagreements: Vec<(String, String, String)>,
-    /// Set when the subject's run did not finish within the limit (the reference's did).
-    timed_out: Option<Duration>,
+    /// Why the subject's run was cut short, when it was (it did not finish within the limit
+    /// while the reference's did; it flooded judge-ci's channel): the subject's doing.
+    cut: Option<String>,
     done: bool,
 }
 
@@ -311,7 +312,7 @@ async fn grade(
         cause: Some(Cause::ToolMissing),
         why,
     })?;
-    let (subject, timed_out) = match observe(
+    let (subject, cut) = match observe(
         launcher, reference, workspace, expected, repos, timeout, fence,
     )
     .await
@@ -319,7 +320,21 @@ async fn grade(
         Ok(r) => (r, None),
         // The subject's tests did not finish in time: what finished counts, the rest did
         // not pass (as SWE-bench counts a test that times out), when the reference's did.
-        Err(super::RunFailure::Timeout(t, partial)) => (partial, Some(t)),
+        Err(super::RunFailure::Timeout(t, partial)) => (
+            partial,
+            Some(format!(
+                "the run did not finish within {} (the reference's did), so what had not finished did not pass",
+                crate::judges::humantime(t)
+            )),
+        ),
+        // Only code running in the tests' JVM writes judge-ci's descriptor.
+        Err(e @ super::RunFailure::Flooded(..)) => {
+            let why = format!("{e}; the code under test did that, so no test counts as passed");
+            let super::RunFailure::Flooded(_, partial) = e else {
+                unreachable!("matched above")
+            };
+            (partial, Some(why))
+        }
         Err(e) => {
             return Err(NoGrade {
                 cause: None,
@@ -368,11 +383,8 @@ async fn grade(
                     None => format!("{} passes (as on the reference)", g.name),
                 })
                 .actual(format!("{}: {}", g.name, g.subject.words()))
-                .message(match timed_out {
-                    Some(t) => format!(
-                        "observed by judge-ci's own test run, which did not finish within {} (the reference's did)",
-                        crate::judges::humantime(t)
-                    ),
+                .message(match &cut {
+                    Some(why) => format!("observed by judge-ci's own test run: {why}"),
                     None => "observed by judge-ci's own test run".to_string(),
                 }),
         );
@@ -412,14 +424,14 @@ async fn grade(
         sets,
         findings,
         disagreements,
-        timed_out,
+        cut,
         done: subject.done,
     })
 }
 
 impl Graded {
     fn passed(&self) -> bool {
-        self.failures == 0 && self.disagreements.is_empty() && self.timed_out.is_none()
+        self.failures == 0 && self.disagreements.is_empty() && self.cut.is_none()
     }
 
     /// What judge-ci observed, in a sentence (after `lead`: what the judge did first).
@@ -456,11 +468,8 @@ impl Graded {
             } else {
                 format!(" ({})", first.join("; "))
             },
-            match self.timed_out {
-                Some(t) => format!(
-                    "; the run did not finish within {} (the reference's did), so what had not finished did not pass",
-                    crate::judges::humantime(t)
-                ),
+            match &self.cut {
+                Some(why) => format!("; {why}"),
                 None => String::new(),
             },
             if self.disagreements.is_empty() {
@@ -507,6 +516,9 @@ pub async fn verify(
     let Some(reference) = reference else {
         return Ok(built);
     };
+    if let Some(why) = super::unsupported(reference) {
+        return instrument_because(Some(Cause::JudgeMisconfigured), why);
+    }
     let expected = expected(reference);
     if expected.tests.is_empty() {
         return Ok(built);
@@ -585,6 +597,9 @@ pub async fn invariance(
             "test-invariance needs a reference: the expected tests come from the trusted side, and judge-ci does not decide on the Surefire reports the subject's build wrote",
         );
     };
+    if let Some(why) = super::unsupported(reference) {
+        return instrument_because(Some(Cause::JudgeMisconfigured), why);
+    }
     let expected = expected(reference);
     if expected.tests.is_empty() {
         return instrument_because(

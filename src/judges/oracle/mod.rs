@@ -396,8 +396,8 @@ pub struct Run {
 pub enum RunFailure {
     /// judge-ci's time limit ended it; what the channel said before that.
     Timeout(Duration, Run),
-    /// The channel carried more than judge-ci reads.
-    Flooded(usize),
+    /// The channel carried more than judge-ci reads; what its first part said.
+    Flooded(usize, Run),
     /// The oracle could not be started, or was tampered with.
     Instrument(String),
 }
@@ -410,7 +410,7 @@ impl std::fmt::Display for RunFailure {
                 "the tests did not finish within {} under judge-ci's oracle; its process group was killed",
                 super::humantime(*t)
             ),
-            RunFailure::Flooded(n) => write!(
+            RunFailure::Flooded(n, _) => write!(
                 f,
                 "the oracle's channel carried more than {n} bytes: something in the tests wrote to judge-ci's descriptor"
             ),
@@ -425,6 +425,53 @@ fn nonce() -> Result<String, RunFailure> {
     getrandom::fill(&mut b)
         .map_err(|e| RunFailure::Instrument(format!("no random nonce for the oracle: {e}")))?;
     Ok(hex::encode(b))
+}
+
+/// `Outer$Inner#m` → `Outer#m`; `Outer$Inner` → `Outer`.
+fn nested_to_outer(key: &str) -> String {
+    let (class, method) = match key.split_once('#') {
+        Some((c, m)) => (c, Some(m)),
+        None => (key, None),
+    };
+    let class = class.split('$').next().unwrap_or(class);
+    match method {
+        Some(m) => format!("{class}#{m}"),
+        None => class.to_string(),
+    }
+}
+
+/// Why judge-ci's oracle cannot run a trusted tree's tests, when it cannot: a multi-module
+/// build (only the root's `src/test/java` is read) or TestNG tests (only JUnit 4 and 5
+/// engines run). Said as an ERROR, never a pass on the build's exit status.
+pub fn unsupported(trusted: &Path) -> Option<String> {
+    let pom = crate::judges::paths::read_text_limited(&trusted.join("pom.xml"), MAX_TEST_SOURCE)
+        .unwrap_or_default();
+    if pom.contains("<modules>") {
+        return Some(
+            "the reference is a multi-module Maven build: judge-ci's test oracle runs one module's tests (the root's src/test/java) and does not support multi-module builds yet, so it cannot observe the trusted tests".to_string(),
+        );
+    }
+    let testng = walkdir::WalkDir::new(trusted.join("src/test/java"))
+        .follow_links(false)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "java"))
+        .filter(|e| e.metadata().is_ok_and(|m| m.len() <= MAX_TEST_SOURCE))
+        .find(|e| {
+            std::fs::read(e.path())
+                .map(|b| String::from_utf8_lossy(&b).contains("org.testng"))
+                .unwrap_or(false)
+        });
+    testng.map(|e| {
+        format!(
+            "the reference's tests use TestNG ({}): judge-ci's test oracle runs JUnit 4 and 5 tests only, so it cannot observe them",
+            e.path()
+                .strip_prefix(trusted)
+                .unwrap_or(e.path())
+                .display()
+        )
+    })
 }
 
 /// Reads the channel: only lines that start with the nonce count.
@@ -443,6 +490,9 @@ fn parse(channel: &[u8], nonce: &str, expected: &Expected) -> Run {
         }
         let mut parts = rest.splitn(4, ' ');
         let (kind, key) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+        // A test of a nested class (`@Nested`, `Outer$Inner#m`) is one of its top-level
+        // class's file, where the expected tests are read from.
+        let key = &nested_to_outer(key);
         let (status, why) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
         match kind {
             "F" => {
@@ -689,7 +739,10 @@ pub async fn observe(
     launcher.intact().map_err(RunFailure::Instrument)?;
     tests.intact().map_err(RunFailure::Instrument)?;
     if out.answer.len() > process::ANSWER_BYTES {
-        return Err(RunFailure::Flooded(process::ANSWER_BYTES));
+        return Err(RunFailure::Flooded(
+            process::ANSWER_BYTES,
+            parse(&out.answer, &nonce, expected),
+        ));
     }
     if out.exit == Exit::TimedOut {
         // What finished before the time ran out counts; the rest did not finish.
@@ -889,6 +942,28 @@ mod tests {
         );
         assert!(matches!(&r.tests["t.A#three"], Observed::Failed(m) if m.contains("boom")));
         assert!(matches!(&r.tests["t.B#four"], Observed::Failed(m) if m.contains("could not run")));
+    }
+
+    #[test]
+    fn a_nested_class_s_test_counts_as_its_top_level_class_s_and_testng_is_unsupported() {
+        let e = Expected {
+            tests: ["t.A#inner"].iter().map(|s| s.to_string()).collect(),
+        };
+        let r = parse(b"n F t.A$Inner#inner SUCCESSFUL \n", "n", &e);
+        assert_eq!(r.tests["t.A#inner"], Observed::Passed);
+        let d = tempfile::tempdir().unwrap();
+        assert_eq!(unsupported(d.path()), None);
+        let f = d.path().join("src/test/java/t/NgTest.java");
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(&f, "package t;\nimport org.testng.annotations.Test;\n").unwrap();
+        assert!(unsupported(d.path()).is_some_and(|w| w.contains("TestNG")));
+        std::fs::remove_file(&f).unwrap();
+        std::fs::write(
+            d.path().join("pom.xml"),
+            "<project><modules><module>a</module></modules></project>",
+        )
+        .unwrap();
+        assert!(unsupported(d.path()).is_some_and(|w| w.contains("multi-module")));
     }
 
     #[test]
