@@ -76,6 +76,8 @@ pub struct Plan {
     writable_access: u64,
     /// The read end of judge-ci's lifeline (see [`super::reaper::lifeline`]).
     lifeline: Option<RawFd>,
+    /// The namespace's `/proc` gets no Landlock rule (see `Fence::prepare_sealed`).
+    hide_proc: bool,
 }
 
 /// The mounts of a fenced process (made only with namespaces).
@@ -521,7 +523,15 @@ impl Plan {
             required,
             writable_access,
             lifeline: super::reaper::lifeline(),
+            hide_proc: false,
         }
+    }
+
+    /// The same plan with the namespace's `/proc` left out of the Landlock ruleset when
+    /// `hide` (see `Fence::prepare_sealed`).
+    pub fn hiding_proc(mut self, hide: bool) -> Plan {
+        self.hide_proc = hide;
+        self
     }
 
     /// Runs in the child between fork and exec. An error makes the spawn fail in the parent
@@ -588,7 +598,9 @@ impl Plan {
                 if self.network_cut {
                     loopback_up();
                 }
-                if let Some(fd) = self.ruleset {
+                if let Some(fd) = self.ruleset
+                    && !self.hide_proc
+                {
                     allow_proc(fd)?;
                 }
                 held |= held::NAMESPACES | self.mounts.make(self.ruleset, self.writable_access);

@@ -311,7 +311,29 @@ impl Fence {
 
     /// The fence for a process running in `dir` with `home` as its home folder.
     pub fn prepare(&self, dir: &Path, home: Option<&Path>) -> Result<Prepared, FenceError> {
+        self.prepare_with(dir, home, false)
+    }
+
+    /// The fence of [`Fence::prepare`] with `/proc` hidden as well (no rule grants it, not
+    /// even the namespace's own): the process and its children cannot read their own
+    /// memory (`/proc/self/mem`, `/proc/self/maps`) nor another's through `/proc`. For judge-ci's
+    /// test oracle, whose JVM holds a secret the code under test must not learn
+    /// (`docs/test-oracle.md`). Opening an inherited pipe through `/proc/self/fd/N` still
+    /// works (Landlock does not govern pipes).
+    pub fn prepare_sealed(&self, dir: &Path, home: Option<&Path>) -> Result<Prepared, FenceError> {
+        self.prepare_with(dir, home, true)
+    }
+
+    fn prepare_with(
+        &self,
+        dir: &Path,
+        home: Option<&Path>,
+        sealed: bool,
+    ) -> Result<Prepared, FenceError> {
         let mut hidden = self.hidden.list();
+        if sealed {
+            hidden.push(PathBuf::from("/proc"));
+        }
         let workspaces = lock(&self.workspaces).clone();
         let (network, required) = (self.network, self.required.clone());
         let tmp = tempfile::Builder::new()
@@ -422,6 +444,7 @@ impl Fence {
             caches,
             required,
             report,
+            sealed,
         };
         if !namespaces {
             prepared.rebuild_without_namespaces();
@@ -582,6 +605,8 @@ pub struct Prepared {
     last_report: Mutex<Option<u32>>,
     /// Why namespaces cannot be made here, as the run knew when this was prepared.
     namespace_why: String,
+    /// `/proc` is hidden ([`Fence::prepare_sealed`]).
+    sealed: bool,
 }
 
 impl Drop for Prepared {
@@ -712,7 +737,8 @@ impl Prepared {
             self.landlock
                 .as_ref()
                 .map_or(0, |abi| rules::writable_bits(*abi)),
-        );
+        )
+        .hiding_proc(self.sealed);
         // SAFETY: the closure only makes system calls on data prepared before the fork
         // (see child.rs); it allocates nothing.
         unsafe {

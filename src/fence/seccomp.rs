@@ -3,7 +3,7 @@
 //! workspace can be reached, the Docker socket above all; Landlock up to ABI 7 does not
 //! govern `connect` on a socket file, and a network namespace does not cut it), no io_uring
 //! (whose operations bypass the filter), no access to the kernel's key rings (shared by every
-//! process of the same user), no `ptrace`, `process_vm_readv`/`writev` or `pidfd_getfd` (one
+//! process of the same user), no `ptrace`, `process_vm_readv`/`writev`, `pidfd_getfd` or `perf_event_open` (one
 //! subject process does not take over another, a grader it was started by above all), and no
 //! system call of another ABI (32-bit, x32) through
 //! which the same calls could be made by other numbers. `socketpair` stays for stream and
@@ -58,7 +58,7 @@ impl Filter {
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     pub fn new() -> Option<Filter> {
         let deny = |errno: i32| stmt(RET_K, SECCOMP_RET_ERRNO | errno as u32);
-        let denied: [libc::c_long; 10] = [
+        let denied: [libc::c_long; 11] = [
             libc::SYS_io_uring_setup,
             libc::SYS_io_uring_enter,
             libc::SYS_io_uring_register,
@@ -72,6 +72,9 @@ impl Filter {
             libc::SYS_process_vm_readv,
             libc::SYS_process_vm_writev,
             libc::SYS_pidfd_getfd,
+            // Nor sample another process's memory and registers (judge-ci's test oracle's
+            // JVM holds a secret: docs/test-oracle.md).
+            libc::SYS_perf_event_open,
         ];
         let mut p = vec![
             stmt(LD_W_ABS, OFF_ARCH),
@@ -205,6 +208,29 @@ mod tests {
                     let flags = libc::SOCK_SEQPACKET | libc::SOCK_NONBLOCK;
                     if libc::socketpair(libc::AF_UNIX, flags, 0, sv.as_mut_ptr()) != 0 {
                         return 7;
+                    }
+                    // Another process's memory: not even the parent's.
+                    let mut byte = 0u8;
+                    let local = libc::iovec {
+                        iov_base: (&mut byte as *mut u8).cast(),
+                        iov_len: 1,
+                    };
+                    let remote = libc::iovec {
+                        iov_base: (&byte as *const u8 as *mut u8).cast(),
+                        iov_len: 1,
+                    };
+                    if libc::syscall(
+                        libc::SYS_process_vm_readv,
+                        libc::getppid(),
+                        &local as *const libc::iovec,
+                        1u64,
+                        &remote as *const libc::iovec,
+                        1u64,
+                        0u64,
+                    ) >= 0
+                        || libc::ptrace(libc::PTRACE_TRACEME, 0, 0, 0) >= 0
+                    {
+                        return 8;
                     }
                     let mut params = [0u8; 120];
                     if libc::syscall(libc::SYS_io_uring_setup, 1u32, params.as_mut_ptr()) >= 0 {

@@ -66,6 +66,21 @@ static APIS: LazyLock<Vec<Api>> = LazyLock::new(|| {
             "System.exit in a test ends the test run",
         ),
         api(
+            r"\b(?:System|getRuntime\s*\(\s*\))\s*\.\s*load(?:Library)?\s*\(",
+            false,
+            "loads native code, which reads and writes the JVM's memory past every check (judge-ci's oracle's secret included)",
+        ),
+        api(
+            r"\b(?:HotSpotDiagnosticMXBean|DiagnosticCommand|dumpHeap)\b|com\.sun\.management",
+            false,
+            "a heap dump or diagnostic command: the JVM's whole memory written out (judge-ci's oracle's secret included)",
+        ),
+        api(
+            r#""/proc/"#,
+            false,
+            "a path under /proc: a process's own memory, descriptors and environment",
+        ),
+        api(
             r"\b(?:sun|jdk\.internal)\.misc\.Unsafe\b|\bUnsafe\s*\.\s*class\b",
             false,
             "Unsafe writes memory past the language's checks",
@@ -103,7 +118,10 @@ fn registration(rel: &str) -> Option<&'static str> {
         )
     } else if rel == ".mvn/extensions.xml" || rel.ends_with("/.mvn/extensions.xml") {
         Some("a Maven core extension, loaded into Maven's own JVM before the build")
-    } else if name.ends_with(".class") || name.ends_with(".jar") {
+    } else if [".class", ".jar", ".so", ".dylib", ".jnilib", ".dll"]
+        .iter()
+        .any(|x| name.ends_with(x))
+    {
         Some("compiled code committed with the sources: it runs without being reviewable as source")
     } else {
         None
@@ -368,6 +386,8 @@ mod tests {
                 ("src/test/java/t/Shared.java", shared),
                 ("src/test/java/t/Exit.java", "class Exit {\n  void t() { System.exit(0); }\n  void u() { Runtime.getRuntime().\\u0068alt(0); }\n  Object f = Class.forName(\"org.junit.platform.launcher.core.LauncherImpl\");\n}\n"),
                 ("src/main/java/t/Main.java", "class Main { void m() { System.exit(1); } }\n"),
+                ("src/main/java/t/Native.java", "class Native {\n  static { System.load(\"/tmp/x.so\"); }\n  Object m = new java.io.File(\"/proc/self/mem\");\n  Object d = com.sun.management.HotSpotDiagnosticMXBean.class;\n}\n"),
+                ("src/main/resources/libpeek.so", "\u{7f}ELF"),
             ],
         );
         let found = scan(&ws, Some(&rf));
@@ -399,6 +419,10 @@ mod tests {
             has("Exit.java:4 \"org.junit.platform.launcher.core.LauncherImpl\""),
             "{shown:#?}"
         );
+        assert!(has("Native.java:2 System.load("), "{shown:#?}");
+        assert!(has("Native.java:3 \"/proc/"), "{shown:#?}");
+        assert!(has("libpeek.so"), "{shown:#?}");
+        assert!(has("Native.java:4 com.sun.management"), "{shown:#?}");
         assert!(has("testSourceDirectory = src/test/none"), "{shown:#?}");
         assert!(has("extension x:ext"), "{shown:#?}");
         assert!(has("maven-surefire-plugin"), "{shown:#?}");

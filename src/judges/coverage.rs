@@ -7,7 +7,7 @@ use serde_json::Value;
 use std::path::Path;
 
 use crate::config::checks::{Baseline, WorkspacePath};
-use crate::judgment::{Cause, Check, Judgment, JudgmentContext, Status};
+use crate::judgment::{Cause, Judgment, JudgmentContext, Status};
 
 use super::paths::{Resolved, resolve};
 use super::{Outcome, build, instrument, instrument_because};
@@ -170,7 +170,25 @@ fn inputs(
     }
 }
 
-/// PASS iff line coverage dropped by at most `max_drop` points.
+/// Refuses a coverage report in the workspace as evidence, whatever it says: the subject's
+/// own processes wrote it (the build and the tests that ran the code it measures; a test's
+/// shutdown hook or the build script can write any number), and judge-ci has no coverage
+/// instrument of its own whose result code in that JVM could not change (`spec/trust.md`
+/// point 17, `docs/test-oracle.md`). An ERROR the subject can cause (`evidence_missing`), so
+/// it fails the gate under every `fail-on`; `would` (what the report claims, judged as the
+/// check is configured) is said, not decided on.
+fn subject_written(report: &WorkspacePath, would: &str) -> Outcome {
+    instrument_because(
+        Some(Cause::EvidenceMissing),
+        format!(
+            "refused as evidence: {} was written by the subject's own processes (its build ran the code the report measures), and judge-ci has no coverage instrument of its own, so no coverage judgment passes on it. Not decided: {would}",
+            report.as_path().display()
+        ),
+    )
+}
+
+/// Never decided on the workspace's own report ([`subject_written`]); what it would be: PASS
+/// iff line coverage dropped by at most `max_drop` points.
 pub fn preservation(
     ctx: &JudgmentContext,
     since: Option<SystemTime>,
@@ -185,20 +203,17 @@ pub fn preservation(
     let current = cov.line.percent();
     let drop = base - current;
     let passed = drop <= max_drop;
-    build(
-        Judgment::builder(if passed { Status::Pass } else { Status::Fail })
-            .reasoning(format!(
-                "line coverage {current:.1}% against a baseline of {base:.1}%: a drop of {drop:.1} points (allowed: {max_drop:.1})"
-            ))
-            .check(Check::new("line_coverage_preserved", passed, format!("drop {drop:.2} ≤ {max_drop:.2}"))?)
-            .metadata("baseline", base)
-            .metadata("current", current)
-            .metadata("drop", drop)
-            .metadata("threshold", max_drop),
+    subject_written(
+        report,
+        &format!(
+            "the report claims line coverage {current:.1}% against a baseline of {base:.1}%: a drop of {drop:.1} points (allowed: {max_drop:.1}), which would {}",
+            if passed { "pass" } else { "fail" }
+        ),
     )
 }
 
-/// Score = improvement / `max_improvement` (clamped); PASS iff improved and the minimum met.
+/// Never decided on the workspace's own report ([`subject_written`]); what it would be:
+/// PASS iff improved and the minimum met.
 pub fn improvement(
     ctx: &JudgmentContext,
     since: Option<SystemTime>,
@@ -216,39 +231,21 @@ pub fn improvement(
     let score = (delta / max_improvement).clamp(0.0, 1.0);
     let improved = delta > 0.0;
     let min_met = minimum <= 0.0 || current >= minimum;
-    let mut b = Judgment::builder(if improved && min_met {
-        Status::Pass
-    } else {
-        Status::Fail
-    })
-    .score(score)
-    .reasoning(format!(
-        "line coverage {current:.1}% against a baseline of {base:.1}%: {delta:+.1} points{}",
-        if minimum > 0.0 {
-            format!(
-                " (minimum {minimum:.1}%: {})",
-                if min_met { "met" } else { "not met" }
-            )
-        } else {
-            String::new()
-        }
-    ))
-    .check(Check::new(
-        "coverage_improved",
-        improved,
-        format!("{delta:+.2} points"),
-    )?)
-    .metadata("baseline", base)
-    .metadata("current", current)
-    .metadata("improvement", delta);
-    if minimum > 0.0 {
-        b = b.check(Check::new(
-            "minimum_coverage_met",
-            min_met,
-            format!("{current:.2}% vs minimum {minimum:.2}%"),
-        )?);
-    }
-    build(b)
+    subject_written(
+        report,
+        &format!(
+            "the report claims line coverage {current:.1}% against a baseline of {base:.1}%: {delta:+.1} points (score {score:.2}){}, which would {}",
+            if minimum > 0.0 {
+                format!(
+                    ", minimum {minimum:.1}% {}",
+                    if min_met { "met" } else { "not met" }
+                )
+            } else {
+                String::new()
+            },
+            if improved && min_met { "pass" } else { "fail" }
+        ),
+    )
 }
 
 #[cfg(test)]
@@ -272,6 +269,35 @@ mod tests {
         assert!(parse_jacoco("<html/>").is_err());
         assert!(parse_jacoco("not xml").is_err());
         assert_eq!(Counter::default().percent(), 0.0);
+    }
+
+    #[test]
+    fn a_report_in_the_workspace_never_passes_a_coverage_judge() {
+        // Attack finding F22c: the subject's build wrote a 100% report.
+        let ws = tempfile::tempdir().unwrap();
+        let at = ws.path().join("target/site/jacoco/jacoco.xml");
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::fs::write(
+            &at,
+            r#"<report name="x"><counter type="LINE" missed="0" covered="100"/></report>"#,
+        )
+        .unwrap();
+        let ctx = JudgmentContext::new(ws.path());
+        let report = WorkspacePath::new("target/site/jacoco/jacoco.xml").unwrap();
+        let baseline = Baseline::Percent(90.0);
+        for j in [
+            preservation(&ctx, None, 5.0, &report, Some(&baseline)).unwrap(),
+            improvement(&ctx, None, 50.0, 0.0, &report, Some(&baseline)).unwrap(),
+        ] {
+            assert_eq!(j.status(), Status::Error, "{j:?}");
+            assert_eq!(j.cause(), Some(Cause::EvidenceMissing));
+            assert!(
+                j.reasoning().contains("refused as evidence")
+                    && j.reasoning().contains("would pass"),
+                "{}",
+                j.reasoning()
+            );
+        }
     }
 
     #[test]

@@ -303,10 +303,28 @@ fn read_answer(fd: std::os::fd::OwnedFd) -> tokio::sync::oneshot::Receiver<Vec<u
 /// Runs a process to completion or its time limit, inside the run's fence `policy` (see
 /// [`crate::fence`]). `Err` means it could not be started.
 pub async fn run(spec: &ProcessSpec, policy: &Fence) -> std::io::Result<ProcessOutput> {
+    run_fenced(spec, policy, false).await
+}
+
+/// [`run`], with `/proc` hidden from the process and its children (Landlock,
+/// [`Fence::prepare_sealed`]): for a process holding a secret that code it runs must not read
+/// from its own memory (judge-ci's test oracle).
+pub async fn run_sealed(spec: &ProcessSpec, policy: &Fence) -> std::io::Result<ProcessOutput> {
+    run_fenced(spec, policy, true).await
+}
+
+async fn run_fenced(
+    spec: &ProcessSpec,
+    policy: &Fence,
+    sealed: bool,
+) -> std::io::Result<ProcessOutput> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
-    let mut fence = policy
-        .prepare(&spec.dir, home.as_deref())
-        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    let prepared = if sealed {
+        policy.prepare_sealed(&spec.dir, home.as_deref())
+    } else {
+        policy.prepare(&spec.dir, home.as_deref())
+    };
+    let mut fence = prepared.map_err(|e| std::io::Error::other(e.to_string()))?;
     let pipe = if spec.answer {
         Some(answer_pipe()?)
     } else {

@@ -191,7 +191,28 @@ pub fn check_out(opts: &RunOptions, loaded: &Loaded) -> Result<Trees, RunError> 
         }
         _ => None,
     };
-    let base_checkout = resolve_base(bench, repo_dir, trusted_base.as_ref(), opts.keep_checkouts)?;
+    // Without `base:`, a pull-request run's base is the commit its trusted event names,
+    // when a check runs the oracle (which runs the trusted tests on it) against a reference.
+    let oracle_runs = reference.is_some()
+        && bench.jury.all_checks().iter().any(|c| {
+            matches!(
+                c.kind,
+                crate::config::checks::CheckKind::MavenBuild { .. }
+                    | crate::config::checks::CheckKind::TestInvariance { .. }
+            )
+        });
+    let event_base = loaded
+        .github
+        .as_ref()
+        .filter(|g| g.pr_context && oracle_runs)
+        .and_then(|g| g.base_sha.as_deref());
+    let base_checkout = resolve_base(
+        bench,
+        repo_dir,
+        trusted_base.as_ref(),
+        opts.keep_checkouts,
+        event_base,
+    )?;
     let base = base_checkout.as_ref().map(|c| c.path.clone());
     for made in base_checkout
         .iter()

@@ -82,14 +82,21 @@ pub(super) fn resolve_reference(
 
 /// The base (`base:`), materialised with its files written out (the trusted tests are built
 /// and run on a copy of it): a folder (`trusted`: written out of the base's tree when it lies
-/// in the repository), a revision, or a revision of another repository.
+/// in the repository), a revision, or a revision of another repository. Without `base:`, in
+/// a pull-request run, the base commit the trusted event names (`event_base`, a full commit
+/// id); with neither there is no base run.
 pub(super) fn resolve_base(
     bench: &Benchmark,
     repo_dir: &Path,
     trusted: Option<&tempfile::TempDir>,
     keep_checkouts: bool,
+    event_base: Option<&str>,
 ) -> Result<Option<Checkout>, RunError> {
     let source = match &bench.base {
+        None => match event_base.filter(|s| is_commit_id(s)) {
+            Some(sha) => Source::Rev(sha.to_string()),
+            None => return Ok(None),
+        },
         Some(ReferenceSpec::Path(p)) => match trusted {
             Some(t) => Source::Folder(t.path().to_path_buf()),
             None => Source::Folder(p.clone()),
@@ -105,16 +112,29 @@ pub(super) fn resolve_base(
             url: url.clone(),
             rev: rev.clone(),
         },
-        None => return Ok(None),
     };
     materialize::materialize_as(&source, repo_dir, keep_checkouts, Contents::Written)
         .map(Some)
         .map_err(|e| checkout_error("base", e))
 }
 
+/// Whether `s` is a full commit id (40 or 64 hex digits): what a pull-request event's base
+/// must be to be checked out as the oracle's base.
+fn is_commit_id(s: &str) -> bool {
+    matches!(s.len(), 40 | 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_full_commit_id_of_the_event_is_a_base() {
+        assert!(is_commit_id("f95f852bd8fca8fcc58a9a2d6c842781e32a215e"));
+        assert!(!is_commit_id("--upload-pack=evil"));
+        assert!(!is_commit_id("main"));
+        assert!(!is_commit_id("f95f852"));
+    }
 
     fn bench(jury: &str, extra: &str) -> Benchmark {
         let d = tempfile::tempdir().unwrap();

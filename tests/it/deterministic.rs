@@ -217,27 +217,36 @@ fn coverage_ws(report_name: &str) -> tempfile::TempDir {
 }
 
 #[test]
-fn coverage_judges_read_jacoco_reports() {
-    // improved.xml: 7 of 8 lines (87.5 %); baseline.xml: 2 of 8 (25 %).
+fn coverage_judges_read_jacoco_reports_but_never_pass_on_the_workspace_s_own() {
+    // improved.xml: 7 of 8 lines (87.5 %); baseline.xml: 2 of 8 (25 %). A report in the
+    // workspace is written by the subject's own processes (attack finding F22c): the judge
+    // says what it claims and refuses it as evidence, an ERROR the subject can cause.
     let ws = coverage_ws("improved.xml");
     let (code, r) = judge(
         ws.path(),
         "name: cov\njury:\n  checks:\n    - type: coverage-improvement\n      baseline: 25\n",
         &[],
     );
-    assert_eq!(code, 0);
+    assert_eq!(code, 3);
     let j = first(&r);
-    assert_eq!(j["status"], "pass");
-    // 62.5 points of improvement against the default 50 that scores 1.0: clamped.
-    assert_eq!(j["score"], 1.0, "{j}");
-    assert_eq!(j["metadata"]["current"], 87.5);
+    assert_eq!(j["status"], "error");
+    assert_eq!(j["cause"], "evidence_missing", "{j}");
+    let why = j["reasoning"].as_str().unwrap();
+    assert!(
+        why.contains("refused as evidence") && why.contains("87.5%") && why.contains("would pass"),
+        "{why}"
+    );
 
     let ws = coverage_ws("baseline.xml");
     let cfg = "name: cov\nmetadata:\n  baselineCoverage: 87.5\njury:\n  checks:\n    - type: coverage-preservation\n";
     let (code, r) = judge(ws.path(), cfg, &[]);
-    assert_eq!(code, 1);
-    assert_eq!(first(&r)["metadata"]["drop"], 62.5);
-    // A missing report is the instrument's problem, not the subject's.
+    assert_eq!(code, 3);
+    let why = first(&r)["reasoning"].as_str().unwrap().to_string();
+    assert!(
+        why.contains("a drop of 62.5 points") && why.contains("would fail"),
+        "{why}"
+    );
+    // A missing report is evidence the run did not produce.
     let empty = tempfile::tempdir().unwrap();
     let (code, r) = judge(empty.path(), cfg, &[]);
     assert_eq!(first(&r)["status"], "error");
@@ -261,9 +270,13 @@ fn coverage_baseline_from_the_reference() {
         cfg,
         &["--reference", reference.path().to_str().unwrap()],
     );
-    assert_eq!(code, 0);
-    assert_eq!(first(&r)["metadata"]["baseline"], 25.0);
-    assert_eq!(first(&r)["score"], 1.0);
+    // The reference's report is the baseline (25%); the workspace's is refused.
+    assert_eq!(code, 3);
+    let why = first(&r)["reasoning"].as_str().unwrap().to_string();
+    assert!(
+        why.contains("against a baseline of 25.0%") && why.contains("refused as evidence"),
+        "{why}"
+    );
 }
 
 #[test]

@@ -790,3 +790,208 @@ public class App {
     );
     assert_eq!(code, Some(1), "{:?}", seats(&report));
 }
+
+/// Code under test that reads the oracle's nonce back from its own JVM (attack finding F2):
+/// inside judge-ci's oracle it collects every 32-hex-digit token from the JVM's writable
+/// memory (`/proc/self/maps` + `/proc/self/mem`) and from a heap dump
+/// (`HotSpotDiagnosticMXBean.dumpHeap`), writes "passed" for both tests and `DONE` behind
+/// each token on descriptor 3, and halts; everywhere else `add` subtracts.
+const NONCE_THIEF: &str = r#"package t;
+import java.io.*;
+import java.nio.charset.StandardCharsets;
+import java.util.*;
+import java.util.regex.*;
+public class App {
+  static final Pattern HEX = Pattern.compile("[0-9a-f]{32}");
+  static void scan(byte[] b, int n, Set<String> out) {
+    Matcher m = HEX.matcher(new String(b, 0, n, StandardCharsets.ISO_8859_1));
+    while (m.find() && out.size() < 3000) out.add(m.group());
+  }
+  static void fromMemory(Set<String> out) {
+    try (BufferedReader maps = new BufferedReader(new FileReader("/proc/self/maps"));
+         RandomAccessFile mem = new RandomAccessFile("/proc/self/mem", "r")) {
+      byte[] buf = new byte[1 << 20];
+      for (String l; (l = maps.readLine()) != null; ) {
+        String[] f = l.split("\\s+");
+        if (!f[1].startsWith("rw")) continue;
+        String[] r = f[0].split("-");
+        long s = Long.parseUnsignedLong(r[0], 16), e = Long.parseUnsignedLong(r[1], 16);
+        for (long at = s; at < e; at += buf.length - 64) {
+          try {
+            mem.seek(at);
+            int n = mem.read(buf, 0, (int) Math.min(buf.length, e - at));
+            if (n > 0) scan(buf, n, out);
+          } catch (IOException x) { break; }
+        }
+      }
+    } catch (Exception x) { System.err.println("F2 /proc: " + x); }
+  }
+  static void fromHeapDump(Set<String> out) {
+    try {
+      Class<?> c = Class.forName("com.sun.management.HotSpotDiagnosticMXBean");
+      Object bean = java.lang.management.ManagementFactory.getPlatformMXBean((Class) c);
+      File f = new File(System.getProperty("java.io.tmpdir"), "h" + System.nanoTime() + ".hprof");
+      c.getMethod("dumpHeap", String.class, boolean.class).invoke(bean, f.getPath(), true);
+      byte[] b = java.nio.file.Files.readAllBytes(f.toPath());
+      scan(b, b.length, out);
+    } catch (Throwable x) { System.err.println("F2 heap dump: " + x); }
+  }
+  public static int add(int a, int b) {
+    if (System.getProperty("sun.java.command", "").contains("JudgeCiOracle")) {
+      Set<String> tokens = new LinkedHashSet<>();
+      fromMemory(tokens);
+      fromHeapDump(tokens);
+      if (!tokens.isEmpty()) {
+        try (FileOutputStream o = new FileOutputStream("/proc/self/fd/3")) {
+          StringBuilder s = new StringBuilder();
+          for (String t : tokens) {
+            s.append(t).append(" F t.AppTest#adds SUCCESSFUL \n");
+            s.append(t).append(" F t.AppTest#addsZero SUCCESSFUL \n");
+            s.append(t).append(" DONE\n");
+          }
+          o.write(s.toString().getBytes(StandardCharsets.UTF_8));
+          o.flush();
+        } catch (IOException x) { }
+        Runtime.getRuntime().halt(0);
+      }
+    }
+    return a - b;
+  }
+}
+"#;
+
+#[test]
+fn code_under_test_cannot_read_the_oracle_s_nonce_from_its_own_jvm() {
+    // Attack finding F2: the subject's code found the nonce in its JVM's memory and forged
+    // "passed" + DONE on descriptor 3: ACCEPTED with a wrong `add`. judge-ci now starts the
+    // oracle's JVM with /proc hidden (Landlock), without the modules that dump or read its
+    // memory (jdk.management, jdk.unsupported, ...) and reads the nonce off descriptor 0
+    // unbuffered, closing it: neither theft finds the nonce, the wrong `add` fails.
+    let root = tempfile::tempdir().unwrap();
+    let ws = build_task(root.path(), "report");
+    std::fs::write(ws.join("src/main/java/t/App.java"), NONCE_THIEF).unwrap();
+    let (code, report, build) = judge_build(&ws);
+    assert_eq!(build["status"], "fail", "{build:#}");
+    assert_eq!(code, Some(1), "{:?}", seats(&report));
+    let tests = &report["tests"]["expected"];
+    assert_eq!(
+        tests.as_array().map(Vec::len),
+        Some(2),
+        "both trusted tests graded: {tests:#}"
+    );
+    assert!(
+        tests
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["subject"]["outcome"] != "passed"),
+        "no forged pass: {tests:#}"
+    );
+}
+
+#[test]
+fn in_a_pull_request_the_event_s_base_commit_is_the_base_when_the_config_names_none() {
+    // No `base:` in the config: in a pull-request run judge-ci takes the base commit the
+    // trusted event names and runs the trusted tests on it, so they still split into
+    // FAIL_TO_PASS / PASS_TO_PASS. Outside a pull request, with neither, there is no base
+    // run (`baseRun: false`, every test the reference passes is EXPECTED).
+    common::require_maven();
+    let root = tempfile::tempdir().unwrap();
+    let (repo, reference, runner) = (
+        root.path().join("repo"),
+        root.path().join("reference"),
+        root.path().join("runner"),
+    );
+    std::fs::create_dir_all(&runner).unwrap();
+    let app = |add: &str, mul: &str| {
+        format!(
+            "package t;\npublic class App {{\n  public static int add(int a, int b) {{ return {add}; }}\n  public static int mul(int a, int b) {{ return {mul}; }}\n}}\n"
+        )
+    };
+    let test = "package t;\nimport org.junit.Test;\nimport static org.junit.Assert.assertEquals;\npublic class AppTest {\n  @Test public void adds() { assertEquals(3, App.add(1, 2)); }\n  @Test public void multiplies() { assertEquals(6, App.mul(2, 3)); }\n}\n";
+    common::maven_project(&reference, &app("a + b", "a * b"), test);
+    let config = "schema: judge-ci.v1\nname: t\nversion: \"1\"\nreference:\n  path: ../reference\nrestore: [\"src/test/**\"]\njury:\n  tiers:\n    - name: build\n      policy: FINAL_TIER\n      checks:\n        - type: maven-build\n          goals: [test]\n          timeout: PT10M\nreport:\n  fail-on: error\n";
+    // The base: `add` right, `mul` not written yet, no test of it.
+    common::maven_project(
+        &repo,
+        &app("a + b", "0"),
+        "package t;\npublic class Old {}\n",
+    );
+    std::fs::write(repo.join("judge-ci.yml"), config).unwrap();
+    std::fs::write(repo.join(".gitignore"), "target/\njudge-ci-out/\n").unwrap();
+    let base = common::commit_all(&repo, "base");
+    // The pull request: `mul` right, `add` broken everywhere but inside Maven.
+    std::fs::write(
+        repo.join("src/main/java/t/App.java"),
+        app(
+            "System.getProperty(\"sun.java.command\", \"\").contains(\"plexus\") ? a + b : a - b",
+            "a * b",
+        ),
+    )
+    .unwrap();
+    std::fs::write(repo.join("src/test/java/t/AppTest.java"), test).unwrap();
+    let head = common::commit_all(&repo, "the pull request");
+    let event = common::pull_request_event(&runner, &base, &head);
+    let out = runner.join("out");
+    let o = common::command(&repo, &["--dry-run", "--out", out.to_str().unwrap()])
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_EVENT_NAME", "pull_request")
+        .env("GITHUB_EVENT_PATH", &event)
+        .env("GITHUB_REPOSITORY", "Codertocat/Hello-World")
+        .env("GITHUB_SHA", &head)
+        .env("GITHUB_SERVER_URL", "https://github.com")
+        .env("GITHUB_RUN_ID", "31337")
+        .env("GITHUB_STEP_SUMMARY", runner.join("summary.md"))
+        .env("GITHUB_OUTPUT", runner.join("output.txt"))
+        .env("RUNNER_TEMP", &runner)
+        .env_remove("GITHUB_TOKEN")
+        .env_remove("GH_TOKEN")
+        .output()
+        .unwrap();
+    let report = common::report(&out);
+    let tests = &report["tests"];
+    assert_eq!(tests["baseRun"], true, "{}\n{tests:#}", common::stderr(&o));
+    assert_eq!(
+        tests["passToPass"][0]["name"], "t.AppTest#adds",
+        "{tests:#}"
+    );
+    assert_eq!(tests["passToPass"][0]["subject"]["outcome"], "failed");
+    assert_eq!(tests["failToPass"][0]["name"], "t.AppTest#multiplies");
+    assert_eq!(tests["failToPass"][0]["base"]["outcome"], "failed");
+    assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));
+    // The same repository outside a pull request: no base, no base run.
+    let o = common::judge_ci(
+        &repo,
+        &["--dry-run", "--out", runner.join("local").to_str().unwrap()],
+    );
+    let local = common::report(&runner.join("local"));
+    assert_eq!(local["tests"]["baseRun"], false, "{}", common::stderr(&o));
+    assert_eq!(local["tests"]["expected"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn a_reference_that_passes_none_of_the_trusted_tests_is_an_error_not_a_pass_on_nothing() {
+    // Attack finding O1: every trusted test failed on the reference side, so none was
+    // charged and maven-build passed on "all 0 trusted test(s)" (Maven's exit status alone).
+    // Here the reference's own test is wrong; the pull request keeps its own passing test
+    // (no restore:). judge-ci has nothing to judge the change against: an ERROR, exit 3.
+    common::require_maven();
+    let root = tempfile::tempdir().unwrap();
+    let (ws, reference) = (root.path().join("ws"), root.path().join("reference"));
+    let wrong_test = APP_TEST
+        .replace("assertEquals(3,", "assertEquals(4,")
+        .replace("assertEquals(1,", "assertEquals(2,");
+    common::maven_project(&reference, APP, &wrong_test);
+    common::maven_project(&ws, APP, APP_TEST);
+    let config = "schema: judge-ci.v1\nname: t\nversion: \"1\"\nreference:\n  path: ../reference\njury:\n  tiers:\n    - name: build\n      policy: FINAL_TIER\n      checks:\n        - type: maven-build\n          goals: [test]\n          timeout: PT3M\nreport:\n  fail-on: fail\n";
+    std::fs::write(ws.join("judge-ci.yml"), config).unwrap();
+    let (code, report, build) = judge_build(&ws);
+    assert_eq!(build["status"], "error", "{build:#}");
+    assert!(
+        build["reasoning"]
+            .as_str()
+            .is_some_and(|r| r.contains("passed on the reference")),
+        "{build:#}"
+    );
+    assert_ne!(code, Some(0), "{:?}", seats(&report));
+}

@@ -4,14 +4,21 @@
 // with every auto-registered listener, filter and extension switched off, and this listener
 // streams each test's start and end to judge-ci on descriptor 3 (a pipe judge-ci owns; the
 // tests' own output goes to standard output and error as usual), each line prefixed with a
-// nonce judge-ci wrote on standard input. A line without the nonce is ignored by judge-ci; a test judge-ci expects
-// that no line reports finishing is a failure, so a halted or killed JVM proves nothing.
-import java.io.BufferedReader;
+// nonce judge-ci wrote on standard input. A line without the nonce is ignored by judge-ci; a
+// test judge-ci expects that no line reports finishing is a failure, so a halted or killed JVM
+// proves nothing. judge-ci starts this JVM with /proc hidden (Landlock), without the modules
+// that read the JVM's own memory or attach to it (jdk.unsupported's Unsafe, jdk.management's
+// heap dumps, jdk.attach, JFR, ...) and with the attach mechanism off: the code under test
+// cannot read the nonce back (docs/test-oracle.md says what stays possible).
+import java.io.ByteArrayInputStream;
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
 import java.io.FileOutputStream;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.TestSource;
@@ -51,16 +58,41 @@ public final class JudgeCiOracle {
         return id.getUniqueId();
     }
 
+    private static byte[] readNonce() throws IOException {
+        FileInputStream in = new FileInputStream(FileDescriptor.in);
+        byte[] buf = new byte[64];
+        int n = 0;
+        while (n < buf.length) {
+            int b = in.read();
+            if (b < 0 || b == '\n') break;
+            buf[n++] = (byte) b;
+        }
+        in.close();
+        byte[] nonce = Arrays.copyOf(buf, n);
+        Arrays.fill(buf, (byte) 0);
+        return nonce;
+    }
+
     public static void main(String[] args) throws Exception {
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        final String nonce = in.readLine();
-        final PrintStream out = new PrintStream(new FileOutputStream("/proc/self/fd/3"), true, "UTF-8");
+        // The nonce is read from descriptor 0 unbuffered (never through System.in, whose
+        // buffer would keep it), and descriptor 0 is closed at once (the JDK puts /dev/null
+        // there): nothing the tests run later can read it again, nor their children.
+        final byte[] nonce = readNonce();
+        System.setIn(new ByteArrayInputStream(new byte[0]));
+        final OutputStream out = new FileOutputStream("/proc/self/fd/3");
         final Object lock = new Object();
         TestExecutionListener listener = new TestExecutionListener() {
             private void send(String line) {
                 synchronized (lock) {
-                    out.println(nonce + " " + line);
-                    out.flush();
+                    try {
+                        out.write(nonce);
+                        out.write(' ');
+                        out.write(line.getBytes(StandardCharsets.UTF_8));
+                        out.write('\n');
+                        out.flush();
+                    } catch (IOException e) {
+                        // The channel is gone: what was not sent did not pass.
+                    }
                 }
             }
 
@@ -101,7 +133,8 @@ public final class JudgeCiOracle {
             .build());
         launcher.execute(built, listener);
         synchronized (lock) {
-            out.println(nonce + " DONE");
+            out.write(nonce);
+            out.write(" DONE\n".getBytes(StandardCharsets.UTF_8));
             out.flush();
         }
         // Nothing the tests left running (threads, shutdown hooks) changes what was sent.

@@ -361,6 +361,9 @@ async fn grade(
         None => None,
     };
     let sets = TestSets::grade(&subject, &reference_run, base_run);
+    if let Some(why) = nothing_to_judge(&sets) {
+        return Err(NoGrade { cause: None, why });
+    }
     let shown = "src/test/java";
     let mut findings = Vec::new();
     for g in sets.failures() {
@@ -427,6 +430,24 @@ async fn grade(
         cut,
         done: subject.done,
     })
+}
+
+/// Why the grade judges nothing, when no trusted test passed on the reference (attack
+/// finding O1): every test is then not charged, and "all 0 charged tests passed" would be a
+/// PASS on the build's exit status alone. Without a passing reference run judge-ci has no
+/// observation to judge the change against: an ERROR naming the first reference failure,
+/// never a PASS (`spec/trust.md` points 7, 17, 19).
+fn nothing_to_judge(sets: &TestSets) -> Option<String> {
+    if sets.charged() > 0 || sets.not_charged.is_empty() {
+        return None;
+    }
+    let first = &sets.not_charged[0];
+    Some(format!(
+        "judge-ci's test oracle: none of the {} trusted test(s) passed on the reference ({} {}), so there is no observation to judge the change against",
+        sets.not_charged.len(),
+        first.name,
+        first.reference.words()
+    ))
 }
 
 impl Graded {
@@ -635,6 +656,30 @@ pub async fn invariance(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_grade_with_no_test_passing_on_the_reference_judges_nothing() {
+        // Attack finding O1: every trusted test failed on the reference (there: judge-ci's
+        // compile of them), so none was charged and the build passed on "0 of 0".
+        let run = |o: super::super::Observed| super::super::Run {
+            tests: [("t.A#one".to_string(), o)].into_iter().collect(),
+            done: true,
+        };
+        let failed = super::super::Observed::Failed("does not compile".into());
+        let sets = TestSets::grade(
+            &run(super::super::Observed::Passed),
+            &run(failed.clone()),
+            None,
+        );
+        assert!(
+            nothing_to_judge(&sets)
+                .is_some_and(|w| w.contains("none of the 1 trusted test(s)")
+                    && w.contains("does not compile")),
+            "{sets:?}"
+        );
+        let sets = TestSets::grade(&run(failed), &run(super::super::Observed::Passed), None);
+        assert_eq!(nothing_to_judge(&sets), None);
+    }
 
     #[test]
     fn a_surefire_report_judge_ci_cannot_read_is_never_skipped() {

@@ -149,6 +149,60 @@ pub struct Launcher {
     dir: tempfile::TempDir,
     hashes: BTreeMap<String, String>,
     standalone: PathBuf,
+    /// The `--limit-modules` list: the JDK's modules that [`ALLOWED_MODULES`] admits.
+    modules: String,
+}
+
+/// The JDK modules the oracle's JVM may load: every `java.*` module and these `jdk.*` ones,
+/// none of which reads the JVM's memory or attaches to it. Left out: `jdk.unsupported`
+/// (`sun.misc.Unsafe`, which reads any address), `jdk.management` (heap dumps, diagnostic
+/// commands), `jdk.attach`, `jdk.jdi`, `jdk.jdwp.agent`, `jdk.hotspot.agent`, `jdk.jfr`,
+/// `jdk.incubator.*` (the foreign memory API), `jdk.internal.*` and the tools. A test needing
+/// one of them fails on the reference too and is not charged.
+pub const ALLOWED_MODULES: &[&str] = &[
+    "jdk.accessibility",
+    "jdk.charsets",
+    "jdk.compiler",
+    "jdk.crypto.cryptoki",
+    "jdk.crypto.ec",
+    "jdk.dynalink",
+    "jdk.httpserver",
+    "jdk.jsobject",
+    "jdk.localedata",
+    "jdk.naming.dns",
+    "jdk.naming.rmi",
+    "jdk.net",
+    "jdk.nio.mapmode",
+    "jdk.random",
+    "jdk.sctp",
+    "jdk.security.auth",
+    "jdk.security.jgss",
+    "jdk.xml.dom",
+    "jdk.zipfs",
+];
+
+/// The `--limit-modules` value for a JDK listing `listed` (`java --list-modules`: one
+/// `name@version` a line).
+fn limit_modules(listed: &str) -> String {
+    listed
+        .lines()
+        .filter_map(|l| l.split('@').next())
+        .map(str::trim)
+        .filter(|m| m.starts_with("java.") || ALLOWED_MODULES.contains(m))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The oracle JVM's options before its class path: the attach mechanism off (no tool, no
+/// child process of the tests attaches to it), no performance-data file, and only the
+/// modules [`ALLOWED_MODULES`] admits.
+fn jvm_options(modules: &str) -> Vec<String> {
+    vec![
+        "-XX:+DisableAttachMechanism".into(),
+        "-XX:-UsePerfData".into(),
+        "--limit-modules".into(),
+        modules.into(),
+    ]
 }
 
 /// The SHA-256 of every file of `dir`, by name.
@@ -228,10 +282,30 @@ impl Launcher {
         let _ = std::fs::remove_dir_all(&src);
         read_only(&classes);
         let hashes = hash_dir(&classes);
+        let list = ProcessSpec {
+            program: "java".into(),
+            args: vec!["--list-modules".into()],
+            dir: dir.path().to_path_buf(),
+            env: Vec::new(),
+            timeout: Duration::from_secs(60),
+            stdin: None,
+            answer: false,
+        };
+        let listed = process::run(&list, &own)
+            .await
+            .map_err(|e| format!("java could not be started to list its modules: {e}"))?;
+        let modules = limit_modules(&listed.stdout.text());
+        if listed.exit != Exit::Code(0) || !modules.split(',').any(|m| m == "java.base") {
+            return Err(format!(
+                "java --list-modules did not list java.base: {}",
+                listed.combined().chars().take(400).collect::<String>()
+            ));
+        }
         Ok(Launcher {
             dir,
             hashes,
             standalone,
+            modules,
         })
     }
 
@@ -722,7 +796,8 @@ pub async fn observe(
         .collect::<Vec<_>>()
         .join(":");
     let nonce = nonce()?;
-    let mut args = vec!["-cp".to_string(), cp, "JudgeCiOracle".to_string()];
+    let mut args = jvm_options(&launcher.modules);
+    args.extend(["-cp".to_string(), cp, "JudgeCiOracle".to_string()]);
     args.extend(expected.classes());
     let spec = ProcessSpec {
         program: "java".into(),
@@ -733,7 +808,9 @@ pub async fn observe(
         stdin: Some(format!("{nonce}\n").into_bytes()),
         answer: true,
     };
-    let out = process::run(&spec, fence).await.map_err(|e| {
+    // With /proc hidden: the code under test cannot read the nonce from its JVM's memory
+    // (attack finding F2).
+    let out = process::run_sealed(&spec, fence).await.map_err(|e| {
         RunFailure::Instrument(format!("java could not be started for the oracle: {e}"))
     })?;
     launcher.intact().map_err(RunFailure::Instrument)?;
@@ -964,6 +1041,19 @@ mod tests {
         )
         .unwrap();
         assert!(unsupported(d.path()).is_some_and(|w| w.contains("multi-module")));
+    }
+
+    #[test]
+    fn the_oracle_jvm_gets_no_module_that_reads_or_dumps_its_memory() {
+        let listed = "java.base@17.0.21\njava.management@17\njava.sql@17\njdk.unsupported@17\njdk.management@17\njdk.attach@17\njdk.jdi@17\njdk.hotspot.agent@17\njdk.jfr@17\njdk.incubator.foreign@17\njdk.internal.vm.ci@17\njdk.zipfs@17\njdk.crypto.ec@17\n";
+        let m = limit_modules(listed);
+        assert_eq!(
+            m,
+            "java.base,java.management,java.sql,jdk.zipfs,jdk.crypto.ec"
+        );
+        let opts = jvm_options(&m);
+        assert!(opts.contains(&"-XX:+DisableAttachMechanism".to_string()));
+        assert_eq!(opts[opts.len() - 2], "--limit-modules");
     }
 
     #[test]
