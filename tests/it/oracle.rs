@@ -795,7 +795,8 @@ public class App {
 /// inside judge-ci's oracle it collects every 32-hex-digit token from the JVM's writable
 /// memory (`/proc/self/maps` + `/proc/self/mem`) and from a heap dump
 /// (`HotSpotDiagnosticMXBean.dumpHeap`), writes "passed" for both tests and `DONE` behind
-/// each token on descriptor 3, and halts; everywhere else `add` subtracts.
+/// each token on descriptor 3, and halts. It adds right inside Maven's JVM (so Maven exits
+/// 0) and subtracts everywhere else.
 const NONCE_THIEF: &str = r#"package t;
 import java.io.*;
 import java.nio.charset.StandardCharsets;
@@ -837,7 +838,9 @@ public class App {
     } catch (Throwable x) { System.err.println("F2 heap dump: " + x); }
   }
   public static int add(int a, int b) {
-    if (System.getProperty("sun.java.command", "").contains("JudgeCiOracle")) {
+    String cmd = System.getProperty("sun.java.command", "");
+    if (cmd.contains("surefire") || cmd.contains("plexus")) return a + b;
+    if (cmd.contains("JudgeCiOracle")) {
       Set<String> tokens = new LinkedHashSet<>();
       fromMemory(tokens);
       fromHeapDump(tokens);
@@ -879,13 +882,18 @@ fn code_under_test_cannot_read_the_oracle_s_nonce_from_its_own_jvm() {
         Some(2),
         "both trusted tests graded: {tests:#}"
     );
-    assert!(
-        tests
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|t| t["subject"]["outcome"] != "passed"),
+    // The real outcome, not a forged pass (add(1, 0) is 1 either way).
+    let adds = &tests[0];
+    assert_eq!(adds["name"], "t.AppTest#adds", "{tests:#}");
+    assert_eq!(
+        adds["subject"]["outcome"], "failed",
         "no forged pass: {tests:#}"
+    );
+    assert!(
+        adds["subject"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("but was:<-1>")),
+        "{tests:#}"
     );
 }
 
