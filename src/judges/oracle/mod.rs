@@ -680,6 +680,14 @@ async fn compile_tests(
     }
     let mut cp = vec![launcher.standalone.clone()];
     cp.extend(classpath(project, repos).into_iter().skip(1));
+    // judge-ci's own compile reads the trusted sources and the class path, which may lie in
+    // the shared temporary folder every fence hides (fence::rules::shared_folders).
+    let own = Fence::new(None, std::sync::Arc::default());
+    own.add_workspace(dir.path());
+    own.show(&trusted.join("src/test/java"));
+    for p in &cp {
+        own.show(p);
+    }
     let cp = cp
         .iter()
         .map(|p| p.display().to_string())
@@ -716,8 +724,6 @@ async fn compile_tests(
         answer: false,
     };
     // judge-ci's own compile (no subject code runs in it: -proc:none), writing only there.
-    let own = Fence::new(None, std::sync::Arc::default());
-    own.add_workspace(dir.path());
     let out = process::run(&spec, &own).await.map_err(|e| {
         RunFailure::Instrument(format!("javac could not be started for the tests: {e}"))
     })?;
