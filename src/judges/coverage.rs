@@ -187,7 +187,7 @@ fn subject_written(report: &WorkspacePath, would: &str) -> Outcome {
     )
 }
 
-/// Never decided on the workspace's own report ([`subject_written`]); what it would be: PASS
+/// Never decided on the workspace's own report (`subject_written`); what it would be: PASS
 /// iff line coverage dropped by at most `max_drop` points.
 pub fn preservation(
     ctx: &JudgmentContext,
@@ -212,7 +212,7 @@ pub fn preservation(
     )
 }
 
-/// Never decided on the workspace's own report ([`subject_written`]); what it would be:
+/// Never decided on the workspace's own report (`subject_written`); what it would be:
 /// PASS iff improved and the minimum met.
 pub fn improvement(
     ctx: &JudgmentContext,

@@ -4,13 +4,13 @@
 //! [`run::run`] is the pipeline; [`stages`] has its stages as functions with typed outputs
 //! (loaded → trees → ready → judged → report, then saved and published in `run`), built from
 //! one module per step, in the order a run passes through them:
-//! [`options`] (what a run is asked) and [`inputs`] (where the config is read from) →
+//! [`options`] (what a run is asked) and [`config_tree`] (where the config is read from) →
 //! [`mod@load`] (config and task) → [`trees`] (subject and reference) → [`preflight`] (paths that
 //! escape) → [`guard`] (protected paths, restored files; [`protect`]) → [`resume`] (the first
 //! job of a split run) → [`task`] (setup and post commands) → [`jury`] (built, then voting,
 //! with [`progress`]; [`signals`] stop it and [`cancelled`] records that) → [`assemble`] (the
 //! report's views) → [`mod@gate`] (reading to exit code, [`exit`]) → [`save`] (to disk) →
-//! [`publish`] (to GitHub). [`diagnose`] re-runs the gap analysis on a stored report and
+//! [`publish`] (to GitHub). [`rediagnose`] re-runs the gap analysis on a stored report and
 //! [`mod@validate`] runs only the loading and jury stages. [`error`] is why a run could not judge.
 
 pub mod assemble;

@@ -12,7 +12,7 @@
 //! stage where the config lets it change the verdict (the checks it adds to the first tier,
 //! `restore:`), the same judges built from the same specs, voted tier
 //! by tier with the cascade's rejection rule (a `REJECT_ON_ANY_FAIL` tier with an individual
-//! FAIL rejects; [`crate::jury::cascade`]), and only a clean rejection (every judgment of the
+//! FAIL rejects; [`crate::jury::CascadedJury`]), and only a clean rejection (every judgment of the
 //! tiers screened PASS, FAIL or NOT_APPLICABLE) is taken, which the gate turns into exit 1
 //! under any `fail-on`. `tests/it/prove.rs` checks a screened variant against a full run of
 //! the same tree.
