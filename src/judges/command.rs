@@ -496,6 +496,9 @@ pub async fn external(
     // The judge-ci binary, for `"$JUDGE_CI" fence-exec -- …`: the judge runs the subject's
     // code fenced apart from itself (docs/gates.md).
     if let Ok(exe) = std::env::current_exe() {
+        // Wherever the binary lies (an Action puts it in RUNNER_TEMP, a checkout may build it
+        // under /tmp): folders the fence hides would hide it too, and fence-exec could not start.
+        fence.show(&exe);
         spec.env
             .push(("JUDGE_CI".to_string(), exe.display().to_string()));
     }
