@@ -211,7 +211,7 @@ pub const TEST_INVARIANCE: CheckInfo = CheckInfo {
         phase: Phase::Build,
         builds: None,
         reads: WorkspaceReads::Outputs,
-        keeps: Keeps::AnyBuildOutputs,
+        keeps: Keeps::WhatItReads,
         reads_reference_folder: true,
         replayed_on_resume: true,
         diff: Some(DiffSection::Files),
