@@ -1,7 +1,7 @@
 //! `calibrate`: agreement of the semantic tier with human labels (see
 //! [`judge_ci::calibrate`]).
 
-use super::{append_summary, bad_input, runtime};
+use super::{append_summary, bad_input, print_result, runtime};
 use crate::cli;
 use judge_ci::calibrate;
 
@@ -41,12 +41,7 @@ pub fn run(args: cli::CalibrateArgs) -> anyhow::Result<i32> {
         Ok(report) => {
             let md = calibrate::render::markdown(&report);
             append_summary(&md)?;
-            match format {
-                judge_ci::pipeline::Format::Markdown => print!("{md}"),
-                judge_ci::pipeline::Format::Json => {
-                    println!("{}", serde_json::to_string_pretty(&report)?)
-                }
-            }
+            print_result(format, &md, &report)?;
             if !output.quiet {
                 eprintln!(
                     "judge-ci: calibrate: {} case(s), κ {} ({})",

@@ -41,6 +41,21 @@ pub fn color(o: &cli::OutputArgs) -> bool {
     }
 }
 
+/// Prints a command's result on standard output: its markdown, inert inside Actions (it
+/// names files and text the pull request chose, so no line of it may act as a workflow
+/// command), or the value as JSON.
+pub fn print_result(
+    format: pipeline::Format,
+    md: &str,
+    json: &impl serde::Serialize,
+) -> anyhow::Result<()> {
+    match format {
+        pipeline::Format::Markdown => print!("{}", judge_ci::github::inert::wrap(md)),
+        pipeline::Format::Json => println!("{}", serde_json::to_string_pretty(json)?),
+    }
+    Ok(())
+}
+
 /// Prints a bad-input message; exit 2.
 pub fn bad_input(msg: impl std::fmt::Display) -> anyhow::Result<i32> {
     eprintln!("judge-ci: error: {msg}");

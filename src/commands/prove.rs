@@ -1,6 +1,6 @@
 //! `prove`: what a config catches and what it misses (see [`judge_ci::prove`]).
 
-use super::{append_summary, bad_input, runtime};
+use super::{append_summary, bad_input, print_result, runtime};
 use crate::cli;
 use judge_ci::prove;
 
@@ -34,12 +34,7 @@ pub fn run(args: cli::ProveArgs) -> anyhow::Result<i32> {
         Ok(report) => {
             let md = prove::render::markdown(&report);
             append_summary(&md)?;
-            match format {
-                judge_ci::pipeline::Format::Markdown => print!("{md}"),
-                judge_ci::pipeline::Format::Json => {
-                    println!("{}", serde_json::to_string_pretty(&report)?)
-                }
-            }
+            print_result(format, &md, &report)?;
             if !output.quiet {
                 eprintln!(
                     "judge-ci: prove: {} unit(s), {} defect(s) ({})",

@@ -128,10 +128,7 @@ pub fn compare(args: cli::CompareArgs) -> anyhow::Result<i32> {
     }
     let cmp = suite::compare::compare(&base, &cur, tolerance);
     let md = suite::render::markdown(&cur, Some(&cmp));
-    match format {
-        judge_ci::pipeline::Format::Markdown => print!("{}", judge_ci::github::inert::wrap(&md)),
-        judge_ci::pipeline::Format::Json => println!("{}", serde_json::to_string_pretty(&cmp)?),
-    }
+    super::print_result(format, &md, &cmp)?;
     if let Some(dir) = &out {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         for (name, text) in [

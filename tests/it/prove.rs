@@ -129,6 +129,62 @@ fn a_blind_spot_is_reported_with_file_line_and_a_suggestion() {
     assert_eq!(link["judged"]["outcome"], "rejected", "{link:#}");
 }
 
+/// Inside Actions, prove's markdown on standard output (file names and text of the change,
+/// which the pull request chose) is inert: between `::stop-commands::` lines, as `run`,
+/// `suite`, `render` and `diagnose` print theirs (trust.md point 5). A changed file whose
+/// text is a workflow command stays text.
+#[test]
+fn inside_actions_prove_s_markdown_cannot_act_as_workflow_commands() {
+    let d = tempfile::tempdir().unwrap();
+    let repo = d.path().join("repo");
+    let cfg = config(&[("structure", "        - type: import-diff\n")]);
+    write_tree(
+        &repo,
+        &[
+            ("judge-ci.yml", &cfg),
+            ("src/main/java/a/A.java", JAVA_BASE),
+        ],
+    );
+    let base = commit_all(&repo, "base");
+    write_tree(&repo, &[("src/main/java/a/A.java", JAVA_REF)]);
+    let reference = commit_all(&repo, "reference");
+    let event = d.path().join("event.json");
+    std::fs::write(&event, "{}").unwrap();
+    let out = d.path().join("out");
+    let o = common::command(
+        &repo,
+        &[
+            "prove",
+            "--base",
+            &base,
+            "--reference",
+            &reference,
+            "--jobs",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    )
+    .env("GITHUB_ACTIONS", "true")
+    .env("GITHUB_EVENT_NAME", "push")
+    .env("GITHUB_EVENT_PATH", &event)
+    .output()
+    .unwrap();
+    let md = stdout(&o);
+    assert!(
+        md.starts_with("::stop-commands::"),
+        "exit {:?}: {md}\n{}",
+        o.status.code(),
+        stderr(&o)
+    );
+    let token = md
+        .lines()
+        .next()
+        .unwrap()
+        .trim_start_matches("::stop-commands::");
+    assert!(md.trim_end().ends_with(&format!("::{token}::")), "{md}");
+}
+
 #[test]
 fn a_config_that_rejects_its_own_reference_fails_naming_the_check() {
     let d = tempfile::tempdir().unwrap();
