@@ -49,20 +49,52 @@ pub fn is_loopback(url: &url::Url) -> bool {
     }
 }
 
+/// Why a `base-url` is refused, with what would be valid.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BaseUrlError {
+    /// Not a URL at all.
+    #[error("base-url {base:?} is not a URL ({source}); for example https://api.openai.com/v1")]
+    NotUrl {
+        /// The text as written.
+        base: String,
+        /// The URL parser's reason.
+        #[source]
+        source: url::ParseError,
+    },
+    /// Plain http to a host that is not this machine.
+    #[error(
+        "base-url {base} is plain http to another machine; the API key and the pull request's material would travel in clear text. Use https:// (http:// is allowed only for localhost, 127.0.0.1 or ::1)"
+    )]
+    PlainHttp {
+        /// The URL as written.
+        base: String,
+    },
+    /// A scheme other than http(s).
+    #[error("base-url {base} uses {scheme}://; it must be https:// (or http:// to localhost)")]
+    Scheme {
+        /// The URL as written.
+        base: String,
+        /// Its scheme.
+        scheme: String,
+    },
+}
+
 /// Refuses a base URL that is not http(s), or is plain http to another machine.
-pub fn check_base_url(base: &str) -> Result<(), String> {
-    let url = url::Url::parse(base).map_err(|e| {
-        format!("base-url {base:?} is not a URL ({e}); for example https://api.openai.com/v1")
+pub fn check_base_url(base: &str) -> Result<(), BaseUrlError> {
+    let url = url::Url::parse(base).map_err(|source| BaseUrlError::NotUrl {
+        base: base.to_string(),
+        source,
     })?;
     match url.scheme() {
         "https" => Ok(()),
         "http" if is_loopback(&url) => Ok(()),
-        "http" => Err(format!(
-            "base-url {base} is plain http to another machine; the API key and the pull request's material would travel in clear text. Use https:// (http:// is allowed only for localhost, 127.0.0.1 or ::1)"
-        )),
-        other => Err(format!(
-            "base-url {base} uses {other}://; it must be https:// (or http:// to localhost)"
-        )),
+        "http" => Err(BaseUrlError::PlainHttp {
+            base: base.to_string(),
+        }),
+        other => Err(BaseUrlError::Scheme {
+            base: base.to_string(),
+            scheme: other.to_string(),
+        }),
     }
 }
 
@@ -77,7 +109,10 @@ mod tests {
         assert!(!key_env_allowed("SOME_KEY_FOR_TESTS_ONLY"));
         allow_key_envs(&["SOME_KEY_FOR_TESTS_ONLY".into()]).unwrap();
         assert!(key_env_allowed("SOME_KEY_FOR_TESTS_ONLY"));
-        assert!(allow_key_envs(&["OTHER".into()]).is_err(), "set once");
+        assert!(
+            matches!(allow_key_envs(&["OTHER".into()]), Err(AlreadyAllowed)),
+            "set once"
+        );
         assert!(!key_env_allowed("OTHER"));
         assert!(key_env_refusal("GITHUB_TOKEN").contains("--allow-key-env GITHUB_TOKEN"));
     }
@@ -88,9 +123,26 @@ mod tests {
         assert!(check_base_url("http://localhost:11434/v1").is_ok());
         assert!(check_base_url("http://127.0.0.2:8080").is_ok());
         assert!(check_base_url("http://[::1]:8080/v1").is_ok());
-        assert!(check_base_url("http://attacker.example/v1").is_err());
-        assert!(check_base_url("http://10.0.0.1/v1").is_err());
-        assert!(check_base_url("http://localhost.attacker.example/v1").is_err());
-        assert!(check_base_url("ftp://localhost/v1").is_err());
+        for plain in [
+            "http://attacker.example/v1",
+            "http://10.0.0.1/v1",
+            "http://localhost.attacker.example/v1",
+        ] {
+            assert!(
+                matches!(check_base_url(plain), Err(BaseUrlError::PlainHttp { .. })),
+                "{plain}"
+            );
+        }
+        assert_eq!(
+            check_base_url("ftp://localhost/v1"),
+            Err(BaseUrlError::Scheme {
+                base: "ftp://localhost/v1".into(),
+                scheme: "ftp".into()
+            })
+        );
+        assert!(matches!(
+            check_base_url("api.example.com"),
+            Err(BaseUrlError::NotUrl { .. })
+        ));
     }
 }

@@ -123,6 +123,48 @@ pub const DEFAULT_AGREEMENT: f64 = 0.8;
 /// Most `samples`.
 pub const MAX_SAMPLES: u32 = 15;
 
+/// The limit names, for an error that says what would be valid.
+fn limit_names() -> String {
+    LIMIT_KEYS
+        .iter()
+        .map(|k| k.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Why a `--llm-limit` flag is refused; each names the flag and what would be valid.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LimitFlagError {
+    /// Not `KEY=VALUE`.
+    #[error("--llm-limit {flag}: write KEY=VALUE, KEY one of {}", limit_names())]
+    NotKeyValue {
+        /// The flag's value as given.
+        flag: String,
+    },
+    /// A count that is not a whole number over 0.
+    #[error("--llm-limit {flag}: {key} must be a whole number over 0")]
+    NotWhole {
+        /// The flag's value as given.
+        flag: String,
+        /// The limit it names.
+        key: String,
+    },
+    /// A cost that is not a finite number over 0.
+    #[error("--llm-limit {flag}: cost-usd must be a number over 0")]
+    NotCost {
+        /// The flag's value as given.
+        flag: String,
+    },
+    /// A key that is no limit.
+    #[error("--llm-limit {flag}: {key} is not a limit; valid: {}", limit_names())]
+    UnknownKey {
+        /// The flag's value as given.
+        flag: String,
+        /// The key it names.
+        key: String,
+    },
+}
+
 /// Spending limits (`llm.limits`); `None` is no limit on that quantity.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Limits {
@@ -139,27 +181,18 @@ pub struct Limits {
 impl Limits {
     /// Limits from `KEY=VALUE` flags (`judge-ci suite --llm-limit`); a wrong one is an error
     /// naming the flag and what would be valid.
-    pub fn from_flags(flags: &[String]) -> Result<Limits, String> {
+    pub fn from_flags(flags: &[String]) -> Result<Limits, LimitFlagError> {
         let mut l = Limits::default();
-        let keys = || {
-            LIMIT_KEYS
-                .iter()
-                .map(|k| k.name)
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
         for f in flags {
             let Some((k, v)) = f.split_once('=') else {
-                return Err(format!(
-                    "--llm-limit {f}: write KEY=VALUE, KEY one of {}",
-                    keys()
-                ));
+                return Err(LimitFlagError::NotKeyValue { flag: f.clone() });
             };
             let whole = || match v.trim().parse::<u64>() {
                 Ok(n) if n > 0 => Ok(n),
-                _ => Err(format!(
-                    "--llm-limit {f}: {k} must be a whole number over 0"
-                )),
+                _ => Err(LimitFlagError::NotWhole {
+                    flag: f.clone(),
+                    key: k.to_string(),
+                }),
             };
             match k.trim() {
                 "requests" => l.requests = Some(whole()?),
@@ -167,13 +200,13 @@ impl Limits {
                 "output-tokens" => l.output_tokens = Some(whole()?),
                 "cost-usd" => match v.trim().parse::<f64>() {
                     Ok(c) if c > 0.0 && c.is_finite() => l.cost_usd = Some(c),
-                    _ => return Err(format!("--llm-limit {f}: cost-usd must be a number over 0")),
+                    _ => return Err(LimitFlagError::NotCost { flag: f.clone() }),
                 },
                 other => {
-                    return Err(format!(
-                        "--llm-limit {f}: {other} is not a limit; valid: {}",
-                        keys()
-                    ));
+                    return Err(LimitFlagError::UnknownKey {
+                        flag: f.clone(),
+                        key: other.to_string(),
+                    });
                 }
             }
         }

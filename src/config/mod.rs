@@ -20,7 +20,7 @@ pub mod token;
 pub mod yaml;
 
 pub use diag::{Diagnostic, Diagnostics, Loc, Severity};
-pub use duration::parse_duration;
+pub use duration::{DurationError, parse_duration};
 pub use llm::LlmSettings;
 pub use model::*;
 pub use parse::{

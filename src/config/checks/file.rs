@@ -104,6 +104,6 @@ pub enum MatchMode {
 crate::config::token::strum_tokens!(MatchMode);
 
 /// Validates a regular expression without keeping it (judges compile their own).
-fn regex_lite_check(p: &str) -> Result<(), String> {
-    regex::Regex::new(p).map(|_| ()).map_err(|e| e.to_string())
+fn regex_lite_check(p: &str) -> Result<(), regex::Error> {
+    regex::Regex::new(p).map(|_| ())
 }

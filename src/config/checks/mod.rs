@@ -299,17 +299,29 @@ pub fn default_timeout(kind: &CheckKind) -> Duration {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorkspacePath(PathBuf);
 
+/// Why a text cannot be a [`WorkspacePath`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WorkspacePathError {
+    /// Empty or blank.
+    #[error("a path must not be empty")]
+    Empty,
+    /// Absolute, or starting at a home folder (`~`).
+    #[error("'{0}' is absolute; paths are relative to the workspace")]
+    Absolute(PathBuf),
+    /// Holds `..` (or a root or drive prefix inside it).
+    #[error("'{0}' escapes the workspace (contains '..')")]
+    Escapes(PathBuf),
+}
+
 impl WorkspacePath {
     /// Accepts `p` if it cannot leave the folder it is joined to.
-    pub fn new(p: &str) -> Result<Self, String> {
+    pub fn new(p: &str) -> Result<Self, WorkspacePathError> {
         let path = Path::new(p);
         if p.trim().is_empty() {
-            return Err("a path must not be empty".into());
+            return Err(WorkspacePathError::Empty);
         }
         if path.is_absolute() || p.starts_with('~') {
-            return Err(format!(
-                "'{p}' is absolute; paths are relative to the workspace"
-            ));
+            return Err(WorkspacePathError::Absolute(path.to_path_buf()));
         }
         if path.components().any(|c| {
             matches!(
@@ -317,7 +329,7 @@ impl WorkspacePath {
                 Component::ParentDir | Component::Prefix(_) | Component::RootDir
             )
         }) {
-            return Err(format!("'{p}' escapes the workspace (contains '..')"));
+            return Err(WorkspacePathError::Escapes(path.to_path_buf()));
         }
         Ok(WorkspacePath(path.to_path_buf()))
     }
@@ -615,11 +627,23 @@ mod tests {
     fn workspace_paths_cannot_escape() {
         assert!(WorkspacePath::new("src/Main.java").is_ok());
         assert!(WorkspacePath::new("./pom.xml").is_ok());
-        assert!(WorkspacePath::new("../x").is_err());
-        assert!(WorkspacePath::new("a/../../x").is_err());
-        assert!(WorkspacePath::new("/etc/passwd").is_err());
-        assert!(WorkspacePath::new("~/x").is_err());
-        assert!(WorkspacePath::new("").is_err());
+        for escaping in ["../x", "a/../../x"] {
+            assert_eq!(
+                WorkspacePath::new(escaping),
+                Err(WorkspacePathError::Escapes(escaping.into()))
+            );
+        }
+        for absolute in ["/etc/passwd", "~/x"] {
+            assert_eq!(
+                WorkspacePath::new(absolute),
+                Err(WorkspacePathError::Absolute(absolute.into()))
+            );
+        }
+        assert_eq!(WorkspacePath::new(""), Err(WorkspacePathError::Empty));
+        assert_eq!(
+            WorkspacePath::new("../x").unwrap_err().to_string(),
+            "'../x' escapes the workspace (contains '..')"
+        );
     }
 
     /// The facts of every entry hold together: a build tool only on a check that runs subject

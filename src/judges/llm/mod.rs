@@ -111,19 +111,61 @@ impl Runtime {
     }
 }
 
+/// Why no model could be set up for a semantic check: its settings, or the environment's
+/// overrides of them, are wrong or incomplete. Each says what to set.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    /// `JUDGE_CI_LLM_PROVIDER` names no provider judge-ci speaks to.
+    #[error("JUDGE_CI_LLM_PROVIDER is {value:?}; valid: {}", crate::config::token::preferred::<Provider>().join(", "))]
+    UnknownProvider {
+        /// The variable's value.
+        value: String,
+    },
+    /// The base URL (the config's, or `JUDGE_CI_LLM_BASE_URL`) is refused.
+    #[error(transparent)]
+    BaseUrl(#[from] crate::config::endpoint::BaseUrlError),
+    /// The key variable's name is not one judge-ci reads keys from.
+    #[error("{}", crate::config::endpoint::key_env_refusal(.key_env))]
+    KeyEnvRefused {
+        /// The variable's name.
+        key_env: String,
+    },
+    /// The key variable is empty and the provider is not on this machine.
+    #[error(
+        "the API key for {} ({model}) is not set: the environment variable {key_env} is empty. Set it (in GitHub Actions: `env: {key_env}: ${{{{ secrets.{key_env} }}}}`), or point llm.api-key-env at the variable that holds it",
+        .provider.token()
+    )]
+    NoKey {
+        /// The provider.
+        provider: Provider,
+        /// The model.
+        model: String,
+        /// The variable that should hold the key.
+        key_env: String,
+    },
+}
+
+impl SetupError {
+    /// Every setup error is the check's own settings being wrong or incomplete.
+    pub fn cause(&self) -> Cause {
+        match self {
+            SetupError::UnknownProvider { .. }
+            | SetupError::BaseUrl(_)
+            | SetupError::KeyEnvRefused { .. }
+            | SetupError::NoKey { .. } => Cause::JudgeMisconfigured,
+        }
+    }
+}
+
 /// The model for `s`, after the environment's overrides; an error says what to set.
 pub fn resolve(
     s: &LlmSettings,
     timeout: Duration,
     env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Model, String> {
+) -> Result<Model, SetupError> {
     let provider = match env("JUDGE_CI_LLM_PROVIDER").filter(|v| !v.trim().is_empty()) {
-        Some(p) => Provider::parse(p.trim()).ok_or_else(|| {
-            format!(
-                "JUDGE_CI_LLM_PROVIDER is {p:?}; valid: {}",
-                crate::config::token::preferred::<Provider>().join(", ")
-            )
-        })?,
+        Some(p) => Provider::parse(p.trim())
+            .ok_or_else(|| SetupError::UnknownProvider { value: p.clone() })?,
         None => s.provider.unwrap_or(Provider::Anthropic),
     };
     let model = env("JUDGE_CI_LLM_MODEL")
@@ -149,7 +191,7 @@ pub fn resolve(
     // The config was checked at load; the environment's overrides are checked here.
     crate::config::endpoint::check_base_url(&base_url)?;
     if !crate::config::endpoint::key_env_allowed(&key_env) {
-        return Err(crate::config::endpoint::key_env_refusal(&key_env));
+        return Err(SetupError::KeyEnvRefused { key_env });
     }
     let key = env(&key_env).filter(|k| !k.trim().is_empty());
     if let Some(k) = &key {
@@ -159,10 +201,11 @@ pub fn resolve(
         .ok()
         .is_some_and(|u| crate::config::endpoint::is_loopback(&u));
     if key.is_none() && !local {
-        return Err(format!(
-            "the API key for {} ({model}) is not set: the environment variable {key_env} is empty. Set it (in GitHub Actions: `env: {key_env}: ${{{{ secrets.{key_env} }}}}`), or point llm.api-key-env at the variable that holds it",
-            provider.token()
-        ));
+        return Err(SetupError::NoKey {
+            provider,
+            model,
+            key_env,
+        });
     }
     Ok(Model {
         provider,
@@ -437,7 +480,7 @@ pub async fn judge(
     let model = match resolve(&settings, timeout, &*rt.env) {
         Ok(m) => m,
         Err(why) => {
-            return instrument_because(Some(Cause::JudgeMisconfigured), format!("{name}: {why}"));
+            return instrument_because(Some(why.cause()), format!("{name}: {why}"));
         }
     };
     let dir = match &settings.cache {
@@ -1070,7 +1113,11 @@ mod tests {
         );
         let err = resolve(&LlmSettings::default(), t, &env(&[])).unwrap_err();
         assert!(
-            err.contains("ANTHROPIC_API_KEY") && err.contains("secrets."),
+            matches!(&err, SetupError::NoKey { key_env, .. } if key_env == "ANTHROPIC_API_KEY"),
+            "{err:?}"
+        );
+        assert!(
+            err.to_string().contains("secrets.ANTHROPIC_API_KEY"),
             "{err}"
         );
         let s = LlmSettings {
@@ -1098,6 +1145,19 @@ mod tests {
                 "http://localhost:9"
             )
         );
-        assert!(resolve(&s, t, &env(&[("JUDGE_CI_LLM_PROVIDER", "gemini")])).is_err());
+        assert_eq!(
+            resolve(&s, t, &env(&[("JUDGE_CI_LLM_PROVIDER", "gemini")])).unwrap_err(),
+            SetupError::UnknownProvider {
+                value: "gemini".into()
+            }
+        );
+        assert!(matches!(
+            resolve(
+                &s,
+                t,
+                &env(&[("JUDGE_CI_LLM_BASE_URL", "http://10.0.0.1/v1")])
+            ),
+            Err(SetupError::BaseUrl(_))
+        ));
     }
 }
