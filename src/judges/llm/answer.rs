@@ -9,9 +9,95 @@ use crate::judgment::{Check, Judgment, ReasonCode, Status};
 
 use super::super::{Outcome, build};
 
+/// Why a model's reply does not fit the requested shape. The message is shown to the model
+/// in the repair request, and kept in the ERROR's reasoning when the repair fails too.
+#[derive(Debug, thiserror::Error)]
+pub enum AnswerError {
+    /// No `{…}` in the reply at all.
+    #[error("the reply holds no JSON object")]
+    NoObject,
+    /// The outermost `{…}` is not JSON.
+    #[error("the JSON in the reply does not parse: {0}")]
+    Unparsable(#[source] serde_json::Error),
+    /// The reply's JSON is a list, a string or a number.
+    #[error("the reply's JSON is not an object")]
+    NotObject,
+    /// A field that must be a string is absent or another type.
+    #[error("`{0}` must be a string")]
+    NotString(&'static str),
+    /// A field that must be `true` or `false` is absent or another type.
+    #[error("`{0}` must be true or false")]
+    NotBool(&'static str),
+    /// A field that must be a list is absent or another type.
+    #[error("`{0}` must be a list")]
+    NotList(&'static str),
+    /// A list that must hold something is absent, another type or empty.
+    #[error("`{0}` must be a non-empty list")]
+    EmptyList(&'static str),
+    /// A number in [0, 1] is absent or another type.
+    #[error("`{0}` must be a number between 0 and 1")]
+    NotUnit(&'static str),
+    /// A number outside [0, 1].
+    #[error("`{field}` must be between 0 and 1, not {value}")]
+    OutOfUnit {
+        /// The field.
+        field: &'static str,
+        /// Its value.
+        value: f64,
+    },
+    /// A string that must be one of a few tokens is another.
+    #[error("`{field}` must be {valid}, not {got:?}")]
+    NotOneOf {
+        /// The field.
+        field: &'static str,
+        /// What would be valid.
+        valid: &'static str,
+        /// What the model wrote.
+        got: String,
+    },
+    /// One entry of a list is wrong.
+    #[error("{list}[{index}]: {inner}")]
+    Entry {
+        /// The list.
+        list: &'static str,
+        /// The entry's index.
+        index: usize,
+        /// What is wrong with it.
+        inner: Box<AnswerError>,
+    },
+}
+
+impl AnswerError {
+    /// Every misfit is an unusable reply: the model did not give the requested shape.
+    pub fn cause(&self) -> crate::judgment::Cause {
+        match self {
+            AnswerError::NoObject
+            | AnswerError::Unparsable(_)
+            | AnswerError::NotObject
+            | AnswerError::NotString(_)
+            | AnswerError::NotBool(_)
+            | AnswerError::NotList(_)
+            | AnswerError::EmptyList(_)
+            | AnswerError::NotUnit(_)
+            | AnswerError::OutOfUnit { .. }
+            | AnswerError::NotOneOf { .. }
+            | AnswerError::Entry { .. } => crate::judgment::Cause::ModelReplyUnusable,
+        }
+    }
+
+    /// This error, as the one of entry `index` of `list`.
+    fn at(self, list: &'static str, index: usize) -> AnswerError {
+        AnswerError::Entry {
+            list,
+            index,
+            inner: Box::new(self),
+        }
+    }
+}
+
 /// The JSON object in a reply: the whole text, or the outermost `{…}` inside prose or a code
 /// fence.
-pub fn extract_json(text: &str) -> Result<Value, String> {
+pub fn extract_json(text: &str) -> Result<Value, AnswerError> {
     let t = text.trim();
     if let Ok(v) = serde_json::from_str::<Value>(t)
         && v.is_object()
@@ -19,41 +105,47 @@ pub fn extract_json(text: &str) -> Result<Value, String> {
         return Ok(v);
     }
     let (Some(start), Some(end)) = (t.find('{'), t.rfind('}')) else {
-        return Err("the reply holds no JSON object".into());
+        return Err(AnswerError::NoObject);
     };
     if end < start {
-        return Err("the reply holds no JSON object".into());
+        return Err(AnswerError::NoObject);
     }
     serde_json::from_str::<Value>(&t[start..=end])
-        .map_err(|e| format!("the JSON in the reply does not parse: {e}"))
+        .map_err(AnswerError::Unparsable)
         .and_then(|v| {
             if v.is_object() {
                 Ok(v)
             } else {
-                Err("the reply's JSON is not an object".into())
+                Err(AnswerError::NotObject)
             }
         })
 }
 
-fn string(v: &Value, k: &str) -> Result<String, String> {
+fn string(v: &Value, k: &'static str) -> Result<String, AnswerError> {
     v.get(k)
         .and_then(Value::as_str)
         .map(str::to_string)
-        .ok_or_else(|| format!("`{k}` must be a string"))
+        .ok_or(AnswerError::NotString(k))
 }
 
-fn unit(v: &Value, k: &str) -> Result<f64, String> {
+fn boolean(v: &Value, k: &'static str) -> Result<bool, AnswerError> {
+    v.get(k)
+        .and_then(Value::as_bool)
+        .ok_or(AnswerError::NotBool(k))
+}
+
+fn unit(v: &Value, k: &'static str) -> Result<f64, AnswerError> {
     match v.get(k).and_then(Value::as_f64) {
         Some(x) if (0.0..=1.0).contains(&x) => Ok(x),
-        Some(x) => Err(format!("`{k}` must be between 0 and 1, not {x}")),
-        None => Err(format!("`{k}` must be a number between 0 and 1")),
+        Some(x) => Err(AnswerError::OutOfUnit { field: k, value: x }),
+        None => Err(AnswerError::NotUnit(k)),
     }
 }
 
-fn list<'v>(v: &'v Value, k: &str) -> Result<&'v Vec<Value>, String> {
+fn list<'v>(v: &'v Value, k: &'static str) -> Result<&'v Vec<Value>, AnswerError> {
     match v.get(k).and_then(Value::as_array) {
         Some(l) if !l.is_empty() => Ok(l),
-        _ => Err(format!("`{k}` must be a non-empty list")),
+        _ => Err(AnswerError::EmptyList(k)),
     }
 }
 
@@ -65,12 +157,16 @@ pub fn verdict_schema() -> Value {
 }
 
 /// Reads a verdict answer: (passed, reasoning).
-pub fn verdict(v: &Value) -> Result<(bool, String), String> {
+pub fn verdict(v: &Value) -> Result<(bool, String), AnswerError> {
     let r = string(v, "reasoning")?;
     match string(v, "verdict")?.as_str() {
         "PASS" => Ok((true, r)),
         "FAIL" => Ok((false, r)),
-        other => Err(format!("`verdict` must be PASS or FAIL, not {other:?}")),
+        other => Err(AnswerError::NotOneOf {
+            field: "verdict",
+            valid: "PASS or FAIL",
+            got: other.to_string(),
+        }),
     }
 }
 
@@ -82,7 +178,7 @@ pub fn score_schema() -> Value {
 }
 
 /// Reads a score answer.
-pub fn score(v: &Value) -> Result<(f64, String), String> {
+pub fn score(v: &Value) -> Result<(f64, String), AnswerError> {
     Ok((unit(v, "score")?, string(v, "reasoning")?))
 }
 
@@ -96,20 +192,19 @@ pub fn criteria_schema() -> Value {
 }
 
 /// Reads a criteria answer: (name, passed, evidence) per criterion.
-pub fn criteria(v: &Value) -> Result<Vec<(String, bool, String)>, String> {
+pub fn criteria(v: &Value) -> Result<Vec<(String, bool, String)>, AnswerError> {
     list(v, "criteria")?
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            let passed = c
-                .get("passed")
-                .and_then(Value::as_bool)
-                .ok_or_else(|| format!("criteria[{i}].passed must be true or false"))?;
-            Ok((
-                string(c, "name").map_err(|e| format!("criteria[{i}]: {e}"))?,
-                passed,
-                string(c, "evidence").map_err(|e| format!("criteria[{i}]: {e}"))?,
-            ))
+            let one = || {
+                Ok((
+                    string(c, "name")?,
+                    boolean(c, "passed")?,
+                    string(c, "evidence")?,
+                ))
+            };
+            one().map_err(|e: AnswerError| e.at("criteria", i))
         })
         .collect()
 }
@@ -124,16 +219,19 @@ pub fn rubric_schema() -> Value {
 }
 
 /// Reads a rubric answer: (name, score, evidence) per criterion.
-pub fn rubric(v: &Value) -> Result<Vec<(String, f64, String)>, String> {
+pub fn rubric(v: &Value) -> Result<Vec<(String, f64, String)>, AnswerError> {
     list(v, "criteria")?
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            Ok((
-                string(c, "name").map_err(|e| format!("criteria[{i}]: {e}"))?,
-                unit(c, "score").map_err(|e| format!("criteria[{i}]: {e}"))?,
-                string(c, "evidence").map_err(|e| format!("criteria[{i}]: {e}"))?,
-            ))
+            let one = || {
+                Ok((
+                    string(c, "name")?,
+                    unit(c, "score")?,
+                    string(c, "evidence")?,
+                ))
+            };
+            one().map_err(|e: AnswerError| e.at("criteria", i))
         })
         .collect()
 }
@@ -145,12 +243,8 @@ pub fn check_schema() -> Value {
 }
 
 /// Reads one criterion's answer.
-pub fn check(v: &Value) -> Result<(bool, String), String> {
-    let passed = v
-        .get("passed")
-        .and_then(Value::as_bool)
-        .ok_or("`passed` must be true or false")?;
-    Ok((passed, string(v, "evidence")?))
+pub fn check(v: &Value) -> Result<(bool, String), AnswerError> {
+    Ok((boolean(v, "passed")?, string(v, "evidence")?))
 }
 
 /// `{answer: YES|NO, reasoning}`.
@@ -161,12 +255,16 @@ pub fn yes_no_schema() -> Value {
 }
 
 /// Reads a YES/NO answer strictly: exactly "YES" or "NO", nothing else counts.
-pub fn yes_no(v: &Value) -> Result<(bool, String), String> {
+pub fn yes_no(v: &Value) -> Result<(bool, String), AnswerError> {
     let r = string(v, "reasoning")?;
     match string(v, "answer")?.as_str() {
         "YES" => Ok((true, r)),
         "NO" => Ok((false, r)),
-        other => Err(format!("`answer` must be exactly YES or NO, not {other:?}")),
+        other => Err(AnswerError::NotOneOf {
+            field: "answer",
+            valid: "exactly YES or NO",
+            got: other.to_string(),
+        }),
     }
 }
 
@@ -201,26 +299,29 @@ pub struct ItemAnswer {
 pub type Observations = Vec<(String, String)>;
 
 /// Reads a roster answer (its shape only; the rollup judges its content).
-pub fn roster(v: &Value) -> Result<(Vec<ItemAnswer>, Observations), String> {
+pub fn roster(v: &Value) -> Result<(Vec<ItemAnswer>, Observations), AnswerError> {
     let items = v
         .get("items")
         .and_then(Value::as_array)
-        .ok_or("`items` must be a list")?;
+        .ok_or(AnswerError::NotList("items"))?;
     let answers = items
         .iter()
         .enumerate()
         .map(|(i, it)| {
-            Ok(ItemAnswer {
-                id: string(it, "id").map_err(|e| format!("items[{i}]: {e}"))?,
-                verdict: string(it, "verdict").map_err(|e| format!("items[{i}]: {e}"))?,
-                evidence: it
-                    .get("evidence")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
-            })
+            let one = || {
+                Ok(ItemAnswer {
+                    id: string(it, "id")?,
+                    verdict: string(it, "verdict")?,
+                    evidence: it
+                        .get("evidence")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string(),
+                })
+            };
+            one().map_err(|e: AnswerError| e.at("items", i))
         })
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, AnswerError>>()?;
     let observations = v
         .get("observations")
         .and_then(Value::as_array)
@@ -371,9 +472,23 @@ mod tests {
             extract_json("Sure! Here it is:\n```json\n{\"a\": 2}\n```\nHope it helps").unwrap()["a"],
             2
         );
-        assert!(extract_json("YES, it does").is_err());
-        assert!(extract_json("} nothing {").is_err());
-        assert!(extract_json("[1, 2]").is_err());
+        assert!(matches!(
+            extract_json("YES, it does"),
+            Err(AnswerError::NoObject)
+        ));
+        assert!(matches!(
+            extract_json("} nothing {"),
+            Err(AnswerError::NoObject)
+        ));
+        assert!(matches!(extract_json("[1, 2]"), Err(AnswerError::NoObject)));
+        assert!(matches!(
+            extract_json("here: {\"a\": } done"),
+            Err(AnswerError::Unparsable(_))
+        ));
+        assert!(matches!(
+            extract_json("{not json} and {\"a\": 1}"),
+            Err(AnswerError::Unparsable(_))
+        ));
     }
 
     #[test]
@@ -382,10 +497,48 @@ mod tests {
             verdict(&json!({"verdict": "PASS", "reasoning": "r"})).unwrap(),
             (true, "r".to_string())
         );
-        assert!(verdict(&json!({"verdict": "pass", "reasoning": "r"})).is_err());
-        assert!(score(&json!({"score": 1.5, "reasoning": "r"})).is_err());
-        assert!(criteria(&json!({"criteria": []})).is_err());
-        assert!(yes_no(&json!({"answer": "YES, mostly", "reasoning": ""})).is_err());
+        let lower = verdict(&json!({"verdict": "pass", "reasoning": "r"})).unwrap_err();
+        assert!(
+            matches!(&lower, AnswerError::NotOneOf { field: "verdict", got, .. } if got == "pass"),
+            "{lower:?}"
+        );
+        assert_eq!(
+            lower.to_string(),
+            "`verdict` must be PASS or FAIL, not \"pass\""
+        );
+        assert!(matches!(
+            score(&json!({"score": 1.5, "reasoning": "r"})),
+            Err(AnswerError::OutOfUnit {
+                field: "score",
+                value: 1.5
+            })
+        ));
+        assert!(matches!(
+            criteria(&json!({"criteria": []})),
+            Err(AnswerError::EmptyList("criteria"))
+        ));
+        let entry =
+            criteria(&json!({"criteria": [{"name": "a", "passed": "yes", "evidence": ""}]}))
+                .unwrap_err();
+        assert!(
+            matches!(&entry, AnswerError::Entry { list: "criteria", index: 0, inner } if matches!(**inner, AnswerError::NotBool("passed"))),
+            "{entry:?}"
+        );
+        assert_eq!(
+            entry.to_string(),
+            "criteria[0]: `passed` must be true or false"
+        );
+        assert!(matches!(
+            yes_no(&json!({"answer": "YES, mostly", "reasoning": ""})),
+            Err(AnswerError::NotOneOf {
+                field: "answer",
+                ..
+            })
+        ));
+        assert!(matches!(
+            roster(&json!({"items": {}})),
+            Err(AnswerError::NotList("items"))
+        ));
         assert!(
             !yes_no(&json!({"answer": "NO", "reasoning": "yesterday it did"}))
                 .unwrap()

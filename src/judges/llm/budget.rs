@@ -396,7 +396,13 @@ mod tests {
         for h in h1 {
             h.settle(None);
         }
-        assert!(Budget::reserve(std::slice::from_ref(&b), c, "m").is_err());
+        assert!(matches!(
+            Budget::reserve(std::slice::from_ref(&b), c, "m"),
+            Err(Refusal::Exhausted {
+                key: "requests",
+                ..
+            })
+        ));
 
         let b = budget(Limits {
             input_tokens: Some(250),

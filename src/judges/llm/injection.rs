@@ -337,11 +337,16 @@ pub fn scan_path(path: &str) -> Option<Hit> {
     })
 }
 
+/// The operating system gave no randomness for a boundary nonce. (Its error is in the
+/// message, not the `source`: getrandom implements `std::error::Error` only with a feature.)
+#[derive(Debug, thiserror::Error)]
+#[error("cannot draw a random boundary from the operating system: {0}")]
+pub struct NoRandomness(getrandom::Error);
+
 /// A fresh boundary nonce: 128 bits from the operating system's CSPRNG, as hex.
-pub fn nonce() -> Result<String, String> {
+pub fn nonce() -> Result<String, NoRandomness> {
     let mut b = [0u8; 16];
-    getrandom::fill(&mut b)
-        .map_err(|e| format!("cannot draw a random boundary from the operating system: {e}"))?;
+    getrandom::fill(&mut b).map_err(NoRandomness)?;
     Ok(hex::encode(b))
 }
 
@@ -368,7 +373,7 @@ impl Boundary {
     }
 
     /// A fresh boundary that occurs nowhere in `material` (drawn again if it does).
-    pub fn fresh(material: &[&str]) -> Result<Boundary, String> {
+    pub fn fresh(material: &[&str]) -> Result<Boundary, NoRandomness> {
         loop {
             let n = nonce()?;
             if !material.iter().any(|m| m.contains(&n)) {

@@ -51,7 +51,7 @@ pub type EnvLookup = Box<dyn Fn(&str) -> Option<String> + Send + Sync>;
 /// `llm.limits`, and a suite's shared one).
 pub struct Runtime {
     defaults: LlmSettings,
-    http: OnceLock<Result<reqwest::Client, String>>,
+    http: OnceLock<Result<reqwest::Client, reqwest::Error>>,
     permits: Arc<Semaphore>,
     env: EnvLookup,
     budgets: Vec<Arc<budget::Budget>>,
@@ -94,7 +94,7 @@ impl Runtime {
         self.budgets.iter().flat_map(|b| b.uses()).collect()
     }
 
-    fn http(&self) -> Result<&reqwest::Client, String> {
+    fn http(&self) -> Result<&reqwest::Client, &reqwest::Error> {
         self.http
             .get_or_init(|| {
                 // reqwest needs a process-wide crypto provider; installing twice is harmless.
@@ -102,12 +102,8 @@ impl Runtime {
                 reqwest::Client::builder()
                     .user_agent(concat!("judge-ci/", env!("CARGO_PKG_VERSION")))
                     .build()
-                    .map_err(|e| {
-                        format!("cannot build the HTTP client: {}", crate::http::chain(&e))
-                    })
             })
             .as_ref()
-            .map_err(Clone::clone)
     }
 }
 
@@ -155,6 +151,22 @@ impl SetupError {
             | SetupError::NoKey { .. } => Cause::JudgeMisconfigured,
         }
     }
+}
+
+/// Why a question could not be put together (before anything is sent).
+#[derive(Debug, thiserror::Error)]
+pub enum AskError {
+    /// No random boundary for the untrusted material.
+    #[error(transparent)]
+    Boundary(#[from] injection::NoRandomness),
+    /// The prompt template does not parse or render.
+    #[error(transparent)]
+    Template(#[from] prompt::RenderError),
+    /// The rendered prompt shows the change's material outside the untrusted-data boundary.
+    #[error(
+        "the prompt template shows the change's material (the diff, or criteria read from the workspace) outside the untrusted-data boundary: put {{{{ diff }}}} between {{{{ untrusted_begin }}}} and {{{{ untrusted_end }}}}, or {{% include \"_material.j2\" %}}"
+    )]
+    OutsideBoundary,
 }
 
 /// The model for `s`, after the environment's overrides; an error says what to set.
@@ -233,7 +245,10 @@ enum Failure {
     /// The provider or the model failed.
     Llm(LlmError),
     /// The reply did not fit the shape, even after one repair.
-    Contract { why: String, raw: String },
+    Contract {
+        why: answer::AnswerError,
+        raw: String,
+    },
 }
 
 /// One judge's conversation with its model.
@@ -254,10 +269,10 @@ impl Session<'_> {
     }
 
     async fn send(&self, ask: &Ask) -> Result<Reply, Failure> {
-        let http = self.rt.http().map_err(|why| {
+        let http = self.rt.http().map_err(|e| {
             Failure::Llm(LlmError::Unreachable {
                 url: self.model.base_url.clone(),
-                why,
+                why: format!("cannot build the HTTP client: {}", crate::http::chain(e)),
             })
         })?;
         let _permit = self.rt.permits.acquire().await;
@@ -308,7 +323,7 @@ impl Session<'_> {
         &self,
         ask: Ask,
         sample: u32,
-        read: impl Fn(&Value) -> Result<T, String>,
+        read: impl Fn(&Value) -> Result<T, answer::AnswerError>,
     ) -> Result<T, Failure> {
         let key = Cache::key(&self.model, &self.template, &ask, sample);
         if let Some(hit) = self.cache.get(&key)
@@ -382,7 +397,7 @@ impl Session<'_> {
                 self.model.base_url
             )),
             Failure::Contract { why, raw } => b
-                .cause(Cause::ModelReplyUnusable)
+                .cause(why.cause())
                 .reasoning(format!(
                     "{what}: the model's reply did not fit the requested JSON shape after one repair: {why}"
                 ))
@@ -762,7 +777,7 @@ async fn ask_question(
     let ask_for = |vars: &prompt::Vars<'_>,
                    untrusted_criterion: bool,
                    schema: Value|
-     -> Result<Ask, String> {
+     -> Result<Ask, AskError> {
         let mut material: Vec<&str> = vec![&change.diff, vars.criterion, vars.goal];
         material.extend(change.changed.iter().map(|c| c.path.as_str()));
         let b = injection::Boundary::fresh(&material)?;
@@ -777,7 +792,7 @@ async fn ask_question(
         }
         let user = prompt::render(template_text, &v)?;
         if !b.encloses(&user, &pieces) {
-            return Err("the prompt template shows the change's material (the diff, or criteria read from the workspace) outside the untrusted-data boundary: put {{ diff }} between {{ untrusted_begin }} and {{ untrusted_end }}, or {% include \"_material.j2\" %}".into());
+            return Err(AskError::OutsideBoundary);
         }
         Ok(Ask {
             system: format!("{}\n\n{}", prompt::SYSTEM.trim_end(), b.instructions()),

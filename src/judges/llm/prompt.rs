@@ -421,17 +421,31 @@ pub struct Vars<'a> {
     pub untrusted_end: String,
 }
 
+/// Why a prompt could not be rendered.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    /// judge-ci's own material include does not parse (a defect of judge-ci).
+    #[error("judge-ci's material template does not parse: {0}")]
+    Material(#[source] minijinja::Error),
+    /// The template (a built-in or the config's `prompt`) does not parse.
+    #[error("the prompt template does not parse: {0}")]
+    Parse(#[source] minijinja::Error),
+    /// The template parses but does not render (an unknown variable, a failing filter).
+    #[error("the prompt template does not render: {0}")]
+    Render(#[source] minijinja::Error),
+}
+
 /// Renders `template` (a built-in or a user's) with `vars`; a missing variable is an error.
-pub fn render(template: &str, vars: &Vars<'_>) -> Result<String, String> {
+pub fn render(template: &str, vars: &Vars<'_>) -> Result<String, RenderError> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.add_template("_material.j2", MATERIAL)
-        .map_err(|e| e.to_string())?;
+        .map_err(RenderError::Material)?;
     env.add_template("question", template)
-        .map_err(|e| format!("the prompt template does not parse: {e}"))?;
+        .map_err(RenderError::Parse)?;
     env.get_template("question")
         .and_then(|t| t.render(vars))
-        .map_err(|e| format!("the prompt template does not render: {e}"))
+        .map_err(RenderError::Render)
 }
 
 #[cfg(test)]
@@ -603,16 +617,12 @@ mod tests {
         };
         let text = render(builtin("llm"), &vars).unwrap();
         assert!(text.contains("Move to jakarta") && text.contains("\"verdict\""));
-        assert!(
-            render("{{ nope }}", &vars)
-                .unwrap_err()
-                .contains("does not render")
-        );
-        assert!(
-            render("{% if %}", &vars)
-                .unwrap_err()
-                .contains("does not parse")
-        );
+        let undefined = render("{{ nope }}", &vars).unwrap_err();
+        assert!(matches!(undefined, RenderError::Render(_)), "{undefined:?}");
+        assert!(undefined.to_string().contains("does not render"));
+        let broken = render("{% if %}", &vars).unwrap_err();
+        assert!(matches!(broken, RenderError::Parse(_)), "{broken:?}");
+        assert!(broken.to_string().contains("does not parse"));
         let mine = render("{% include \"_material.j2\" %}\nIs {{ name }} fine?", &vars).unwrap();
         assert!(mine.contains("Is review fine?"));
     }

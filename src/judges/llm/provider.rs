@@ -489,6 +489,12 @@ mod tests {
             parse_reply(Provider::OpenAi, &refused),
             Err(LlmError::Refused(_))
         ));
-        assert!(parse_reply(Provider::OpenAi, &json!({})).is_err());
+        assert!(matches!(
+            parse_reply(Provider::OpenAi, &json!({})),
+            Err(LlmError::Shape {
+                api: "OpenAI chat-completions",
+                ..
+            })
+        ));
     }
 }

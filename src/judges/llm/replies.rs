@@ -126,7 +126,7 @@ impl Cache {
 
     /// Keeps `reply` under `key` (replacing whatever was there); a cache that cannot be
     /// written is skipped, not fatal.
-    pub fn put(&self, key: &CacheKey, reply: &Reply) -> Result<(), String> {
+    pub fn put(&self, key: &CacheKey, reply: &Reply) -> Result<(), CacheWriteError> {
         let Some(path) = self.path(key) else {
             return Ok(());
         };
@@ -148,8 +148,19 @@ impl Cache {
             tmp.persist(&path).map_err(|e| e.error)?;
             Ok(())
         };
-        write().map_err(|e| format!("cannot write the LLM cache {}: {e}", path.display()))
+        write().map_err(|source| CacheWriteError { path, source })
     }
+}
+
+/// A reply could not be kept in the cache (the run goes on without it).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write the LLM cache {}: {source}", path.display())]
+pub struct CacheWriteError {
+    /// The entry's file.
+    pub path: PathBuf,
+    /// What the write said.
+    #[source]
+    pub source: std::io::Error,
 }
 
 /// Every reply-cache folder the semantic checks of `bench` may use (their own `cache`, the
