@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::{Shard, SuiteError, SuiteReport, TaskEntry};
+use super::{InputError, OutputError, Shard, SuiteError, SuiteReport, TaskEntry};
 
 /// The manifest's schema name.
 pub const MANIFEST_SCHEMA: &str = "judge-ci.shard-manifest.v1";
@@ -92,11 +92,9 @@ impl Manifest {
     ) -> Result<Manifest, SuiteError> {
         let suite_json = std::fs::read(out.join("suite.json"))
             .map(|b| hex_digest(&b))
-            .map_err(|e| {
-                SuiteError::Io(format!(
-                    "cannot read back {}/suite.json: {e}",
-                    out.display()
-                ))
+            .map_err(|source| OutputError::ReadBack {
+                path: out.join("suite.json"),
+                source,
             })?;
         let mut reports = BTreeMap::new();
         for t in &report.tasks {
@@ -106,7 +104,10 @@ impl Manifest {
             let p = out.join(&t.report_path);
             let d = std::fs::read(&p)
                 .map(|b| hex_digest(&b))
-                .map_err(|e| SuiteError::Io(format!("cannot read back {}: {e}", p.display())))?;
+                .map_err(|source| OutputError::ReadBack {
+                    path: p.clone(),
+                    source,
+                })?;
             reports.insert(t.key.clone(), d);
         }
         Ok(Manifest {
@@ -125,36 +126,41 @@ impl Manifest {
 
     /// Writes it as `out/manifest.json`.
     pub fn write(&self, out: &Path) -> Result<(), SuiteError> {
-        let json = serde_json::to_string_pretty(self)
-            .map_err(|e| SuiteError::Io(format!("cannot serialise the manifest: {e}")))?;
+        let json = serde_json::to_string_pretty(self).map_err(|source| OutputError::Serialise {
+            what: "manifest",
+            source,
+        })?;
         let p = out.join(MANIFEST_FILE);
-        crate::pipeline::save::write_atomically(&p, format!("{json}\n").as_bytes())
-            .map_err(|e| SuiteError::Io(format!("cannot write {}: {e}", p.display())))
+        crate::pipeline::save::write_atomically(&p, format!("{json}\n").as_bytes()).map_err(
+            |source| {
+                OutputError::Write {
+                    path: p.clone(),
+                    source,
+                }
+                .into()
+            },
+        )
     }
 
     /// Reads `dir/manifest.json`.
     pub fn read(dir: &Path) -> Result<Manifest, SuiteError> {
         let p = dir.join(MANIFEST_FILE);
-        let text = crate::untrusted::read_string_io(&p, crate::untrusted::MAX_STORED_BYTES).map_err(|e| {
-            SuiteError::Input(format!(
-                "{}: cannot be read ({e}); every folder merge takes is the output of one `judge-ci suite` run, manifest included",
-                p.display()
-            ))
-        })?;
-        let m: Manifest = serde_json::from_str(&text).map_err(|e| {
-            SuiteError::Input(format!(
-                "{}:{}:{}: not a shard manifest: {e}",
-                p.display(),
-                e.line(),
-                e.column()
-            ))
-        })?;
+        let text = crate::untrusted::read_string_io(&p, crate::untrusted::MAX_STORED_BYTES)
+            .map_err(|source| InputError::ManifestUnreadable {
+                path: p.clone(),
+                source,
+            })?;
+        let m: Manifest =
+            serde_json::from_str(&text).map_err(|source| InputError::NotAManifest {
+                path: p.clone(),
+                source,
+            })?;
         if m.schema != MANIFEST_SCHEMA {
-            return Err(SuiteError::Input(format!(
-                "{}: schema {:?}, expected {MANIFEST_SCHEMA:?}",
-                p.display(),
-                m.schema
-            )));
+            return Err(InputError::ManifestSchema {
+                path: p,
+                found: m.schema,
+            }
+            .into());
         }
         Ok(m)
     }
@@ -175,9 +181,7 @@ pub struct Part {
 pub fn check(parts: &[Part]) -> Result<(), SuiteError> {
     let mut problems: Vec<String> = Vec::new();
     let Some(first) = parts.first() else {
-        return Err(SuiteError::Input(
-            "merge needs at least one shard folder".into(),
-        ));
+        return Err(InputError::NoShards.into());
     };
     for p in parts {
         let d = p.dir.display();
@@ -340,10 +344,7 @@ pub fn check(parts: &[Part]) -> Result<(), SuiteError> {
     if problems.is_empty() {
         Ok(())
     } else {
-        Err(SuiteError::Input(format!(
-            "the shards cannot be merged:\n  - {}",
-            problems.join("\n  - ")
-        )))
+        Err(InputError::Unmergeable(problems).into())
     }
 }
 

@@ -6,6 +6,7 @@
 //! reference its `reference/` folder (or `reference-ref`).
 
 pub mod compare;
+mod error;
 pub mod manifest;
 pub mod model;
 pub mod render;
@@ -21,30 +22,8 @@ use tokio::sync::Semaphore;
 use crate::config::{load_benchmark, load_task};
 use crate::pipeline::{self, Format, RunOptions, Verbosity};
 
+pub use error::{InputError, OutputError, SuiteError};
 pub use model::{SuiteReport, TaskResult};
-
-/// Why a suite could not be set up.
-#[derive(Debug, Error)]
-pub enum SuiteError {
-    /// Bad input: a flag, a layout, a shard or merge problem.
-    #[error("{0}")]
-    Input(String),
-    /// Writing the results failed.
-    #[error("{0}")]
-    Io(String),
-    /// A signal stopped the suite; the tasks still running were stopped and none was started.
-    #[error("cancelled by {name} after {done} of {total} task(s); no suite report was written")]
-    Cancelled {
-        /// SIGTERM or SIGINT.
-        name: &'static str,
-        /// The signal's number.
-        signal: i32,
-        /// Tasks finished.
-        done: usize,
-        /// Tasks selected.
-        total: usize,
-    },
-}
 
 /// `--shard K/N`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -228,10 +207,7 @@ impl TaskEntry {
 /// naming the file.
 pub fn discover(dir: &Path) -> Result<Vec<TaskEntry>, SuiteError> {
     if !dir.is_dir() {
-        return Err(SuiteError::Input(format!(
-            "{} is not a folder; pass the folder holding benchmark.yaml files",
-            dir.display()
-        )));
+        return Err(InputError::NotAFolder(dir.to_path_buf()).into());
     }
     let mut out = Vec::new();
     let mut benches: Vec<PathBuf> = walkdir::WalkDir::new(dir)
@@ -250,8 +226,7 @@ pub fn discover(dir: &Path) -> Result<Vec<TaskEntry>, SuiteError> {
         .collect();
     benches.sort();
     for b in benches {
-        let (bench, _) = load_benchmark(&b)
-            .map_err(|d| SuiteError::Input(d.render(false).trim_end().to_string()))?;
+        let (bench, _) = load_benchmark(&b).map_err(InputError::Config)?;
         let tasks_dir = b.parent().unwrap_or(dir).join("tasks");
         let Ok(entries) = std::fs::read_dir(&tasks_dir) else {
             continue;
@@ -264,8 +239,7 @@ pub fn discover(dir: &Path) -> Result<Vec<TaskEntry>, SuiteError> {
         dirs.sort();
         for t in dirs {
             let task_file = t.join("task.yaml");
-            let (task, _) = load_task(&task_file)
-                .map_err(|d| SuiteError::Input(d.render(false).trim_end().to_string()))?;
+            let (task, _) = load_task(&task_file).map_err(InputError::Config)?;
             let meta = |k: &str| {
                 task.metadata
                     .get(k)
@@ -305,12 +279,12 @@ pub fn discover(dir: &Path) -> Result<Vec<TaskEntry>, SuiteError> {
     }
     out.sort_by(|a, b| a.key.cmp(&b.key));
     if let Some(w) = out.windows(2).find(|w| w[0].key == w[1].key) {
-        return Err(SuiteError::Input(format!(
-            "task {} appears twice ({} and {}); task ids must be unique within a benchmark",
-            w[0].key,
-            w[0].task.display(),
-            w[1].task.display()
-        )));
+        return Err(InputError::DuplicateTask {
+            key: w[0].key.clone(),
+            first: w[0].task.clone(),
+            second: w[1].task.clone(),
+        }
+        .into());
     }
     Ok(out)
 }
@@ -368,8 +342,10 @@ pub async fn run(opts: &SuiteOptions) -> Result<SuiteReport, SuiteError> {
         .into_iter()
         .filter(|t| opts.shard.is_none_or(|s| s.holds(&t.key)))
         .collect();
-    std::fs::create_dir_all(&opts.out)
-        .map_err(|e| SuiteError::Io(format!("cannot create {}: {e}", opts.out.display())))?;
+    std::fs::create_dir_all(&opts.out).map_err(|source| OutputError::CreateFolder {
+        path: opts.out.clone(),
+        source,
+    })?;
     let bar = if opts.progress {
         let b = indicatif::ProgressBar::new(selected.len() as u64);
         b.set_style(
@@ -435,7 +411,7 @@ pub async fn run(opts: &SuiteOptions) -> Result<SuiteReport, SuiteError> {
                 total,
             });
         }
-        Err(Stopped::Panicked(e)) => return Err(SuiteError::Io(format!("a task panicked: {e}"))),
+        Err(Stopped::Panicked(e)) => return Err(OutputError::Panicked(e).into()),
     };
     let mut report = SuiteReport::new(
         opts.dir.display().to_string(),
@@ -463,7 +439,7 @@ pub enum Stopped {
         done: usize,
     },
     /// An item's task panicked (judge-ci's own bug).
-    Panicked(String),
+    Panicked(tokio::task::JoinError),
 }
 
 /// Runs `work` on every item, up to `jobs` at once in this process, and returns the results
@@ -497,7 +473,7 @@ where
         tokio::select! {
             next = set.join_next() => match next {
                 Some(Ok(r)) => results.push(r),
-                Some(Err(e)) => return Err(Stopped::Panicked(e.to_string())),
+                Some(Err(e)) => return Err(Stopped::Panicked(e)),
                 None => break,
             },
             (name, signal) = &mut cancel => {
@@ -583,15 +559,15 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<SuiteReport, SuiteError> {
     for d in dirs {
         let p = d.join("suite.json");
         let text = crate::untrusted::read_string_io(&p, crate::untrusted::MAX_STORED_BYTES)
-            .map_err(|e| SuiteError::Input(format!("{}: cannot be read: {e}", p.display())))?;
-        let r: SuiteReport = serde_json::from_str(&text).map_err(|e| {
-            SuiteError::Input(format!(
-                "{}:{}:{}: not a suite report: {e}",
-                p.display(),
-                e.line(),
-                e.column()
-            ))
-        })?;
+            .map_err(|source| InputError::Unreadable {
+                path: p.clone(),
+                source,
+            })?;
+        let r: SuiteReport =
+            serde_json::from_str(&text).map_err(|source| InputError::NotASuiteReport {
+                path: p.clone(),
+                source,
+            })?;
         parts.push(manifest::Part {
             dir: d.clone(),
             manifest: manifest::Manifest::read(d)?,
@@ -599,9 +575,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<SuiteReport, SuiteError> {
         });
     }
     let Some(first) = parts.first() else {
-        return Err(SuiteError::Input(
-            "merge needs at least one shard folder".into(),
-        ));
+        return Err(InputError::NoShards.into());
     };
     let root = first.report.suite.root.clone();
     let shards: Vec<Option<Shard>> = parts
@@ -615,20 +589,18 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<SuiteReport, SuiteError> {
                 .transpose()
         })
         .collect::<Result<_, _>>()
-        .map_err(|e| SuiteError::Input(e.to_string()))?;
+        .map_err(InputError::Shard)?;
     if let Some(n) = shards.iter().flatten().map(|s| s.count).next() {
         if shards.iter().any(|s| s.is_none_or(|s| s.count != n)) {
-            return Err(SuiteError::Input(
-                "the folders come from different splits (or unsharded runs); merge the shards of one run".into(),
-            ));
+            return Err(InputError::MixedSplits.into());
         }
         for k in 1..=n {
             let found = shards.iter().flatten().filter(|s| s.index == k).count();
             if found == 0 {
-                return Err(SuiteError::Input(format!("shard {k}/{n} is missing")));
+                return Err(InputError::ShardMissing { index: k, count: n }.into());
             }
             if found > 1 {
-                return Err(SuiteError::Input(format!("shard {k}/{n} is given twice")));
+                return Err(InputError::ShardTwice { index: k, count: n }.into());
             }
         }
     }
@@ -642,12 +614,10 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<SuiteReport, SuiteError> {
                 let from = p.dir.join(&t.report_path);
                 let to = out.join(&t.report_path);
                 if let (Some(src), Some(dst)) = (from.parent(), to.parent()) {
-                    copy_dir(src, dst).map_err(|e| {
-                        SuiteError::Input(format!(
-                            "cannot copy {} to {}: {e}",
-                            src.display(),
-                            dst.display()
-                        ))
+                    copy_dir(src, dst).map_err(|source| InputError::Copy {
+                        from: src.to_path_buf(),
+                        to: dst.to_path_buf(),
+                        source,
                     })?;
                 }
             }
@@ -669,10 +639,7 @@ fn no_link_below(dir: &Path, rel: &Path) -> Result<(), SuiteError> {
     for c in rel.components() {
         at.push(c);
         if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Err(SuiteError::Input(format!(
-                "{} is a symbolic link; judge-ci writes none in a suite folder",
-                at.display()
-            )));
+            return Err(InputError::Link(at).into());
         }
     }
     Ok(())
@@ -727,11 +694,17 @@ mod tests {
             sizes.iter().all(|&n| (70..=130).contains(&n)),
             "balanced: {sizes:?}"
         );
-        assert!(
-            Shard::parse("0/4").is_err()
-                && Shard::parse("5/4").is_err()
-                && Shard::parse("x").is_err()
-        );
+        for out_of_range in ["0/4", "5/4", "1/0"] {
+            assert!(
+                matches!(Shard::parse(out_of_range), Err(SelectionError::ShardRange(v)) if v == out_of_range),
+                "{out_of_range}"
+            );
+        }
+        assert!(matches!(Shard::parse("x"), Err(SelectionError::ShardForm(v)) if v == "x"));
+        assert!(matches!(
+            Shard::parse("two/4"),
+            Err(SelectionError::ShardNumber { part: "K", .. })
+        ));
         assert_eq!(Shard::parse("2/4").unwrap().to_string(), "2/4");
     }
 
@@ -742,7 +715,17 @@ mod tests {
             matches!(Filter::parse("difficulty:Hard"), Ok(Filter::Difficulty(d)) if d == "hard")
         );
         assert!(matches!(Filter::parse("petclinic-*"), Ok(Filter::Id(_))));
-        assert!(Filter::parse("colour:red").is_err());
-        assert!(Filter::parse("tag:").is_err());
+        assert!(matches!(
+            Filter::parse("colour:red"),
+            Err(SelectionError::FilterField { field, .. }) if field == "colour"
+        ));
+        assert!(matches!(
+            Filter::parse("tag:"),
+            Err(SelectionError::FilterEmpty { field: "tag", .. })
+        ));
+        assert!(matches!(
+            Filter::parse("id:[a"),
+            Err(SelectionError::FilterGlob { .. })
+        ));
     }
 }

@@ -10,7 +10,7 @@ use crate::judgment::{GapCategory, Status};
 use crate::jury::interpret::Reading;
 use crate::report::Report;
 
-use super::{SuiteError, TaskEntry};
+use super::{OutputError, SuiteError, TaskEntry};
 
 /// The suite report's schema name.
 pub const SUITE_SCHEMA: &str = "judge-ci.suite.v1";
@@ -385,14 +385,21 @@ impl SuiteReport {
 
     /// Writes `suite.json` and `suite.md` into `out`.
     pub fn write(&self, out: &Path) -> Result<(), SuiteError> {
-        std::fs::create_dir_all(out)
-            .map_err(|e| SuiteError::Io(format!("cannot create {}: {e}", out.display())))?;
-        let json = serde_json::to_string_pretty(self)
-            .map_err(|e| SuiteError::Io(format!("cannot serialise the suite report: {e}")))?;
+        std::fs::create_dir_all(out).map_err(|source| OutputError::CreateFolder {
+            path: out.to_path_buf(),
+            source,
+        })?;
+        let json = serde_json::to_string_pretty(self).map_err(|source| OutputError::Serialise {
+            what: "suite report",
+            source,
+        })?;
         let w = |name: &str, text: &str| {
-            crate::pipeline::save::write_atomically(&out.join(name), text.as_bytes()).map_err(|e| {
-                SuiteError::Io(format!("cannot write {}: {e}", out.join(name).display()))
-            })
+            crate::pipeline::save::write_atomically(&out.join(name), text.as_bytes()).map_err(
+                |source| OutputError::Write {
+                    path: out.join(name),
+                    source,
+                },
+            )
         };
         w("suite.json", &(json + "\n"))?;
         w("suite.md", &super::render::markdown(self, None))?;

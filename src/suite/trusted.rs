@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::SuiteError;
+use super::{InputError, SuiteError};
 use crate::materialize::{self, Checkout, Source};
 use crate::pipeline::config_tree::{self, ConfigFrom};
 
@@ -25,44 +25,49 @@ pub struct TrustedLayout {
 /// judge-ci cannot read is refused, never taken for one outside a pull request), the layout
 /// `dir` as the base commit (or the default branch) holds it; `None` outside one.
 pub fn layout(dir: &Path) -> Result<Option<TrustedLayout>, SuiteError> {
-    let input = |e: String| SuiteError::Input(e);
-    let ctx = crate::github::context::from_env(&|k| std::env::var(k).ok())
-        .map_err(|e| input(e.to_string()))?;
+    let ctx =
+        crate::github::context::from_env(&|k| std::env::var(k).ok()).map_err(InputError::Event)?;
     let Some(ctx) = ctx.filter(|c| c.pr_context) else {
         return Ok(None);
     };
-    let cwd = std::env::current_dir()
-        .map_err(|e| input(format!("cannot read the working folder: {e}")))?;
+    let cwd = std::env::current_dir().map_err(InputError::WorkingFolder)?;
     let source = config_tree::config_source(&ConfigFrom::Auto, Some(&ctx), &cwd)
-        .map_err(|e| input(format!("the suite's definitions: {e}")))?;
+        .map_err(InputError::Definitions)?;
     let Some(tree) = source.tree() else {
         return Ok(None);
     };
     let canonical = |p: &Path| {
-        p.canonicalize()
-            .map_err(|e| input(format!("cannot read {}: {e}", p.display())))
+        p.canonicalize().map_err(|source| InputError::Unresolvable {
+            path: p.to_path_buf(),
+            source,
+        })
     };
     let root = canonical(tree.root())?;
     let at = canonical(dir)?;
     let Ok(rel) = at.strip_prefix(&root) else {
-        return Err(input(format!(
-            "{} is not inside the repository {}: in a pull-request context the suite's definitions are read from {}, and this folder is not in it",
-            dir.display(),
-            root.display(),
-            tree.label()
-        )));
+        return Err(InputError::OutsideRepository {
+            dir: dir.to_path_buf(),
+            root,
+            label: tree.label().to_string(),
+        }
+        .into());
     };
     let commit = tree.commit();
-    let checkout = materialize::materialize(&Source::Rev(commit.clone()), &cwd, false)
-        .map_err(|e| input(format!("cannot write out {}: {e}", tree.label())))?;
+    let checkout =
+        materialize::materialize(&Source::Rev(commit.clone()), &cwd, false).map_err(|source| {
+            InputError::Checkout {
+                label: tree.label().to_string(),
+                source,
+            }
+        })?;
     let trusted = checkout.path.join(rel);
     if !trusted.is_dir() {
-        return Err(input(format!(
-            "{} does not exist in {} ({}): a suite the pull request adds has no trusted definition to judge it by",
-            rel.display(),
-            tree.label(),
-            &commit[..12.min(commit.len())]
-        )));
+        return Err(InputError::NotInTrusted {
+            rel: rel.to_path_buf(),
+            label: tree.label().to_string(),
+            commit: commit[..12.min(commit.len())].to_string(),
+        }
+        .into());
     }
     Ok(Some(TrustedLayout {
         _checkout: checkout,
