@@ -115,6 +115,32 @@ causes! {
         "a request would have passed the model spending limit: raise llm.limits (or the suite's), or ask fewer or smaller questions";
 }
 
+impl Cause {
+    /// Whether an ABSTAIN with this cause is the subject keeping the judge from deciding:
+    /// the change withheld what the judge needed (material the model could not be shown in
+    /// full, a plan it deleted or emptied). Such an abstention counts against the subject at
+    /// the gate (`spec/trust.md` point 12), while one the model or judge-ci brings about (an
+    /// unstable model, a misconfigured check) stays an undecided reading.
+    pub fn withheld_by_subject(self) -> bool {
+        match self {
+            Cause::MaterialIncomplete | Cause::EvidenceMissing => true,
+            Cause::Timeout
+            | Cause::NetworkUnreachable
+            | Cause::DependencyUnresolved
+            | Cause::DiskFull
+            | Cause::OutOfMemory
+            | Cause::ProviderUnavailable
+            | Cause::ToolMissing
+            | Cause::JudgeMisconfigured
+            | Cause::ProviderRefused
+            | Cause::ModelReplyUnusable
+            | Cause::JudgeBroken
+            | Cause::ModelUnstable
+            | Cause::LlmBudgetExhausted => false,
+        }
+    }
+}
+
 /// Who can bring an ERROR about, as judge-ci knows it from the cause it observed
 /// (`spec/trust.md` point 12): the gate waives, under a lenient `fail-on`, only ERRORs of
 /// judge-ci's own instrument; one the subject can cause never passes it.

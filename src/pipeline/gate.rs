@@ -76,6 +76,48 @@ pub fn gate_with_errors(
     o
 }
 
+/// The gate as [`gate_with_errors`] gives it, then the judges the subject kept from deciding
+/// (`withheld`): a reading that would still pass fails (exit 1) under every `fail-on` but
+/// `never` when any judge abstained because of what the change withheld from it (material
+/// the model could not be shown in full, a plan it deleted). An undecided or accepting
+/// reading the subject brought about by hiding its change from a judge is no pass
+/// (`spec/trust.md` points 12 and 20; attack findings S4, S5, F9).
+pub fn gate_all(
+    reading: Option<Reading>,
+    fail_on: FailOn,
+    decided_by: Option<&str>,
+    errored: Vec<report::ErroredTier>,
+    withheld: Vec<report::WithheldJudge>,
+) -> Outcome {
+    let mut o = gate_with_errors(reading, fail_on, decided_by, errored);
+    if !withheld.is_empty() {
+        let what = withheld
+            .iter()
+            .map(|w| format!("{}: {}", w.clause(), w.reason))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let body = o.reason.trim_end_matches('.').to_string();
+        o.reason = match (o.exit_code == EXIT_PASS, fail_on) {
+            (true, FailOn::Never) => format!(
+                "{body}. Besides, {what}; never waives that too, as it waives every reading."
+            ),
+            (true, _) => {
+                o.exit_code = EXIT_REJECTED;
+                o.gate = Gate::Fail;
+                format!(
+                    "{body}. But {what}: the change kept that judge from deciding, which counts against it under every fail-on but never, so the gate fails (exit {EXIT_REJECTED})."
+                )
+            }
+            (false, _) => format!(
+                "{body}. Besides, {what}; the gate fails already, so its exit code ({}) stands.",
+                o.exit_code
+            ),
+        };
+    }
+    o.withheld = withheld;
+    o
+}
+
 /// What could not run, as a clause: "the task commands failed and tier 'build' could not
 /// run"; a tier whose entry names the judges that ended ERROR "could not run in full (judge
 /// 'compile' ended ERROR)": it may still have voted over its other judges (attack finding
@@ -127,6 +169,7 @@ pub fn gate(reading: Option<Reading>, fail_on: FailOn, decided_by: Option<&str>)
         reason: format!("{said} fail-on is {fail_on}: {why}, so {verdict}."),
         fail_on: Some(fail_on.to_string()),
         errored_tiers: Vec::new(),
+        withheld: Vec::new(),
     }
 }
 
@@ -234,6 +277,46 @@ mod tests {
                 };
                 assert!(o.reason.contains(reading_said), "the reading: {what}");
             }
+        }
+    }
+
+    /// Every reading × fail-on with a judge the subject kept from deciding (it abstained
+    /// because the change withheld its material, attack findings S4/S5/F9): a reading that
+    /// would pass fails with exit 1 under every fail-on but `never`, and says which judge and
+    /// why; a reading that fails already keeps its code; the entry is kept in the outcome.
+    #[test]
+    fn an_abstention_the_subject_caused_fails_every_gate_but_never() {
+        let fail_ons = [FailOn::Fail, FailOn::NotPass, FailOn::Never, FailOn::Error];
+        let withheld = || {
+            vec![report::WithheldJudge {
+                tier: "semantic".into(),
+                judge: "review".into(),
+                cause: crate::judgment::Cause::MaterialIncomplete,
+                reason: "the model was not shown app.properties (binary)".into(),
+            }]
+        };
+        for reading in READINGS {
+            for (fail_on, clean) in fail_ons.into_iter().zip(expected(reading)) {
+                let o = gate_all(reading, fail_on, Some("semantic"), Vec::new(), withheld());
+                let what = format!("{reading:?} under {fail_on}: {}", o.reason);
+                let want = match (clean, fail_on) {
+                    (0, FailOn::Never) => 0,
+                    (0, _) => EXIT_REJECTED,
+                    (code, _) => code,
+                };
+                assert_eq!(o.exit_code, want, "{what}");
+                assert_eq!(o.gate == Gate::Pass, want == 0, "{what}");
+                assert!(
+                    o.reason.contains("judge 'review' (tier 'semantic') abstained (material_incomplete): the model was not shown app.properties"),
+                    "{what}"
+                );
+                assert_eq!(o.withheld.len(), 1, "{what}");
+            }
+        }
+        // Nothing withheld: exactly the gate with errors.
+        for reading in READINGS {
+            let o = gate_all(reading, FailOn::Error, None, Vec::new(), Vec::new());
+            assert_eq!(o.exit_code, gate(reading, FailOn::Error, None).exit_code);
         }
     }
 

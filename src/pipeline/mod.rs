@@ -44,7 +44,7 @@ pub mod validate;
 pub use assemble::{collect_diffs, tier_views};
 pub use error::{InputError, InstrumentError, RunError};
 pub use exit::{EXIT_BAD_INPUT, EXIT_INSTRUMENT, EXIT_PASS, EXIT_PUBLISH, EXIT_REJECTED};
-pub use gate::{gate, gate_with_errors};
+pub use gate::{gate, gate_all, gate_with_errors};
 pub use load::{load, load_from, read_report};
 pub use options::{Format, RunOptions, RunResult, Verbosity};
 pub use run::{run, run_beside};

@@ -367,11 +367,12 @@ fn regated(report: &Report, fail_on: FailOn) -> report::Outcome {
         &report.tiers,
         &report.verdict,
     ));
-    super::gate::gate_with_errors(
+    super::gate::gate_all(
         report.interpretation.reading,
         fail_on,
         report.interpretation.decided_by.as_deref(),
         errored,
+        report::notices::withheld(&report.tiers, &report.verdict),
     )
 }
 

@@ -12,7 +12,7 @@ use std::time::Instant;
 use super::assemble::{collect_diffs, tier_views};
 use super::cancelled::write_cancelled;
 use super::error::{InputError, InstrumentError, RunError};
-use super::gate::gate_with_errors;
+use super::gate::gate_all;
 use super::guard::{config_files, guard};
 use super::jury::{jury_of, progress_for};
 use super::load::load_from;
@@ -533,11 +533,13 @@ pub fn report(
     // hidden tests did not apply), so the verdict is no acceptance under `fail-on: error`.
     let mut errored = super::task::failed_commands(&commands);
     errored.extend(report::notices::errored_tiers(&tiers, &verdict));
-    let outcome = gate_with_errors(
+    let withheld = report::notices::withheld(&tiers, &verdict);
+    let outcome = gate_all(
         reading.reading,
         fail_on,
         reading.decided_by.as_deref(),
         errored,
+        withheld,
     );
     let workspace = &trees.workspace;
     let mut report = Report {

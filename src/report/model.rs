@@ -635,6 +635,36 @@ pub struct Outcome {
     /// an accepted verdict with any of them is not a clean pass (`spec/trust.md` point 7).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errored_tiers: Vec<ErroredTier>,
+    /// Judges the subject kept from deciding: they abstained with a cause the change itself
+    /// brings about (`Cause::withheld_by_subject`). A reading that would pass the gate fails
+    /// it when any is listed, under every `fail-on` but `never` (`spec/trust.md` point 12).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub withheld: Vec<WithheldJudge>,
+}
+
+/// A judge that abstained because of what the subject withheld from it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WithheldJudge {
+    /// The tier it sat in.
+    pub tier: String,
+    /// The judge.
+    pub judge: String,
+    /// Its cause (`material_incomplete`, `evidence_missing`).
+    pub cause: crate::judgment::Cause,
+    /// Why, from its reasoning's first line.
+    pub reason: String,
+}
+
+impl WithheldJudge {
+    /// What happened, as a clause: "judge 'review' (tier 'semantic') abstained
+    /// (material_incomplete)".
+    pub fn clause(&self) -> String {
+        format!(
+            "judge '{}' (tier '{}') abstained ({})",
+            self.judge, self.tier, self.cause
+        )
+    }
 }
 
 /// A tier that could not run, or in which a judge could not run.

@@ -7,7 +7,7 @@ use crate::judgment::{ErrorOrigin, Status};
 use crate::jury::Verdict;
 use crate::jury::interpret::Reading;
 
-use super::{ErroredTier, Report, TierView};
+use super::{ErroredTier, Report, TierView, WithheldJudge};
 
 /// The longest reason kept for an errored tier.
 const REASON_CHARS: usize = 300;
@@ -84,6 +84,30 @@ pub fn errored_tiers(tiers: &[TierView], verdict: &Verdict) -> Vec<ErroredTier> 
         .collect()
 }
 
+/// Every judge in a tier that ran that abstained with a cause the subject brings about by
+/// withholding what the judge needed ([`crate::judgment::Cause::withheld_by_subject`]).
+pub fn withheld(tiers: &[TierView], verdict: &Verdict) -> Vec<WithheldJudge> {
+    tiers
+        .iter()
+        .filter(|t| t.ran)
+        .flat_map(|t| {
+            t.judges
+                .iter()
+                .filter(|j| j.status == Status::Abstain)
+                .filter_map(|j| {
+                    let judged = judgment(verdict, &j.name)?;
+                    let cause = judged.cause().filter(|c| c.withheld_by_subject())?;
+                    Some(WithheldJudge {
+                        tier: t.name.clone(),
+                        judge: j.name.clone(),
+                        cause,
+                        reason: first_line(judged.reasoning()),
+                    })
+                })
+        })
+        .collect()
+}
+
 /// The sentences a report opens with, most important first.
 pub fn notices(r: &Report) -> Vec<String> {
     let mut out = Vec::new();
@@ -105,6 +129,18 @@ pub fn notices(r: &Report) -> Vec<String> {
                 format!(" ({})", t.judges.join(", "))
             };
             out.push(format!("{word}, but {}{who}: {}", t.clause(), t.reason));
+        }
+    }
+    if matches!(
+        r.interpretation.reading,
+        Some(Reading::Accepted | Reading::NotApplicable | Reading::Undecided)
+    ) {
+        for w in &r.outcome.withheld {
+            out.push(format!(
+                "The change kept a judge from deciding, which counts against it: {}: {}",
+                w.clause(),
+                w.reason
+            ));
         }
     }
     if let Some(src) = &r.config.source {

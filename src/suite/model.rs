@@ -125,6 +125,12 @@ fn subject_error(r: &Report) -> Option<String> {
         .iter()
         .filter(|t| t.subject_can_cause())
         .map(crate::report::ErroredTier::clause)
+        .chain(
+            r.outcome
+                .withheld
+                .iter()
+                .map(crate::report::WithheldJudge::clause),
+        )
         .collect();
     (!what.is_empty()).then(|| what.join(" and "))
 }

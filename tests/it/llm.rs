@@ -1107,3 +1107,77 @@ fn material_the_model_is_not_shown_in_full_does_not_pass() {
         }
     }
 }
+
+/// Attack findings S4, S5 and F9 (trust.md points 12 and 20): a change that keeps the model
+/// from deciding — a NUL byte in the file that carries it, a plan it deletes — made the
+/// semantic judge ABSTAIN as promised, and the gate then passed: an undecided reading under
+/// `fail`/`error`, and an acceptance under `all-must-pass`, which drops the abstaining seat.
+/// An abstention the subject caused by withholding material now fails the gate (exit 1)
+/// under every fail-on but `never`, naming the judge and why; the model's word alone on what
+/// it was shown in full still passes.
+#[test]
+fn an_abstention_the_change_causes_by_withholding_material_does_not_pass_the_gate() {
+    let review = "        - type: llm\n          name: review\n";
+    let all_must_pass = format!(
+        "    - name: semantic\n      policy: FINAL_TIER\n      voting: {{strategy: all-must-pass}}\n      checks:\n{review}        - {{type: file-exists, name: filter-kept, path: src/Filter.java}}\n"
+    );
+    // (name, tiers, fail-on, the NUL-byte file present, the exit code wanted)
+    let cases = [
+        ("undecided under fail", one_tier(review), "fail", true, 1),
+        ("undecided under error", one_tier(review), "error", true, 1),
+        ("undecided under never", one_tier(review), "never", true, 0),
+        (
+            "accepted under all-must-pass",
+            all_must_pass.clone(),
+            "error",
+            true,
+            1,
+        ),
+        ("control: all shown", all_must_pass, "error", false, 0),
+    ];
+    for (name, tiers, fail_on, hidden, code) in cases {
+        let llm = FakeLlm::start(KEY);
+        llm.on(
+            "",
+            1,
+            Reply::Json(json!({"verdict": "PASS", "reasoning": "fine"})),
+        );
+        let p = Project::new("anthropic", &llm, &tiers);
+        let cfg = p.ws().join("judge-ci.yml");
+        let text = std::fs::read_to_string(&cfg).unwrap();
+        std::fs::write(
+            &cfg,
+            format!(
+                "{}report: {{fail-on: {fail_on}}}\n",
+                text.replace("  cache: ", "  cache: off\n  #")
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            p.ws().join("src/Filter.java"),
+            "package p;\nimport jakarta.servlet.Filter;\nclass F {}\n",
+        )
+        .unwrap();
+        if hidden {
+            std::fs::write(p.ws().join("src/app.properties"), b"allow.admin=true\n\0\n").unwrap();
+        }
+        let (o, r) = p.run(Some(KEY));
+        let what = format!("{name}: {}\n{:#}", stderr(&o), r["outcome"]);
+        assert_eq!(o.status.code(), Some(code), "{what}");
+        assert_eq!(r["outcome"]["exitCode"], code, "{what}");
+        if hidden {
+            let w = &r["outcome"]["withheld"][0];
+            assert_eq!(w["judge"], "review", "{what}");
+            assert_eq!(w["cause"], "material_incomplete", "{what}");
+            assert!(
+                r["outcome"]["reason"]
+                    .as_str()
+                    .unwrap()
+                    .contains("judge 'review' (tier 'semantic') abstained (material_incomplete)"),
+                "{what}"
+            );
+        } else {
+            assert!(r["outcome"]["withheld"].is_null(), "{what}");
+        }
+    }
+}
