@@ -166,8 +166,8 @@ pub async fn command(
     };
     let spec = spec_for(run, &cwd, env, timeout);
     let display = spec.display();
-    if let CommandLine::ShellWithGlobs(_) = run
-        && let Some(j) = option_like_names(&cwd, &display)
+    if let Some(reads) = NameReading::of(run)
+        && let Some(j) = misreadable_names(&cwd, reads, &display)
     {
         return j;
     }
@@ -208,19 +208,98 @@ pub async fn command(
     )
 }
 
-/// Most entries looked at for names a pathname expansion could misread.
-const NAMES_LOOKED_AT: usize = 200_000;
-
-/// A FAIL when the tree under `dir` holds a name that pathname expansion could make an option
-/// (it starts with `-`) or split into several words (a newline in it): with `glob: true` the
-/// command's meaning would then be the pull request's to choose (trust.md point 25), so it is
-/// not run. `None` when no such name is there.
-fn option_like_names(dir: &Path, display: &str) -> Option<Outcome> {
-    option_like_names_in(dir).map(|names| refuse_expansion(names, display))
+/// How a shell line can read the names in its tree as words of its own (trust.md point 25):
+/// pathname expansion (`glob: true`), or a construct that splits a list of names at blanks
+/// (`find … | xargs cmd` without `-0`/`-d`, `$(find …)`, `` `ls` ``, `for f in $(…)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct NameReading {
+    /// Pathname expansion is on.
+    globs: bool,
+    /// The line splits a list of names into words.
+    splits: bool,
 }
 
-/// The names under `dir` (at most ten) that pathname expansion could misread.
-fn option_like_names_in(dir: &Path) -> Option<Vec<String>> {
+impl NameReading {
+    /// How `run` reads names, or `None` when it cannot read one as a word: an argument
+    /// vector, or a shell line with neither expansion nor splitting.
+    fn of(run: &CommandLine) -> Option<NameReading> {
+        let (line, globs) = match run {
+            CommandLine::Argv(_) => return None,
+            CommandLine::Shell(l) => (l, false),
+            CommandLine::ShellWithGlobs(l) => (l, true),
+        };
+        let r = NameReading {
+            globs,
+            splits: splits_names(line),
+        };
+        (r.globs || r.splits).then_some(r)
+    }
+
+    /// Whether a name (its bytes) could become something else than one word naming a file:
+    /// an option (`-x`) or an argument file (`@opts`, which javac, java, gcc and clang read
+    /// options from) wherever names become words, and any blank, quote, backslash or newline
+    /// where a list of names is split into words.
+    fn misreads(self, n: &[u8]) -> bool {
+        let option_like = matches!(n.first(), Some(b'-' | b'@'));
+        let breaks_a_word = n.contains(&b'\n')
+            || (self.splits
+                && n.iter()
+                    .any(|b| matches!(b, b' ' | b'\t' | b'\'' | b'"' | b'\\' | b'`')));
+        option_like || breaks_a_word
+    }
+}
+
+/// Whether a shell line splits a list of names into words: `xargs` without `-0`, `--null`
+/// or `-d` in its pipeline stage, or a command substitution or `for … in` over the output of
+/// a program that lists names (`find`, `ls`, `git ls-files`, `grep -l`).
+fn splits_names(line: &str) -> bool {
+    let stages = line.split(['|', ';', '&', '\n']);
+    let xargs = stages.clone().any(|stage| {
+        let words: Vec<&str> = stage.split_whitespace().collect();
+        words.iter().position(|w| *w == "xargs").is_some_and(|at| {
+            !words[at + 1..].iter().any(|w| {
+                *w == "-0" || *w == "--null" || w.starts_with("-d") || w.starts_with("--delimiter")
+            })
+        })
+    });
+    let listing = [
+        "find",
+        "ls",
+        "git ls-files",
+        "grep -l",
+        "grep -rl",
+        "grep -Rl",
+    ];
+    let substituted = line
+        .match_indices("$(")
+        .map(|(i, _)| &line[i + 2..])
+        .chain(line.split('`').skip(1).step_by(2))
+        .any(|inner| {
+            let inner = inner.trim_start();
+            listing.iter().any(|p| {
+                inner.starts_with(p)
+                    && inner[p.len()..]
+                        .chars()
+                        .next()
+                        .is_none_or(|c| c.is_whitespace() || c == ')')
+            })
+        });
+    xargs || substituted
+}
+
+/// Most entries looked at for names a command could misread.
+const NAMES_LOOKED_AT: usize = 200_000;
+
+/// A FAIL when the tree under `dir` holds a name the command would read as more than one
+/// word naming a file ([`NameReading::misreads`]): the command's meaning would then be the
+/// pull request's to choose (trust.md point 25; attack findings NC5, NC10), so it is not run.
+/// `None` when no such name is there.
+fn misreadable_names(dir: &Path, reads: NameReading, display: &str) -> Option<Outcome> {
+    misreadable_names_in(dir, reads).map(|names| refuse_expansion(names, reads, display))
+}
+
+/// The names under `dir` (at most ten) that the command could misread.
+fn misreadable_names_in(dir: &Path, reads: NameReading) -> Option<Vec<String>> {
     let names: Vec<String> = walkdir::WalkDir::new(dir)
         .follow_links(false)
         .min_depth(1)
@@ -228,10 +307,7 @@ fn option_like_names_in(dir: &Path) -> Option<Vec<String>> {
         .filter_entry(|e| e.file_name() != ".git")
         .take(NAMES_LOOKED_AT)
         .filter_map(Result::ok)
-        .filter(|e| {
-            let n = e.file_name().as_encoded_bytes();
-            n.first() == Some(&b'-') || n.contains(&b'\n')
-        })
+        .filter(|e| reads.misreads(e.file_name().as_encoded_bytes()))
         .map(|e| {
             e.path()
                 .strip_prefix(dir)
@@ -245,12 +321,19 @@ fn option_like_names_in(dir: &Path) -> Option<Vec<String>> {
     (!names.is_empty()).then_some(names)
 }
 
-/// The FAIL of a `glob: true` command not run over option-like `names`.
-fn refuse_expansion(names: Vec<String>, display: &str) -> Outcome {
+/// The FAIL of a command not run over `names` it could misread.
+fn refuse_expansion(names: Vec<String>, reads: NameReading, display: &str) -> Outcome {
+    let how = match (reads.globs, reads.splits) {
+        (true, true) => "expands globs (glob: true) and splits a list of names into words",
+        (true, false) => "expands globs (glob: true)",
+        (false, _) => {
+            "splits a list of names into words (xargs without -0, or a substitution of find or ls)"
+        }
+    };
     build(
         Judgment::builder(Status::Fail)
             .reasoning(format!(
-                "`{display}` was not run: it expands globs (glob: true) in a tree that holds {}, a name the expansion could turn into an option or split into words",
+                "`{display}` was not run: it {how} in a tree that holds {}, a name the command could turn into an option or an argument file, or split into words",
                 names.join(", ")
             ))
             .check(Check::new(
@@ -653,5 +736,73 @@ mod tests {
         assert_eq!(humantime(Duration::from_secs(90)), "90s");
         assert_eq!(humantime(Duration::from_millis(300)), "300ms");
         assert_eq!(humantime(Duration::from_secs(3900 * 2)), "2h 10m");
+    }
+
+    /// Which lines read names as words (attack findings NC5, NC10): pathname expansion, and
+    /// a list of names split at blanks; `-0`/`-d` lists, argument vectors and plain lines do
+    /// not.
+    #[test]
+    fn the_lines_that_read_names_as_words_are_known() {
+        let shell = |l: &str| NameReading::of(&CommandLine::Shell(l.into()));
+        let globs = |l: &str| NameReading::of(&CommandLine::ShellWithGlobs(l.into()));
+        for splitting in [
+            "find src -name '*.java' | xargs grep -l javax && exit 1 || exit 0",
+            "grep -q x $(find . -name '*.java')",
+            "for f in `ls src`; do test -s $f; done",
+            "wc -l $(git ls-files)",
+        ] {
+            assert_eq!(
+                shell(splitting),
+                Some(NameReading {
+                    globs: false,
+                    splits: true
+                }),
+                "{splitting}"
+            );
+        }
+        for plain in [
+            "mvn -o -q verify",
+            "find src -print0 | xargs -0 grep -l javax",
+            "find src | xargs -d '\\n' grep x",
+            "test \"$(cat VERSION)\" = 1.0",
+            "! grep -rn javax src",
+        ] {
+            assert_eq!(shell(plain), None, "{plain}");
+        }
+        assert_eq!(
+            globs("javadoc -d out *.java"),
+            Some(NameReading {
+                globs: true,
+                splits: false
+            })
+        );
+        assert_eq!(
+            NameReading::of(&CommandLine::Argv(vec!["xargs".into()])),
+            None
+        );
+    }
+
+    /// Which names each reading could misread: options and argument files always, blanks,
+    /// quotes and backslashes only where names are split, a newline in any.
+    #[test]
+    fn names_that_become_other_words() {
+        let globs = NameReading {
+            globs: true,
+            splits: false,
+        };
+        let splits = NameReading {
+            globs: false,
+            splits: true,
+        };
+        for r in [globs, splits] {
+            for n in ["-version.java", "@opts.java", "a\nb.java"] {
+                assert!(r.misreads(n.as_bytes()), "{r:?} {n:?}");
+            }
+            assert!(!r.misreads(b"Legacy.java"), "{r:?}");
+        }
+        for n in ["Legacy Filter.java", "it's.java", "a\\b.java", "tab\there"] {
+            assert!(splits.misreads(n.as_bytes()), "{n:?}");
+            assert!(!globs.misreads(n.as_bytes()), "{n:?}");
+        }
     }
 }

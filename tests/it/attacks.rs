@@ -555,6 +555,58 @@ fn names_the_pull_request_puts_in_the_tree_never_become_words_of_a_command() {
     );
 }
 
+/// Attack findings NC5 and NC10 (trust.md point 25), the same class as the `--include=`
+/// name above: a name the pull request chooses becomes other words of the config's command.
+/// Under `glob: true`, `@opts.java` is an argument file for javadoc, javac, java and gcc
+/// (`*.java` expands to `@opts.java Util.java opts.java`, and `opts.java` says `--version`);
+/// in `find … | xargs grep`, `Legacy Filter.java` becomes the two words `…/Legacy` and
+/// `Filter.java`, so grep finds neither and the check passed. Neither command is run over
+/// such a tree now: each is a FAIL naming the file.
+#[test]
+fn names_that_become_argument_files_or_split_into_words_are_never_read_by_a_command() {
+    let cases = [
+        (
+            "find src -name '*.java' | xargs grep -l 'javax.servlet' && exit 1 || exit 0",
+            false,
+            "src/Legacy Filter.java",
+            "splits a list of names into words",
+        ),
+        (
+            "! grep -l 'javax.servlet' src/*.java",
+            true,
+            "src/@opts.java",
+            "expands globs",
+        ),
+    ];
+    for (run, glob, name, how) in cases {
+        let mut config = command_config(run);
+        if glob {
+            config = config.replace(
+                "          timeout:",
+                "          glob: true\n          timeout:",
+            );
+        }
+        let d = workspace(&config);
+        common::write_tree(
+            d.path(),
+            &[(name, "import javax.servlet.Filter;\nclass Legacy {}\n")],
+        );
+        let out = d.path().join("judge-ci-out");
+        let o = common::judge_ci(d.path(), &["--dry-run", "--out", out.to_str().unwrap()]);
+        let r = common::report(&out);
+        let j = &r["verdict"]["individual"][0];
+        let what = format!("{run}: {}\n{j:#}", common::stderr(&o));
+        assert_eq!(o.status.code(), Some(1), "{what}");
+        assert_eq!(j["status"], "fail", "{what}");
+        let reasoning = j["reasoning"].as_str().unwrap();
+        assert!(
+            reasoning.contains("was not run") && reasoning.contains(how),
+            "{what}"
+        );
+        assert_eq!(j["metadata"]["optionLikeNames"][0], name, "{what}");
+    }
+}
+
 #[test]
 fn validate_warns_about_commands_whose_meaning_depends_on_the_tree() {
     let d = workspace(&command_config(
