@@ -109,6 +109,10 @@ causes! {
     /// agreed (`agreement`), so its answer does not decide the judgment.
     ModelUnstable => "model_unstable", Evaluation, Subject,
         "the model's answers to the same question disagreed: make the question or the criteria sharper, or lower the temperature";
+    /// The change's material holds text addressed to the grader, so the model's PASS does
+    /// not count (`injection: abstain`).
+    PromptInjection => "prompt_injection", Evaluation, Subject,
+        "the change's material holds text addressed to the grader, so the model's answer does not count: remove that text, or judge the change with a structural check";
     /// A request would have passed a spending limit (`llm.limits`, or the suite's), so it
     /// was not sent.
     LlmBudgetExhausted => "llm_budget_exhausted", Environment, Subject,
@@ -118,12 +122,13 @@ causes! {
 impl Cause {
     /// Whether an ABSTAIN with this cause is the subject keeping the judge from deciding:
     /// the change withheld what the judge needed (material the model could not be shown in
-    /// full, a plan it deleted or emptied). Such an abstention counts against the subject at
+    /// full, a plan it deleted or emptied) or addressed the grader so that the model's answer
+    /// does not count. Such an abstention counts against the subject at
     /// the gate (`spec/trust.md` point 12), while one the model or judge-ci brings about (an
     /// unstable model, a misconfigured check) stays an undecided reading.
-    pub fn withheld_by_subject(self) -> bool {
+    pub fn kept_from_deciding_by_subject(self) -> bool {
         match self {
-            Cause::MaterialIncomplete | Cause::EvidenceMissing => true,
+            Cause::MaterialIncomplete | Cause::EvidenceMissing | Cause::PromptInjection => true,
             Cause::Timeout
             | Cause::NetworkUnreachable
             | Cause::DependencyUnresolved

@@ -76,22 +76,23 @@ pub fn gate_with_errors(
     o
 }
 
-/// The gate as [`gate_with_errors`] gives it, then the judges the subject kept from deciding
-/// (`withheld`): a reading that would still pass fails (exit 1) under every `fail-on` but
-/// `never` when any judge abstained because of what the change withheld from it (material
-/// the model could not be shown in full, a plan it deleted). An undecided or accepting
-/// reading the subject brought about by hiding its change from a judge is no pass
-/// (`spec/trust.md` points 12 and 20; attack findings S4, S5, F9).
+/// The gate as [`gate_with_errors`] gives it, then what counts against the change whatever
+/// the reading (`against`): a reading that would still pass fails (exit 1) under every
+/// `fail-on` but `never` when a judge abstained because of what the change did to it
+/// (material the model could not be shown in full, a plan it deleted, text addressed to the
+/// grader), or when one of judge-ci's own trust checks (protected paths, unjudged changes,
+/// build code added) failed and the tier's voting outvoted it (`spec/trust.md` points 2, 12,
+/// 19 and 20; attack findings S4, S5, F9, NC2, NC8).
 pub fn gate_all(
     reading: Option<Reading>,
     fail_on: FailOn,
     decided_by: Option<&str>,
     errored: Vec<report::ErroredTier>,
-    withheld: Vec<report::WithheldJudge>,
+    against: Vec<report::CountsAgainst>,
 ) -> Outcome {
     let mut o = gate_with_errors(reading, fail_on, decided_by, errored);
-    if !withheld.is_empty() {
-        let what = withheld
+    if !against.is_empty() {
+        let what = against
             .iter()
             .map(|w| format!("{}: {}", w.clause(), w.reason))
             .collect::<Vec<_>>()
@@ -101,11 +102,11 @@ pub fn gate_all(
             (true, FailOn::Never) => format!(
                 "{body}. Besides, {what}; never waives that too, as it waives every reading."
             ),
-            (true, _) => {
+            (true, FailOn::Fail | FailOn::NotPass | FailOn::Error) => {
                 o.exit_code = EXIT_REJECTED;
                 o.gate = Gate::Fail;
                 format!(
-                    "{body}. But {what}: the change kept that judge from deciding, which counts against it under every fail-on but never, so the gate fails (exit {EXIT_REJECTED})."
+                    "{body}. But {what}: that counts against the change under every fail-on but never, so the gate fails (exit {EXIT_REJECTED})."
                 )
             }
             (false, _) => format!(
@@ -114,7 +115,7 @@ pub fn gate_all(
             ),
         };
     }
-    o.withheld = withheld;
+    o.counts_against = against;
     o
 }
 
@@ -169,7 +170,7 @@ pub fn gate(reading: Option<Reading>, fail_on: FailOn, decided_by: Option<&str>)
         reason: format!("{said} fail-on is {fail_on}: {why}, so {verdict}."),
         fail_on: Some(fail_on.to_string()),
         errored_tiers: Vec::new(),
-        withheld: Vec::new(),
+        counts_against: Vec::new(),
     }
 }
 
@@ -288,10 +289,12 @@ mod tests {
     fn an_abstention_the_subject_caused_fails_every_gate_but_never() {
         let fail_ons = [FailOn::Fail, FailOn::NotPass, FailOn::Never, FailOn::Error];
         let withheld = || {
-            vec![report::WithheldJudge {
+            vec![report::CountsAgainst {
                 tier: "semantic".into(),
                 judge: "review".into(),
-                cause: crate::judgment::Cause::MaterialIncomplete,
+                what: report::Against::Abstained {
+                    cause: crate::judgment::Cause::MaterialIncomplete,
+                },
                 reason: "the model was not shown app.properties (binary)".into(),
             }]
         };
@@ -310,7 +313,7 @@ mod tests {
                     o.reason.contains("judge 'review' (tier 'semantic') abstained (material_incomplete): the model was not shown app.properties"),
                     "{what}"
                 );
-                assert_eq!(o.withheld.len(), 1, "{what}");
+                assert_eq!(o.counts_against.len(), 1, "{what}");
             }
         }
         // Nothing withheld: exactly the gate with errors.

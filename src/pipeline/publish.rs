@@ -372,7 +372,7 @@ fn regated(report: &Report, fail_on: FailOn) -> report::Outcome {
         fail_on,
         report.interpretation.decided_by.as_deref(),
         errored,
-        report::notices::withheld(&report.tiers, &report.verdict),
+        report::notices::counts_against(&report.tiers, &report.verdict),
     )
 }
 

@@ -533,13 +533,13 @@ pub fn report(
     // hidden tests did not apply), so the verdict is no acceptance under `fail-on: error`.
     let mut errored = super::task::failed_commands(&commands);
     errored.extend(report::notices::errored_tiers(&tiers, &verdict));
-    let withheld = report::notices::withheld(&tiers, &verdict);
+    let against = report::notices::counts_against(&tiers, &verdict);
     let outcome = gate_all(
         reading.reading,
         fail_on,
         reading.decided_by.as_deref(),
         errored,
-        withheld,
+        against,
     );
     let workspace = &trees.workspace;
     let mut report = Report {

@@ -635,35 +635,58 @@ pub struct Outcome {
     /// an accepted verdict with any of them is not a clean pass (`spec/trust.md` point 7).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errored_tiers: Vec<ErroredTier>,
-    /// Judges the subject kept from deciding: they abstained with a cause the change itself
-    /// brings about (`Cause::withheld_by_subject`). A reading that would pass the gate fails
-    /// it when any is listed, under every `fail-on` but `never` (`spec/trust.md` point 12).
+    /// What the change did that counts against it whatever the reading: a judge it kept
+    /// from deciding (an ABSTAIN whose cause it brought about, `Cause::kept_from_deciding_by_subject`)
+    /// or a trust check of judge-ci's own that failed (`protected-paths`, `unjudged-changes`,
+    /// `build-code-added`), which no tier's voting outvotes. A reading that would pass the gate
+    /// fails it when any is listed, under every `fail-on` but `never` (`spec/trust.md`
+    /// points 2, 12, 19 and 20).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub withheld: Vec<WithheldJudge>,
+    pub counts_against: Vec<CountsAgainst>,
 }
 
-/// A judge that abstained because of what the subject withheld from it.
+/// One thing the change did that counts against it at the gate.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct WithheldJudge {
-    /// The tier it sat in.
+pub struct CountsAgainst {
+    /// The tier the judge sat in.
     pub tier: String,
     /// The judge.
     pub judge: String,
-    /// Its cause (`material_incomplete`, `evidence_missing`).
-    pub cause: crate::judgment::Cause,
-    /// Why, from its reasoning's first line.
+    /// What it was.
+    #[serde(flatten)]
+    pub what: Against,
+    /// Why, from the judgment's reasoning (its first line).
     pub reason: String,
 }
 
-impl WithheldJudge {
+/// What counts against the change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Against {
+    /// The judge abstained with a cause the change brought about.
+    Abstained {
+        /// `material_incomplete`, `evidence_missing` or `prompt_injection`.
+        cause: crate::judgment::Cause,
+    },
+    /// judge-ci's own trust check failed: a veto, whatever the tier's voting.
+    TrustCheckFailed,
+}
+
+impl CountsAgainst {
     /// What happened, as a clause: "judge 'review' (tier 'semantic') abstained
-    /// (material_incomplete)".
+    /// (material_incomplete)", "judge-ci's own check 'protected-paths' (tier 'build') failed".
     pub fn clause(&self) -> String {
-        format!(
-            "judge '{}' (tier '{}') abstained ({})",
-            self.judge, self.tier, self.cause
-        )
+        match self.what {
+            Against::Abstained { cause } => format!(
+                "judge '{}' (tier '{}') abstained ({cause})",
+                self.judge, self.tier
+            ),
+            Against::TrustCheckFailed => format!(
+                "judge-ci's own check '{}' (tier '{}') failed",
+                self.judge, self.tier
+            ),
+        }
     }
 }
 

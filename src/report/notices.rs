@@ -7,7 +7,7 @@ use crate::judgment::{ErrorOrigin, Status};
 use crate::jury::Verdict;
 use crate::jury::interpret::Reading;
 
-use super::{ErroredTier, Report, TierView, WithheldJudge};
+use super::{Against, CountsAgainst, ErroredTier, Report, TierView};
 
 /// The longest reason kept for an errored tier.
 const REASON_CHARS: usize = 300;
@@ -84,26 +84,36 @@ pub fn errored_tiers(tiers: &[TierView], verdict: &Verdict) -> Vec<ErroredTier> 
         .collect()
 }
 
-/// Every judge in a tier that ran that abstained with a cause the subject brings about by
-/// withholding what the judge needed ([`crate::judgment::Cause::withheld_by_subject`]).
-pub fn withheld(tiers: &[TierView], verdict: &Verdict) -> Vec<WithheldJudge> {
+/// What the change did that counts against it (see [`CountsAgainst`]): every judge in a tier
+/// that ran that abstained with a cause the change brought about
+/// ([`crate::judgment::Cause::kept_from_deciding_by_subject`]), and every trust check of
+/// judge-ci's own (type `protected-paths`) that failed, wherever its tier's vote went.
+pub fn counts_against(tiers: &[TierView], verdict: &Verdict) -> Vec<CountsAgainst> {
+    let trust_check = crate::config::checks::CheckType::ProtectedPaths.token();
     tiers
         .iter()
         .filter(|t| t.ran)
         .flat_map(|t| {
-            t.judges
-                .iter()
-                .filter(|j| j.status == Status::Abstain)
-                .filter_map(|j| {
-                    let judged = judgment(verdict, &j.name)?;
-                    let cause = judged.cause().filter(|c| c.withheld_by_subject())?;
-                    Some(WithheldJudge {
-                        tier: t.name.clone(),
-                        judge: j.name.clone(),
-                        cause,
-                        reason: first_line(judged.reasoning()),
-                    })
+            t.judges.iter().filter_map(|j| {
+                let judged = judgment(verdict, &j.name)?;
+                let what = match j.status {
+                    Status::Abstain => Against::Abstained {
+                        cause: judged
+                            .cause()
+                            .filter(|c| c.kept_from_deciding_by_subject())?,
+                    },
+                    Status::Fail if j.judge_type == trust_check => Against::TrustCheckFailed,
+                    Status::Pass | Status::Fail | Status::NotApplicable | Status::Error => {
+                        return None;
+                    }
+                };
+                Some(CountsAgainst {
+                    tier: t.name.clone(),
+                    judge: j.name.clone(),
+                    what,
+                    reason: first_line(judged.reasoning()),
                 })
+            })
         })
         .collect()
 }
@@ -135,9 +145,9 @@ pub fn notices(r: &Report) -> Vec<String> {
         r.interpretation.reading,
         Some(Reading::Accepted | Reading::NotApplicable | Reading::Undecided)
     ) {
-        for w in &r.outcome.withheld {
+        for w in &r.outcome.counts_against {
             out.push(format!(
-                "The change kept a judge from deciding, which counts against it: {}: {}",
+                "This counts against the change whatever the reading: {}: {}",
                 w.clause(),
                 w.reason
             ));

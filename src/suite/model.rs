@@ -127,9 +127,9 @@ fn subject_error(r: &Report) -> Option<String> {
         .map(crate::report::ErroredTier::clause)
         .chain(
             r.outcome
-                .withheld
+                .counts_against
                 .iter()
-                .map(crate::report::WithheldJudge::clause),
+                .map(crate::report::CountsAgainst::clause),
         )
         .collect();
     (!what.is_empty()).then(|| what.join(" and "))

