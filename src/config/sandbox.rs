@@ -28,11 +28,15 @@ pub enum Layer {
     ReadOnlyGit,
     /// Build caches are per-run overlays whose writes are discarded.
     CacheOverlay,
+    /// Subject processes can read the reference in no form the run knows of: its folder is
+    /// hidden (not inside the workspace), and where the workspace's git objects hold it, a
+    /// copy of the repository with HEAD's objects alone covers `.git`.
+    HiddenReference,
 }
 
 impl Layer {
     /// Every layer, in the order of the config's names.
-    pub const ALL: [Layer; 8] = [
+    pub const ALL: [Layer; 9] = [
         Layer::Landlock,
         Layer::Namespaces,
         Layer::Capabilities,
@@ -41,6 +45,7 @@ impl Layer {
         Layer::PrivateHome,
         Layer::ReadOnlyGit,
         Layer::CacheOverlay,
+        Layer::HiddenReference,
     ];
 
     /// The name in `sandbox.require`.
@@ -54,6 +59,7 @@ impl Layer {
             Layer::PrivateHome => "private-home",
             Layer::ReadOnlyGit => "read-only-git",
             Layer::CacheOverlay => "cache-overlay",
+            Layer::HiddenReference => "hidden-reference",
         }
     }
 
@@ -76,7 +82,7 @@ impl super::token::Tokens for Layer {
 #[rustfmt::skip]
 pub const SANDBOX_KEYS: &[Key] = &[
     key("network", Kind::Bool, "false: subject processes get no network (a network namespace; refused where none can be made)"),
-    key("require", Kind::EnumList(super::token::accepted::<Layer>), "fence layers without which no subject process starts (its check is an ERROR naming the layer): landlock, namespaces, capabilities, unix-sockets, private-shm, private-home, read-only-git, cache-overlay"),
+    key("require", Kind::EnumList(super::token::accepted::<Layer>), "fence layers without which no subject process starts (its check is an ERROR naming the layer): landlock, namespaces, capabilities, unix-sockets, private-shm, private-home, read-only-git, cache-overlay, hidden-reference"),
 ];
 
 /// The fence settings of a config.

@@ -31,6 +31,12 @@ pub mod held {
     pub const CACHE_OVERLAY: u32 = 1 << 6;
     /// Every build cache is at least read-only (overlay or read-only bind).
     pub const CACHE_READ_ONLY: u32 = 1 << 7;
+    /// The copy with HEAD's objects alone covers every git folder of the workspace (the
+    /// reference's objects are out of reach through git).
+    pub const GIT_VIEW: u32 = 1 << 8;
+    /// Never reported: a required layer that nothing can make hold here (a reference inside
+    /// the workspace) asks for it, so that the child refuses to start the program.
+    pub const NEVER: u32 = 1 << 31;
 }
 
 /// A build cache's per-run view: an overlay on the cache itself whose upper layer lives in
@@ -83,6 +89,10 @@ pub struct Plan {
 /// The mounts of a fenced process (made only with namespaces).
 #[derive(Debug, Default)]
 pub struct Mounts {
+    /// (a copy of the repository with HEAD's objects alone, the git folder it covers):
+    /// bound first, so that the folder's read-only remount and its configuration's cover
+    /// apply to the copy.
+    pub views: Vec<(CString, CString)>,
     /// Git folders to make read-only.
     pub read_only: Vec<ReadOnly>,
     /// A private tmpfs on `/dev/shm`.
@@ -156,6 +166,19 @@ impl Mounts {
     fn make(&self, ruleset: Option<RawFd>, writable: u64) -> u32 {
         let grant = |path: &CStr| ruleset.is_none_or(|fd| allow(fd, path, writable).is_ok());
         let mut held = 0;
+        // SAFETY: mount on valid C strings.
+        let bound = self.views.iter().all(|(view, git)| unsafe {
+            libc::mount(
+                view.as_ptr(),
+                git.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND | libc::MS_REC,
+                std::ptr::null(),
+            ) == 0
+        });
+        if bound && !self.views.is_empty() {
+            held |= held::GIT_VIEW;
+        }
         for (copy, file) in &self.covered {
             // SAFETY: mount on valid C strings.
             unsafe {

@@ -30,13 +30,14 @@ impl Layer {
             Layer::PrivateHome => "private HOME",
             Layer::ReadOnlyGit => "read-only .git",
             Layer::CacheOverlay => "cache overlay",
+            Layer::HiddenReference => "reference hidden",
         }
     }
 
     /// The child's bits this layer needs.
     pub(super) fn child_bits(self) -> u32 {
         match self {
-            Layer::Landlock | Layer::PrivateHome => held::LANDLOCK,
+            Layer::Landlock | Layer::PrivateHome | Layer::HiddenReference => held::LANDLOCK,
             Layer::Namespaces => held::NAMESPACES,
             Layer::Capabilities => held::CAPABILITIES,
             Layer::UnixSockets => held::SECCOMP,
@@ -51,6 +52,14 @@ impl Layer {
         let bits = status.held & self.child_bits() == self.child_bits();
         match self {
             Layer::PrivateHome => bits && status.home_hidden,
+            Layer::HiddenReference => match &status.reference {
+                super::reference::Exposure::NoReference => true,
+                super::reference::Exposure::Hidden => bits,
+                super::reference::Exposure::InsideWorkspace(_) => false,
+                super::reference::Exposure::ThroughGit { no_copy, .. } => {
+                    bits && no_copy.is_none() && status.held & held::GIT_VIEW != 0
+                }
+            },
             _ => bits,
         }
     }
@@ -77,6 +86,10 @@ impl Layer {
                 }
             }
             Layer::PrivateShm | Layer::ReadOnlyGit => no_ns(),
+            Layer::HiddenReference => status
+                .reference
+                .exposed_text(status.pid_namespace.is_ok())
+                .unwrap_or_else(|| "needs landlock to hide its folder".to_string()),
             Layer::CacheOverlay => {
                 if status.held & held::CACHE_READ_ONLY != 0 {
                     "the caches are read-only instead: nothing written there survives, nothing can be added".to_string()

@@ -31,6 +31,7 @@ pub mod git_guard;
 pub mod layers;
 pub mod nest;
 pub mod reaper;
+pub mod reference;
 mod rules;
 mod seccomp;
 
@@ -116,6 +117,17 @@ pub struct Fence {
     /// The git folder the reference revision was read from (see
     /// [`Fence::note_reference_objects`]).
     reference_git: Mutex<Option<PathBuf>>,
+    /// Per writable root: how the reference stands for its subject processes, and the copy
+    /// of its repository with HEAD's objects alone that covers its git folders (made once).
+    views: Mutex<Vec<(PathBuf, Arc<ReferenceView>)>>,
+}
+
+/// How the run's reference stands for one writable root's subject processes, with the copy
+/// of the root's repository that hides it when it is in the root's object store.
+#[derive(Debug)]
+struct ReferenceView {
+    exposure: reference::Exposure,
+    view: Option<reference::HeadView>,
 }
 
 impl Fence {
@@ -222,23 +234,6 @@ impl Fence {
     /// subject code changed (restored by [`Fence::restore_git`]).
     pub fn report_line(&self) -> Option<String> {
         let mut line = self.last_status().as_ref().map(Status::line)?;
-        let workspaces = lock(&self.workspaces).clone();
-        for r in lock(&self.references).iter() {
-            if workspaces.iter().any(|w| r.starts_with(w)) {
-                line.push_str(&format!(
-                    "; the reference {} lies inside the workspace: subject code can read it",
-                    r.display()
-                ));
-            }
-        }
-        if let Some(g) = lock(&self.reference_git).as_ref()
-            && workspaces.iter().any(|w| g.starts_with(w))
-        {
-            line.push_str(&format!(
-                "; the reference revision's objects are in the workspace's repository ({}): subject code can read them through git",
-                g.display()
-            ));
-        }
         if matches!(
             self.last_status(),
             Some(Status {
@@ -273,6 +268,52 @@ impl Fence {
             ));
         }
         Some(line)
+    }
+
+    /// How the reference stands for the subject processes of `root` (whose git folders are
+    /// `git`), and the copy that hides it from them (made on the first call for the root).
+    fn reference_view(&self, root: &Path, git: &[PathBuf]) -> Arc<ReferenceView> {
+        let mut views = lock(&self.views);
+        if let Some((_, v)) = views.iter().find(|(r, _)| r == root) {
+            return Arc::clone(v);
+        }
+        let references = lock(&self.references).clone();
+        let reference_git = lock(&self.reference_git).clone();
+        let (exposure, view) = if references.is_empty() && reference_git.is_none() {
+            (reference::Exposure::NoReference, None)
+        } else if let Some(r) = references.iter().find(|r| r.starts_with(root)) {
+            (reference::Exposure::InsideWorkspace(r.clone()), None)
+        } else {
+            match reference::through_git(root, git, reference_git.as_deref(), &references) {
+                None => (reference::Exposure::Hidden, None),
+                Some(git_dir) => {
+                    let text = std::fs::read_to_string(git_dir.join("config")).unwrap_or_default();
+                    let config = git_guard::without_credentials(&text).unwrap_or(text);
+                    match reference::HeadView::build(root, &config) {
+                        Ok(v) => {
+                            self.hidden.hide(v.dir.path());
+                            (
+                                reference::Exposure::ThroughGit {
+                                    git_dir,
+                                    no_copy: None,
+                                },
+                                Some(v),
+                            )
+                        }
+                        Err(why) => (
+                            reference::Exposure::ThroughGit {
+                                git_dir,
+                                no_copy: Some(why),
+                            },
+                            None,
+                        ),
+                    }
+                }
+            }
+        };
+        let v = Arc::new(ReferenceView { exposure, view });
+        views.push((root.to_path_buf(), Arc::clone(&v)));
+        v
     }
 
     /// The fence of this run's last subject process, if any ran.
@@ -364,6 +405,11 @@ impl Fence {
                 git_configs.push((canonical(&copy), file));
             }
         }
+        let reference_view = self.reference_view(&root, &git);
+        let views: Vec<PathBuf> = match &reference_view.view {
+            Some(v) => vec![canonical(v.dir.path()); git.len()],
+            None => Vec::new(),
+        };
         let mut writable = vec![root, canonical(tmp.path())];
         let mut readable = Vec::new();
         let mut caches = Vec::new();
@@ -384,21 +430,38 @@ impl Fence {
         // The shared temporary folders and the runner's (see rules::shared_folders); the
         // private temporary folder and a workspace inside one stay granted (writable).
         let shared = rules::shared_folders();
-        readable.extend(rules::tools_in(&shared, &hidden));
         readable.extend(
             self.hidden
                 .shown()
                 .into_iter()
                 .filter(|p| !hidden.iter().any(|h| h.starts_with(p) || p.starts_with(h))),
         );
-        hidden.extend(shared);
+        hidden.extend(shared.iter().cloned());
         let homes = homes(home);
+        hidden.extend(homes.iter().cloned());
+        // The toolchains the environment names, each placed so that it exposes nothing
+        // (the runner's installation, a home, the workspace's neighbours): see rules.
+        let runner: Vec<PathBuf> = ["RUNNER_WORKSPACE", "RUNNER_TEMP"]
+            .iter()
+            .filter_map(|k| std::env::var_os(k).filter(|v| !v.is_empty()))
+            .filter_map(|v| Some(canonical(PathBuf::from(v).parent()?)))
+            .filter(|p| p.parent().is_some())
+            .collect();
+        let tools = rules::toolchains(
+            &rules::named_tools(),
+            &rules::Places {
+                homes: &homes,
+                shared: &shared,
+                hidden: &hidden,
+                workspaces: &workspaces,
+                runner: &runner,
+            },
+        );
+        readable.extend(tools.paths.iter().cloned());
         for h in &homes {
             // The home folder is hidden: credentials and configuration earlier steps left
-            // there (docker, git, cloud CLIs) are not the subject's to read. Its build caches
-            // stay, through a per-run overlay.
-            hidden.push(h.clone());
-            readable.extend(rules::home_exceptions(h));
+            // there (docker, git, cloud CLIs, Maven's settings) are not the subject's to
+            // read. Its build caches stay, through a per-run overlay.
             for c in rules::build_caches(h) {
                 if !caches.iter().any(|(p, _, _)| *p == c) {
                     let n = caches.len();
@@ -441,6 +504,9 @@ impl Fence {
             network_cut,
             git_folders: git,
             git_configs,
+            views,
+            exposure: reference_view.exposure.clone(),
+            tools,
             caches,
             required,
             report,
@@ -505,6 +571,12 @@ pub struct Status {
     pub held: u32,
     /// The real home folder was hidden (a home was known and Landlock held).
     pub home_hidden: bool,
+    /// How the run's reference stood for the process.
+    pub reference: reference::Exposure,
+    /// Folders readable beyond the system's own (toolchains), with what named them.
+    pub tools: Vec<rules::Granted>,
+    /// Toolchain folders the environment named that were not made readable, and why.
+    pub refused_tools: Vec<String>,
 }
 
 impl Status {
@@ -546,6 +618,19 @@ impl Status {
                 off.push(format!("{} ({})", layer.name(), layer.why_not(self)));
             }
         }
+        if self.reference != reference::Exposure::NoReference {
+            let layer = Layer::HiddenReference;
+            if self.holds(layer) {
+                on.push(match self.reference {
+                    reference::Exposure::ThroughGit { .. } => {
+                        "reference hidden (the workspace's git objects: HEAD's alone)".to_string()
+                    }
+                    _ => layer.held_text().to_string(),
+                });
+            } else {
+                off.push(format!("{} ({})", layer.name(), layer.why_not(self)));
+            }
+        }
         let mut s = on.join(", ");
         if !off.is_empty() {
             if !s.is_empty() {
@@ -553,6 +638,28 @@ impl Status {
             }
             s.push_str("not available: ");
             s.push_str(&off.join(", "));
+        }
+        let listed = |items: Vec<String>| {
+            const MOST: usize = 12;
+            let n = items.len();
+            let mut text = items.into_iter().take(MOST).collect::<Vec<_>>().join(", ");
+            if n > MOST {
+                text.push_str(&format!(" and {} more", n - MOST));
+            }
+            text
+        };
+        if !self.tools.is_empty() {
+            s.push_str("; readable beyond the system folders: ");
+            s.push_str(&listed(
+                self.tools
+                    .iter()
+                    .map(|g| format!("{} ({})", g.path.display(), g.label))
+                    .collect(),
+            ));
+        }
+        if !self.refused_tools.is_empty() {
+            s.push_str("; named by the environment but not readable: ");
+            s.push_str(&listed(self.refused_tools.clone()));
         }
         s
     }
@@ -595,6 +702,13 @@ pub struct Prepared {
     git_folders: Vec<PathBuf>,
     /// (a copy without credentials, the git configuration file it covers).
     git_configs: Vec<(PathBuf, PathBuf)>,
+    /// The copy with HEAD's objects alone mounted over each of `git_folders` (one each, in
+    /// order), when the reference is in their object store.
+    views: Vec<PathBuf>,
+    /// How the run's reference stands for this process.
+    exposure: reference::Exposure,
+    /// The toolchains granted beyond the system's folders, and those named but refused.
+    tools: rules::Tools,
     caches: Vec<(PathBuf, PathBuf, PathBuf)>,
     home_hidden: bool,
     required: Vec<Layer>,
@@ -692,7 +806,14 @@ impl Prepared {
             .iter()
             .filter_map(|(copy, file)| Some((cstring(copy)?, cstring(file)?)))
             .collect();
+        let views = self
+            .views
+            .iter()
+            .zip(&self.git_folders)
+            .filter_map(|(v, g)| Some((cstring(v)?, cstring(g)?)))
+            .collect();
         child::Mounts {
+            views,
             read_only,
             shm: true,
             overlays,
@@ -720,7 +841,25 @@ impl Prepared {
     }
 
     fn required_bits(&self) -> u32 {
-        self.required.iter().fold(0, |b, l| b | l.child_bits())
+        self.required.iter().fold(0, |b, l| match l {
+            Layer::HiddenReference => b | self.exposure_bits(),
+            _ => b | l.child_bits(),
+        })
+    }
+
+    /// The child's bits that keep the reference from this process: none without a
+    /// reference, Landlock for a hidden folder, and the copy over `.git` when its objects
+    /// are there; one the child never reports where nothing can (inside the workspace).
+    fn exposure_bits(&self) -> u32 {
+        use reference::Exposure;
+        match &self.exposure {
+            Exposure::NoReference => 0,
+            Exposure::Hidden => child::held::LANDLOCK,
+            Exposure::ThroughGit { no_copy: None, .. } if !self.views.is_empty() => {
+                child::held::LANDLOCK | child::held::GIT_VIEW
+            }
+            Exposure::InsideWorkspace(_) | Exposure::ThroughGit { .. } => child::held::NEVER,
+        }
     }
 
     /// Installs the fence on `cmd` (runs in the child between fork and exec).
@@ -796,6 +935,9 @@ impl Prepared {
             network_cut: self.network_cut,
             held,
             home_hidden: self.home_hidden,
+            reference: self.exposure.clone(),
+            tools: self.tools.granted.clone(),
+            refused_tools: self.tools.refused.clone(),
         }
     }
 

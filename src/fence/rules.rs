@@ -1,7 +1,10 @@
-//! The Landlock ruleset of a fenced process, built in judge-ci before the fork: read access
-//! everywhere except the hidden folders (judge-ci's own, outside the writable roots), full
-//! access to the writable roots (workspace, private temporary folder, build caches), and
-//! the few device files every program writes to.
+//! The Landlock ruleset of a fenced process, built in judge-ci before the fork. Reads are an
+//! allow-list (attack findings FE2, FE4, N8, N14, N16): the system's own folders (`/usr`,
+//! `/bin`, `/sbin`, `/lib*`, what of `/etc` every user may read), the toolchains the
+//! environment names ([`toolchains`]), `/proc`, and what judge-ci shows; full access to the
+//! writable roots (workspace, private temporary folder, build caches), and the few device
+//! files every program writes to. Nothing else: not the workspace's neighbours, not a
+//! runner's installation, not `/opt` or `/home` but where a toolchain lies.
 
 use landlock::{
     ABI, Access, AccessFs, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset, RulesetAttr,
@@ -77,33 +80,347 @@ pub fn shared_folders() -> Vec<PathBuf> {
     out
 }
 
-/// The toolchain folders the environment names (`JAVA_HOME`, `MAVEN_HOME`, `M2_HOME`,
-/// `GRADLE_HOME`, `PATH` entries) that lie inside one of `shared` (a JDK unpacked in
-/// `/tmp`): readable, each exactly, unless it holds or lies in a `hidden` folder.
-pub fn tools_in(shared: &[PathBuf], hidden: &[PathBuf]) -> Vec<PathBuf> {
-    let mut named = Vec::new();
-    for k in ["JAVA_HOME", "MAVEN_HOME", "M2_HOME", "GRADLE_HOME"] {
-        if let Some(v) = std::env::var_os(k) {
-            named.push(PathBuf::from(v));
+/// The system's own folders, readable whole (less what judge-ci hides in them); `/etc` is
+/// read by [`etc_reads`].
+const SYSTEM: [&str; 7] = [
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+];
+
+/// Whether `p` lies in one of the system's own folders (`/etc` included).
+fn in_system(p: &Path) -> bool {
+    SYSTEM
+        .iter()
+        .chain(["/etc"].iter())
+        .any(|s| p.starts_with(s))
+        || SYSTEM
+            .iter()
+            .filter_map(|s| Path::new(s).canonicalize().ok())
+            .any(|s| p.starts_with(s))
+}
+
+/// What of `/etc` every user of the machine may read, and the targets of its links that lie
+/// outside the system's folders (`/etc/resolv.conf` → `/run/systemd/resolve/…`) when they
+/// are files every user may read. A file only its owner (root) may read — `shadow`,
+/// `sudoers`, `ssh` host keys, `ssl/private`, a cluster's admin credentials — stays out, also
+/// for a root subject (uid 0 without capabilities reads root's files).
+fn etc_reads() -> &'static [PathBuf] {
+    static ETC: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
+    ETC.get_or_init(|| {
+        let mut out = Vec::new();
+        let mut budget = 20_000usize;
+        if open_to_all(Path::new("/etc"), &mut out, 0, &mut budget) {
+            out.push(PathBuf::from("/etc"));
+        }
+        out
+    })
+}
+
+/// Collects in `out` what under `dir` every user may read; true (and nothing collected but
+/// link targets) when that is all of it, so that the caller grants `dir` whole.
+fn open_to_all(dir: &Path, out: &mut Vec<PathBuf>, depth: usize, budget: &mut usize) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    let mut mine = Vec::new();
+    let mut links = Vec::new();
+    let mut all = true;
+    for e in entries.flatten() {
+        if *budget == 0 {
+            return false;
+        }
+        *budget -= 1;
+        let p = e.path();
+        let Ok(meta) = std::fs::symlink_metadata(&p) else {
+            all = false;
+            continue;
+        };
+        let mode = meta.permissions().mode();
+        if meta.file_type().is_symlink() {
+            // The link itself grants nothing; its target is checked where it lies.
+            if let Ok(t) = p.canonicalize()
+                && !in_system(&t)
+                && std::fs::metadata(&t)
+                    .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o004 != 0)
+            {
+                links.push(t);
+            }
+        } else if meta.is_dir() {
+            if mode & 0o005 == 0o005 && depth < 8 {
+                let mut sub = Vec::new();
+                if open_to_all(&p, &mut sub, depth + 1, budget) {
+                    mine.push(p);
+                    links.extend(sub);
+                } else {
+                    all = false;
+                    mine.extend(sub);
+                }
+            } else {
+                all = false;
+            }
+        } else if mode & 0o004 != 0 {
+            mine.push(p);
+        } else {
+            all = false;
         }
     }
-    if let Some(path) = std::env::var_os("PATH") {
-        named.extend(std::env::split_paths(&path));
+    out.extend(links);
+    if !all {
+        out.extend(mine);
     }
-    let mut out: Vec<PathBuf> = named
-        .into_iter()
-        .filter_map(|p| p.canonicalize().ok())
-        .filter(|p| p.is_dir() && shared.iter().any(|s| p.starts_with(s) && p != s))
-        .filter(|p| !hidden.iter().any(|h| h.starts_with(p) || p.starts_with(h)))
+    all
+}
+
+/// The folders readable to every subject process by default: the system's own.
+pub fn system_reads() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = SYSTEM
+        .iter()
+        .map(PathBuf::from)
+        .filter(|p| p.exists())
         .collect();
-    out.sort();
-    out.dedup();
+    out.extend(etc_reads().iter().cloned());
     out
+}
+
+/// Where a fenced process's toolchains are placed from: the folders the grant must not
+/// expose.
+pub struct Places<'a> {
+    /// judge-ci's user's home folders (hidden; toolchains there by their folder under it).
+    pub homes: &'a [PathBuf],
+    /// The shared temporary folders (hidden; toolchains there exactly).
+    pub shared: &'a [PathBuf],
+    /// Every folder hidden from subject processes.
+    pub hidden: &'a [PathBuf],
+    /// The writable roots (their siblings are not exposed either).
+    pub workspaces: &'a [PathBuf],
+    /// The runner's work folder (`_work`, the parent of `$RUNNER_WORKSPACE`): what holds it
+    /// is the runner's installation (`.credentials`, `_diag`).
+    pub runner: &'a [PathBuf],
+}
+
+/// A folder granted beyond the system's own, and why (for the fence line).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Granted {
+    /// The folder (or file).
+    pub path: PathBuf,
+    /// "PATH", "JAVA_HOME", "PATH; not its parent …: it holds …".
+    pub label: String,
+}
+
+/// The toolchains the environment names, placed: granted folders, and what was named but
+/// not granted (with why).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tools {
+    /// Readable to subject processes.
+    pub granted: Vec<Granted>,
+    /// Folders the environment names that are not readable, and why.
+    pub refused: Vec<String>,
+    /// The paths actually granted (a home toolchain less its credential files: its entries).
+    pub paths: Vec<PathBuf>,
+}
+
+/// The folders the environment names as toolchains: `JAVA_HOME`, `MAVEN_HOME`, `M2_HOME`,
+/// `GRADLE_HOME`, every `PATH` entry, and the folders the links in the `PATH` entries lead
+/// to (`/usr/local/bin/az` → `/opt/az/bin`), each with what named it.
+pub fn named_tools() -> Vec<(PathBuf, String)> {
+    let mut named: Vec<(PathBuf, String)> = Vec::new();
+    for k in ["JAVA_HOME", "MAVEN_HOME", "M2_HOME", "GRADLE_HOME"] {
+        if let Some(v) = std::env::var_os(k).filter(|v| !v.is_empty())
+            && let Ok(p) = PathBuf::from(v).canonicalize()
+        {
+            named.push((p, k.to_string()));
+        }
+    }
+    let entries: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
+    for e in entries.iter().filter(|e| e.is_absolute()) {
+        if let Ok(p) = e.canonicalize() {
+            named.push((p, "PATH".to_string()));
+        }
+    }
+    for e in entries.iter().filter(|e| e.is_absolute()) {
+        let Ok(dir) = std::fs::read_dir(e) else {
+            continue;
+        };
+        for f in dir.flatten().take(5_000) {
+            if f.file_type().is_ok_and(|t| t.is_symlink())
+                && let Ok(t) = f.path().canonicalize()
+                && !in_system(&t)
+                && let Some(parent) = t.parent()
+            {
+                named.push((parent.to_path_buf(), "PATH, through a link".to_string()));
+            }
+        }
+    }
+    let mut seen = Vec::new();
+    named.retain(|(p, _)| {
+        let new = p.is_dir() && !seen.contains(p);
+        seen.push(p.clone());
+        new
+    });
+    named
+}
+
+/// What `p` would expose if granted whole (a hidden folder, a home, a shared temporary
+/// folder, the runner's work folder inside it, or a workspace's neighbours), if anything.
+fn exposes(p: &Path, places: &Places) -> Option<String> {
+    let holds = |list: &[PathBuf]| list.iter().find(|h| h.starts_with(p)).cloned();
+    if let Some(r) = holds(places.runner) {
+        return Some(format!("the runner's work folder {}", r.display()));
+    }
+    if let Some(h) = holds(places.homes) {
+        return Some(format!("the home folder {}", h.display()));
+    }
+    if let Some(s) = holds(places.shared) {
+        return Some(format!("the temporary folder {}", s.display()));
+    }
+    if let Some(h) = holds(places.hidden) {
+        return Some(format!("{}, which judge-ci hides", h.display()));
+    }
+    places
+        .workspaces
+        .iter()
+        .find(|w| w.starts_with(p) && *w != p)
+        .map(|w| format!("the workspace {} and what lies beside it", w.display()))
+}
+
+/// The home folder (judge-ci's, `/root`, or `/home/<user>`) that `p` lies in.
+fn home_of(p: &Path, homes: &[PathBuf]) -> Option<PathBuf> {
+    if let Some(h) = homes.iter().find(|h| p.starts_with(h)) {
+        return Some(h.clone());
+    }
+    if p.starts_with("/root") {
+        return Some(PathBuf::from("/root"));
+    }
+    let mut c = p.components();
+    let (_, home, user) = (c.next()?, c.next()?, c.next()?);
+    (home.as_os_str() == "home").then(|| Path::new("/home").join(user.as_os_str()))
+}
+
+/// Places each toolchain the environment names: nothing for one in the system's folders or a
+/// workspace; one in a home folder by the folder directly under the home that holds it
+/// (`~/.pyenv` for `~/.pyenv/shims`), less the credential files known to live there; one in
+/// a shared temporary folder exactly; anywhere else its tool folder (the parent of a `bin`,
+/// a `$RUNNER_TOOL_CACHE/<tool>/<version>/<arch>` folder) — or, where that would expose
+/// something ([`Places`]: the runner's installation above all), the named folder alone, or
+/// nothing. Every grant and refusal is named for the fence line.
+pub fn toolchains(named: &[(PathBuf, String)], places: &Places) -> Tools {
+    let mut tools = Tools::default();
+    let tool_cache = std::env::var_os("RUNNER_TOOL_CACHE")
+        .filter(|v| !v.is_empty())
+        .and_then(|v| PathBuf::from(v).canonicalize().ok());
+    for (p, label) in named {
+        if in_system(p) || places.workspaces.iter().any(|w| p.starts_with(w)) {
+            continue;
+        }
+        if places.shared.iter().any(|s| p.starts_with(s)) {
+            match exposes(p, places) {
+                Some(what) if places.hidden.iter().any(|h| h.starts_with(p)) => tools
+                    .refused
+                    .push(format!("{} ({label}: it holds {what})", p.display())),
+                _ => {
+                    tools.paths.push(p.clone());
+                    tools.granted.push(Granted {
+                        path: p.clone(),
+                        label: label.clone(),
+                    });
+                }
+            }
+            continue;
+        }
+        if let Some(home) = home_of(p, places.homes) {
+            let Some(first) = p
+                .strip_prefix(&home)
+                .ok()
+                .and_then(|r| r.components().next())
+            else {
+                tools
+                    .refused
+                    .push(format!("{} ({label}: a home folder)", p.display()));
+                continue;
+            };
+            let top = home.join(first);
+            if tools.granted.iter().any(|g| g.path == top) {
+                continue;
+            }
+            let creds: Vec<PathBuf> = CREDENTIALS.iter().map(|c| home.join(c)).collect();
+            if let Some(what) = exposes(&top, places) {
+                tools.refused.push(format!(
+                    "{} ({label}: {} holds {what})",
+                    p.display(),
+                    top.display()
+                ));
+            } else if creds.contains(&top) {
+                tools.refused.push(format!(
+                    "{} ({label}: {} holds credentials)",
+                    p.display(),
+                    top.display()
+                ));
+            } else if creds.iter().any(|c| c.starts_with(&top)) {
+                read_roots(&top, &creds, &mut tools.paths);
+                tools.granted.push(Granted {
+                    path: top,
+                    label: format!("{label}, less its credential files"),
+                });
+            } else {
+                tools.paths.push(top.clone());
+                tools.granted.push(Granted {
+                    path: top,
+                    label: label.clone(),
+                });
+            }
+            continue;
+        }
+        if let Some(h) = places.hidden.iter().find(|h| p.starts_with(h)) {
+            tools.refused.push(format!(
+                "{} ({label}: inside {}, which judge-ci hides)",
+                p.display(),
+                h.display()
+            ));
+            continue;
+        }
+        let root = tool_cache
+            .as_ref()
+            .and_then(|c| {
+                let rel = p.strip_prefix(c).ok()?;
+                let parts: Vec<_> = rel.components().take(3).collect();
+                (parts.len() == 3).then(|| parts.iter().fold(c.clone(), |a, b| a.join(b)))
+            })
+            .unwrap_or_else(|| match p.file_name().and_then(|n| n.to_str()) {
+                Some("bin" | "sbin") => p.parent().map_or_else(|| p.clone(), Path::to_path_buf),
+                _ => p.clone(),
+            });
+        let (path, label) = match exposes(&root, places) {
+            None => (root, label.clone()),
+            Some(what) if root != *p && exposes(p, places).is_none() => (
+                p.clone(),
+                format!(
+                    "{label}; not its parent {}: it holds {what}",
+                    root.display()
+                ),
+            ),
+            Some(what) => {
+                tools
+                    .refused
+                    .push(format!("{} ({label}: it holds {what})", p.display()));
+                continue;
+            }
+        };
+        if tools.granted.iter().any(|g| path.starts_with(&g.path)) {
+            continue;
+        }
+        tools.paths.push(path.clone());
+        tools.granted.push(Granted { path, label });
+    }
+    tools
 }
 
 /// Files and folders under a home folder that hold credentials, kept hidden even inside a
 /// toolchain folder granted below.
-const CREDENTIALS: [&str; 9] = [
+const CREDENTIALS: [&str; 11] = [
+    ".m2/settings.xml",
+    ".m2/settings-security.xml",
     ".cargo/credentials",
     ".cargo/credentials.toml",
     ".local/share/keyrings",
@@ -114,47 +431,6 @@ const CREDENTIALS: [&str; 9] = [
     ".nvm/.npmrc",
     ".local/share/gh",
 ];
-
-/// What a build needs to read under a hidden home folder: Maven's user settings (mirrors and
-/// proxies; not its `settings-security.xml`) and the toolchains the environment names there
-/// (`JAVA_HOME`, `MAVEN_HOME`, `M2_HOME`, `GRADLE_HOME`, `PATH` entries), each by the folder
-/// directly under the home folder that holds it (`~/.pyenv` for `~/.pyenv/shims`: its shims
-/// run what lies beside them), less the credential files known to live there.
-pub fn home_exceptions(home: &Path) -> Vec<PathBuf> {
-    let home = home.canonicalize().unwrap_or_else(|_| home.to_path_buf());
-    let mut named = Vec::new();
-    for k in ["JAVA_HOME", "MAVEN_HOME", "M2_HOME", "GRADLE_HOME"] {
-        if let Some(v) = std::env::var_os(k) {
-            named.push(PathBuf::from(v));
-        }
-    }
-    if let Some(path) = std::env::var_os("PATH") {
-        named.extend(std::env::split_paths(&path));
-    }
-    let mut tops: Vec<PathBuf> = named
-        .into_iter()
-        .filter_map(|p| p.canonicalize().ok())
-        .filter_map(|p| {
-            let first = p.strip_prefix(&home).ok()?.components().next()?;
-            Some(home.join(first))
-        })
-        .collect();
-    tops.sort();
-    tops.dedup();
-    let hidden: Vec<PathBuf> = CREDENTIALS.iter().map(|c| home.join(c)).collect();
-    let mut out = vec![home.join(".m2").join("settings.xml")];
-    for t in tops {
-        if hidden.iter().any(|h| h.starts_with(&t)) {
-            if t.is_dir() && !hidden.contains(&t) {
-                read_roots(&t, &hidden, &mut out);
-            }
-        } else {
-            out.push(t);
-        }
-    }
-    out.retain(|p| p.exists());
-    out
-}
 
 /// The Landlock rights of a writable root (all but making device nodes) as the kernel's
 /// bits, under the ABI the ruleset handles: for rules added in the child.
@@ -202,12 +478,12 @@ fn rule(path: &Path, access: landlock::BitFlags<AccessFs>) -> Option<PathBeneath
     Some(PathBeneath::new(fd, access))
 }
 
-/// What the ruleset grants beyond "read everything but the hidden folders".
+/// What the ruleset grants beyond reading the system's folders.
 #[derive(Debug, Default)]
 pub struct Grants {
     /// Full access (but no device nodes): workspace, private temporary folder, caches.
     pub writable: Vec<PathBuf>,
-    /// Read access inside hidden folders (toolchains under the hidden home).
+    /// Read access beyond the system's folders: toolchains, what judge-ci shows.
     pub readable: Vec<PathBuf>,
     /// `/dev/shm` is the subject's own (a tmpfs in its mount namespace): full access.
     pub private_shm: bool,
@@ -248,8 +524,21 @@ pub fn ruleset(grants: &Grants, hidden: &[PathBuf]) -> Result<(OwnedFd, i32), St
         .collect();
     // Devices are granted one by one below.
     hidden.push(PathBuf::from("/dev"));
+    // Reads are an allow-list: the system's folders (less what is hidden in them), `/proc`
+    // (the namespace's own is granted in the child), and what the grants name.
     let mut readable = Vec::new();
-    read_roots(Path::new("/"), &hidden, &mut readable);
+    let mut defaults = system_reads();
+    defaults.push(PathBuf::from("/proc"));
+    for d in defaults {
+        if hidden.iter().any(|h| d.starts_with(h)) {
+            continue;
+        }
+        if hidden.iter().any(|h| h.starts_with(&d)) {
+            read_roots(&d, &hidden, &mut readable);
+        } else {
+            readable.push(d);
+        }
+    }
     readable.extend(grants.readable.iter().cloned());
     for p in &readable {
         if let Some(r) = rule(p, read) {

@@ -43,6 +43,9 @@ fn chown_tree(p: &Path, uid: u32) {
 /// outside both (the stand-in for `$GITHUB_ENV`).
 struct Scenario {
     root: tempfile::TempDir,
+    /// A self-hosted runner's installation outside the home folder (attack finding FE4):
+    /// `.credentials`, `_diag` logs, its `bin`, and `_work` holding [`Scenario::root`].
+    install: tempfile::TempDir,
     /// A unix socket outside the workspace (the stand-in for the Docker socket): root's,
     /// writable by the group [`DOCKER_GID`].
     socket: std::os::unix::net::UnixListener,
@@ -99,6 +102,14 @@ impl Scenario {
     fn home(&self) -> PathBuf {
         self.root.path().join("home")
     }
+    /// judge-ci's PATH: two toolchains of the runner's installation first.
+    fn path(&self) -> String {
+        let i = self.install.path().display();
+        format!(
+            "{i}/externals/fence-tool/bin:{i}/bin:{}",
+            std::env::var("PATH").unwrap_or_default()
+        )
+    }
     fn socket_path(&self) -> PathBuf {
         self.root.path().join("run/docker.sock")
     }
@@ -150,8 +161,56 @@ fn check(name: &str, run: &str) -> String {
     )
 }
 
+/// The blob id git gives `text`.
+fn blob_id(text: &str) -> String {
+    use std::io::Write;
+    let mut c = Command::new("git")
+        .args(["hash-object", "--stdin"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    c.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    common::stdout(&c.wait_with_output().unwrap())
+        .trim()
+        .to_string()
+}
+
 fn scenario(extra_checks: &str) -> Scenario {
-    let root = tempfile::tempdir().unwrap();
+    // As a self-hosted runner installed outside any home folder lays it out (attack finding
+    // FE4): /opt/<runner>/{.credentials,.runner,_diag/,bin/,_work/<repo>/<checkout>}.
+    std::fs::create_dir_all("/opt").unwrap();
+    let install = tempfile::Builder::new()
+        .prefix("judge-ci-fence-runner-")
+        .tempdir_in("/opt")
+        .unwrap();
+    let work = install.path().join("_work");
+    std::fs::create_dir_all(&work).unwrap();
+    for d in [install.path(), &work] {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    common::write_tree(
+        install.path(),
+        &[
+            (".credentials", "RUNNER-CREDENTIALS"),
+            (".runner", "RUNNER-REGISTRATION"),
+            ("_diag/Worker_1.log", "RUNNER-DIAG-LOG"),
+            ("bin/runner-tool", "#!/bin/sh\necho RUNNER-TOOL\n"),
+            (
+                "externals/fence-tool/bin/fence-tool",
+                "#!/bin/sh\ncat \"$(dirname \"$0\")/../lib/data.txt\"\n",
+            ),
+            ("externals/fence-tool/lib/data.txt", "FENCE-TOOL-LIB\n"),
+        ],
+    );
+    for t in ["bin/runner-tool", "externals/fence-tool/bin/fence-tool"] {
+        std::fs::set_permissions(
+            install.path().join(t),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
+    }
+    let root = tempfile::tempdir_in(&work).unwrap();
     std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::create_dir_all(root.path().join("run")).unwrap();
     let socket =
@@ -180,6 +239,7 @@ fn scenario(extra_checks: &str) -> Scenario {
     assert!(unsafe { libc::shmget(SHM_KEY, 64, 0o666 | libc::IPC_CREAT) } >= 0);
     let mut s = Scenario {
         root,
+        install,
         socket,
         dgram,
         shm_probe,
@@ -196,6 +256,14 @@ fn scenario(extra_checks: &str) -> Scenario {
         std::fs::create_dir_all(d).unwrap();
     }
     std::fs::write(s.victim(), "A=1\n").unwrap();
+    // What a suite's task folder holds beside its workspace (attack finding FE2).
+    common::write_tree(
+        s.root.path(),
+        &[
+            ("task.yaml", "id: t\n# TASK-FILE-SECRET\n"),
+            ("hidden-tests/HiddenTest.java", "// HIDDEN-TEST-SECRET\n"),
+        ],
+    );
     // What an earlier step left in judge-ci's temporary folder and in $RUNNER_TEMP.
     std::fs::write(s.tmp().join("left-by-earlier-step.txt"), "EARLIER-STEP").unwrap();
     std::fs::write(s.victim().with_file_name("event.json"), "RUNNER-TEMP").unwrap();
@@ -210,6 +278,10 @@ fn scenario(extra_checks: &str) -> Scenario {
             (".git-credentials", "https://x:GIT-SECRET@github.com\n"),
             (".m2/repository/ok/ok.txt", "CACHED"),
             (
+                ".m2/settings.xml",
+                "<settings><servers><server><id>x</id><password>M2-SECRET</password></server></servers></settings>\n",
+            ),
+            (
                 ".gradle/gradle.properties",
                 "signing.password=GRADLE-SECRET\n",
             ),
@@ -217,7 +289,33 @@ fn scenario(extra_checks: &str) -> Scenario {
     );
     let home = s.home().display().to_string();
     let m2 = format!("{home}/.m2/repository");
+    let install = s.install.path().display().to_string();
+    let secret_blob = blob_id("THE-HIDDEN-REFERENCE\n");
     let checks = [
+        // Attack findings FE2, FE4, N8, N14, N16: reads are an allow-list. Nothing beside
+        // the workspace (a suite task's task.yaml and hidden tests), nothing of a runner
+        // installed outside the home folder, not Maven's settings with their passwords.
+        check(
+            "read-beyond-the-workspace",
+            &format!(
+                "! cat ../task.yaml 2>/dev/null && ! cat ../hidden-tests/HiddenTest.java 2>/dev/null && ! ls .. >/dev/null 2>&1 && ! cat {install}/.credentials 2>/dev/null && ! cat {install}/.runner 2>/dev/null && ! cat {install}/_diag/Worker_1.log 2>/dev/null && ! ls {install} >/dev/null 2>&1 && ! grep -q M2-SECRET {home}/.m2/settings.xml 2>/dev/null && ! ls /opt >/dev/null 2>&1"
+            ),
+        ),
+        // What the run needs stays: the toolchains on PATH (one whose folder's parent holds
+        // the runner's installation: that folder alone), the JDK, git, /etc.
+        check(
+            "toolchains-stay-readable",
+            "[ \"$(fence-tool)\" = FENCE-TOOL-LIB ] && [ \"$(runner-tool)\" = RUNNER-TOOL ] && java -version >/dev/null 2>&1 && git --version >/dev/null && head -c1 /etc/passwd >/dev/null",
+        ),
+        // Attack findings FE1, NC6, N5/N6, F24: the reference is a branch of the workspace's
+        // own repository; its objects are not the subject's to read through git, while git
+        // still works on the checkout.
+        check(
+            "read-the-reference-through-git",
+            &format!(
+                "! git show solution:Secret.txt >/dev/null 2>&1 && ! git cat-file -e {secret_blob} 2>/dev/null && ! git rev-parse -q --verify solution >/dev/null && git rev-parse HEAD >/dev/null && git log --oneline -1 >/dev/null && git status --porcelain >/dev/null"
+            ),
+        ),
         check(
             "append-outside-the-workspace",
             &format!("! sh -c 'echo POISONED=1 >> {}' 2>/dev/null", s.victim().display()),
@@ -337,7 +435,7 @@ fn scenario(extra_checks: &str) -> Scenario {
     ]
     .concat();
     let config = format!(
-        "schema: judge-ci.v1\nname: fence\nversion: \"1\"\nreference:\n  ref: solution\njury:\n  tiers:\n    - name: attacks\n      policy: FINAL_TIER\n      voting: {{strategy: all-must-pass}}\n      checks:\n{checks}"
+        "schema: judge-ci.v1\nname: fence\nversion: \"1\"\nreference:\n  ref: solution\nsandbox:\n  require: [hidden-reference]\njury:\n  tiers:\n    - name: attacks\n      policy: FINAL_TIER\n      voting: {{strategy: all-must-pass}}\n      checks:\n{checks}"
     );
     common::write_tree(
         &s.ws(),
@@ -417,6 +515,15 @@ fn controls(s: &Scenario, uid: Option<u32>) {
         )),
         "the checkout's token is readable outside the fence"
     );
+    let install = s.install.path().display();
+    assert!(
+        as_user(&format!(
+            "cd {} && cat ../task.yaml ../hidden-tests/HiddenTest.java {install}/.credentials {install}/_diag/Worker_1.log {}/.m2/settings.xml >/dev/null && ls .. {install} >/dev/null && git show solution:Secret.txt | grep -q THE-HIDDEN-REFERENCE",
+            s.ws().display(),
+            s.home().display()
+        )),
+        "the runner's installation, the workspace's neighbours, Maven's settings and the reference through git are readable outside the fence"
+    );
     if uid.is_none() {
         assert!(as_user(&format!(
             "head -c 512 {} >/dev/null",
@@ -451,6 +558,8 @@ fn judge_and_check(s: &Scenario, uid: Option<u32>) -> String {
         .env("TMPDIR", s.tmp())
         .env("HOME", s.home())
         .env("RUNNER_TEMP", s.victim().parent().unwrap())
+        .env("RUNNER_WORKSPACE", s.root.path())
+        .env("PATH", s.path())
         .env("GITHUB_TOKEN", "ghs_SENTINELfence0123456789")
         .output()
         .unwrap();
@@ -538,9 +647,18 @@ fn judge_and_check(s: &Scenario, uid: Option<u32>) -> String {
     assert!(!json.contains("THE-HIDDEN-REFERENCE"));
     let fence = report["fence"].as_str().unwrap_or_default().to_string();
     // The scenario's reference is a branch of the workspace's own repository (attack
-    // finding F1): its objects cannot be hidden from git, and the report says so.
+    // findings F1, FE1): subject processes see a copy of it with HEAD's objects alone.
     assert!(
-        fence.contains("the reference revision's objects are in the workspace's repository"),
+        fence.contains("reference hidden (the workspace's git objects: HEAD's alone)")
+            && !fence.contains("can read them through git"),
+        "{fence}"
+    );
+    // What was granted beyond the system folders is named, and what was not granted whole.
+    let install = s.install.path().display();
+    assert!(
+        fence.contains(&format!(
+            "readable beyond the system folders: {install}/externals/fence-tool (PATH)"
+        )) && fence.contains(&format!("{install}/bin (PATH; not its parent {install}: ")),
         "{fence}"
     );
     assert!(
@@ -576,12 +694,8 @@ fn the_fence_holds_for_an_unprivileged_user() {
     // inside, no_new_privs keeps it from raising anything.
     let s = scenario(&check(
         "setuid-does-not-raise",
-        "test \"$(../suid/id -u)\" != 0",
+        "u=\"$(./suid/id -u)\" && [ -n \"$u\" ] && [ \"$u\" != 0 ]",
     ));
-    let suid = s.root.path().join("suid");
-    std::fs::create_dir_all(&suid).unwrap();
-    std::fs::copy("/usr/bin/id", suid.join("id")).unwrap();
-    std::fs::set_permissions(suid.join("id"), std::fs::Permissions::from_mode(0o4755)).unwrap();
     for p in [
         s.ws(),
         s.tmp(),
@@ -590,6 +704,11 @@ fn the_fence_holds_for_an_unprivileged_user() {
     ] {
         chown_tree(&p, NOBODY);
     }
+    // In the workspace (nothing outside it is readable), root's, after the chown.
+    let suid = s.ws().join("suid");
+    std::fs::create_dir_all(&suid).unwrap();
+    std::fs::copy("/usr/bin/id", suid.join("id")).unwrap();
+    std::fs::set_permissions(suid.join("id"), std::fs::Permissions::from_mode(0o4755)).unwrap();
     let outside = Command::new("setpriv")
         .args([
             &format!("--reuid={NOBODY}"),
@@ -753,15 +872,24 @@ fn sandbox_network_false_cuts_subject_processes_off_the_network() {
 #[test]
 fn no_subject_process_reads_a_reference_folder_of_its_own_or_of_another_suite_task() {
     // trust.md 13/23: a suite's tasks hold their references beside their workspaces; task a's
-    // check prints its own and task b's answer key, which would land in the report.
-    let root = tempfile::tempdir().unwrap();
+    // check prints its own and task b's answer key, which would land in the report. Attack
+    // finding FE2: and the task files around the workspace (expected values, hidden tests),
+    // the other tasks' workspaces, the benchmark file. Outside the shared temporary folders
+    // (hidden whole), as a checkout is.
+    let root = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let tmp = root.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
     let bench = root.path().join("bench");
-    let config = "schema: bench.benchmark.v1\nname: b\njury:\n  tiers:\n    - {name: t, policy: FINAL_TIER, checks: [{type: command, name: ok, run: \"sh ./check.sh\"}]}\n";
+    let config = "schema: bench.benchmark.v1\nname: b\n# ANSWER-KEY-benchmark-file\njury:\n  tiers:\n    - {name: t, policy: FINAL_TIER, checks: [{type: command, name: ok, run: \"sh ./check.sh\"}]}\n";
     let mut files = vec![("benchmark.yaml".to_string(), config.to_string())];
     for t in ["a", "b"] {
         files.push((
             format!("tasks/{t}/task.yaml"),
-            format!("id: {t}\ninstruction: x\n"),
+            format!("id: {t}\ninstruction: x\n# ANSWER-KEY-task-file-{t}\n"),
+        ));
+        files.push((
+            format!("tasks/{t}/hidden-tests/HiddenTest.java"),
+            format!("// ANSWER-KEY-hidden-test-{t}\n"),
         ));
         files.push((
             format!("tasks/{t}/reference/Solution.java"),
@@ -769,7 +897,7 @@ fn no_subject_process_reads_a_reference_folder_of_its_own_or_of_another_suite_ta
         ));
         files.push((
             format!("tasks/{t}/workspace/check.sh"),
-            "echo \"own: $(cat ../reference/Solution.java) other: $(cat ../../a/reference/Solution.java) $(cat ../../b/reference/Solution.java)\"; exit 1\n".to_string(),
+            "echo \"own: $(cat ../reference/Solution.java) other: $(cat ../../a/reference/Solution.java) $(cat ../../b/reference/Solution.java) around: $(cat ../task.yaml ../hidden-tests/HiddenTest.java ../../b/task.yaml ../../b/hidden-tests/HiddenTest.java ../../../benchmark.yaml) $(ls ../../b/workspace)\"; exit 1\n".to_string(),
         ));
     }
     let refs: Vec<(&str, &str)> = files
@@ -783,7 +911,14 @@ fn no_subject_process_reads_a_reference_folder_of_its_own_or_of_another_suite_ta
         .current_dir(bench.join("tasks/a/workspace"))
         .output()
         .unwrap();
-    assert!(common::stdout(&control).contains("ANSWER-KEY-b"));
+    let control = common::stdout(&control);
+    assert!(
+        control.contains("ANSWER-KEY-b")
+            && control.contains("ANSWER-KEY-task-file-a")
+            && control.contains("ANSWER-KEY-hidden-test-b")
+            && control.contains("ANSWER-KEY-benchmark-file"),
+        "{control}"
+    );
     let out = root.path().join("out");
     let o = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
         .args(["suite"])
@@ -792,7 +927,7 @@ fn no_subject_process_reads_a_reference_folder_of_its_own_or_of_another_suite_ta
         .arg(&out)
         .arg("-q")
         .env_remove("GITHUB_ACTIONS")
-        .env("TMPDIR", root.path())
+        .env("TMPDIR", &tmp)
         .output()
         .unwrap();
     let mut seen = 0;
@@ -1033,4 +1168,179 @@ fn in_a_pull_request_the_checkouts_own_reference_folder_is_hidden_too() {
         "the config came from the base: {report}"
     );
     assert!(!report.contains("ANSWER-KEY-pr"), "{report}");
+}
+
+/// Attack finding FE3: a `reference: {path: …}` folder committed in the same repository as
+/// the workspace (a subfolder of it) was hidden as a folder, but subject code read it with
+/// `git show HEAD:reference/…` through the repository's `.git` in the workspace's parent.
+/// Nothing above the workspace is readable now; `sandbox.require: [hidden-reference]` holds.
+/// As root and as an unprivileged user.
+#[test]
+fn a_reference_folder_committed_beside_the_workspace_is_not_readable_through_git() {
+    assert!(
+        is_root(),
+        "run the tests as root (the unprivileged half uses setpriv)"
+    );
+    for uid in [None, Some(NOBODY)] {
+        let root = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let repo = root.path().join("repo");
+        let read = "! git show HEAD:reference/SECRET.txt 2>/dev/null && ! git -C .. show HEAD:reference/SECRET.txt 2>/dev/null && ! cat ../reference/SECRET.txt 2>/dev/null && ! cat ../.git/HEAD 2>/dev/null";
+        let config = format!(
+            "schema: judge-ci.v1\nname: r\nversion: \"1\"\nreference:\n  path: ../reference\nsandbox:\n  require: [hidden-reference]\njury:\n  checks:\n{}",
+            check("read", read)
+        );
+        common::write_tree(
+            &repo,
+            &[
+                ("reference/SECRET.txt", "REF-SECRET-FE3\n"),
+                ("ws/judge-ci.yml", &config),
+                ("ws/App.java", "class App {}\n"),
+            ],
+        );
+        git(&repo, &["init", "-q", "-b", "main"]);
+        git(&repo, &["add", "-A"]);
+        git(&repo, &["commit", "-qm", "both"]);
+        let tmp = root.path().join("tmp");
+        std::fs::create_dir_all(&tmp).unwrap();
+        let ws = repo.join("ws");
+        let bin = env!("CARGO_BIN_EXE_judge-ci");
+        let mut cmd = match uid {
+            Some(u) => {
+                chown_tree(root.path(), u);
+                let mut c = Command::new("setpriv");
+                c.args([
+                    &format!("--reuid={u}"),
+                    &format!("--regid={u}"),
+                    "--clear-groups",
+                    "--",
+                ]);
+                c
+            }
+            None => Command::new("env"),
+        };
+        // The control: outside the fence git shows the reference.
+        let control = Command::new(cmd.get_program())
+            .args(cmd.get_args())
+            .args(["git", "show", "HEAD:reference/SECRET.txt"])
+            .current_dir(&ws)
+            .output()
+            .unwrap();
+        assert!(
+            common::stdout(&control).contains("REF-SECRET-FE3"),
+            "{}",
+            common::stderr(&control)
+        );
+        let o = cmd
+            .arg(bin)
+            .current_dir(&ws)
+            .env_remove("GITHUB_ACTIONS")
+            .env("NO_COLOR", "1")
+            .env("TMPDIR", &tmp)
+            .env("HOME", root.path())
+            .output()
+            .unwrap();
+        let report = common::report(&ws.join("judge-ci-out"));
+        let fence = report["fence"].as_str().unwrap_or_default();
+        assert_eq!(
+            report["tiers"][0]["judges"][0]["status"],
+            "pass",
+            "uid {uid:?}: {fence}\n{report}\n{}",
+            common::stderr(&o)
+        );
+        assert!(fence.contains("reference hidden"), "{fence}");
+        assert!(!report.to_string().contains("REF-SECRET-FE3"));
+    }
+}
+
+/// trust.md 23, attack finding FE1: a run that cannot keep the reference from subject code
+/// is an ERROR before any subject code runs when the config requires `hidden-reference` — a
+/// reference inside the workspace, and a reference branch of the workspace's repository
+/// where no mount namespace can be made (its objects cannot be covered) — and the fence line
+/// says why.
+#[test]
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    ignore = "the no-namespace wrapper uses x86_64 system call numbers"
+)]
+fn a_run_that_cannot_hide_the_reference_is_an_error_when_the_config_requires_it() {
+    assert!(is_root(), "run the tests as root");
+    let require = "sandbox:\n  require: [hidden-reference]\n";
+    // The reference inside the workspace.
+    let root = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let ws = root.path().join("ws");
+    common::write_tree(&ws, &[("ref/Solution.java", "class Solution {}\n")]);
+    let config = format!(
+        "schema: judge-ci.v1\nname: r\nversion: \"1\"\nreference:\n  path: ref\n{require}jury:\n  checks:\n{}",
+        check("ran", "touch ran")
+    );
+    common::write_tree(&ws, &[("judge-ci.yml", &config)]);
+    git(&ws, &["init", "-q", "-b", "main"]);
+    git(&ws, &["add", "-A"]);
+    git(&ws, &["commit", "-qm", "subject"]);
+    let o = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
+        .current_dir(&ws)
+        .env_remove("GITHUB_ACTIONS")
+        .env("NO_COLOR", "1")
+        .env("TMPDIR", root.path())
+        .output()
+        .unwrap();
+    let report = common::report(&ws.join("judge-ci-out"));
+    assert_eq!(
+        report["tiers"][0]["judges"][0]["status"],
+        "error",
+        "{report}\n{}",
+        common::stderr(&o)
+    );
+    let text = report.to_string();
+    assert!(
+        text.contains("sandbox.require names hidden-reference, which did not hold")
+            && text.contains("lies inside the workspace"),
+        "{text}"
+    );
+    assert!(!ws.join("ran").exists(), "the program did not start");
+
+    // A reference branch of the workspace's repository, and no mount namespace.
+    let root = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let ws = root.path().join("ws");
+    let config = format!(
+        "schema: judge-ci.v1\nname: r\nversion: \"1\"\nreference:\n  ref: solution\n{require}jury:\n  checks:\n{}",
+        check("ran", "touch ran")
+    );
+    common::write_tree(
+        &ws,
+        &[("judge-ci.yml", &config), ("A.java", "class A {}\n")],
+    );
+    git(&ws, &["init", "-q", "-b", "main"]);
+    git(&ws, &["add", "-A"]);
+    git(&ws, &["commit", "-qm", "subject"]);
+    git(&ws, &["checkout", "-qb", "solution"]);
+    std::fs::write(ws.join("A.java"), "class A { int answer; }\n").unwrap();
+    git(&ws, &["commit", "-qam", "reference"]);
+    git(&ws, &["checkout", "-q", "main"]);
+    let wrapper = root.path().join("no-namespaces.pl");
+    std::fs::write(&wrapper, NO_NAMESPACES).unwrap();
+    let o = Command::new("perl")
+        .arg(&wrapper)
+        .arg(env!("CARGO_BIN_EXE_judge-ci"))
+        .current_dir(&ws)
+        .env_remove("GITHUB_ACTIONS")
+        .env("NO_COLOR", "1")
+        .env("TMPDIR", root.path())
+        .output()
+        .unwrap();
+    let report = common::report(&ws.join("judge-ci-out"));
+    assert_eq!(
+        report["tiers"][0]["judges"][0]["status"],
+        "error",
+        "{report}\n{}",
+        common::stderr(&o)
+    );
+    let text = report.to_string();
+    assert!(
+        text.contains("sandbox.require names hidden-reference, which did not hold")
+            && text.contains("subject code can read them through git"),
+        "{text}"
+    );
+    assert!(!ws.join("ran").exists(), "the program did not start");
 }
