@@ -8,6 +8,7 @@
 //! `--min-kappa X` gates on the lower bound of κ's interval.
 
 pub mod cases;
+mod error;
 pub mod model;
 pub mod render;
 pub mod stats;
@@ -18,7 +19,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
-use thiserror::Error;
 
 use crate::config::checks::CheckKind;
 use crate::config::llm::{CriteriaSource, Question};
@@ -29,35 +29,7 @@ use cases::{CaseSet, Side};
 use model::{CalibrateReport, CaseOutcome, CaseResult, CheckAgreement, Gate, Item, Usage};
 use stats::Answer;
 
-/// Why calibrate could not run.
-#[derive(Debug, Error)]
-pub enum CalibrateError {
-    /// Bad input: the case file, the config, a label naming no semantic check (exit 2).
-    #[error("{0}")]
-    Input(String),
-    /// judge-ci's own failure (a folder it could not write; exit 3).
-    #[error("{0}")]
-    Instrument(String),
-    /// A signal stopped it.
-    #[error("cancelled by {name}; no calibration report was written")]
-    Cancelled {
-        /// SIGTERM or SIGINT.
-        name: &'static str,
-        /// Its number.
-        signal: i32,
-    },
-}
-
-impl CalibrateError {
-    /// The process exit code.
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            CalibrateError::Input(_) => pipeline::EXIT_BAD_INPUT,
-            CalibrateError::Instrument(_) => pipeline::EXIT_INSTRUMENT,
-            CalibrateError::Cancelled { signal, .. } => 128 + signal,
-        }
-    }
-}
+pub use error::{CalibrateError, InputError, InstrumentError};
 
 /// What `judge-ci calibrate` was asked.
 #[derive(Clone, Debug)]
@@ -89,7 +61,7 @@ struct Prepared {
 /// Runs the calibration and writes its report.
 pub async fn calibrate(opts: &CalibrateOptions) -> Result<CalibrateReport, CalibrateError> {
     let started = Instant::now();
-    let set = cases::read(&opts.cases_dir).map_err(|e| CalibrateError::Input(e.to_string()))?;
+    let set = cases::read(&opts.cases_dir).map_err(InputError::Cases)?;
     let (bench, _) = pipeline::load_from(
         Some(&set.config),
         set.task.as_deref(),
@@ -97,34 +69,35 @@ pub async fn calibrate(opts: &CalibrateOptions) -> Result<CalibrateReport, Calib
         Verbosity::Quiet,
         false,
     )
-    .map_err(|e| {
-        CalibrateError::Input(format!(
-            "the config {} (named by {}): {e}",
-            set.config.display(),
-            set.file.display()
-        ))
+    .map_err(|e| InputError::Config {
+        config: set.config.clone(),
+        file: set.file.clone(),
+        source: Box::new(e),
     })?;
     let semantic: Vec<CheckSpec> = match bench.jury.semantic_only() {
         Ok(Some(crate::config::JurySpec::Checks { checks, .. })) => checks,
         Ok(_) => {
-            return Err(CalibrateError::Input(format!(
-                "the config {} has no semantic check (llm, semantic-diff, correctness, test-quality-llm, ears, rfc2119): there is nothing to calibrate",
-                set.config.display()
-            )));
+            return Err(InputError::NoSemanticCheck(set.config.clone()).into());
         }
-        Err(why) => {
-            return Err(CalibrateError::Input(format!(
-                "the config {}: {why}",
-                set.config.display()
-            )));
+        Err(source) => {
+            return Err(InputError::DuplicateName {
+                config: set.config.clone(),
+                source,
+            }
+            .into());
         }
     };
     let set = select(set, &semantic, opts)?;
-    std::fs::create_dir_all(opts.out.join("cases")).map_err(|e| {
-        CalibrateError::Instrument(format!("cannot create {}: {e}", opts.out.display()))
+    std::fs::create_dir_all(opts.out.join("cases")).map_err(|source| {
+        InstrumentError::CreateOut {
+            path: opts.out.clone(),
+            source,
+        }
     })?;
-    let out = std::path::absolute(&opts.out)
-        .map_err(|e| CalibrateError::Instrument(format!("{}: {e}", opts.out.display())))?;
+    let out = std::path::absolute(&opts.out).map_err(|source| InstrumentError::Absolute {
+        path: opts.out.clone(),
+        source,
+    })?;
     let mut prepared = Vec::new();
     for case in &set.cases {
         prepared.push(prepare(&set, case, &out, opts.model_cache.clone())?);
@@ -144,9 +117,7 @@ pub async fn calibrate(opts: &CalibrateOptions) -> Result<CalibrateReport, Calib
         crate::suite::Stopped::Cancelled { name, signal, .. } => {
             CalibrateError::Cancelled { name, signal }
         }
-        crate::suite::Stopped::Panicked(p) => {
-            CalibrateError::Instrument(format!("a case's run panicked: {p}"))
-        }
+        crate::suite::Stopped::Panicked(p) => InstrumentError::Panicked(p).into(),
     })?;
     let types: BTreeMap<&str, &str> = semantic
         .iter()
@@ -181,8 +152,9 @@ pub async fn calibrate(opts: &CalibrateOptions) -> Result<CalibrateReport, Calib
         case_results,
         started.elapsed().as_millis() as u64,
     );
-    render::write(&report, &opts.out).map_err(|e| {
-        CalibrateError::Instrument(format!("cannot write {}: {e}", opts.out.display()))
+    render::write(&report, &opts.out).map_err(|source| InstrumentError::WriteReport {
+        path: opts.out.clone(),
+        source,
     })?;
     Ok(report)
 }
@@ -242,25 +214,25 @@ fn select(
     }
     for c in &opts.only_checks {
         if !names.contains(&c.as_str()) {
-            return Err(CalibrateError::Input(format!(
-                "--check {c}: not a semantic check of {}; valid: {}",
-                set.config.display(),
-                names.join(", ")
-            )));
+            return Err(InputError::UnknownCheck {
+                check: c.clone(),
+                config: set.config.clone(),
+                valid: names.iter().map(|n| n.to_string()).collect(),
+            }
+            .into());
         }
     }
     for c in &opts.only_cases {
         if !set.cases.iter().any(|x| &x.name == c) {
-            return Err(CalibrateError::Input(format!(
-                "--case {c}: {} has no case of that name",
-                set.file.display()
-            )));
+            return Err(InputError::UnknownCase {
+                case: c.clone(),
+                file: set.file.clone(),
+            }
+            .into());
         }
     }
     if problems.has_errors() {
-        return Err(CalibrateError::Input(
-            problems.render(false).trim_end().to_string(),
-        ));
+        return Err(InputError::Labels(problems).into());
     }
     if !opts.only_cases.is_empty() {
         set.cases.retain(|c| opts.only_cases.contains(&c.name));
@@ -271,10 +243,7 @@ fn select(
         }
         set.cases.retain(|c| !c.labels.is_empty());
         if set.cases.is_empty() {
-            return Err(CalibrateError::Input(format!(
-                "no case labels --check {}",
-                opts.only_checks.join(", ")
-            )));
+            return Err(InputError::NothingLabelled(opts.only_checks.clone()).into());
         }
     }
     Ok(set)
@@ -319,23 +288,25 @@ fn prepare(
         match side {
             Side::Folder(p) => Ok(p.clone()),
             Side::Rev(rev) => {
-                let repo = set.repository.as_deref().ok_or_else(|| {
-                    CalibrateError::Input(format!(
-                        "case {}: {what} {rev} is a revision and the case file names no repository",
-                        case.name
-                    ))
-                })?;
+                let repo = set
+                    .repository
+                    .as_deref()
+                    .ok_or_else(|| InputError::NoRepository {
+                        case: case.name.clone(),
+                        what: what.to_string(),
+                        rev: rev.clone(),
+                    })?;
                 let c = crate::materialize::materialize(
                     &crate::materialize::Source::Rev(rev.clone()),
                     repo,
                     false,
                 )
-                .map_err(|e| {
-                    CalibrateError::Input(format!(
-                        "case {}: {what} {rev} of {}: {e}",
-                        case.name,
-                        repo.display()
-                    ))
+                .map_err(|source| InputError::Checkout {
+                    case: case.name.clone(),
+                    what: what.to_string(),
+                    rev: rev.clone(),
+                    repository: repo.to_path_buf(),
+                    source,
                 })?;
                 let p = c.path.clone();
                 trees.push(c);

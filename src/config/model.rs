@@ -160,7 +160,7 @@ impl JurySpec {
     /// its own (`judge-ci calibrate` reads every check's own judgment, not the rollup);
     /// `None` when there is none. Two semantic checks of one name (in different tiers or
     /// members) are refused: a judgment is found by its check's name.
-    pub fn semantic_only(&self) -> Result<Option<JurySpec>, String> {
+    pub fn semantic_only(&self) -> Result<Option<JurySpec>, DuplicateSemanticName> {
         let checks: Vec<CheckSpec> = self
             .all_checks()
             .into_iter()
@@ -170,10 +170,7 @@ impl JurySpec {
         let mut names = std::collections::BTreeSet::new();
         for c in &checks {
             if !names.insert(c.name.as_str()) {
-                return Err(format!(
-                    "two semantic checks are named `{}`; give each its own `name:`",
-                    c.name
-                ));
+                return Err(DuplicateSemanticName(c.name.clone()));
             }
         }
         Ok((!checks.is_empty()).then(|| JurySpec::Checks {
@@ -183,6 +180,12 @@ impl JurySpec {
         }))
     }
 }
+
+/// Two semantic checks of one name: a judgment is found by its check's name, so a run of the
+/// semantic checks alone (`calibrate`, `--semantic-only`) cannot tell them apart.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("two semantic checks are named `{0}`; give each its own `name:`")]
+pub struct DuplicateSemanticName(pub String);
 
 /// One cascade tier.
 #[derive(Clone, Debug)]

@@ -86,7 +86,7 @@ pub fn load(opts: &RunOptions, hidden: Arc<Hidden>) -> Result<Loaded, RunError> 
                 None
             }
             Ok(None) => Some("the config has no semantic check (llm, semantic-diff, correctness, test-quality-llm, ears, rfc2119) to calibrate".to_string()),
-            Err(why) => Some(why),
+            Err(why) => Some(why.to_string()),
         };
         if let Some(why) = problem {
             let mut problems = crate::config::Diagnostics::default();

@@ -12,6 +12,7 @@
 //! again).
 
 pub mod battery;
+mod error;
 pub mod exam;
 pub mod hunks;
 pub mod model;
@@ -24,8 +25,6 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Instant;
 
-use thiserror::Error;
-
 use crate::config::checks::CheckType;
 use crate::pipeline::{self, Format, RunOptions, Verbosity};
 use battery::{Aims, Transformation};
@@ -35,40 +34,7 @@ use model::{
 };
 use tree::Files;
 
-/// Why prove could not run.
-#[derive(Debug, Error)]
-pub enum ProveError {
-    /// Bad input: a side that cannot be read, a config that does not load (exit 2).
-    #[error("{what}: {why}")]
-    Input {
-        /// The flag or file.
-        what: String,
-        /// What is wrong and what would be valid.
-        why: String,
-    },
-    /// judge-ci's own failure (a folder it could not write; exit 3).
-    #[error("{0}")]
-    Instrument(String),
-    /// A signal stopped it.
-    #[error("cancelled by {name}; no prove report was written")]
-    Cancelled {
-        /// SIGTERM or SIGINT.
-        name: &'static str,
-        /// Its number.
-        signal: i32,
-    },
-}
-
-impl ProveError {
-    /// The process exit code.
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            ProveError::Input { .. } => pipeline::EXIT_BAD_INPUT,
-            ProveError::Instrument(_) => pipeline::EXIT_INSTRUMENT,
-            ProveError::Cancelled { signal, .. } => 128 + signal,
-        }
-    }
-}
+pub use error::{FolderError, InputError, InstrumentError, ProveError};
 
 /// What `judge-ci prove` was asked.
 #[derive(Clone, Debug)]
@@ -106,19 +72,13 @@ struct Workspace {
 /// Runs prove: the gold and the base, then every unit's variant, then the battery.
 pub async fn prove(opts: &ProveOptions) -> Result<ProveReport, ProveError> {
     let total = Instant::now();
-    let repo_dir = std::env::current_dir().map_err(|e| ProveError::Input {
-        what: "the working folder".into(),
-        why: e.to_string(),
-    })?;
-    let config = std::path::absolute(&opts.config).map_err(|e| ProveError::Input {
-        what: format!("--config {}", opts.config.display()),
-        why: e.to_string(),
+    let repo_dir = std::env::current_dir().map_err(InputError::WorkingFolder)?;
+    let config = std::path::absolute(&opts.config).map_err(|source| InputError::ConfigPath {
+        config: opts.config.clone(),
+        source,
     })?;
     if !config.is_file() {
-        return Err(ProveError::Input {
-            what: format!("--config {}", opts.config.display()),
-            why: "no such file; give the judge-ci.yml to prove".into(),
-        });
+        return Err(InputError::NoConfig(opts.config.clone()).into());
     }
     let (bench, _) = pipeline::load_from(
         Some(&config),
@@ -127,9 +87,9 @@ pub async fn prove(opts: &ProveOptions) -> Result<ProveReport, ProveError> {
         Verbosity::Quiet,
         false,
     )
-    .map_err(|e| ProveError::Input {
-        what: format!("--config {}", opts.config.display()),
-        why: e.to_string(),
+    .map_err(|e| InputError::Config {
+        config: opts.config.clone(),
+        source: Box::new(e),
     })?;
     let tiers: Vec<String> = tier_names(&bench.jury);
     let reference_arg = match (&opts.reference, &bench.reference) {
@@ -143,10 +103,7 @@ pub async fn prove(opts: &ProveOptions) -> Result<ProveReport, ProveError> {
             None => rev.clone(),
         },
         (None, None) => {
-            return Err(ProveError::Input {
-                what: "--reference".into(),
-                why: "not given, and the config names no `reference:`; give the reference solution (a folder or a revision)".into(),
-            });
+            return Err(InputError::NoReference.into());
         }
     };
     let (base, base_label) = tree::read_side(
@@ -163,13 +120,17 @@ pub async fn prove(opts: &ProveOptions) -> Result<ProveReport, ProveError> {
     )?;
     let units = hunks::split(&base, &reference);
     if units.is_empty() {
-        return Err(ProveError::Input {
-            what: format!("--base {} --reference {reference_arg}", opts.base),
-            why: "the base and the reference hold the same files; give the task's starting point and its solution".into(),
-        });
+        return Err(InputError::SameFiles {
+            base: opts.base.clone(),
+            reference: reference_arg,
+        }
+        .into());
     }
-    std::fs::create_dir_all(opts.out.join("runs")).map_err(|e| {
-        ProveError::Instrument(format!("cannot create {}: {e}", opts.out.display()))
+    std::fs::create_dir_all(opts.out.join("runs")).map_err(|source| {
+        InstrumentError::CreateOut {
+            path: opts.out.clone(),
+            source,
+        }
     })?;
     let ws = workspace(opts, &reference)?;
     // Every tree prove writes, and its output, are judge-ci's: a variant's subject processes
@@ -206,9 +167,7 @@ pub async fn prove(opts: &ProveOptions) -> Result<ProveReport, ProveError> {
     let (gold, base_run) = match (it.next(), it.next()) {
         (Some(g), Some(b)) => (g, b),
         _ => {
-            return Err(ProveError::Instrument(
-                "the gold and base runs returned no result".into(),
-            ));
+            return Err(InstrumentError::NoFirstRuns.into());
         }
     };
     let mut defects = Vec::new();
@@ -377,8 +336,10 @@ pub async fn prove(opts: &ProveOptions) -> Result<ProveReport, ProveError> {
         verdict,
         timings,
     };
-    render::write(&report, &opts.out)
-        .map_err(|e| ProveError::Instrument(format!("cannot write {}: {e}", opts.out.display())))?;
+    render::write(&report, &opts.out).map_err(|source| InstrumentError::WriteReport {
+        path: opts.out.clone(),
+        source,
+    })?;
     Ok(report)
 }
 
@@ -403,20 +364,24 @@ fn config_in(config: &Path, side: &str, repo_dir: &Path) -> Vec<String> {
 /// reference is written there once, as the runs read it.
 fn workspace(opts: &ProveOptions, reference: &Files) -> Result<Workspace, ProveError> {
     let (root, temp) = if opts.keep_trees {
-        let r = std::path::absolute(opts.out.join("trees"))
-            .map_err(|e| ProveError::Instrument(e.to_string()))?;
+        let r = std::path::absolute(opts.out.join("trees")).map_err(|source| {
+            InstrumentError::Absolute {
+                path: opts.out.join("trees"),
+                source,
+            }
+        })?;
         let _ = std::fs::remove_dir_all(&r);
         (r, None)
     } else {
         let t = tempfile::Builder::new()
             .prefix("judge-ci-prove-")
             .tempdir()
-            .map_err(|e| ProveError::Instrument(format!("cannot make a temporary folder: {e}")))?;
+            .map_err(InstrumentError::TempFolder)?;
         (t.path().to_path_buf(), Some(t))
     };
     let reference_dir = root.join("reference");
     tree::write(reference, &reference_dir, &root.join("outside"))
-        .map_err(|e| ProveError::Instrument(format!("cannot write the reference: {e}")))?;
+        .map_err(InstrumentError::WriteReference)?;
     Ok(Workspace {
         trees: root,
         reference: reference_dir,
@@ -442,9 +407,12 @@ async fn judge_all(
     for job in jobs {
         let dir = ws.trees.join(&job.name);
         let _ = std::fs::remove_dir_all(&dir);
-        tree::write(&job.files, &dir, &ws.trees.join("outside").join(&job.name)).map_err(|e| {
-            ProveError::Instrument(format!("cannot write the tree {}: {e}", dir.display()))
-        })?;
+        tree::write(&job.files, &dir, &ws.trees.join("outside").join(&job.name)).map_err(
+            |source| InstrumentError::WriteTree {
+                dir: dir.clone(),
+                source,
+            },
+        )?;
         if let Some(s) = screen
             && let Some(j) = s
                 .judge(&dir, format!("screened: tiers {}", s.tiers().join(", ")))
@@ -457,8 +425,9 @@ async fn judge_all(
             continue;
         }
         screened.push(None);
-        let out = std::path::absolute(opts.out.join("runs").join(&job.name))
-            .map_err(|e| ProveError::Instrument(e.to_string()))?;
+        let runs = opts.out.join("runs").join(&job.name);
+        let out = std::path::absolute(&runs)
+            .map_err(|source| InstrumentError::Absolute { path: runs, source })?;
         let run = RunOptions {
             config: Some(config.to_path_buf()),
             task: None,
@@ -500,9 +469,7 @@ async fn judge_all(
         crate::suite::Stopped::Cancelled { name, signal, .. } => {
             ProveError::Cancelled { name, signal }
         }
-        crate::suite::Stopped::Panicked(p) => {
-            ProveError::Instrument(format!("a run panicked: {p}"))
-        }
+        crate::suite::Stopped::Panicked(p) => InstrumentError::Panicked(p).into(),
     })?;
     let mut full = Vec::new();
     for (name, r, elapsed_us) in results {
@@ -514,10 +481,11 @@ async fn judge_all(
                 return Err(ProveError::Cancelled { name, signal });
             }
             Err(e @ pipeline::RunError::Input(_)) if !config_proven => {
-                return Err(ProveError::Input {
-                    what: format!("--config {}", opts.config.display()),
-                    why: e.to_string(),
-                });
+                return Err(InputError::Config {
+                    config: opts.config.clone(),
+                    source: Box::new(e),
+                }
+                .into());
             }
             // The config loaded for the reference: what the run refuses now is the tree.
             Err(e @ pipeline::RunError::Input(_)) => Judged {

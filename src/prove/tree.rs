@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use super::ProveError;
+use super::{FolderError, InputError, ProveError};
 use crate::materialize::{self, Source};
 
 /// What one path of a tree holds.
@@ -64,30 +64,34 @@ pub fn read_side(
     skip: &[String],
 ) -> Result<(Files, String), ProveError> {
     let source = Source::parse(arg);
-    let checkout =
-        materialize::materialize(&source, repo_dir, false).map_err(|e| ProveError::Input {
-            what: format!("{flag} {arg}"),
-            why: e.to_string(),
-        })?;
+    let checkout = materialize::materialize(&source, repo_dir, false).map_err(|source| {
+        InputError::Checkout {
+            flag,
+            arg: arg.to_string(),
+            source,
+        }
+    })?;
     let label = match &checkout.commit {
         Some(sha) => format!("{arg} ({})", &sha[..sha.len().min(12)]),
         None => checkout.path.display().to_string(),
     };
-    let files = read_folder(&checkout.path, skip).map_err(|why| ProveError::Input {
-        what: format!("{flag} {arg}"),
-        why,
+    let files = read_folder(&checkout.path, skip).map_err(|source| InputError::Side {
+        flag,
+        arg: arg.to_string(),
+        source,
     })?;
     if files.is_empty() {
-        return Err(ProveError::Input {
-            what: format!("{flag} {arg}"),
-            why: "holds no file".into(),
-        });
+        return Err(InputError::EmptySide {
+            flag,
+            arg: arg.to_string(),
+        }
+        .into());
     }
     Ok((files, label))
 }
 
 /// Every regular file under `root` (links, FIFOs and devices refused, naming the path).
-pub fn read_folder(root: &Path, skip: &[String]) -> Result<Files, String> {
+pub fn read_folder(root: &Path, skip: &[String]) -> Result<Files, FolderError> {
     let mut out = Files::new();
     let walk = walkdir::WalkDir::new(root)
         .follow_links(false)
@@ -101,7 +105,7 @@ pub fn read_folder(root: &Path, skip: &[String]) -> Result<Files, String> {
                     .is_some_and(|n| SKIPPED_DIRS.contains(&n)))
         });
     for e in walk {
-        let e = e.map_err(|e| format!("cannot be read: {e}"))?;
+        let e = e.map_err(FolderError::Walk)?;
         if e.depth() == 0 || e.file_type().is_dir() {
             continue;
         }
@@ -110,11 +114,12 @@ pub fn read_folder(root: &Path, skip: &[String]) -> Result<Files, String> {
             continue;
         }
         if !e.file_type().is_file() {
-            return Err(format!(
-                "{rel} is not a regular file (a link, a FIFO or a device); prove reads regular files only"
-            ));
+            return Err(FolderError::NotRegular(rel));
         }
-        let bytes = std::fs::read(e.path()).map_err(|err| format!("{rel}: {err}"))?;
+        let bytes = std::fs::read(e.path()).map_err(|source| FolderError::Read {
+            rel: rel.clone(),
+            source,
+        })?;
         let executable = e
             .metadata()
             .map(|m| m.permissions().mode() & 0o111 != 0)
@@ -125,14 +130,15 @@ pub fn read_folder(root: &Path, skip: &[String]) -> Result<Files, String> {
 }
 
 /// `path` below `root`, `/`-separated; a name that is not UTF-8 is refused.
-fn relative(root: &Path, path: &Path) -> Result<String, String> {
-    let rel = path
-        .strip_prefix(root)
-        .map_err(|_| format!("{} is not below {}", path.display(), root.display()))?;
+fn relative(root: &Path, path: &Path) -> Result<String, FolderError> {
+    let rel = path.strip_prefix(root).map_err(|_| FolderError::NotBelow {
+        path: path.to_path_buf(),
+        root: root.to_path_buf(),
+    })?;
     let parts: Option<Vec<&str>> = rel.components().map(|c| c.as_os_str().to_str()).collect();
     parts
         .map(|p| p.join("/"))
-        .ok_or_else(|| format!("{} has a name that is not UTF-8", rel.display()))
+        .ok_or_else(|| FolderError::NotUtf8(rel.to_path_buf()))
 }
 
 /// Writes `files` into the empty folder `dir`; a [`Entry::LinkOutside`] target goes under
@@ -199,6 +205,13 @@ mod tests {
         );
         write(&linked, &dir, &d.path().join("outside")).unwrap();
         let e = read_folder(&dir, &[]).unwrap_err();
-        assert!(e.contains("L.java is not a regular file"), "{e}");
+        assert!(
+            matches!(&e, FolderError::NotRegular(rel) if rel == "L.java"),
+            "{e:?}"
+        );
+        assert!(
+            e.to_string().contains("L.java is not a regular file"),
+            "{e}"
+        );
     }
 }
