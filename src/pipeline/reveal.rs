@@ -57,6 +57,33 @@ fn read_tree(tree: &Tree, mut add: impl FnMut(&[u8])) -> bool {
     whole
 }
 
+/// The level the run's report is revealed at: the config's, except that `names` becomes
+/// `none` when subject code could read the reference (the fence's `hidden-reference` did not
+/// hold for its last process: a reference inside the workspace, or its objects in the
+/// workspace's repository without a mount namespace). `names` cuts the reference's words
+/// from subject output; subject code that read the reference can print it in a form no word
+/// list matches (reversed, spaced: attack finding NC6), so its output is withheld as `none`
+/// withholds it. Said on stderr; the report records the level and its fence line why.
+pub fn level(
+    configured: crate::config::Reveal,
+    fence: &crate::fence::Fence,
+    verbosity: super::options::Verbosity,
+) -> crate::config::Reveal {
+    use crate::config::Reveal;
+    let exposed = fence
+        .last_status()
+        .is_some_and(|s| !s.holds(crate::fence::Layer::HiddenReference));
+    if configured == Reveal::Names && exposed {
+        if verbosity != super::options::Verbosity::Quiet {
+            eprintln!(
+                "judge-ci: reveal: names is applied as none: subject code could read the reference (see the fence line), so its output may carry it in any form"
+            );
+        }
+        return Reveal::None;
+    }
+    configured
+}
+
 /// The run's vocabulary: the reference's words less the workspace's and the task
 /// instruction's (what the subject was told). Without a reference it is empty (nothing of a
 /// reference can be quoted).

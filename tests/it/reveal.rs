@@ -200,3 +200,59 @@ fn a_stored_report_renders_no_looser_than_it_was_written() {
     let found = leaks(&texts);
     assert!(found.is_empty(), "{found:#?}");
 }
+
+/// Attack finding NC6: under `names` the reference's words are cut from subject output, but
+/// subject code that can read the reference prints it transformed (reversed, spaced), and
+/// that reached the comment. Where the fence could not hide the reference (here it lies
+/// inside the workspace; so too a reference branch of the workspace's repository where no
+/// mount namespace can be made), `names` withholds subject output as `none` does. The
+/// control: under `full` the transformed lines reach the comment.
+#[test]
+fn under_names_subject_output_is_withheld_when_the_fence_could_not_hide_the_reference() {
+    use std::process::Command;
+    let run = |reveal: &str| {
+        let root = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let ws = root.path().join("ws");
+        let config = format!(
+            "schema: judge-ci.v1\nname: r\nversion: \"1\"\nreveal: {reveal}\nreference:\n  path: ref\njury:\n  checks:\n    - type: command\n      name: leak\n      run: {}\n",
+            serde_json::to_string("rev ref/Secret.java; sed 's/./& /g' ref/Secret.java; exit 1")
+                .unwrap()
+        );
+        crate::common::write_tree(
+            &ws,
+            &[
+                ("judge-ci.yml", &config),
+                ("ref/Secret.java", "// SECRET-ANSWER-KEY-7731\n"),
+            ],
+        );
+        crate::common::commit_all(&ws, "subject");
+        let o = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
+            .current_dir(&ws)
+            .env_remove("GITHUB_ACTIONS")
+            .env("NO_COLOR", "1")
+            .env("TMPDIR", root.path())
+            .output()
+            .unwrap();
+        let md = std::fs::read_to_string(ws.join("judge-ci-out/report.md"))
+            .unwrap_or_else(|_| panic!("no report: {}", stderr(&o)));
+        let json = std::fs::read_to_string(ws.join("judge-ci-out/report.json")).unwrap();
+        (md, json)
+    };
+    let reversed = "1377-YEK-REWSNA-TERCES";
+    let spaced = "S E C R E T";
+    let (md, _) = run("full");
+    assert!(md.contains(reversed) && md.contains(spaced), "{md}");
+    let (md, json) = run("names");
+    for text in [&md, &json] {
+        assert!(
+            !text.contains(reversed) && !text.contains(spaced),
+            "the reference, transformed, reached a surface: {text}"
+        );
+    }
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["reveal"], "none", "{json}");
+    assert!(
+        md.contains("hidden-reference") && md.contains("lies inside the workspace"),
+        "the fence line says why: {md}"
+    );
+}
