@@ -956,7 +956,13 @@ mod tests {
             );
             assert_eq!(std::fs::read_dir(got.path()).unwrap().count(), 0, "{rule}");
             // Left in git, it is refused as well.
-            assert!(TreeListing::of(repo_git.path(), id).is_err());
+            assert!(
+                matches!(
+                    TreeListing::of(repo_git.path(), id),
+                    Err(CheckoutError::BadTreeEntry { .. })
+                ),
+                "{rule}"
+            );
         }
         // Duplicate names within one folder, a link and a file: the file would be written
         // through the link.
@@ -1032,18 +1038,31 @@ mod tests {
 
     #[test]
     fn remotes_and_revisions_that_git_would_misread_are_refused() {
-        assert!(check_rev("--upload-pack=touch /tmp/x").is_err());
-        assert!(check_rev("-").is_err());
+        for option_like in ["--upload-pack=touch /tmp/x", "-"] {
+            assert!(
+                matches!(check_rev(option_like), Err(GitArgError::RevisionLikeOption(r)) if r == option_like)
+            );
+        }
         assert!(check_rev("origin/solution").is_ok());
-        for bad in [
-            "--upload-pack=touch /tmp/pwned",
-            "http://127.0.0.1:8080/x.git",
-            "git://example.com/x.git",
-            "ext::sh -c touch% /tmp/pwned",
-            "fd::17",
-            "ftp://example.com/x.git",
+        assert!(matches!(
+            check_remote("--upload-pack=touch /tmp/pwned"),
+            Err(GitArgError::RepositoryLikeOption(_))
+        ));
+        for helper in ["ext::sh -c touch% /tmp/pwned", "fd::17"] {
+            assert!(
+                matches!(check_remote(helper), Err(GitArgError::TransportHelper(_))),
+                "{helper}"
+            );
+        }
+        for (bad, want) in [
+            ("http://127.0.0.1:8080/x.git", "http"),
+            ("git://example.com/x.git", "git"),
+            ("ftp://example.com/x.git", "ftp"),
         ] {
-            assert!(check_remote(bad).is_err(), "{bad}");
+            assert!(
+                matches!(check_remote(bad), Err(GitArgError::Scheme { scheme, .. }) if scheme == want),
+                "{bad}"
+            );
         }
         for good in [
             "https://github.com/o/r.git",

@@ -544,7 +544,10 @@ mod tests {
         assert!(src.is_dir(&root.join("k")) && !src.is_file(&root.join("k")));
         let k = src.files_under(&root.join("k"), 100).unwrap();
         assert_eq!(k, vec![("one.md".to_string(), b"one\n".to_vec())]);
-        assert!(src.read(&root.join("k/two.md")).is_err());
+        assert_eq!(
+            src.read(&root.join("k/two.md")).unwrap_err().kind(),
+            std::io::ErrorKind::NotFound
+        );
         let files = src.files();
         let changed: Vec<&str> = files
             .iter()

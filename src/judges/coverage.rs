@@ -266,8 +266,15 @@ mod tests {
             }
         );
         assert!((c.line.percent() - 75.0).abs() < 1e-9);
-        assert!(parse_jacoco("<html/>").is_err());
-        assert!(parse_jacoco("not xml").is_err());
+        assert_eq!(
+            parse_jacoco("<html/>").unwrap_err(),
+            "not a JaCoCo report: the root element is <html>"
+        );
+        let e = parse_jacoco("not xml").unwrap_err();
+        assert!(
+            e.starts_with("not JaCoCo XML: the report is not well-formed XML"),
+            "{e}"
+        );
         assert_eq!(Counter::default().percent(), 0.0);
     }
 
@@ -303,6 +310,10 @@ mod tests {
     #[test]
     fn external_entities_are_not_expanded() {
         let xml = r#"<?xml version="1.0"?><!DOCTYPE report [<!ENTITY x SYSTEM "file:///etc/passwd">]><report>&x;</report>"#;
-        assert!(parse_jacoco(xml).is_err());
+        let e = parse_jacoco(xml).unwrap_err();
+        assert!(
+            e.starts_with("not JaCoCo XML: the report is not well-formed XML"),
+            "{e}"
+        );
     }
 }

@@ -373,7 +373,8 @@ mod tests {
         }
         let e = "method-gone".parse::<FindingKind>().unwrap_err();
         assert!(e.message().contains("method-missing"), "{}", e.message());
-        assert!(serde_json::from_str::<FindingKind>("\"Method-Missing\"").is_err());
+        let wire = serde_json::from_str::<FindingKind>("\"Method-Missing\"").unwrap_err();
+        assert!(wire.to_string().contains("Method-Missing"), "{wire}");
     }
 
     #[test]

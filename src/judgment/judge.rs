@@ -267,7 +267,9 @@ mod tests {
 
     #[test]
     fn metadata_refuses_blank_name_and_blank_declaration() {
-        assert!(JudgeMetadata::named(" ").is_err());
+        assert!(
+            matches!(JudgeMetadata::named(" "), Err(BuildError::InvalidArgument(m)) if m.contains("must be non-blank"))
+        );
         let e = JudgeMetadata::new(
             "j",
             Some(String::new()),
@@ -304,6 +306,9 @@ mod tests {
         );
         assert_eq!(not_applicable_capability(&Plain(None)).unwrap(), None);
         let broken = NamedJudge::new(Arc::new(Unreadable), "n", JudgeType::Deterministic).unwrap();
-        assert!(not_applicable_capability(&broken).is_err());
+        assert!(matches!(
+            not_applicable_capability(&broken),
+            Err(Fault::Threw { kind, .. }) if kind == "IllegalStateException"
+        ));
     }
 }

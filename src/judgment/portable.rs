@@ -63,9 +63,13 @@ mod tests {
     fn integers_beyond_2_pow_53_are_refused_with_their_path() {
         let err = check_portable(&json!({"a": [1, 9007199254740992i64]}), "metadata").unwrap_err();
         assert!(err.message().contains("metadata.a[1]"), "{err}");
-        assert!(check_portable(&json!(u64::MAX), "m").is_err());
+        assert!(
+            matches!(check_portable(&json!(u64::MAX), "m"), Err(BuildError::InvalidArgument(m)) if m.contains("outside the portable integer range"))
+        );
         assert!(check_portable(&json!(-9007199254740991i64), "m").is_ok());
-        assert!(check_portable(&json!(null), "m").is_err());
+        assert!(
+            matches!(check_portable(&json!(null), "m"), Err(BuildError::InvalidArgument(m)) if m.contains("m is null"))
+        );
         assert!(check_portable(&json!({"x": 1.5, "y": "s", "z": [true]}), "m").is_ok());
     }
 }

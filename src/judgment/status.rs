@@ -92,9 +92,19 @@ mod tests {
 
     #[test]
     fn upper_case_and_unknown_tokens_are_refused() {
-        assert!("ERROR".parse::<Status>().is_err());
-        assert!("Pass".parse::<Status>().is_err());
-        assert!("skipped".parse::<Status>().is_err());
-        assert!(serde_json::from_str::<Status>("\"PASS\"").is_err());
+        assert!(
+            matches!("ERROR".parse::<Status>(), Err(BuildError::InvalidArgument(m)) if m.contains("unknown judgment status 'ERROR'"))
+        );
+        assert!(
+            matches!("Pass".parse::<Status>(), Err(BuildError::InvalidArgument(m)) if m.contains("unknown judgment status 'Pass'"))
+        );
+        assert!(
+            matches!("skipped".parse::<Status>(), Err(BuildError::InvalidArgument(m)) if m.contains("unknown judgment status 'skipped'"))
+        );
+        let wire = serde_json::from_str::<Status>("\"PASS\"").unwrap_err();
+        assert!(
+            wire.to_string().contains("unknown variant `PASS`"),
+            "{wire}"
+        );
     }
 }

@@ -78,9 +78,14 @@ mod tests {
 
     #[test]
     fn blank_name_is_refused_on_every_path() {
-        assert!(Check::new("  ", true, "").is_err());
         assert!(
-            serde_json::from_str::<Check>(r#"{"name":"","passed":true,"message":""}"#).is_err()
+            matches!(Check::new("  ", true, ""), Err(BuildError::InvalidArgument(m)) if m.contains("check name must be non-blank"))
+        );
+        let wire =
+            serde_json::from_str::<Check>(r#"{"name":"","passed":true,"message":""}"#).unwrap_err();
+        assert!(
+            wire.to_string().contains("check name must be non-blank"),
+            "{wire}"
         );
         let c: Check =
             serde_json::from_str(r#"{"name":"file_exists","passed":false,"message":""}"#).unwrap();

@@ -51,14 +51,28 @@ mod tests {
     #[test]
     fn names_are_checked() {
         assert!(validate_stage_name("tier", "build").is_ok());
-        assert!(validate_stage_name("tier", "").is_err());
-        assert!(validate_stage_name("tier", " build").is_err());
-        assert!(validate_stage_name("tier", "a\nb").is_err());
-        assert!(validate_stage_name("tier", "a\u{200B}b").is_err());
-        assert!(validate_stage_name("tier", "a\u{2028}b").is_err());
-        assert!(validate_stage_name("tier", "e\u{0301}").is_err());
+        assert!(
+            matches!(validate_stage_name("tier", ""), Err(BuildError::InvalidArgument(m)) if m.contains("must be non-blank"))
+        );
+        assert!(
+            matches!(validate_stage_name("tier", " build"), Err(BuildError::InvalidArgument(m)) if m.contains("leading or trailing whitespace"))
+        );
+        assert!(
+            matches!(validate_stage_name("tier", "a\nb"), Err(BuildError::InvalidArgument(m)) if m.contains("control, format or separator"))
+        );
+        assert!(
+            matches!(validate_stage_name("tier", "a\u{200B}b"), Err(BuildError::InvalidArgument(m)) if m.contains("control, format or separator"))
+        );
+        assert!(
+            matches!(validate_stage_name("tier", "a\u{2028}b"), Err(BuildError::InvalidArgument(m)) if m.contains("control, format or separator"))
+        );
+        assert!(
+            matches!(validate_stage_name("tier", "e\u{0301}"), Err(BuildError::InvalidArgument(m)) if m.contains("not NFC-normalised"))
+        );
         assert!(validate_stage_name("tier", "é").is_ok());
-        assert!(validate_stage_name("tier", &"x".repeat(65)).is_err());
+        assert!(
+            matches!(validate_stage_name("tier", &"x".repeat(65)), Err(BuildError::InvalidArgument(m)) if m.contains("longer than 64 characters"))
+        );
         assert!(validate_stage_name("tier", &"x".repeat(64)).is_ok());
     }
 }

@@ -865,7 +865,12 @@ mod tests {
                 "gradle (removed: a link where protected files live)"
             ]
         );
-        assert!(std::fs::symlink_metadata(root.join(".mvn")).is_err());
+        assert_eq!(
+            std::fs::symlink_metadata(root.join(".mvn"))
+                .unwrap_err()
+                .kind(),
+            std::io::ErrorKind::NotFound
+        );
         assert_eq!(
             std::fs::read_to_string(root.join("cfg/maven.config")).unwrap(),
             "-Dtest=Nope\n",

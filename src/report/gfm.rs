@@ -399,9 +399,18 @@ mod tests {
     #[test]
     fn validation_finds_broken_markdown() {
         assert!(validate("## ok\n\n| a |\n|---|\n| b |\n").is_ok());
-        assert!(validate("text\n\n```\nnever closed\n").is_err());
-        assert!(validate("para\n| stray | row |\n").is_err());
-        assert!(validate("<details>\n\nx\n").is_err());
+        assert_eq!(
+            validate("text\n\n```\nnever closed\n"),
+            Err(vec!["line 3: a code fence is never closed".to_string()])
+        );
+        assert_eq!(
+            validate("para\n| stray | row |\n"),
+            Err(vec!["line 2: a table row outside any table".to_string()])
+        );
+        assert_eq!(
+            validate("<details>\n\nx\n"),
+            Err(vec!["1 <details> but 0 </details>".to_string()])
+        );
     }
 
     #[test]

@@ -198,8 +198,13 @@ fn an_out_folder_the_subject_turns_into_a_symlink_takes_nothing() {
         .env("RUNNER_TEMP", spill.path())
         .output()
         .unwrap();
-    assert!(
-        ws.path().join("judge-ci-out").symlink_metadata().is_err(),
+    assert_eq!(
+        ws.path()
+            .join("judge-ci-out")
+            .symlink_metadata()
+            .map_err(|e| e.kind())
+            .err(),
+        Some(std::io::ErrorKind::NotFound),
         "the link the subject left is removed, so no later step reads through it"
     );
     assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
