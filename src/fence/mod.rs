@@ -410,6 +410,12 @@ impl Fence {
             Some(v) => vec![canonical(v.dir.path()); git.len()],
             None => Vec::new(),
         };
+        // A workspace inside a system folder (`/usr/src/…`): its neighbours, and a parent
+        // folder's `.git` holding the reference, are not readable through that folder's
+        // grant (the workspace itself is, as a writable root).
+        if let Some(parent) = root.parent().filter(|p| rules::strictly_in_system(p)) {
+            hidden.push(parent.to_path_buf());
+        }
         let mut writable = vec![root, canonical(tmp.path())];
         let mut readable = Vec::new();
         let mut caches = Vec::new();

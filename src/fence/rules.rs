@@ -98,6 +98,22 @@ fn in_system(p: &Path) -> bool {
             .any(|s| p.starts_with(s))
 }
 
+/// Whether `p` lies inside a system folder without being one (`/usr/src`, not `/usr` nor
+/// `/bin`'s target `/usr/bin`).
+pub fn strictly_in_system(p: &Path) -> bool {
+    let roots: Vec<PathBuf> = SYSTEM
+        .iter()
+        .chain(["/etc"].iter())
+        .flat_map(|s| {
+            [
+                PathBuf::from(s),
+                Path::new(s).canonicalize().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    in_system(p) && !roots.iter().any(|r| r == p)
+}
+
 /// What of `/etc` every user of the machine may read, and the targets of its links that lie
 /// outside the system's folders (`/etc/resolv.conf` → `/run/systemd/resolve/…`) when they
 /// are files every user may read. A file only its owner (root) may read — `shadow`,
@@ -576,6 +592,56 @@ pub fn ruleset(grants: &Grants, hidden: &[PathBuf]) -> Result<(OwnedFd, i32), St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_folder_inside_a_system_folder_is_strictly_in_it() {
+        assert!(strictly_in_system(Path::new("/usr/src")));
+        assert!(strictly_in_system(Path::new("/etc/ssl")));
+        for p in ["/usr", "/etc", "/bin", "/", "/opt/x", "/home/runner"] {
+            assert!(!strictly_in_system(Path::new(p)), "{p}");
+        }
+    }
+
+    #[test]
+    fn a_toolchain_is_granted_by_its_folder_unless_that_holds_the_runner() {
+        let d = tempfile::tempdir().unwrap();
+        let base = d.path().canonicalize().unwrap();
+        for p in [
+            "runner/bin",
+            "runner/_work/r/ws",
+            "jdk/bin",
+            "runner/externals/node/bin",
+        ] {
+            std::fs::create_dir_all(base.join(p)).unwrap();
+        }
+        let named = [
+            (base.join("jdk/bin"), "PATH".to_string()),
+            (base.join("runner/bin"), "PATH".to_string()),
+            (base.join("runner/externals/node/bin"), "PATH".to_string()),
+            (base.join("runner"), "JAVA_HOME".to_string()),
+        ];
+        let workspaces = [base.join("runner/_work/r/ws")];
+        let runner = [base.join("runner/_work")];
+        let places = Places {
+            homes: &[],
+            shared: &[],
+            hidden: &[],
+            workspaces: &workspaces,
+            runner: &runner,
+        };
+        let tools = toolchains(&named, &places);
+        assert_eq!(
+            tools.paths,
+            vec![
+                base.join("jdk"),
+                base.join("runner/bin"),
+                base.join("runner/externals/node")
+            ]
+        );
+        assert!(tools.granted[1].label.starts_with("PATH; not its parent"));
+        assert_eq!(tools.refused.len(), 1, "{:?}", tools.refused);
+        assert!(tools.refused[0].contains("JAVA_HOME: it holds the runner's work folder"));
+    }
 
     #[test]
     fn read_roots_leave_out_only_the_hidden_folder() {
