@@ -243,6 +243,12 @@ mod tests {
                 .unwrap()
                 .exists(git2::Oid::from_str(&secret).unwrap())
         );
-        assert!(v.find_reference("refs/heads/solution").is_err());
+        assert_eq!(
+            v.find_reference("refs/heads/solution")
+                .map(|_| ())
+                .unwrap_err()
+                .code(),
+            git2::ErrorCode::NotFound
+        );
     }
 }
