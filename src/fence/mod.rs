@@ -453,6 +453,9 @@ impl Fence {
             .filter_map(|v| Some(canonical(PathBuf::from(v).parent()?)))
             .filter(|p| p.parent().is_some())
             .collect();
+        let tool_cache = std::env::var_os("RUNNER_TOOL_CACHE")
+            .filter(|v| !v.is_empty())
+            .and_then(|v| PathBuf::from(v).canonicalize().ok());
         let tools = rules::toolchains(
             &rules::named_tools(),
             &rules::Places {
@@ -461,6 +464,7 @@ impl Fence {
                 hidden: &hidden,
                 workspaces: &workspaces,
                 runner: &runner,
+                tool_cache: tool_cache.as_deref(),
             },
         );
         readable.extend(tools.paths.iter().cloned());

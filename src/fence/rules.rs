@@ -212,6 +212,8 @@ pub struct Places<'a> {
     /// The runner's work folder (`_work`, the parent of `$RUNNER_WORKSPACE`): what holds it
     /// is the runner's installation (`.credentials`, `_diag`).
     pub runner: &'a [PathBuf],
+    /// `$RUNNER_TOOL_CACHE`, canonical.
+    pub tool_cache: Option<&'a Path>,
 }
 
 /// A folder granted beyond the system's own, and why (for the fence line).
@@ -323,11 +325,31 @@ fn home_of(p: &Path, homes: &[PathBuf]) -> Option<PathBuf> {
 /// nothing. Every grant and refusal is named for the fence line.
 pub fn toolchains(named: &[(PathBuf, String)], places: &Places) -> Tools {
     let mut tools = Tools::default();
-    let tool_cache = std::env::var_os("RUNNER_TOOL_CACHE")
-        .filter(|v| !v.is_empty())
-        .and_then(|v| PathBuf::from(v).canonicalize().ok());
     for (p, label) in named {
         if in_system(p) || places.workspaces.iter().any(|w| p.starts_with(w)) {
+            continue;
+        }
+        // A tool of the runner's tool cache, wherever the cache lies (a self-hosted runner's
+        // `_work/_tool` is often in its user's home): its `<tool>/<version>/<arch>` folder.
+        let cached = places.tool_cache.and_then(|c| {
+            let rel = p.strip_prefix(c).ok()?;
+            let parts: Vec<_> = rel.components().take(3).collect();
+            (parts.len() == 3).then(|| parts.iter().fold(c.to_path_buf(), |a, b| a.join(b)))
+        });
+        if let Some(root) = cached {
+            match exposes(&root, places) {
+                Some(what) => tools
+                    .refused
+                    .push(format!("{} ({label}: it holds {what})", p.display())),
+                None if tools.granted.iter().any(|g| root.starts_with(&g.path)) => {}
+                None => {
+                    tools.paths.push(root.clone());
+                    tools.granted.push(Granted {
+                        path: root,
+                        label: label.clone(),
+                    });
+                }
+            }
             continue;
         }
         if places.shared.iter().any(|s| p.starts_with(s)) {
@@ -396,17 +418,10 @@ pub fn toolchains(named: &[(PathBuf, String)], places: &Places) -> Tools {
             ));
             continue;
         }
-        let root = tool_cache
-            .as_ref()
-            .and_then(|c| {
-                let rel = p.strip_prefix(c).ok()?;
-                let parts: Vec<_> = rel.components().take(3).collect();
-                (parts.len() == 3).then(|| parts.iter().fold(c.clone(), |a, b| a.join(b)))
-            })
-            .unwrap_or_else(|| match p.file_name().and_then(|n| n.to_str()) {
-                Some("bin" | "sbin") => p.parent().map_or_else(|| p.clone(), Path::to_path_buf),
-                _ => p.clone(),
-            });
+        let root = match p.file_name().and_then(|n| n.to_str()) {
+            Some("bin" | "sbin") => p.parent().map_or_else(|| p.clone(), Path::to_path_buf),
+            _ => p.clone(),
+        };
         let (path, label) = match exposes(&root, places) {
             None => (root, label.clone()),
             Some(what) if root != *p && exposes(p, places).is_none() => (
@@ -628,6 +643,7 @@ mod tests {
             hidden: &[],
             workspaces: &workspaces,
             runner: &runner,
+            tool_cache: None,
         };
         let tools = toolchains(&named, &places);
         assert_eq!(
@@ -641,6 +657,29 @@ mod tests {
         assert!(tools.granted[1].label.starts_with("PATH; not its parent"));
         assert_eq!(tools.refused.len(), 1, "{:?}", tools.refused);
         assert!(tools.refused[0].contains("JAVA_HOME: it holds the runner's work folder"));
+        // A self-hosted runner in its user's home, its tool cache in `_work/_tool`: the JDK
+        // there is granted by its <tool>/<version>/<arch> folder, not refused with the home.
+        let home = base.join("home/runner");
+        let cache = home.join("actions-runner/_work/_tool");
+        let jdk = cache.join("Java_Temurin-Hotspot_jdk/17.0.9/x64");
+        std::fs::create_dir_all(jdk.join("bin")).unwrap();
+        let homes = [home.clone()];
+        let runner = [home.join("actions-runner/_work")];
+        let places = Places {
+            homes: &homes,
+            shared: &[],
+            hidden: &homes,
+            workspaces: &[],
+            runner: &runner,
+            tool_cache: Some(&cache),
+        };
+        let named = [
+            (jdk.clone(), "JAVA_HOME".to_string()),
+            (jdk.join("bin"), "PATH".to_string()),
+        ];
+        let tools = toolchains(&named, &places);
+        assert_eq!(tools.paths, vec![jdk], "{tools:?}");
+        assert!(tools.refused.is_empty(), "{tools:?}");
     }
 
     #[test]
