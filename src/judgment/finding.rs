@@ -74,7 +74,8 @@ finding_kinds! {
     SupertypeChanged => "supertype-changed", Difference;
     /// A type's declaration (modifiers, type parameters) differs.
     TypeDeclarationChanged => "type-declaration-changed", Difference;
-    /// A Unicode escape outside a literal, which can hide code from a reader.
+    /// A Unicode escape outside a literal, or one inside a literal that changes how it reads
+    /// (a backslash, quote, line end, ASCII letter or digit), which can hide code from a reader.
     UnicodeEscape => "unicode-escape", Difference;
     /// A type the reference declares and the workspace lacks.
     TypeMissing => "type-missing", Difference;

@@ -10,7 +10,11 @@
 //!
 //! [`Decoded::suspicious`] lists the escapes honest code does not need: those that are not
 //! inside a string, char or text-block literal, nor harmlessly inside a comment (a comment
-//! character that does not end the comment).
+//! character that does not end the comment); and inside a literal, those whose character
+//! changes where a token ends or what a text match sees (attack FI7, FI8): a backslash (it
+//! escapes the next character, so `"\u005c"; x++; //"` is one string to javac), a quote, a
+//! line end, and an ASCII letter or digit (`"\u006aavax.servlet.Filter"` hides `javax` from
+//! a grep; honest code writes those characters as themselves).
 
 /// One translated unicode escape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,6 +38,9 @@ pub struct Decoded {
     pub escapes: Vec<Escape>,
     /// Byte offsets in the original where a line starts (the first is 0).
     line_starts: Vec<usize>,
+    /// Escapes inside string, char and text-block literals left as written in `text` (see
+    /// [`decode`]), with their original offsets: still weighed by [`Decoded::suspicious`].
+    kept: Vec<Escape>,
 }
 
 fn hex(b: u8) -> Option<u16> {
@@ -70,7 +77,20 @@ pub fn decode(src: &[u8]) -> Decoded {
     let mut d = if keep.is_empty() {
         full
     } else {
-        translate(src, &keep)
+        // Those inside literals (not comments), weighed by `suspicious`.
+        let kept = full
+            .escapes
+            .iter()
+            .filter(|e| {
+                keep.binary_search(&e.original).is_ok()
+                    && region_of(&regions, e.decoded).is_some_and(|r| r.literal)
+            })
+            .copied()
+            .collect();
+        Decoded {
+            kept,
+            ..translate(src, &keep)
+        }
     };
     // A lone CR ends a line for javac (and so a `//` comment); tree-sitter-java ends line
     // comments at LF only. Same length, so offsets are unchanged.
@@ -91,6 +111,7 @@ fn translate(src: &[u8], keep: &[usize]) -> Decoded {
             text: src.to_vec(),
             escapes: Vec::new(),
             line_starts,
+            kept: Vec::new(),
         };
     }
     let mut text = Vec::with_capacity(src.len());
@@ -170,6 +191,7 @@ fn translate(src: &[u8], keep: &[usize]) -> Decoded {
         text,
         escapes,
         line_starts,
+        kept: Vec::new(),
     }
 }
 
@@ -223,13 +245,23 @@ impl Decoded {
     /// Escapes that change what the compiler reads outside literals: each with its original
     /// line and the character it spells. See the module documentation.
     pub fn suspicious(&self) -> Vec<(u32, char)> {
-        if self.escapes.is_empty() {
+        if self.escapes.is_empty() && self.kept.is_empty() {
             return Vec::new();
         }
         let regions = regions(&self.text);
-        self.escapes
+        let mut found: Vec<&Escape> = self
+            .escapes
             .iter()
-            .filter(|e| !inside(&regions, e.decoded))
+            .filter(|e| match region_of(&regions, e.decoded) {
+                None => true,
+                Some(r) => r.literal && changes_a_literal(e.unit),
+            })
+            // Left as written, so inside a literal: only what hides text matters.
+            .chain(self.kept.iter().filter(|e| changes_a_literal(e.unit)))
+            .collect();
+        found.sort_by_key(|e| e.original);
+        found
+            .into_iter()
             .map(|e| {
                 (
                     self.original_line(e.original),
@@ -242,10 +274,22 @@ impl Decoded {
 
 /// Whether decoded offset `at` lies in one of `regions` (sorted, disjoint).
 fn inside(regions: &[Region], at: usize) -> bool {
+    region_of(regions, at).is_some()
+}
+
+/// The region of `regions` (sorted, disjoint) holding decoded offset `at`.
+fn region_of(regions: &[Region], at: usize) -> Option<&Region> {
     let k = regions.partition_point(|r| r.start <= at);
-    k.checked_sub(1)
-        .map(|k| &regions[k])
-        .is_some_and(|r| at < r.end)
+    k.checked_sub(1).map(|k| &regions[k]).filter(|r| at < r.end)
+}
+
+/// Whether an escaped character inside a literal makes javac read the text differently from
+/// how it reads to a person or a text match: a backslash, a quote or a line end (they end or
+/// extend the literal), an ASCII letter or digit (written as itself by honest code, escaped
+/// only to hide a name from a search).
+fn changes_a_literal(unit: u16) -> bool {
+    matches!(u8::try_from(unit), Ok(b'\\' | b'"' | b'\'' | b'\n' | b'\r'))
+        || u8::try_from(unit).is_ok_and(|b| b.is_ascii_alphanumeric())
 }
 
 fn char_width(text: &[u8], at: usize) -> usize {
@@ -264,6 +308,8 @@ fn char_width(text: &[u8], at: usize) -> usize {
 struct Region {
     start: usize,
     end: usize,
+    /// A string, char or text-block literal (else a comment).
+    literal: bool,
 }
 
 /// The content ranges of literals and comments of decoded Java text (a lexer just precise
@@ -279,7 +325,11 @@ fn regions(t: &[u8]) -> Vec<Region> {
                 while j < t.len() && t[j] != b'\n' && t[j] != b'\r' {
                     j += 1;
                 }
-                out.push(Region { start, end: j });
+                out.push(Region {
+                    start,
+                    end: j,
+                    literal: false,
+                });
                 i = j;
             }
             b'/' if t.get(i + 1) == Some(&b'*') => {
@@ -288,7 +338,11 @@ fn regions(t: &[u8]) -> Vec<Region> {
                     .windows(2)
                     .position(|w| w == b"*/")
                     .map_or(t.len(), |p| start + p);
-                out.push(Region { start, end });
+                out.push(Region {
+                    start,
+                    end,
+                    literal: false,
+                });
                 i = end + 2;
             }
             b'"' if t.get(i + 1..i + 3) == Some(b"\"\"") => {
@@ -298,7 +352,11 @@ fn regions(t: &[u8]) -> Vec<Region> {
                     j += if t[j] == b'\\' { 2 } else { 1 };
                 }
                 let end = j.min(t.len());
-                out.push(Region { start, end });
+                out.push(Region {
+                    start,
+                    end,
+                    literal: true,
+                });
                 i = end + 3;
             }
             q @ (b'"' | b'\'') => {
@@ -308,7 +366,11 @@ fn regions(t: &[u8]) -> Vec<Region> {
                     j += if t[j] == b'\\' { 2 } else { 1 };
                 }
                 let end = j.min(t.len());
-                out.push(Region { start, end });
+                out.push(Region {
+                    start,
+                    end,
+                    literal: true,
+                });
                 i = end + 1;
             }
             _ => i += 1,
@@ -376,14 +438,30 @@ mod tests {
     #[test]
     fn only_escapes_outside_literals_are_suspicious() {
         let d = decode(
-            br#"String s = "\u0041"; char c = '\u0042'; // \u0043 fine
+            br#"String s = "\u00e9"; char c = '\u00e8'; // \u0043 fine
 /* \u0044 fine */ String t = """
-  \u0045 """;
+  \u00ea """;
 // \u000a int \u0078;
 "#,
         );
         assert_eq!(d.suspicious(), [(4, '\n'), (4, 'x')]);
         let ends = decode(br#"String s = "\u0022 + x + \u0022"; /* a *\u002f"#);
         assert_eq!(ends.suspicious(), [(1, '"'), (1, '"'), (1, '/')]);
+    }
+
+    /// Attack FI7 and FI8: inside a literal, an escaped backslash escapes the closing quote
+    /// (javac reads `requests++;` as string text), in a string and in a text block; an
+    /// escaped ASCII letter hides a name from a text match (`\u006aavax`). Each is
+    /// suspicious; a non-ASCII letter or a control character in a literal is not.
+    #[test]
+    fn escapes_that_change_how_a_literal_reads_are_suspicious() {
+        let quote = decode(br#"String trace = "\u005c"; requests++; //";"#);
+        assert_eq!(quote.suspicious(), [(1, '\\')]);
+        let block = decode(b"String t = \"\"\"\n  counted\\u005c\"\"\"; requests++; //\n\"\"\";");
+        assert_eq!(block.suspicious(), [(2, '\\')]);
+        let grep = decode(br#"Class.forName("\u006aavax.servlet.Filter");"#);
+        assert_eq!(grep.suspicious(), [(1, 'j')]);
+        let honest = decode(br#"String s = "caf\u00e9\u0000"; char c = '\u2603';"#);
+        assert!(honest.suspicious().is_empty(), "{:?}", honest.suspicious());
     }
 }

@@ -13,16 +13,28 @@ use crate::report;
 /// protected paths (against the trusted tree the config came from; none without one), a FAIL
 /// judgment `protected-paths` added to the first tier under `protected-action: fail`, then
 /// the restored files.
+/// `written` is the head commit when judge-ci wrote the workspace out of it (`--head REV`);
+/// `sides` is what git knows of the run's folders (the reference's files, for the comparisons).
 pub fn guard(
     bench: &mut Benchmark,
     source: &ConfigSource,
+    written: Option<&crate::config::source::GitTree>,
     workspace: &Path,
     reference: Option<&Path>,
+    sides: &crate::judges::structural::select::Sides,
     out: &Path,
 ) -> Result<Option<report::TrustInfo>, RunError> {
     // What the pull request changes that no check reads, as it was submitted (before pinned
     // and restored files change the workspace).
-    let unjudged = super::unjudged::unjudged(bench, source.tree(), workspace, reference, out);
+    let unjudged = super::unjudged::unjudged(
+        bench,
+        source.tree(),
+        written,
+        workspace,
+        reference,
+        sides,
+        out,
+    );
     if bench.unjudged_action == crate::config::ProtectedAction::Fail && !unjudged.is_empty() {
         let spec = CheckSpec {
             name: UNJUDGED_CHANGES.into(),

@@ -325,11 +325,26 @@ pub fn prepare(opts: &RunOptions, loaded: &mut Loaded, trees: &Trees) -> Result<
     // A plan a check verifies is the trusted side's in a pull-request context; read before
     // the guard, so a pull request that changed it is told so with the judge's other files.
     super::plans::from_trusted_side(&mut loaded.bench, &loaded.config_source, workspace)?;
+    // The head commit judge-ci wrote the workspace out of (`--head REV`): what it records
+    // that a written folder does not show (a gitlink) is listed too.
+    let written = match (&opts.head, &trees.head.git_dir, &trees.head.commit) {
+        (Some(_), Some(git_dir), Some(commit)) => git2::Oid::from_str(commit).ok().map(|id| {
+            crate::config::source::GitTree::new(
+                git_dir.clone(),
+                workspace,
+                id,
+                format!("the head commit {commit}"),
+            )
+        }),
+        _ => None,
+    };
     let trust = guard(
         &mut loaded.bench,
         &loaded.config_source,
+        written.as_ref(),
         workspace,
         trees.reference.as_deref(),
+        trees.comparisons.sides(),
         &opts.out,
     )?;
     let bench = &loaded.bench;

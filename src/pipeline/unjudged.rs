@@ -5,8 +5,10 @@
 //!
 //! "Changes" is against the trusted base tree in a pull-request context, else against the
 //! reference folder. "Reads" is what the config's checks declare they read: a structural
-//! check's globs, a file check's path, and every differing file for a semantic check (the
-//! model is shown each one, or the judgment cannot pass). Builds, commands and external judges
+//! check's globs (for a comparison, only the files the reference has too), a file check's
+//! path, and every differing file its material shows for a semantic check (the model is shown
+//! each one, or the judgment cannot pass; a build-output folder or judge-ci's own folder is
+//! not shown). A submodule entry is read by no check. Builds, commands and external judges
 //! run code over the tree but do not say which files they judged, so they cover none.
 
 use std::collections::BTreeSet;
@@ -26,22 +28,25 @@ const MAX_FILES: usize = 200_000;
 pub const MAX_LISTED: usize = 200;
 
 /// What the config's checks read of the workspace.
-enum Reads {
-    /// Every file (a semantic check is shown the whole change).
-    Everything,
-    /// The files some check reads: each check's (include, exclude) globs, workspace-relative.
-    Matching(Vec<(GlobSet, GlobSet)>),
+struct Reads {
+    /// A semantic check is shown every file that differs, except what its material leaves
+    /// out ([`crate::judges::llm::prompt::left_out`]: judge-ci's own folders at the top,
+    /// build-output folders), which it claims no more than any other check does (attack FI3).
+    model: bool,
+    /// The files some check reads: each check's (include, exclude) globs, workspace-relative,
+    /// and whether it reads only files the reference has too (a comparison that never looks
+    /// at a file only the workspace has: `file-comparison`, `ast-diff`; attack FI4).
+    sets: Vec<(GlobSet, GlobSet, bool)>,
 }
 
 impl Reads {
-    /// Whether some check reads `rel`: one of them includes it and does not exclude it.
-    fn covers(&self, rel: &str) -> bool {
-        match self {
-            Reads::Everything => true,
-            Reads::Matching(sets) => sets
-                .iter()
-                .any(|(inc, exc)| inc.is_match(rel) && !exc.is_match(rel)),
-        }
+    /// Whether some check reads `rel`: one of them includes it and does not exclude it (and,
+    /// for a comparison, the reference has it: `in_reference`), or the model is shown it.
+    fn covers(&self, workspace: &Path, rel: &str, in_reference: &dyn Fn(&str) -> bool) -> bool {
+        (self.model && !crate::judges::llm::prompt::left_out(workspace, rel))
+            || self.sets.iter().any(|(inc, exc, compared)| {
+                inc.is_match(rel) && !exc.is_match(rel) && (!compared || in_reference(rel))
+            })
     }
 }
 
@@ -62,23 +67,31 @@ fn set_of<'a>(globs: impl IntoIterator<Item = &'a String>) -> GlobSet {
 /// whole change; a check that runs subject code covers nothing.
 fn reads(bench: &Benchmark) -> Reads {
     let mut sets = Vec::new();
+    let mut model = false;
     for c in bench.jury.all_checks() {
         let t = c.kind.check_type();
         if t.asks_model() {
-            return Reads::Everything;
+            model = true;
+            continue;
         }
         if t.facts().runs_subject_code() {
             continue;
         }
+        // A comparison that reads a file only when the reference has it too.
+        let compared = matches!(
+            c.kind,
+            crate::config::checks::CheckKind::FileComparison { .. }
+                | crate::config::checks::CheckKind::AstDiff { .. }
+        );
         match c.kind.sources() {
             // A file every check that could read it excludes was read by none (attack S13:
             // a weakened test under an excluded `src/test/**`).
             Some(SourceSelection::Files(files)) => {
-                sets.push((set_of(&files.include), set_of(&files.exclude)));
+                sets.push((set_of(&files.include), set_of(&files.exclude), compared));
             }
             Some(SourceSelection::Poms) => {
                 let poms = crate::judges::structural::pom_files();
-                sets.push((set_of(&poms.include), set_of(&poms.exclude)));
+                sets.push((set_of(&poms.include), set_of(&poms.exclude), false));
             }
             // Listed below with the other named paths.
             Some(SourceSelection::Path(_)) | None => {}
@@ -87,10 +100,10 @@ fn reads(bench: &Benchmark) -> Reads {
             // A file, or a folder whose files the check reads.
             let p = p.as_path().to_string_lossy().into_owned();
             let named = [p.clone(), format!("{p}/**")];
-            sets.push((set_of(&named), GlobSet::empty()));
+            sets.push((set_of(&named), GlobSet::empty(), false));
         }
     }
-    Reads::Matching(sets)
+    Reads { model, sets }
 }
 
 /// `a/b/c` of a relative path.
@@ -170,6 +183,9 @@ fn workspace_files(workspace: &Path, out: &Path) -> Vec<String> {
 struct Changed {
     inside: Vec<String>,
     outside: Vec<String>,
+    /// Submodule entries (gitlinks) the head commit adds, workspace-relative: no check reads a
+    /// submodule's content, so each is listed whatever a check's globs say (attack FI2).
+    links: Vec<String>,
 }
 
 /// The files of the repository at `root` outside the workspace folder `prefix` (not `.git`,
@@ -189,8 +205,16 @@ fn files_outside(root: &Path, prefix: &str) -> Vec<String> {
         .collect()
 }
 
-/// See [`Changed`].
-fn changed_against_tree(tree: &GitTree, workspace: &Path, prefix: &str, out: &Path) -> Changed {
+/// See [`Changed`]. `written` is the head commit when judge-ci wrote the workspace out of it
+/// (`--head REV`), so that what that commit records but a written folder does not show (a
+/// gitlink is not written at all) is listed as in a checkout.
+fn changed_against_tree(
+    tree: &GitTree,
+    written: Option<&GitTree>,
+    workspace: &Path,
+    prefix: &str,
+    out: &Path,
+) -> Changed {
     let under = |p: &str| -> Option<String> {
         if prefix.is_empty() {
             Some(p.to_string())
@@ -224,14 +248,34 @@ fn changed_against_tree(tree: &GitTree, workspace: &Path, prefix: &str, out: &Pa
             .filter(|rel| std::fs::symlink_metadata(workspace.join(rel)).is_err())
             .cloned(),
     );
-    // Submodule entries the checked-out commit adds: an empty folder in a checkout, which no
-    // walk of files meets.
+    // Submodule entries the head commit adds: an empty folder in a checkout (nothing at all in
+    // a tree judge-ci wrote), which no walk of files meets.
     let root = tree.root();
     let is_checkout = workspace.canonicalize().is_ok_and(|w| w.starts_with(root));
-    if is_checkout && let Some(head) = tree.checked_out() {
+    let checked_out = if is_checkout {
+        tree.checked_out()
+    } else {
+        None
+    };
+    let mut links = Vec::new();
+    if let Some(head) = checked_out.as_ref().or(written) {
         let base_links = tree.gitlinks().unwrap_or_default();
         for p in head.gitlinks().unwrap_or_default() {
             if !base_links.contains(&p)
+                && let Some(rel) = under(&p)
+            {
+                links.push(rel);
+            }
+        }
+        // What the commit records under judge-ci's default output folder: the walk leaves
+        // that folder out (this run may write there), but a file committed there is the pull
+        // request's change like any other (attack FI3).
+        let committed = head
+            .blobs(&|p| under(p).is_some_and(|r| r.starts_with(&format!("{DEFAULT_OUT}/"))))
+            .unwrap_or_default();
+        for (p, id, mode) in committed {
+            let recorded = (id, git_mode(mode == 0o120000, mode as u32));
+            if all.get(&p) != Some(&recorded)
                 && let Some(rel) = under(&p)
             {
                 inside.push(rel);
@@ -256,7 +300,11 @@ fn changed_against_tree(tree: &GitTree, workspace: &Path, prefix: &str, out: &Pa
                 .cloned(),
         );
     }
-    Changed { inside, outside }
+    Changed {
+        inside,
+        outside,
+        links,
+    }
 }
 
 /// The workspace's files that differ from the reference folder's or are not in it.
@@ -273,26 +321,43 @@ fn changed_against_folder(reference: &Path, workspace: &Path, out: &Path) -> Vec
 pub fn unjudged(
     bench: &Benchmark,
     tree: Option<&GitTree>,
+    written: Option<&GitTree>,
     workspace: &Path,
     reference: Option<&Path>,
+    sides: &crate::judges::structural::select::Sides,
     out: &Path,
 ) -> Vec<String> {
     let read = reads(bench);
-    if let Reads::Everything = read {
-        return Vec::new();
-    }
-    let (changed, outside, prefix) = match (tree, reference) {
+    let (changed, outside, links, prefix) = match (tree, reference) {
         (Some(t), _) => {
             let layout = super::protect::layout(t, workspace);
-            let c = changed_against_tree(t, workspace, &layout.prefix, out);
-            (c.inside, c.outside, layout.prefix)
+            let c = changed_against_tree(t, written, workspace, &layout.prefix, out);
+            (c.inside, c.outside, c.links, layout.prefix)
         }
         (None, Some(r)) => (
             changed_against_folder(r, workspace, out),
             Vec::new(),
+            Vec::new(),
             String::new(),
         ),
         (None, None) => return Vec::new(),
+    };
+    // The reference's files, listed once when a comparison's globs select a changed file.
+    let reference_files: std::cell::OnceCell<std::collections::HashSet<String>> =
+        std::cell::OnceCell::new();
+    let in_reference = |rel: &str| {
+        reference_files
+            .get_or_init(|| {
+                reference
+                    .and_then(|r| {
+                        crate::judges::structural::tree::Tree::of(r, sides)
+                            .list(&set_of(&["**".to_string()]), &GlobSet::empty())
+                            .ok()
+                    })
+                    .map(|files| files.into_keys().collect())
+                    .unwrap_or_default()
+            })
+            .contains(rel)
     };
     let mut own = GlobSetBuilder::new();
     for g in bench.protected.clone().unwrap_or_else(default_protected) {
@@ -318,8 +383,9 @@ pub fn unjudged(
         .map(|p| format!("{up}{p}"));
     let mut listed: Vec<String> = changed
         .into_iter()
-        .filter(|rel| !read.covers(rel) && !own.is_match(rel))
+        .filter(|rel| !read.covers(workspace, rel, &in_reference) && !own.is_match(rel))
         .filter(|rel| Some(rel.as_str()) != config.as_deref())
+        .chain(links.into_iter().filter(|rel| !own.is_match(rel)))
         .chain(outside)
         .collect::<BTreeSet<_>>()
         .into_iter()

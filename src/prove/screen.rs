@@ -132,8 +132,10 @@ impl Screen {
             crate::pipeline::guard::guard(
                 &mut bench,
                 &ConfigSource::WorkTree,
+                None,
                 dir,
                 Some(&self.reference),
+                self.comparisons.sides(),
                 &out,
             )
             .ok()?;

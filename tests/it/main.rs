@@ -3,6 +3,7 @@
 
 mod common;
 
+mod accounted;
 mod action;
 mod actions;
 mod attacks;

@@ -106,6 +106,25 @@ fn is_output(dir: &Path) -> bool {
         .any(|(n, markers)| *n == name && markers.iter().any(|m| parent.join(m).is_file()))
 }
 
+/// Whether the material leaves the workspace file `rel` (`/`-separated) out: under judge-ci's
+/// own folders at the top, or under a build-output folder (see [`OUTPUTS`]). Such a file is
+/// not shown to the model, so a semantic check does not count as having read it: the
+/// unjudged-changes listing names it (attack FI3).
+pub fn left_out(workspace: &Path, rel: &str) -> bool {
+    let parts: Vec<&str> = rel.split('/').collect();
+    if parts.len() > 1 && SKIP.contains(&parts[0]) {
+        return true;
+    }
+    let mut dir = workspace.to_path_buf();
+    for part in &parts[..parts.len().saturating_sub(1)] {
+        dir.push(part);
+        if *part == ".git" || is_output(&dir) {
+            return true;
+        }
+    }
+    false
+}
+
 /// What a walk of one side found at a path.
 #[derive(Clone, Debug)]
 enum Entry {
@@ -115,6 +134,10 @@ enum Entry {
     NotRegular(crate::untrusted::Kind),
     /// A file under a build-output folder: not compared.
     Output,
+    /// A file whose name is not UTF-8 text, or that shares its name as text with another
+    /// (`Back\xffdoor.java` and `Back\u{FFFD}door.java` both read `Back�door.java`): never
+    /// read, listed as not shown, so two files never collapse into one (attack S11).
+    Unnamed,
 }
 
 /// Every entry under `root` but folders, by relative `/`-separated path.
@@ -141,23 +164,30 @@ fn files(root: &Path) -> BTreeMap<String, Entry> {
         if is_dir {
             continue;
         }
-        let Some(rel) = e
-            .path()
-            .strip_prefix(root)
-            .ok()
-            .map(|r| r.to_string_lossy().into_owned())
-        else {
+        let Ok(relative) = e.path().strip_prefix(root) else {
             continue;
         };
+        let rel = relative.to_string_lossy().into_owned();
         let kind = crate::untrusted::Kind::of(e.file_type());
         let entry = if output_depth.is_some() {
             Entry::Output
+        } else if relative.to_str().is_none() {
+            Entry::Unnamed
         } else if kind == crate::untrusted::Kind::Regular {
             Entry::File(e.path().to_path_buf())
         } else {
             Entry::NotRegular(kind)
         };
-        out.insert(rel, entry);
+        match out.entry(rel) {
+            std::collections::btree_map::Entry::Vacant(v) => {
+                v.insert(entry);
+            }
+            std::collections::btree_map::Entry::Occupied(mut o) => {
+                if !matches!(entry, Entry::Output) {
+                    o.insert(Entry::Unnamed);
+                }
+            }
+        }
     }
     out
 }
@@ -261,6 +291,19 @@ pub fn change(workspace: &Path, reference: Option<&Path>, budget: usize) -> Chan
                 unshown(p, kind_reason(*kind), None, 0);
                 continue;
             }
+            (_, Some(Entry::Unnamed)) => {
+                out.changed.push(Changed {
+                    path: p.clone(),
+                    status: "not-regular",
+                });
+                unshown(
+                    p,
+                    "its name is not UTF-8 text (or another file's name reads the same), never read",
+                    None,
+                    0,
+                );
+                continue;
+            }
             (None | Some(Entry::Output), Some(_)) => "added",
             (Some(_), None) => "removed",
             (Some(Entry::File(x)), Some(Entry::File(y))) => {
@@ -269,7 +312,7 @@ pub fn change(workspace: &Path, reference: Option<&Path>, budget: usize) -> Chan
                 }
                 "modified"
             }
-            (Some(Entry::NotRegular(_)), Some(_)) => "modified",
+            (Some(Entry::NotRegular(_) | Entry::Unnamed), Some(_)) => "modified",
         };
         if status != "removed"
             && let Some(hit) = super::injection::scan_path(p)
@@ -306,6 +349,29 @@ pub fn change(workspace: &Path, reference: Option<&Path>, budget: usize) -> Chan
             path: p.clone(),
             status,
         });
+        // Java source is read by javac after unicode-escape translation (trust.md point 14):
+        // an escape that changes how the text reads (code behind `// \u000a`, a literal that
+        // `\u005c` runs on past its visible end, `\u006aavax` hidden from a search) means the
+        // model's reading is not the compiler's, so the file is not shown as it is compiled
+        // (attack FI7, S12). An escape the reference has too is the reference's.
+        if !binary && p.ends_with(".java") {
+            let chars = |b: &[u8]| -> Vec<char> {
+                crate::lang::escapes::decode(b)
+                    .suspicious()
+                    .into_iter()
+                    .map(|(_, c)| c)
+                    .collect()
+            };
+            let added = chars(&new);
+            if !added.is_empty() && old.as_deref().map_or(true, |o| chars(o) != added) {
+                unshown(
+                    p,
+                    "holds unicode escapes javac reads differently from the text shown (unicode-escape)",
+                    Some(&new),
+                    0,
+                );
+            }
+        }
         match (old_text, binary) {
             (Some(o), false) => {
                 let td = similar::TextDiff::from_lines(o, text.as_ref());
@@ -480,6 +546,68 @@ mod tests {
                 "src/p/judge-ci-out/Backdoor.java",
             ]
         );
+    }
+
+    /// Attack S11: `Back\xffdoor.java` (not UTF-8) and `Back\u{FFFD}door.java` collapsed into
+    /// one entry, so the model was shown one of them only. Attack FI7/S12: a unicode escape
+    /// that makes javac read a line differently from its text (`"\u005c"` escaping the
+    /// closing quote, `// \u000a` ending a comment) was shown raw as if it read as written.
+    /// Both are listed as not shown (so a PASS cannot rest on the material); an escape the
+    /// reference has too is the reference's.
+    #[test]
+    fn names_that_collapse_and_escapes_javac_reads_otherwise_are_not_shown() {
+        use std::os::unix::ffi::OsStrExt;
+        let ws = tempfile::tempdir().unwrap();
+        let rf = tempfile::tempdir().unwrap();
+        let w = |name: &std::ffi::OsStr, text: &str| {
+            std::fs::write(ws.path().join(name), text).unwrap();
+        };
+        w(
+            std::ffi::OsStr::from_bytes(b"Back\xffdoor.java"),
+            "class B { static { System.exit(0); } }",
+        );
+        w(std::ffi::OsStr::new("Back\u{FFFD}door.java"), "class C {}");
+        let quote = "class F { int n; void f() { String t = \"\\u005c\"; n++; //\";\n } }\n";
+        w(std::ffi::OsStr::new("F.java"), quote);
+        std::fs::write(
+            rf.path().join("F.java"),
+            "class F { int n; void f() { n++; } }\n",
+        )
+        .unwrap();
+        let comment = "class G { // set \\u000a int x; \n}\n";
+        w(std::ffi::OsStr::new("G.java"), comment);
+        std::fs::write(rf.path().join("G.java"), comment.replace("\\u000a", "")).unwrap();
+        // The reference's own escape, unchanged in kind, is not the change's.
+        std::fs::write(rf.path().join("H.java"), comment).unwrap();
+        w(
+            std::ffi::OsStr::new("H.java"),
+            &comment.replace("int x", "int y"),
+        );
+        let c = change(ws.path(), Some(rf.path()), 100_000);
+        let why = |p: &str| -> Vec<&str> {
+            c.unshown
+                .iter()
+                .filter(|u| u.path == p)
+                .map(|u| u.reason)
+                .collect()
+        };
+        assert!(
+            why("Back\u{FFFD}door.java")[0].contains("not UTF-8"),
+            "{:?}",
+            c.unshown
+        );
+        assert!(
+            why("F.java")[0].contains("javac reads differently"),
+            "{:?}",
+            c.unshown
+        );
+        assert!(
+            why("G.java")[0].contains("javac reads differently"),
+            "{:?}",
+            c.unshown
+        );
+        assert!(why("H.java").is_empty(), "{:?}", c.unshown);
+        assert!(!c.diff.contains("exit"), "{}", c.diff);
     }
 
     #[test]

@@ -289,7 +289,8 @@ fn type_diff(
     *out = sink.out;
 }
 
-/// `unicode-escape` findings: one per workspace line holding an escape outside a literal,
+/// `unicode-escape` findings: one per workspace line holding a suspicious escape (outside a
+/// literal, or one that changes how a literal reads: [`crate::lang::escapes`]),
 /// unless the reference file has the same escapes (then the workspace did not add them).
 pub(super) fn escape_findings(
     rel: &str,
@@ -313,7 +314,7 @@ pub(super) fn escape_findings(
             Finding::new(rel, FindingKind::UnicodeEscape)
                 .at(l)
                 .actual(format!(
-                    "unicode escape outside a literal, read by javac as code: {}",
+                    "unicode escape javac reads differently from the text (outside a literal, or a backslash, quote, line end, ASCII letter or digit inside one): {}",
                     spelled.join(", ")
                 ))
         })
@@ -439,7 +440,7 @@ pub fn ast_diff(
         Ok(l) => l,
         Err(e) => return super::super::instrument(e),
     };
-    if let Some(na) = super::nothing_examined("ast-diff", &listing, files) {
+    if let Some(na) = super::nothing_examined("ast-diff", &listing, files, false) {
         return na;
     }
     let bodies = aspects.contains(&AstAspect::Bodies);

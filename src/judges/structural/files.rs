@@ -167,7 +167,7 @@ pub fn file_comparison(
         Ok(l) => l,
         Err(e) => return instrument(e),
     };
-    if let Some(na) = super::nothing_examined("file-comparison", &listing, files) {
+    if let Some(na) = super::nothing_examined("file-comparison", &listing, files, false) {
         return na;
     }
     let (findings, matched, total) = compare_files(

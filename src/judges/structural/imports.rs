@@ -104,7 +104,7 @@ pub fn import_diff(
         Ok(l) => l,
         Err(e) => return super::super::instrument(e),
     };
-    if let Some(na) = super::nothing_examined("import-diff", &listing, files) {
+    if let Some(na) = super::nothing_examined("import-diff", &listing, files, true) {
         return na;
     }
     let forbid: Vec<Pattern> = match forbid.iter().map(|p| Pattern::new(p)).collect() {

@@ -446,19 +446,38 @@ pub fn read_bounded(p: &Path) -> Result<Vec<u8>, String> {
     crate::judges::paths::read_limited(p, MAX_FILE_BYTES)
 }
 
-/// The NOT_APPLICABLE of a structural judge whose selection matched no file of either tree,
+/// The NOT_APPLICABLE of a structural judge whose selection matched no file it examines,
 /// naming the globs: examining nothing is never a PASS (trust.md point 19). A tree whose
 /// sources are all in a language the check does not read (Kotlin under `languages: [java]`) is not
 /// "all 0 files match". Where the check does not declare that it may be not applicable
 /// (`not-applicable-when`), the jury turns this into an ERROR that says so, which no gate
-/// under `fail-on: error` accepts either.
-pub fn nothing_examined(what: &str, listing: &Listing, files: &FileSet) -> Option<Outcome> {
+/// under `fail-on: error` accepts either. `workspace_only` says whether the judge examines a
+/// file only the workspace has (import-diff and pom-diff report one; file-comparison and
+/// ast-diff compare reference files only, so a file the pull request adds there cannot turn
+/// "nothing examined" into a PASS: attack FI4, and the unjudged listing names it).
+pub fn nothing_examined(
+    what: &str,
+    listing: &Listing,
+    files: &FileSet,
+    workspace_only: bool,
+) -> Option<Outcome> {
     if !(listing.both.is_empty()
         && listing.only_reference.is_empty()
-        && listing.only_workspace.is_empty())
+        && listing.not_regular.is_empty()
+        && (!workspace_only || listing.only_workspace.is_empty()))
     {
         return None;
     }
+    let (whose, unexamined) = match listing.only_workspace.first() {
+        None => ("the workspace or the reference", String::new()),
+        Some(first) => (
+            "the reference",
+            format!(
+                "; {} file(s) only the workspace has are not compared, so no check read them (first: {first})",
+                listing.only_workspace.len()
+            ),
+        ),
+    };
     let exclude = if files.exclude.is_empty() {
         String::new()
     } else {
@@ -467,11 +486,14 @@ pub fn nothing_examined(what: &str, listing: &Listing, files: &FileSet) -> Optio
     Some(
         Judgment::builder(Status::NotApplicable)
             .reasoning(format!(
-                "{what}: no file of the workspace or the reference matches {}{exclude}; nothing was examined",
+                "{what}: no file of {whose} matches {}{exclude}; nothing was examined{unexamined}",
                 files.include.join(", ")
             ))
             .metadata("filesCompared", 0u64)
-            .metadata("selection", serde_json::json!({"include": files.include, "exclude": files.exclude}))
+            .metadata(
+                "selection",
+                serde_json::json!({"include": files.include, "exclude": files.exclude}),
+            )
             .build()
             .map_err(Into::into),
     )

@@ -79,6 +79,11 @@ pub struct Pom {
     /// `defaultGoal`, and each build extension (`extension g:a` = version), which Maven loads
     /// into its own JVM.
     pub build: BTreeMap<String, At<String>>,
+    /// The line of `<packaging>` (0 when absent).
+    pub packaging_line: u32,
+    /// `<modules>` of the project and its active profiles: each module's folder and line.
+    /// Maven builds those modules, so naming one changes what is built (attack FI6).
+    pub modules: BTreeMap<String, u32>,
 }
 
 fn child<'a, 'i>(n: roxmltree::Node<'a, 'i>, name: &str) -> Option<roxmltree::Node<'a, 'i>> {
@@ -228,6 +233,7 @@ impl Pom {
         let line = |n: roxmltree::Node| doc.text_pos_at(n.range().start).row;
         let mut pom = Pom {
             packaging: text(root, "packaging").unwrap_or_else(|| "jar".into()),
+            packaging_line: child(root, "packaging").map_or(0, line),
             user_properties: ctx.config.properties.clone(),
             ..Pom::default()
         };
@@ -291,6 +297,9 @@ impl Pom {
                         pom.managed.insert(k, v);
                     }
                 }
+            }
+            for m in children(child(s, "modules"), "module") {
+                pom.modules.insert(own_text(m), line(m));
             }
             let build = child(s, "build");
             if let Some(b) = build {
@@ -771,6 +780,41 @@ pub fn diff_poms(
             );
         }
     }
+    if has(PomAspect::Plugins) {
+        // What Maven builds: the packaging (`pom` builds none of the project's sources) and
+        // the modules it names (attack FI6).
+        if e.packaging != a.packaging {
+            out.push(
+                at(
+                    Finding::new(rel, FindingKind::BuildSettingChanged),
+                    a.packaging_line,
+                )
+                .expected(format!("<packaging> {}", e.packaging))
+                .actual(format!("<packaging> {}", a.packaging)),
+            );
+        }
+        let names: std::collections::BTreeSet<&String> =
+            e.modules.keys().chain(a.modules.keys()).collect();
+        for m in names {
+            let side = |p: &Pom| {
+                if p.modules.contains_key(m) {
+                    format!("<module> {m}")
+                } else {
+                    format!("<module> {m} (not named)")
+                }
+            };
+            if e.modules.contains_key(m) != a.modules.contains_key(m) {
+                out.push(
+                    at(
+                        Finding::new(rel, FindingKind::BuildSettingChanged),
+                        a.modules.get(m).copied().unwrap_or(0),
+                    )
+                    .expected(side(e))
+                    .actual(side(a)),
+                );
+            }
+        }
+    }
     if has(PomAspect::Properties) {
         for (k, p) in &e.properties {
             match a.properties.get(k) {
@@ -872,14 +916,8 @@ pub fn pom_diff(
         Ok(l) => l,
         Err(e) => return instrument(e),
     };
-    if let Some(na) = super::nothing_examined("pom-diff", &listing, &pom_files()) {
+    if let Some(na) = super::nothing_examined("pom-diff", &listing, &pom_files(), true) {
         return na;
-    }
-    if listing.both.is_empty() && listing.only_reference.is_empty() {
-        return super::super::build(
-            crate::judgment::Judgment::builder(crate::judgment::Status::Abstain)
-                .reasoning("the reference has no pom.xml to compare"),
-        );
     }
     let mut findings: Vec<Finding> = listing.not_regular_findings().collect();
     let mut matched = 0;
@@ -928,7 +966,16 @@ pub fn pom_diff(
             .iter()
             .map(|rel| Finding::new(rel.as_str(), FindingKind::FileMissing).expected(rel.as_str())),
     );
-    let total = listing.both.len() + listing.only_reference.len();
+    // A POM only the workspace has is compared with nothing, yet Maven builds it when a POM
+    // names it as a module (attack FI6): a difference of its own, never read silently.
+    findings.extend(listing.only_workspace.iter().map(|rel| {
+        Finding::new(rel.as_str(), FindingKind::FileUnexpected)
+            .actual(rel.as_str())
+            .message(format!(
+                "{rel} is a POM the reference does not have: Maven builds it as a module where a POM names it, and nothing compared it"
+            ))
+    }));
+    let total = listing.both.len() + listing.only_reference.len() + listing.only_workspace.len();
     verdict(
         "pom-diff",
         findings,
