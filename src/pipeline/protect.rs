@@ -25,11 +25,53 @@ pub const CONFIG_FILES: &str = "the config and the files it names";
 #[derive(Debug, thiserror::Error)]
 pub enum ProtectError {
     /// A glob did not compile (the loader checks them; kept for completeness).
-    #[error("glob '{0}': {1}")]
-    Glob(String, String),
-    /// Reading the trusted tree or the workspace failed.
-    #[error("{0}")]
-    Io(String),
+    #[error("glob '{glob}': {source}")]
+    Glob {
+        /// The glob (or the globs, joined).
+        glob: String,
+        /// What globset said.
+        #[source]
+        source: globset::Error,
+    },
+    /// The trusted tree (or the checked-out commit) cannot be read.
+    #[error("cannot read {label}: {source}")]
+    ReadTree {
+        /// The tree's label ("the base commit of pull request #7").
+        label: String,
+        /// What reading it said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A protected file cannot be read, written or removed.
+    #[error("{path}: {source}")]
+    File {
+        /// The file, as shown to the user.
+        path: String,
+        /// What the file system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A protected path that is not a plain relative path.
+    #[error("{0}: not a plain relative path")]
+    NotPlain(String),
+    /// A file the reference does not hold cannot be removed.
+    #[error("remove {path}: {source}")]
+    Remove {
+        /// The file, as shown to the user.
+        path: String,
+        /// What removing it said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file cannot be restored from the reference.
+    #[error("restore {path}: {source}")]
+    Restore {
+        /// The file, as shown to the user.
+        path: String,
+        /// What reading it said.
+        #[source]
+        source: std::io::Error,
+    },
     /// The workspace holds a symbolic link where a restored file goes.
     #[error(
         "{0} passes through a symbolic link in the workspace; judge-ci writes restored and pinned files only through real folders"
@@ -40,10 +82,15 @@ pub enum ProtectError {
 fn globset(globs: &[String]) -> Result<GlobSet, ProtectError> {
     let mut b = GlobSetBuilder::new();
     for g in globs {
-        b.add(Glob::new(g).map_err(|e| ProtectError::Glob(g.clone(), e.to_string()))?);
+        b.add(Glob::new(g).map_err(|source| ProtectError::Glob {
+            glob: g.clone(),
+            source,
+        })?);
     }
-    b.build()
-        .map_err(|e| ProtectError::Glob(globs.join(", "), e.to_string()))
+    b.build().map_err(|source| ProtectError::Glob {
+        glob: globs.join(", "),
+        source,
+    })
 }
 
 /// `a/b/c` of a relative path.
@@ -246,7 +293,10 @@ pub fn protected_changes(
     let mut out: Vec<ProtectedChange> = Vec::new();
     let base = tree
         .blobs(&watched)
-        .map_err(|e| ProtectError::Io(format!("cannot read {}: {e}", tree.label())))?;
+        .map_err(|source| ProtectError::ReadTree {
+            label: tree.label().to_string(),
+            source,
+        })?;
     let mut seen = std::collections::HashSet::new();
     for (path, id, mode) in &base {
         seen.insert(path.clone());
@@ -310,7 +360,10 @@ pub fn protected_changes(
     if let Some(head) = &presented.head {
         let recorded: std::collections::HashMap<String, Entry> = head
             .blobs(&watched)
-            .map_err(|e| ProtectError::Io(format!("cannot read {}: {e}", head.label())))?
+            .map_err(|source| ProtectError::ReadTree {
+                label: head.label().to_string(),
+                source,
+            })?
             .into_iter()
             .map(|(p, id, mode)| (p, Entry::recorded(id, mode)))
             .collect();
@@ -373,7 +426,10 @@ fn write_inside(
     bytes: &[u8],
     shown: &str,
 ) -> Result<(), ProtectError> {
-    let io = |err: std::io::Error| ProtectError::Io(format!("{shown}: {err}"));
+    let io = |source: std::io::Error| ProtectError::File {
+        path: shown.to_string(),
+        source,
+    };
     let mut dir = workspace.to_path_buf();
     let parts: Vec<Component> = rel.components().collect();
     let Some((name, parents)) = parts.split_last() else {
@@ -381,9 +437,7 @@ fn write_inside(
     };
     for c in parents {
         if !matches!(c, Component::Normal(_)) {
-            return Err(ProtectError::Io(format!(
-                "{shown}: not a plain relative path"
-            )));
+            return Err(ProtectError::NotPlain(shown.to_string()));
         }
         dir.push(c);
         match std::fs::symlink_metadata(&dir) {
@@ -483,7 +537,10 @@ fn pin_to_trusted(
     };
     let base: Vec<(String, Oid, i32)> = tree
         .blobs(&|p| under(p).is_some_and(|r| set.is_match(&r)))
-        .map_err(|e| ProtectError::Io(format!("cannot read {}: {e}", tree.label())))?
+        .map_err(|source| ProtectError::ReadTree {
+            label: tree.label().to_string(),
+            source,
+        })?
         .into_iter()
         .filter_map(|(p, id, mode)| under(&p).map(|r| (r, id, mode)))
         .collect();
@@ -491,7 +548,10 @@ fn pin_to_trusted(
     // A link the pull request planted where protected files live goes first (removed as a
     // link, never followed), so the trusted files are written into a real folder.
     for (link, rel) in links_over_protected(dir, &set, globs) {
-        std::fs::remove_file(&link).map_err(|e| ProtectError::Io(format!("{rel}: {e}")))?;
+        std::fs::remove_file(&link).map_err(|source| ProtectError::File {
+            path: rel.clone(),
+            source,
+        })?;
         changed.push(format!(
             "{rel} (removed: a link where protected files live)"
         ));
@@ -504,7 +564,10 @@ fn pin_to_trusted(
         if Entry::on_disk(&here) == Some(recorded) {
             continue;
         }
-        let io = |e: std::io::Error| ProtectError::Io(format!("{path}: {e}"));
+        let io = |source: std::io::Error| ProtectError::File {
+            path: path.clone(),
+            source,
+        };
         let bytes = tree.blob(*id).map_err(io)?;
         match recorded {
             Entry::Link(_) => {
@@ -536,8 +599,10 @@ fn pin_to_trusted(
         };
         let rel = slash(rel);
         if set.is_match(&rel) && !keep.contains(&rel) {
-            std::fs::remove_file(e.path())
-                .map_err(|err| ProtectError::Io(format!("{rel}: {err}")))?;
+            std::fs::remove_file(e.path()).map_err(|source| ProtectError::File {
+                path: rel.clone(),
+                source,
+            })?;
             changed.push(format!("{rel} (removed: not in the base)"));
         }
     }
@@ -597,13 +662,18 @@ pub fn restore(
         }
     }
     for (path, shown) in extra {
-        std::fs::remove_file(&path)
-            .map_err(|err| ProtectError::Io(format!("remove {shown}: {err}")))?;
+        std::fs::remove_file(&path).map_err(|source| ProtectError::Remove {
+            path: shown.clone(),
+            source,
+        })?;
         out.removed.push(shown);
     }
     for (rel, shown) in theirs {
-        let bytes = std::fs::read(reference.join(&rel))
-            .map_err(|err| ProtectError::Io(format!("restore {shown}: {err}")))?;
+        let bytes =
+            std::fs::read(reference.join(&rel)).map_err(|source| ProtectError::Restore {
+                path: shown.clone(),
+                source,
+            })?;
         write_inside(workspace, &rel, &bytes, &shown)?;
         out.restored.push(shown);
     }
