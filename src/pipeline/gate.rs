@@ -97,10 +97,15 @@ pub fn gate_all(
             .map(|w| format!("{}: {}", w.clause(), w.reason))
             .collect::<Vec<_>>()
             .join("; ");
-        let body = o.reason.trim_end_matches('.').to_string();
+        let body = o.reason.trim_end_matches('.');
+        // The gate's own conclusion is restated below, so a passing one is not said first.
+        let body = body
+            .strip_suffix(", so the gate passes (exit 0)")
+            .unwrap_or(body)
+            .to_string();
         o.reason = match (o.exit_code == EXIT_PASS, fail_on) {
             (true, FailOn::Never) => format!(
-                "{body}. Besides, {what}; never waives that too, as it waives every reading."
+                "{body}. Besides, {what}; never waives that too, as it waives every reading, so the gate passes (exit 0)."
             ),
             (true, FailOn::Fail | FailOn::NotPass | FailOn::Error) => {
                 o.exit_code = EXIT_REJECTED;

@@ -19,8 +19,10 @@ pub const TITLE_CHARS: usize = 255;
 const MESSAGE_BYTES: usize = 60_000;
 
 /// The conclusion for a report: accepted → success, rejected → failure, not assessed →
-/// failure (neutral when `fail-on: never` let the gate pass), not applicable → neutral,
-/// undecided → neutral unless the gate failed.
+/// failure (neutral when `fail-on: never` let the gate pass), not applicable and undecided →
+/// neutral unless the gate failed. A failed gate is always a failure: GitHub counts `neutral`
+/// as passing a required check, so a not-applicable reading whose gate failed (an ERROR the
+/// change caused, what counts against it) must not be neutral.
 ///
 /// A report computed in the pull request's own workflow and published unverified is always
 /// neutral (advisory); an accepted reading whose gate failed (an ERROR under `fail-on: error`)
@@ -30,10 +32,8 @@ pub fn conclusion(r: &Report) -> &'static str {
         return "neutral";
     }
     match (r.interpretation.reading, r.outcome.gate) {
-        (Some(Reading::Accepted), Gate::Pass) => "success",
-        (Some(Reading::Accepted), Gate::Fail) => "failure",
-        (Some(Reading::NotApplicable), _) => "neutral",
         (_, Gate::Fail) => "failure",
+        (Some(Reading::Accepted), Gate::Pass) => "success",
         (_, Gate::Pass) => "neutral",
     }
 }

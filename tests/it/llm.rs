@@ -1201,6 +1201,16 @@ fn an_abstention_the_change_causes_by_withholding_material_does_not_pass_the_gat
         let what = format!("{name}: {}\n{:#}", stderr(&o), r["outcome"]);
         assert_eq!(o.status.code(), Some(code), "{what}");
         assert_eq!(r["outcome"]["exitCode"], code, "{what}");
+        // The check run follows the gate: GitHub counts `neutral` as passing a required check.
+        let run: Value =
+            serde_json::from_str(&std::fs::read_to_string(p.out().join("check-run.json")).unwrap())
+                .unwrap();
+        let conclusion = match (code, name) {
+            (1, _) => "failure",
+            (_, "control: all shown") => "success",
+            _ => "neutral",
+        };
+        assert_eq!(run["create"]["conclusion"], conclusion, "{what}");
         if plant.is_some() {
             let w = &r["outcome"]["countsAgainst"][0];
             assert_eq!(w["judge"], "review", "{what}");
