@@ -51,6 +51,10 @@ pub struct Context {
     /// True when the event is about a pull request, whose head is untrusted: decided from the
     /// payload (see `about_pull_request`), never from the event's name.
     pub pr_context: bool,
+    /// The base branch a pull-request context names without a base commit (a merge queue's
+    /// `gh-readonly-queue/<base>/pr-<n>-<sha>` branch): the trusted config's home before the
+    /// default branch.
+    pub base_ref: Option<String>,
 }
 
 /// Why the context could not be read.
@@ -82,6 +86,22 @@ pub enum ContextError {
         /// What the payload lacks ("GITHUB_EVENT_PATH is not set", "its payload … holds no
         /// `pull_request` object").
         what: String,
+    },
+    /// The payload lists several pull requests for the one head (a `check_suite`, `check_run`
+    /// or `workflow_run` of a head that is open against two bases) whose bases differ, and
+    /// none of them is the default branch: which base's config judges the head cannot be
+    /// decided from the payload, and the first by list order would let a pull request into a
+    /// branch its author controls choose the judge of the one into the protected branch.
+    #[error(
+        "the {event} event lists {count} pull requests for this head ({which}) with different bases and none into the default branch; judge-ci cannot tell whose base's config must judge it, so it does not judge (run it on each pull request's own pull_request event, or pass --config-from REV)"
+    )]
+    SeveralBases {
+        /// The event's name.
+        event: String,
+        /// How many pull requests are listed.
+        count: usize,
+        /// `#7 (base main at 1234567…), #8 (base agent-base at 89abcde…)`.
+        which: String,
     },
 }
 
@@ -148,14 +168,16 @@ pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<Context>,
         default_branch: s(&payload, "/repository/default_branch"),
         ..Context::default()
     };
-    c.pr_context = about_pull_request(&payload, &repository, &mut c);
-    if !c.pr_context && named_for_pull_request(&event) {
+    c.pr_context = about_pull_request(&payload, &repository, &mut c)?;
+    // An event GitHub sends only about a pull request always carries its base commit: one
+    // whose payload gives none is broken or forged, never judged by a fallback branch.
+    if named_for_pull_request(&event) && (!c.pr_context || c.base_sha.is_none()) {
         return Err(ContextError::NoPullRequest {
             event,
             what: match event_path {
                 None => "GITHUB_EVENT_PATH is not set".to_string(),
                 Some(p) => format!(
-                    "its payload {p} holds no `pull_request` object (nor a `merge_group` or one naming a pull request)"
+                    "its payload {p} holds no `pull_request` object with a base commit (nor a `merge_group` with one)"
                 ),
             },
         });
@@ -166,13 +188,40 @@ pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<Context>,
     Ok(Some(c))
 }
 
+/// Events whose runs never concern a pull request: a `workflow_run` or `check_*` event that
+/// follows one of these (and names none) is not a pull-request context. Every other event may
+/// concern one (an `issue_comment` run may be a "/judge" on a pull request, a dispatch may
+/// carry one in inputs the follow-up does not show), and is read as one: the config then comes
+/// from the trusted default branch, the safe reading when in doubt.
+const NEVER_ABOUT_A_PULL_REQUEST: &[&str] = &[
+    "push",
+    "schedule",
+    "release",
+    "create",
+    "delete",
+    "page_build",
+    "registry_package",
+    "watch",
+    "fork",
+    "gollum",
+    "public",
+];
+
 /// Fills in what `payload` says about a pull request, whatever the event is called, and says
-/// whether the run concerns one (trust.md point 1). The shapes GitHub documents come first
-/// (`pull_request`, `issue.pull_request`, `merge_group`, `workflow_run`, `check_suite`,
-/// `check_run`); any other payload that names a pull request anywhere (an event judge-ci does
-/// not know yet, a `repository_dispatch` carrying one) is a pull-request context too, so the
-/// config is read from the base: the safe reading when in doubt.
-fn about_pull_request(payload: &Value, repository: &str, c: &mut Context) -> bool {
+/// whether the run concerns one (trust.md point 1). This is the one decision for every event:
+/// the shapes GitHub documents come first (`pull_request`, `issue.pull_request`,
+/// `merge_group`, `workflow_run`, `check_suite`, `check_run`), then any payload that names a
+/// pull request anywhere (see `names_pull_request`: a `pull_request` of any non-empty value, a
+/// `pull_request_url`, a pull request's ref `refs/pull/7/head`, a merge queue's branch
+/// `gh-readonly-queue/main/pr-7-…`, an address `…/pulls/7`), then data a sender chose (dispatch
+/// inputs, a client payload, a deployment's payload) that names one by a key of its own. A
+/// pull-request context with no base commit reads the base branch or default branch; with
+/// neither, `config_source` refuses (exit 2): never the head's own config.
+fn about_pull_request(
+    payload: &Value,
+    repository: &str,
+    c: &mut Context,
+) -> Result<bool, ContextError> {
     if let Some(pr) = payload.get("pull_request").filter(|v| v.is_object()) {
         // pull_request, pull_request_target, pull_request_review(_comment, _thread).
         c.pull_request = pr.get("number").and_then(Value::as_u64);
@@ -181,56 +230,71 @@ fn about_pull_request(payload: &Value, repository: &str, c: &mut Context) -> boo
         c.head_repository = s(pr, "/head/repo/full_name");
         c.head_owner = s(pr, "/head/repo/owner/login");
         c.fork = c.head_repository.as_deref() != Some(repository);
-        return true;
+        return Ok(true);
     }
     if payload.pointer("/issue/pull_request").is_some() {
         // issue_comment and issues on a PR: the head commit is not in the payload (the client
         // looks it up and confirms it).
         c.pull_request = payload.pointer("/issue/number").and_then(Value::as_u64);
-        return true;
+        return Ok(true);
     }
     if let Some(mg) = payload.get("merge_group").filter(|v| v.is_object()) {
         c.head_sha = s(mg, "/head_sha");
         c.base_sha = s(mg, "/base_sha");
-        return true;
+        return Ok(true);
     }
     if let Some(wr) = payload.get("workflow_run").filter(|v| v.is_object()) {
         // workflow_run, deployment_review.
         c.head_sha = s(wr, "/head_sha");
         c.head_branch = s(wr, "/head_branch");
-        c.pull_request = wr
-            .pointer("/pull_requests/0/number")
-            .and_then(Value::as_u64);
         c.head_repository = s(wr, "/head_repository/full_name");
         c.head_owner = s(wr, "/head_repository/owner/login");
         c.fork = c.head_repository.as_ref().is_some_and(|h| h != repository);
-        c.base_sha = s(wr, "/pull_requests/0/base/sha");
-        // A fork's PR is not listed in `pull_requests`; the triggering event still says.
-        return c.pull_request.is_some()
-            || s(wr, "/event")
-                .is_some_and(|e| e.starts_with("pull_request") || e == "merge_group")
-            || names_pull_request(wr, 0);
+        let listed = one_pull_request(c, wr.get("pull_requests"))?;
+        // A fork's PR is not listed in `pull_requests`, nor is the PR of an issue_comment run;
+        // the triggering event still says whether the run may concern one.
+        let after = s(wr, "/event");
+        let may_concern = after
+            .as_deref()
+            .is_none_or(|e| !NEVER_ABOUT_A_PULL_REQUEST.contains(&e));
+        let queue = c.head_branch.as_deref().and_then(merge_queue_branch);
+        let in_queue = queue.is_some();
+        if let Some((base, number)) = queue {
+            c.base_ref.get_or_insert(base);
+            c.pull_request.get_or_insert(number);
+        }
+        return Ok(listed || may_concern || in_queue || names_pull_request(wr, 0).is_some());
     }
     for key in ["check_suite", "check_run"] {
         if let Some(check) = payload.get(key).filter(|v| v.is_object()) {
             c.head_sha = s(check, "/head_sha");
-            let prs = check
-                .pointer("/pull_requests/0")
-                .or_else(|| check.pointer("/check_suite/pull_requests/0"));
-            c.pull_request = prs.and_then(|p| p.get("number")).and_then(Value::as_u64);
-            c.base_sha = prs.and_then(|p| s(p, "/base/sha"));
-            return c.pull_request.is_some() || names_pull_request(check, 0);
+            let list = check
+                .get("pull_requests")
+                .filter(|l| l.as_array().is_some_and(|a| !a.is_empty()))
+                .or_else(|| check.pointer("/check_suite/pull_requests"));
+            let listed = one_pull_request(c, list)?;
+            // GitHub lists no pull request of a fork in a check's payload: a check on any
+            // branch but the default one may be a pull request's.
+            let branch = s(check, "/head_branch").or_else(|| s(check, "/check_suite/head_branch"));
+            let off_default = match (&branch, &c.default_branch) {
+                (Some(b), Some(d)) => b != d,
+                _ => true,
+            };
+            return Ok(listed || off_default || names_pull_request(check, 0).is_some());
         }
     }
-    if names_pull_request(payload, 0) {
-        return true;
-    }
     // A dispatch carries what its sender chose (`workflow_dispatch` inputs, a
-    // `repository_dispatch` client payload): an on-demand "judge pull request #N" names it by
-    // a key of its own. Such a key, or a pull request's ref or address as a value, makes it a
-    // pull-request context; with no base commit named, the default branch's config judges.
-    for key in ["inputs", "client_payload"] {
-        if let Some(data) = payload.get(key)
+    // `repository_dispatch` client payload, a deployment's payload): an on-demand "judge pull
+    // request #N" names it by a key of its own. Such a key, or a pull request's ref or address
+    // as a value, makes it a pull-request context; with no base commit named, the default
+    // branch's config judges.
+    for key in [
+        "/inputs",
+        "/client_payload",
+        "/deployment/payload",
+        "/deployment_status/deployment/payload",
+    ] {
+        if let Some(data) = payload.pointer(key)
             && let Some(number) = dispatch_names_pull_request(data, 0)
         {
             c.pull_request = number;
@@ -243,10 +307,90 @@ fn about_pull_request(payload: &Value, repository: &str, c: &mut Context) -> boo
             .iter()
             .find_map(|p| s(data, p))
             .filter(|b| b.len() == 40);
-            return true;
+            return Ok(true);
         }
     }
-    false
+    if let Some(number) = names_pull_request(payload, 0) {
+        c.pull_request = number;
+        if let Some((base, n)) = ["/ref", "/deployment/ref", "/workflow_run/head_branch"]
+            .iter()
+            .find_map(|p| s(payload, p))
+            .as_deref()
+            .and_then(merge_queue_branch)
+        {
+            c.base_ref = Some(base);
+            c.pull_request = Some(n);
+            c.head_sha = s(payload, "/after");
+        }
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// Reads a `pull_requests` list into `c` and says whether it names any. One listed pull
+/// request gives its number and base; several for the one head must agree on their base
+/// commit, or exactly one of them must be into the default branch (the branch the
+/// maintainers protect), which then judges: never the first by list order (attack finding
+/// NC13: a pull request into a branch its author controls, listed first, chose the config).
+fn one_pull_request(c: &mut Context, list: Option<&Value>) -> Result<bool, ContextError> {
+    let Some(prs) = list.and_then(Value::as_array).filter(|a| !a.is_empty()) else {
+        return Ok(false);
+    };
+    let base = |p: &Value| s(p, "/base/sha");
+    let first = &prs[0];
+    let chosen = if prs.iter().all(|p| base(p) == base(first)) {
+        Some(first)
+    } else {
+        let into_default: Vec<&Value> = prs
+            .iter()
+            .filter(|p| c.default_branch.is_some() && s(p, "/base/ref") == c.default_branch)
+            .collect();
+        match into_default.as_slice() {
+            [one] => Some(*one),
+            [one, ..] if into_default.iter().all(|p| base(p) == base(one)) => Some(*one),
+            _ => None,
+        }
+    };
+    let Some(pr) = chosen else {
+        let which = prs
+            .iter()
+            .map(|p| {
+                format!(
+                    "#{} (base {} at {})",
+                    p.get("number")
+                        .and_then(Value::as_u64)
+                        .map_or_else(|| "?".to_string(), |n| n.to_string()),
+                    s(p, "/base/ref").unwrap_or_else(|| "?".into()),
+                    base(p).map_or_else(
+                        || "?".to_string(),
+                        |b| b.chars().take(12).collect::<String>()
+                    ),
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        return Err(ContextError::SeveralBases {
+            event: c.event.clone(),
+            count: prs.len(),
+            which,
+        });
+    };
+    c.pull_request = pr.get("number").and_then(Value::as_u64);
+    c.base_sha = base(pr);
+    Ok(true)
+}
+
+/// The base branch and pull request a merge queue's branch names
+/// (`refs/heads/gh-readonly-queue/<base>/pr-<n>-<sha>`, GitHub's temporary branch whose `push`
+/// and checks run the queued pull request's code).
+fn merge_queue_branch(r: &str) -> Option<(String, u64)> {
+    let rest = r
+        .trim_start_matches("refs/heads/")
+        .strip_prefix("gh-readonly-queue/")?;
+    let (base, tail) = rest.rsplit_once("/pr-")?;
+    let digits: String = tail.chars().take_while(char::is_ascii_digit).collect();
+    (!base.is_empty()).then_some(())?;
+    Some((base.to_string(), digits.parse().ok()?))
 }
 
 /// Whether dispatch data `v` names a pull request: a key spelled like one (`pr`,
@@ -284,6 +428,15 @@ fn dispatch_names_pull_request(v: &Value, depth: usize) -> Option<Option<u64>> {
                         | "pullid"
                         | "pullurl"
                         | "pullref"
+                        // Sender-chosen data: a bare number or issue is the usual way to say
+                        // "judge #7"; a head names what the run checks out.
+                        | "number"
+                        | "issue"
+                        | "issuenumber"
+                        | "head"
+                        | "headref"
+                        | "headsha"
+                        | "headbranch"
                 );
             let empty = match x {
                 Value::Null => true,
@@ -306,32 +459,88 @@ fn dispatch_names_pull_request(v: &Value, depth: usize) -> Option<Option<u64>> {
     }
 }
 
-/// The number in a pull request's ref (`refs/pull/7/merge`) or address
-/// (`https://github.com/o/r/pull/7`), if `t` is one.
+/// The number in a pull request's ref (`refs/pull/7/merge`, `pull/7/head`), address
+/// (`https://github.com/o/r/pull/7`, the API's `…/pulls/7`) or merge queue branch
+/// (`gh-readonly-queue/main/pr-7-…`), if `t` holds one.
 fn pull_number_in(t: &str) -> Option<u64> {
-    let (_, rest) = t
-        .split_once("refs/pull/")
-        .or_else(|| t.split_once("/pull/"))?;
+    if let Some(at) = t.find("gh-readonly-queue/")
+        && let Some((_, n)) = merge_queue_branch(&t[at..])
+    {
+        return Some(n);
+    }
+    let rest = ["refs/pull/", "/pulls/", "/pull/"]
+        .iter()
+        .find_map(|m| t.split_once(m).map(|(_, r)| r))
+        .or_else(|| t.strip_prefix("pull/"))?;
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
     digits.parse().ok()
 }
 
-/// True when `v` holds, at any depth up to a bound, a `pull_request` object or a non-empty
-/// `pull_requests` list: the mark of a payload about a pull request, whatever its event.
-fn names_pull_request(v: &Value, depth: usize) -> bool {
+/// Whether a string GitHub or a sender put in a payload *is* (not merely mentions) a pull
+/// request's ref, address or merge queue branch: free text (a commit message, a comment body)
+/// that mentions one is not a pull-request context, a `ref` or `…_url` value that is one is.
+fn is_pull_request_name(t: &str) -> Option<u64> {
+    let t = t.trim();
+    if t.contains(char::is_whitespace) {
+        return None;
+    }
+    let n = pull_number_in(t)?;
+    let shaped = t.starts_with("refs/pull/")
+        || t.starts_with("pull/")
+        || t.contains("gh-readonly-queue/")
+        || ((t.starts_with("https://") || t.starts_with("http://"))
+            && (t.contains("/pull/") || t.contains("/pulls/")));
+    shaped.then_some(n)
+}
+
+/// Whether `v` names a pull request at any depth up to a bound, whatever its event: a
+/// `pull_request` key (or one spelled `pull_request_url`, `pullRequest`, …) with a value that
+/// is not empty (an object, a number, a string), a non-empty `pull_requests` list, or a string
+/// value that is a pull request's ref, address or merge queue branch (a `deployment_status`
+/// whose ref is `refs/pull/7/head`). Gives the number when one can be read.
+fn names_pull_request(v: &Value, depth: usize) -> Option<Option<u64>> {
     // Payloads GitHub sends nest a few levels; a deeper one is hostile or broken, and treating it
     // as a pull request only means reading the config from the base.
     if depth > 32 {
-        return true;
+        return Some(None);
     }
+    let number = |x: &Value| -> Option<u64> {
+        x.as_u64()
+            .or_else(|| x.as_str()?.trim().trim_start_matches('#').parse().ok())
+            .or_else(|| x.get("number").and_then(Value::as_u64))
+            .or_else(|| x.as_str().and_then(pull_number_in))
+            .or_else(|| {
+                x.get("url")
+                    .and_then(Value::as_str)
+                    .and_then(pull_number_in)
+            })
+    };
     match v {
-        Value::Object(map) => map.iter().any(|(k, x)| {
-            (k == "pull_request" && x.is_object())
-                || (k == "pull_requests" && x.as_array().is_some_and(|a| !a.is_empty()))
-                || names_pull_request(x, depth + 1)
+        Value::Object(map) => map.iter().find_map(|(k, x)| {
+            let key: String = k
+                .chars()
+                .filter(|ch| !matches!(ch, '-' | '_' | ' '))
+                .flat_map(char::to_lowercase)
+                .collect();
+            let empty = match x {
+                Value::Null => true,
+                Value::Bool(b) => !b,
+                Value::String(t) => t.trim().is_empty(),
+                Value::Number(_) => x.as_u64() == Some(0),
+                Value::Array(a) => a.is_empty(),
+                Value::Object(o) => o.is_empty(),
+            };
+            if key.starts_with("pullrequest") && !key.starts_with("pullrequests") && !empty {
+                return Some(number(x));
+            }
+            if key == "pullrequests" && !empty && x.is_array() {
+                return Some(x.get(0).and_then(number));
+            }
+            names_pull_request(x, depth + 1)
         }),
-        Value::Array(items) => items.iter().any(|x| names_pull_request(x, depth + 1)),
-        _ => false,
+        Value::Array(items) => items.iter().find_map(|x| names_pull_request(x, depth + 1)),
+        Value::String(t) => is_pull_request_name(t).map(Some),
+        _ => None,
     }
 }
 
@@ -712,5 +921,153 @@ mod tests {
                 .unwrap();
             assert!(!c.pr_context, "{payload}");
         }
+    }
+    #[test]
+    fn every_payload_shape_that_names_a_pull_request_is_a_pull_request_context() {
+        // Attack finding NC1: shapes the earlier heuristics missed were judged by the head's own
+        // config. Each names pull request #7; none names a base, so `config_source` refuses
+        // (exit 2) unless a default branch is known.
+        let h = "0123456789abcdef0123456789abcdef01234567";
+        let cases = [
+            ("workflow_dispatch", r#"{"inputs":{"number":"7"}}"#.to_string()),
+            ("workflow_dispatch", r#"{"inputs":{"issue":"7"}}"#.to_string()),
+            ("workflow_dispatch", r#"{"inputs":{"ref":"pull/7/head"}}"#.to_string()),
+            (
+                "repository_dispatch",
+                r#"{"action":"judge","client_payload":{"number":7}}"#.to_string(),
+            ),
+            (
+                "deployment",
+                format!(r#"{{"deployment":{{"sha":"{h}","ref":"feat","payload":{{"pull_request":7}}}}}}"#),
+            ),
+            (
+                "deployment_status",
+                format!(r#"{{"deployment_status":{{"state":"success"}},"deployment":{{"sha":"{h}","ref":"refs/pull/7/head"}}}}"#),
+            ),
+            (
+                "some_app_event",
+                r#"{"action":"created","comment":{"id":1,"body":"/judge","pull_request_url":"https://api.github.com/repos/o/r/pulls/7"}}"#.to_string(),
+            ),
+        ];
+        for (event, payload) in &cases {
+            let c = with_payload(Some(event), Some(payload)).unwrap().unwrap();
+            assert!(c.pr_context, "{event} {payload}");
+            assert_eq!(c.pull_request, Some(7), "{event} {payload}");
+            assert_eq!(c.base_sha, None, "{event} {payload}");
+        }
+        // The merge queue's branch: pushed by GitHub, it runs the queued pull request's code;
+        // its base branch is named, so the base branch's config judges.
+        let push = with_payload(
+            Some("push"),
+            Some(&format!(
+                r#"{{"ref":"refs/heads/gh-readonly-queue/release/1.x/pr-7-{h}","before":"{h}","after":"{h}"}}"#
+            )),
+        )
+        .unwrap()
+        .unwrap();
+        assert!(push.pr_context);
+        assert_eq!(
+            (push.pull_request, push.base_ref.as_deref()),
+            (Some(7), Some("release/1.x"))
+        );
+        // A workflow_run after a run that may concern a pull request and lists none (a "/judge"
+        // comment, a fork's check): a pull-request context; after a push to a branch, not.
+        let wr = |event: &str, branch: &str| {
+            with_payload(
+                Some("workflow_run"),
+                Some(&format!(
+                    r#"{{"workflow_run":{{"event":"{event}","head_branch":"{branch}","head_sha":"{h}","pull_requests":[]}},"repository":{{"default_branch":"main"}}}}"#
+                )),
+            )
+            .unwrap()
+            .unwrap()
+        };
+        assert!(wr("issue_comment", "main").pr_context);
+        assert!(wr("a_new_event", "main").pr_context);
+        assert!(!wr("push", "feat").pr_context);
+        assert!(wr("push", "gh-readonly-queue/main/pr-7-abc").pr_context);
+        // A check on a branch other than the default one with no pull request listed (what
+        // GitHub sends for a fork's pull request): one; on the default branch: none.
+        let check = |branch: &str| {
+            with_payload(
+                Some("check_run"),
+                Some(&format!(
+                    r#"{{"action":"requested_action","check_run":{{"head_sha":"{h}","pull_requests":[],"check_suite":{{"head_branch":"{branch}"}}}},"repository":{{"default_branch":"main"}}}}"#
+                )),
+            )
+            .unwrap()
+            .unwrap()
+        };
+        assert!(check("feat").pr_context);
+        assert!(!check("main").pr_context);
+        // Free text that merely mentions a pull request does not make a push one.
+        let push = with_payload(
+            Some("push"),
+            Some(r#"{"ref":"refs/heads/main","head_commit":{"message":"Merge pull request #7 from a/b https://github.com/o/r/pull/7"},"repository":{"pulls_url":"https://api.github.com/repos/o/r/pulls{/number}","permissions":{"pull":true}}}"#),
+        )
+        .unwrap()
+        .unwrap();
+        assert!(!push.pr_context, "{push:?}");
+    }
+
+    #[test]
+    fn several_pull_requests_for_one_head_need_one_base_never_the_first_listed() {
+        // Attack finding NC13: #8 into a branch the author controls, listed first, chose the
+        // config for the head #7 into main shares.
+        let (a, b) = (
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+        );
+        let pr = |n: u32, base: &str, r: &str| {
+            format!(
+                r#"{{"number":{n},"base":{{"sha":"{base}","ref":"{r}"}},"head":{{"sha":"cccccccccccccccccccccccccccccccccccccccc"}}}}"#
+            )
+        };
+        let two = format!("[{},{}]", pr(8, a, "agent-base"), pr(7, b, "main"));
+        for (event, payload) in [
+            (
+                "check_suite",
+                format!(r#"{{"check_suite":{{"head_sha":"c","pull_requests":{two}}}}}"#),
+            ),
+            (
+                "check_run",
+                format!(r#"{{"check_run":{{"head_sha":"c","pull_requests":{two}}}}}"#),
+            ),
+            (
+                "workflow_run",
+                format!(
+                    r#"{{"workflow_run":{{"event":"pull_request","head_sha":"c","pull_requests":{two}}}}}"#
+                ),
+            ),
+        ] {
+            let got = with_payload(Some(event), Some(&payload));
+            let Err(e @ ContextError::SeveralBases { .. }) = got else {
+                panic!("{event}: {got:?}")
+            };
+            assert!(e.to_string().contains("#8 (base agent-base"), "{e}");
+            // Told which branch the maintainers protect, the pull request into it judges,
+            // whatever the order.
+            let with_default =
+                payload.replacen('{', r#"{"repository":{"default_branch":"main"},"#, 1);
+            let c = with_payload(Some(event), Some(&with_default))
+                .unwrap()
+                .unwrap();
+            assert_eq!(
+                (c.pull_request, c.base_sha.as_deref()),
+                (Some(7), Some(b)),
+                "{event}"
+            );
+        }
+        // The same base listed twice: that base.
+        let same = format!("[{},{}]", pr(8, b, "main"), pr(7, b, "main"));
+        let c = with_payload(
+            Some("check_suite"),
+            Some(&format!(
+                r#"{{"check_suite":{{"head_sha":"c","pull_requests":{same}}}}}"#
+            )),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(c.base_sha.as_deref(), Some(b));
     }
 }

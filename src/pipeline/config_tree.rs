@@ -63,9 +63,10 @@ pub enum InputsError {
         "--config-from base: this is not a pull-request run (event: {0}), so there is no base commit"
     )]
     NoPullRequest(String),
-    /// A pull-request event that names no base commit and no default branch.
+    /// A pull-request context whose payload names no base commit, base branch or default
+    /// branch.
     #[error(
-        "the {0} event names no base commit and no default branch, so the trusted config cannot be found"
+        "the {0} event concerns a pull request but names no base commit and no default branch, so the trusted config cannot be found and judge-ci does not judge (pass --config-from REV to name the trusted revision)"
     )]
     NoBase(String),
     /// A value of the payload that is not a commit or branch name.
@@ -105,20 +106,22 @@ fn base_revision(ctx: &Context) -> Result<(String, String), InputsError> {
             .unwrap_or_default();
         return Ok((sha.clone(), format!("the base commit{pr}")));
     }
-    if let Some(branch) = &ctx.default_branch {
+    let named = ctx
+        .base_ref
+        .as_ref()
+        .map(|b| (b, "base branch"))
+        .or_else(|| ctx.default_branch.as_ref().map(|b| (b, "default branch")));
+    if let Some((branch, what)) = named {
         if branch.is_empty()
             || branch.starts_with('-')
             || !git2::Reference::is_valid_name(&format!("refs/heads/{branch}"))
         {
             return Err(InputsError::BadValue {
-                what: "default branch",
+                what,
                 value: branch.clone(),
             });
         }
-        return Ok((
-            format!("origin/{branch}"),
-            format!("the default branch ({branch})"),
-        ));
+        return Ok((format!("origin/{branch}"), format!("the {what} ({branch})")));
     }
     Err(InputsError::NoBase(ctx.event.clone()))
 }
@@ -204,6 +207,17 @@ mod tests {
                 ..
             })
         ));
+        // A merge queue's branch names its base: that branch, before the default one.
+        let mut queue = ctx("push");
+        queue.base_ref = Some("release/1.x".into());
+        queue.default_branch = Some("main".into());
+        assert_eq!(
+            base_revision(&queue).unwrap(),
+            (
+                "origin/release/1.x".to_string(),
+                "the base branch (release/1.x)".to_string()
+            )
+        );
         assert!(matches!(
             base_revision(&ctx("issue_comment")),
             Err(InputsError::NoBase(_))

@@ -853,6 +853,72 @@ fn a_dispatch_naming_a_pull_request_is_judged_by_the_trusted_config() {
 }
 
 #[test]
+fn a_payload_naming_a_pull_request_in_any_shape_is_never_judged_by_the_heads_config() {
+    // Attack findings NC1 and NC13: payloads that name a pull request in shapes judge-ci
+    // missed (a dispatch's bare number, a deployment's payload or ref, a merge queue's
+    // branch, a workflow_run after a comment, a `pull_request_url`) were judged by the
+    // head's loosened config and accepted; several pull requests of one head with different
+    // bases were judged by the first listed. Each names no base judge-ci can find here (no
+    // default branch): refused, exit 2, nothing judged.
+    let (d, base, head) = pull_request(STRICT_BASE, &[("judge-ci.yml", LOOSE)]);
+    let repo = d.path().join("repo");
+    let runner = d.path().join("runner");
+    std::fs::create_dir_all(&runner).unwrap();
+    let two = format!(
+        r#"[{{"number":8,"base":{{"sha":"{head}","ref":"agent-base"}}}},{{"number":7,"base":{{"sha":"{base}","ref":"main"}}}}]"#
+    );
+    let cases = [
+        ("workflow_dispatch", r#"{"inputs":{"number":"7"}}"#.to_string()),
+        (
+            "repository_dispatch",
+            r#"{"action":"judge","client_payload":{"number":7}}"#.to_string(),
+        ),
+        (
+            "deployment",
+            format!(r#"{{"deployment":{{"sha":"{head}","ref":"feat","payload":{{"pull_request":7}}}}}}"#),
+        ),
+        (
+            "deployment_status",
+            format!(r#"{{"deployment_status":{{"state":"success"}},"deployment":{{"sha":"{head}","ref":"refs/pull/7/head"}}}}"#),
+        ),
+        (
+            "push",
+            format!(r#"{{"ref":"refs/heads/gh-readonly-queue/main/pr-7-{base}","before":"{base}","after":"{head}"}}"#),
+        ),
+        (
+            "workflow_run",
+            format!(r#"{{"action":"completed","workflow_run":{{"id":9,"event":"issue_comment","head_branch":"feat","head_sha":"{head}","pull_requests":[]}}}}"#),
+        ),
+        (
+            "some_app_event",
+            r#"{"action":"created","comment":{"body":"/judge","pull_request_url":"https://api.github.com/repos/o/r/pulls/7"}}"#.to_string(),
+        ),
+        (
+            "check_suite",
+            format!(r#"{{"action":"completed","check_suite":{{"head_sha":"{head}","pull_requests":{two}}}}}"#),
+        ),
+    ];
+    for (i, (event_name, payload)) in cases.iter().enumerate() {
+        let path = runner.join(format!("event-{i}.json"));
+        std::fs::write(&path, payload).unwrap();
+        let out = runner.join(format!("out-{i}"));
+        let mut cmd = common::command(&repo, &["--dry-run", "--out", out.to_str().unwrap()]);
+        in_actions(&mut cmd, &runner, event_name, &path);
+        let o = cmd.output().unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{event_name} {payload}: {}",
+            stderr(&o)
+        );
+        assert!(
+            !out.join("report.json").exists(),
+            "{event_name}: nothing judged"
+        );
+    }
+}
+
+#[test]
 fn a_protected_script_a_check_runs_is_the_bases_whatever_the_pull_request_did_to_it() {
     // protected-action: report only reports a change to a protected path, but the check still
     // runs the trusted side's copy: a link in place of the script the check calls decides
