@@ -87,9 +87,11 @@ causes! {
     /// template the provider does not know, no reference to compare with).
     JudgeMisconfigured => "judge_misconfigured", Evaluation, Instrument,
         "the judge's own configuration is wrong or incomplete: repair the check's settings";
-    /// The model declined to answer.
+    /// The model declined to answer, or the provider refused the request (a content policy,
+    /// a body it will not take: an HTTP 4xx other than the key's or the model's), which the
+    /// change's material can provoke.
     ProviderRefused => "provider_refused", Evaluation, Subject,
-        "the model declined the question: rephrase the prompt or use another model";
+        "the model or provider declined the question, which carries the change's material: look at what the change adds, rephrase the prompt or use another model";
     /// The model's reply could not be used (not the requested shape, even after a repair).
     ModelReplyUnusable => "model_reply_unusable", Evaluation, Subject,
         "the model's reply could not be used: calibrate the prompt or use another model";

@@ -205,9 +205,9 @@ fn order_swap_shows_odd_samples_the_change_the_other_way_round() {
 
 #[test]
 fn an_error_sample_is_not_an_answer_and_too_few_answers_are_an_error() {
-    // One sample's provider answers 400: the other two agree.
+    // One sample's provider answers 404 (a wrong model name: the check's settings): the other two agree.
     let llm = FakeLlm::start(KEY);
-    llm.on("", 1, Reply::Status(400, vec![]));
+    llm.on("", 1, Reply::Status(404, vec![]));
     llm.on("", 2, fail());
     let p = Project::new("openai", &llm, &review("          samples: 3\n"));
     let (_, r) = p.run(Some(KEY));
@@ -221,7 +221,7 @@ fn an_error_sample_is_not_an_answer_and_too_few_answers_are_an_error() {
     );
     // Two of three fail: an ERROR with the cause, never a verdict of one answer.
     let llm = FakeLlm::start(KEY);
-    llm.on("", 2, Reply::Status(400, vec![]));
+    llm.on("", 2, Reply::Status(404, vec![]));
     llm.on("", 1, pass());
     let p = Project::new("openai", &llm, &review("          samples: 3\n"));
     let (o, r) = p.run(Some(KEY));

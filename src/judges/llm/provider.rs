@@ -106,15 +106,23 @@ pub enum LlmError {
 
 impl LlmError {
     /// The cause judge-ci knows from the connection or the provider's HTTP status: the
-    /// network, the provider's availability (429, 5xx), the check's settings (other 4xx), the
-    /// model's refusal or an unusable answer.
+    /// network, the provider's availability (429, 5xx), the check's settings (401, 403: the
+    /// key; 404: the model or address), the model's refusal or an unusable answer. Any other
+    /// status (400 for a content policy or a request it will not take, 413, 422, …) answers
+    /// the request, which carries the pull request's material: the change can provoke it, so
+    /// it is a refusal the subject can cause, never judge-ci's instrument failing (attack
+    /// finding NC21; trust.md point 12).
     pub fn cause(&self) -> Cause {
         match self {
             LlmError::Unreachable { .. } => Cause::NetworkUnreachable,
             LlmError::Status { status, .. } if *status == 429 || *status >= 500 => {
                 Cause::ProviderUnavailable
             }
-            LlmError::Status { .. } => Cause::JudgeMisconfigured,
+            LlmError::Status {
+                status: 401 | 403 | 404,
+                ..
+            } => Cause::JudgeMisconfigured,
+            LlmError::Status { .. } => Cause::ProviderRefused,
             LlmError::Refused(_) => Cause::ProviderRefused,
             LlmError::Shape { .. } => Cause::ModelReplyUnusable,
             LlmError::Budget(super::budget::Refusal::Exhausted { .. }) => Cause::LlmBudgetExhausted,
@@ -143,9 +151,13 @@ impl LlmError {
                 "the provider's rate limit held after the retries; lower llm.concurrency or retry later"
                     .into()
             }
-            LlmError::Status { .. } | LlmError::Shape { .. } => {
+            LlmError::Status { status, .. } if *status >= 500 => {
                 "the provider failed; re-run, or try another model".into()
             }
+            LlmError::Status { .. } => {
+                "the provider refused the request, which carries the change's material (a content policy, a size it will not take): an ERROR the change can cause; look at what the change adds, or judge it with a structural check".into()
+            }
+            LlmError::Shape { .. } => "the provider failed; re-run, or try another model".into(),
             LlmError::Refused(_) => {
                 "the model declined the question; rephrase the prompt or use another model".into()
             }
@@ -436,6 +448,16 @@ mod tests {
         assert_eq!(status(503).cause(), Cause::ProviderUnavailable);
         assert_eq!(status(401).cause(), Cause::JudgeMisconfigured);
         assert_eq!(status(404).cause(), Cause::JudgeMisconfigured);
+        // A refusal of the request (a content policy the change's text trips, a body too
+        // large) is one the subject can cause: never waived as judge-ci's instrument.
+        for code in [400, 413, 422] {
+            assert_eq!(status(code).cause(), Cause::ProviderRefused, "{code}");
+            assert_eq!(
+                crate::judgment::ErrorOrigin::of(Some(status(code).cause())),
+                crate::judgment::ErrorOrigin::Subject,
+                "{code}"
+            );
+        }
         assert_eq!(
             LlmError::Refused("no".into()).cause(),
             Cause::ProviderRefused
