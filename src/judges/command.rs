@@ -391,6 +391,9 @@ pub async fn build_tool_run(
         answer: false,
     };
     let display = spec.display();
+    let tmp = std::env::temp_dir();
+    let disk_dirs = [workspace, tmp.as_path()];
+    let free_before = maven::free_space(&disk_dirs);
     let out = match process::run(&spec, fence).await {
         Ok(o) => o,
         Err(e) => {
@@ -482,8 +485,18 @@ pub async fn build_tool_run(
             ),
         )),
         _ => None,
-    }
-    .or_else(|| maven::disk_full(&[workspace, &std::env::temp_dir()]));
+    };
+    // A disk found full counts as the runner's only when judge-ci measured it full before
+    // the build's code ran; filled while it ran, the failure is the build's own.
+    let mut filled = None;
+    let env_failure = env_failure.or_else(|| match maven::read_disk(&disk_dirs, &free_before) {
+        maven::DiskReading::FullBefore(cause, why) => Some((cause, why)),
+        maven::DiskReading::FilledByTheBuild(why) => {
+            filled = Some(why);
+            None
+        }
+        maven::DiskReading::NotFull => None,
+    });
     if let Some((cause, why)) = env_failure {
         return build(
             with_evidence(Status::Error)
@@ -503,6 +516,10 @@ pub async fn build_tool_run(
         t
     } else {
         format!("exit code {code}")
+    };
+    let summary = match filled {
+        Some(why) => format!("{summary} ({why})"),
+        None => summary,
     };
     build(
         with_evidence(Status::Fail)

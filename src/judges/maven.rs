@@ -99,22 +99,72 @@ pub fn test_summary(log: &str) -> Option<String> {
 /// full, as judge-ci measures it (not as a log says).
 const DISK_FULL_BYTES: u64 = 1 << 20;
 
-/// The cause and a reason when judge-ci itself sees a full disk under `dirs` (the workspace, the temporary
-/// folder): fewer than 1 MiB free for unprivileged writers.
-pub fn disk_full(dirs: &[&Path]) -> Option<(Cause, String)> {
-    dirs.iter().find_map(|d| {
-        let s = nix::sys::statvfs::statvfs(*d).ok()?;
-        let free = (s.blocks_available() as u64).saturating_mul(s.fragment_size() as u64);
-        (free < DISK_FULL_BYTES).then(|| {
-            (
+/// The free space judge-ci measures on the file system of each of `dirs` (None where it
+/// cannot measure), taken before subject code runs so that a full disk afterwards can be
+/// told apart from one the runner already had.
+pub fn free_space(dirs: &[&Path]) -> Vec<Option<u64>> {
+    dirs.iter()
+        .map(|d| {
+            let s = nix::sys::statvfs::statvfs(*d).ok()?;
+            Some((s.blocks_available() as u64).saturating_mul(s.fragment_size() as u64))
+        })
+        .collect()
+}
+
+/// What the disk says about a failed build, from judge-ci's own measurements of `dirs` before
+/// (`before`, from [`free_space`]) and after it ran.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DiskReading {
+    /// The disk was full before the build's code ran: judge-ci's runner, an instrument
+    /// failure (`disk_full`).
+    FullBefore(Cause, String),
+    /// The disk was free before and full after: the space went to what the build's code (the
+    /// subject's) wrote, so the failure is the build's own (attack finding GA9: a test that
+    /// fills the disk made a failing build an ERROR `fail-on: fail` waives).
+    FilledByTheBuild(String),
+    /// Not full after the build.
+    NotFull,
+}
+
+/// Reads the disk for a failed build: full (under 1 MiB free for unprivileged writers)
+/// counts as judge-ci's own instrument only when it was already full before the build's
+/// code ran (trust.md point 12: environmental only from what judge-ci observed, never from
+/// a state subject code brings about). A measurement missing before is no evidence of the
+/// runner.
+pub fn read_disk(dirs: &[&Path], before: &[Option<u64>]) -> DiskReading {
+    classify_disk(dirs, before, &free_space(dirs))
+}
+
+fn classify_disk(dirs: &[&Path], before: &[Option<u64>], after: &[Option<u64>]) -> DiskReading {
+    let full = |free: &Option<u64>| free.is_some_and(|f| f < DISK_FULL_BYTES);
+    let mut filled = None;
+    for (i, d) in dirs.iter().enumerate() {
+        let (b, a) = (
+            before.get(i).copied().flatten(),
+            after.get(i).copied().flatten(),
+        );
+        if !full(&a) {
+            continue;
+        }
+        let free = a.unwrap_or(0);
+        if full(&b) {
+            return DiskReading::FullBefore(
                 Cause::DiskFull,
                 format!(
-                    "the disk is full: judge-ci measured {free} bytes free on the file system of {}",
+                    "the disk is full: judge-ci measured {free} bytes free on the file system of {} before and after the build",
                     d.display()
                 ),
+            );
+        }
+        filled.get_or_insert_with(|| {
+            format!(
+                "the disk filled while the build ran: judge-ci measured {} bytes free on the file system of {} before it and {free} after, space the build's own code took",
+                b.map_or_else(|| "an unknown number of".to_string(), |b| b.to_string()),
+                d.display()
             )
-        })
-    })
+        });
+    }
+    filled.map_or(DiskReading::NotFull, DiskReading::FilledByTheBuild)
 }
 
 #[cfg(test)]
@@ -153,5 +203,32 @@ mod tests {
             "{s}"
         );
         assert!(test_summary("Tests run: 2, Failures: 0, Errors: 0, Skipped: 0").is_none());
+    }
+
+    #[test]
+    fn a_disk_the_build_filled_is_the_builds_failure_not_the_runners() {
+        let ws = Path::new("/ws");
+        let dirs = [ws];
+        let mib = 1 << 20;
+        // Free before, full after: what the subject's code wrote (attack finding GA9).
+        let got = classify_disk(&dirs, &[Some(500 * mib)], &[Some(mib - 1)]);
+        assert!(
+            matches!(&got, DiskReading::FilledByTheBuild(why) if why.contains("filled while the build ran")),
+            "{got:?}"
+        );
+        // Unknown before: no evidence of the runner either.
+        assert!(matches!(
+            classify_disk(&dirs, &[None], &[Some(0)]),
+            DiskReading::FilledByTheBuild(_)
+        ));
+        // Full before the build's code ran: the runner's.
+        assert!(matches!(
+            classify_disk(&dirs, &[Some(10)], &[Some(10)]),
+            DiskReading::FullBefore(Cause::DiskFull, _)
+        ));
+        assert_eq!(
+            classify_disk(&dirs, &[Some(10)], &[Some(500 * mib)]),
+            DiskReading::NotFull
+        );
     }
 }
