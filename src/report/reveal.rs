@@ -274,6 +274,10 @@ fn redact(v: &mut Value, level: Reveal, vocabulary: &Vocabulary) {
             "config" | "tool" | "timings" | "schema" | "surfaceDigests" | "subject" => {}
             "diffs" => diffs(field, level, vocabulary),
             "tests" if level == Reveal::None => test_names(field),
+            "trust" if level == Reveal::None => {
+                restored_names(field);
+                walk(field, level, vocabulary);
+            }
             _ => walk(field, level, vocabulary),
         }
     }
@@ -391,6 +395,16 @@ fn diffs(v: &mut Value, level: Reveal, vocabulary: &Vocabulary) {
 }
 
 /// The trusted tests under `none`: their names withheld, their grades and counts kept.
+/// Under `none`: the names of files restored from the reference (hidden tests among them)
+/// are the reference's, counted only (attack finding NC17).
+fn restored_names(v: &mut Value) {
+    if let Some(Value::Array(names)) = v.get_mut("restored") {
+        for n in names.iter_mut() {
+            *n = Value::String(WITHHELD.into());
+        }
+    }
+}
+
 fn test_names(v: &mut Value) {
     let mut n = 0;
     let mut rename = |g: &mut Value| {
@@ -456,6 +470,19 @@ mod tests {
     fn levels_are_ordered_from_the_loosest() {
         assert!(Reveal::Full < Reveal::Names && Reveal::Names < Reveal::None);
         assert_eq!(Reveal::default(), Reveal::Full);
+    }
+
+    #[test]
+    fn restored_names_are_the_references_and_counted_only_under_none() {
+        // Attack finding NC17: the restore banner named the hidden tests under reveal: none.
+        let v = serde_json::json!({"trust": {"restored": ["src/test/HiddenAnswerTest.java"]}});
+        let voc = Vocabulary::default();
+        let mut names = v.clone();
+        redact(&mut names, Reveal::Names, &voc);
+        assert_eq!(names, v);
+        let mut none = v;
+        redact(&mut none, Reveal::None, &voc);
+        assert_eq!(none["trust"]["restored"], serde_json::json!([WITHHELD]));
     }
 
     #[test]
