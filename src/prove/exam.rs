@@ -110,3 +110,26 @@ pub fn of(bench: &Benchmark, reference: &Files) -> (Vec<String>, Vec<ExamInput>)
     }
     (paths, out)
 }
+
+/// The checks whose verdict is a program the config names (`command`, `external`): prove
+/// runs them on its trees, but cannot show from outside that they judge a real workspace as
+/// they judge those trees (a command may look at where it runs, its environment or the
+/// time, and pass everything elsewhere: attack finding GA6). Listed in the report so the
+/// reviewer of a config change reads those commands as the code they are.
+pub fn unverified(bench: &Benchmark) -> Vec<String> {
+    checks_with_tiers(&bench.jury)
+        .into_iter()
+        .filter_map(|(tier, c)| {
+            let (kind, run) = match &c.kind {
+                CheckKind::Command { run, .. } => ("command", run.display()),
+                CheckKind::External { run, .. } => ("external", run.display()),
+                _ => return None,
+            };
+            Some(format!(
+                "{}`{}` ({kind}) runs `{run}`",
+                tier.map(|t| format!("tier `{t}`: ")).unwrap_or_default(),
+                c.name
+            ))
+        })
+        .collect()
+}

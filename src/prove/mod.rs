@@ -327,6 +327,7 @@ pub async fn prove(opts: &ProveOptions) -> Result<ProveReport, ProveError> {
         synthesized,
         battery: results_battery,
         exam,
+        unverified: exam::unverified(&bench),
         defects,
         exit_code: match verdict {
             Verdict::Proven => pipeline::EXIT_PASS,

@@ -188,6 +188,10 @@ pub struct ProveReport {
     pub battery: Vec<BatteryResult>,
     /// What of its own exam the pull request could rewrite (trust.md point 26).
     pub exam: Vec<ExamInput>,
+    /// Checks whose verdict is a program the config names (`command`, `external`), which
+    /// prove cannot verify from outside: they may tell prove's trees from a real workspace.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unverified: Vec<String>,
     /// The problems found, one sentence each.
     pub defects: Vec<String>,
     /// The verdict.

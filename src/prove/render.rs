@@ -241,6 +241,16 @@ pub fn markdown(r: &ProveReport) -> String {
         }
         let _ = writeln!(s);
     }
+    if !r.unverified.is_empty() {
+        let _ = writeln!(
+            s,
+            "### Checks prove cannot verify from outside\n\nTheir verdict is a program the config names; prove ran it on its own trees, but a program can tell those from a real workspace (their path, the environment) and pass everything elsewhere. Read these commands as code:\n"
+        );
+        for u in &r.unverified {
+            let _ = writeln!(s, "- {}", escape::inline(u));
+        }
+        let _ = writeln!(s);
+    }
     if !r.defects.is_empty() {
         let _ = writeln!(s, "### Defects\n");
         for d in &r.defects {

@@ -408,6 +408,19 @@ fn a_screened_variant_is_judged_as_a_full_run_judges_it_and_trees_are_fenced_apa
         "{skipping:#}"
     );
     assert!(r.get("synthesized").is_none(), "{:#}", r["synthesized"]);
+    // The final tier's command is code prove cannot verify from outside (attack finding
+    // GA6: a command that looks at its path passes prove and everything elsewhere): listed.
+    assert_eq!(
+        r["unverified"],
+        serde_json::json!([
+            "tier `final`: `no-sibling-trees` (command) runs `! ls .. > /dev/null 2>&1`"
+        ]),
+        "{r:#}"
+    );
+    assert!(
+        md.contains("### Checks prove cannot verify from outside"),
+        "{md}"
+    );
 }
 
 #[test]
