@@ -39,6 +39,23 @@ pub enum PrepareError {
         /// Why.
         error: std::io::Error,
     },
+    /// Entries of the folder that the checked-out commit tracks (the pull request committed
+    /// them into the output folder): a later step that takes the folder would take them as
+    /// judge-ci's (attack finding GA5).
+    #[error(
+        "the output folder {} holds {} committed in the checked-out tree (git tracks {}), which judge-ci did not write; a later step or job that takes the folder would read {} as this run's. The run fails (exit 3) before any subject code runs; remove {} from the tree, or pass --out a folder outside the workspace",
+        .out.display(),
+        .names.join(", "),
+        if .names.len() == 1 { "it" } else { "them" },
+        if .names.len() == 1 { "it" } else { "them" },
+        if .names.len() == 1 { "it" } else { "them" }
+    )]
+    Committed {
+        /// The folder.
+        out: PathBuf,
+        /// The committed entries, by name.
+        names: Vec<String>,
+    },
     /// A file of judge-ci's own name is there and cannot be removed.
     #[error(
         "the output folder holds {} from before this run and judge-ci cannot remove it ({error}); a later step would read it as this run's. Remove it, or pass --out an empty folder outside the workspace",
@@ -78,7 +95,43 @@ pub fn prepare(out: &Path) -> Result<Prepared, PrepareError> {
         std::fs::remove_file(&path).map_err(|error| PrepareError::Stale { path, error })?;
     }
     let before = entries(out).map_err(folder)?;
+    let names = committed(out, &before);
+    if !names.is_empty() {
+        return Err(PrepareError::Committed {
+            out: out.to_path_buf(),
+            names,
+        });
+    }
     Ok(Prepared { before })
+}
+
+/// The entries of `names` in `out` that the commit checked out around `out` tracks: the
+/// subject's files (a pull request's tree), never the maintainer's or a step's. Entries that
+/// no repository tracks (a file an earlier trusted step left) are not named.
+fn committed(out: &Path, names: &std::collections::BTreeSet<std::ffi::OsString>) -> Vec<String> {
+    if names.is_empty() {
+        return Vec::new();
+    }
+    let Ok(repo) = git2::Repository::discover(out) else {
+        return Vec::new();
+    };
+    let (Some(root), Ok(tree)) = (
+        repo.workdir().and_then(|w| std::fs::canonicalize(w).ok()),
+        repo.head().and_then(|h| h.peel_to_tree()),
+    ) else {
+        return Vec::new();
+    };
+    let Some(rel) = std::fs::canonicalize(out)
+        .ok()
+        .and_then(|o| o.strip_prefix(&root).ok().map(Path::to_path_buf))
+    else {
+        return Vec::new();
+    };
+    names
+        .iter()
+        .filter(|n| tree.get_path(&rel.join(n)).is_ok())
+        .map(|n| crate::untrusted::shown(Path::new(n)))
+        .collect()
 }
 
 fn entries(out: &Path) -> std::io::Result<std::collections::BTreeSet<std::ffi::OsString>> {
@@ -593,6 +646,36 @@ mod tests {
         assert_eq!(prepared.planted(&out), vec![out.join("planted.sarif")]);
         // Made when missing.
         assert!(prepare(&d.path().join("new/out")).is_ok());
+    }
+
+    #[test]
+    fn files_the_checked_out_tree_commits_into_the_output_folder_are_refused() {
+        // Attack finding GA5: a pull request's `judge-ci-out/suite.json` and `extra.sarif`
+        // stayed beside the reports and were uploaded as judge-ci's.
+        let d = tempfile::tempdir().unwrap();
+        let repo = git2::Repository::init(d.path()).unwrap();
+        let out = d.path().join("judge-ci-out");
+        std::fs::create_dir(&out).unwrap();
+        for n in ["suite.json", "extra.sarif", "report.json"] {
+            std::fs::write(out.join(n), "forged").unwrap();
+        }
+        let mut index = repo.index().unwrap();
+        index
+            .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
+            .unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig = git2::Signature::now("t", "t@example.com").unwrap();
+        repo.commit(Some("HEAD"), &sig, &sig, "pr", &tree, &[])
+            .unwrap();
+        std::fs::write(out.join("notes.txt"), "a step's own file, not committed").unwrap();
+        let e = prepare(&out).unwrap_err();
+        let PrepareError::Committed { names, .. } = &e else {
+            panic!("{e}")
+        };
+        assert_eq!(names, &["extra.sarif", "suite.json"], "{e}");
+        // judge-ci's own name was removed as before, the step's file is not named.
+        assert!(!out.join("report.json").exists());
+        assert!(!e.to_string().contains("notes.txt"));
     }
 
     #[test]

@@ -424,6 +424,37 @@ fn a_file_a_subject_plants_beside_the_reports_fails_the_run() {
 }
 
 #[test]
+fn files_the_pull_request_commits_into_the_output_folder_fail_the_run_before_it_judges() {
+    // Attack finding GA5: `judge-ci-out/suite.json` and `extra.sarif` committed in the pull
+    // request's tree stayed beside judge-ci's reports (exit 0) and were uploaded as its own.
+    let ws = tempfile::tempdir().unwrap();
+    write_tree(
+        ws.path(),
+        &[
+            (
+                "judge-ci.yml",
+                "name: committed\njury:\n  checks:\n    - {type: command, run: \"touch ran\"}\n",
+            ),
+            ("judge-ci-out/suite.json", "{\"forged\":true}\n"),
+            ("judge-ci-out/extra.sarif", "{}\n"),
+        ],
+    );
+    common::commit_all(ws.path(), "the pull request");
+    let o = judge_ci(ws.path(), &["--dry-run", "-q"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("extra.sarif, suite.json committed in the checked-out tree"),
+        "{err}"
+    );
+    assert!(
+        !ws.path().join("ran").exists(),
+        "no subject code ran: {err}"
+    );
+    assert!(!ws.path().join("judge-ci-out/report.json").exists());
+}
+
+#[test]
 fn a_folder_a_subject_plants_where_a_report_goes_is_not_left_for_a_later_step() {
     // Attack finding G6: a `report.sarif/` folder holding the subject's own SARIF (a
     // code-scanning upload takes every *.sarif in a folder) in an output folder it then made
