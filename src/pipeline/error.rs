@@ -29,6 +29,21 @@ pub enum RunError {
 }
 
 impl RunError {
+    /// Whether the subject's own workspace stopped the run (a file or folder it left
+    /// unreadable, a workspace that is missing or is no submission): in a suite such a task
+    /// counts against the subject, never as one judge-ci could not run (trust.md point 12,
+    /// attack finding GA7). A full disk or want of memory while judge-ci copies it is
+    /// judge-ci's own.
+    pub fn caused_by_the_workspace(&self) -> bool {
+        match self {
+            RunError::Instrument(InstrumentError::Snapshot(e)) => {
+                crate::judgment::Cause::of_io(e).is_none()
+            }
+            RunError::Input(InputError::NoWorkspace(_) | InputError::NotASubmission(_)) => true,
+            _ => false,
+        }
+    }
+
     /// The process exit code for this error.
     pub fn exit_code(&self) -> i32 {
         match self {
@@ -166,6 +181,10 @@ pub enum InputError {
     /// `--workspace` is not a folder.
     #[error("the workspace folder {} does not exist", .0.display())]
     NoWorkspace(PathBuf),
+    /// The workspace is no submission: a symbolic link, or the reference itself (see
+    /// `submission::not_a_submission`).
+    #[error("{0}")]
+    NotASubmission(String),
     /// The config's `reference.path` cannot be written out of the trusted tree.
     #[error("reference.path {}: {source}", .path.display())]
     ReferencePath {
@@ -347,6 +366,9 @@ impl InputError {
                 ),
             },
             InputError::NoWorkspace(_) => Some("pass --workspace DIR"),
+            InputError::NotASubmission(_) => Some(
+                "pass the subject's own folder as --workspace (a real folder, not a link, and not the reference)",
+            ),
             InputError::ReferencePath { .. } => {
                 Some("the reference folder is read from the trusted base; it must exist there")
             }
@@ -397,4 +419,20 @@ fn render_input(e: &InputError) -> String {
 /// The config's problems as an input error.
 pub(super) fn config_problems(problems: Diagnostics, color: bool) -> RunError {
     RunError::Input(InputError::Config { problems, color })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_workspace_the_subject_left_unreadable_is_the_subjects_doing() {
+        // Attack finding GA7: such a task was dropped from the suite's pass rate.
+        let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        assert!(RunError::Instrument(InstrumentError::Snapshot(denied)).caused_by_the_workspace());
+        let full = std::io::Error::from(std::io::ErrorKind::StorageFull);
+        assert!(!RunError::Instrument(InstrumentError::Snapshot(full)).caused_by_the_workspace());
+        assert!(RunError::Input(InputError::NotASubmission("x".into())).caused_by_the_workspace());
+        assert!(!RunError::Input(InputError::NotInActions).caused_by_the_workspace());
+    }
 }

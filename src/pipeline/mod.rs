@@ -36,6 +36,7 @@ pub mod runtime;
 pub mod save;
 pub mod signals;
 pub mod stages;
+pub mod submission;
 pub mod task;
 pub mod trees;
 pub mod unjudged;

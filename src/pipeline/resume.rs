@@ -69,6 +69,9 @@ pub struct ThisRun {
     pub head_sha: Option<String>,
     /// The base commit of the pull request, when the event names one.
     pub base_sha: Option<String>,
+    /// The reference judged against (`trees::reference_digest`): the first job's
+    /// judgments (restored tests, FAIL_TO_PASS, comparisons) depend on it.
+    pub reference_digest: Option<String>,
     /// `GITHUB_RUN_ID` inside Actions: both jobs of a split run are jobs of one run.
     pub run_id: Option<String>,
     /// The workspace judged, as the report records it (`subject.workspace`); `None` when it
@@ -139,6 +142,16 @@ pub fn first_job(dir: &Path, bench: &Benchmark, this: &ThisRun) -> Result<FirstJ
                 this.base_sha.as_deref().unwrap_or("(none)")
             ),
             "resume in the same workflow run as the first job, for the same event",
+        );
+    }
+    if report.subject.reference_digest != this.reference_digest {
+        return refuse(
+            format!(
+                "judged against another reference ({}, and this run's is {})",
+                report.subject.reference_digest.as_deref().unwrap_or("none"),
+                this.reference_digest.as_deref().unwrap_or("none")
+            ),
+            "resume with the reference the first job used (the config's, with no --reference in either job, or the same --reference in both)",
         );
     }
     if this.run_id.is_some() && report.subject.run_id != this.run_id {

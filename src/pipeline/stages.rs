@@ -5,7 +5,7 @@
 //! [`judge`].
 
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -121,6 +121,8 @@ pub struct Trees {
     pub reference_checkout: Option<Checkout>,
     /// The reference folder the judges compare against.
     pub reference: Option<PathBuf>,
+    /// The reference's digest, taken before any subject code runs (`trees::reference_digest`).
+    pub reference_digest: Option<String>,
     /// A reference folder inside the repository, written out of the base's tree; kept for
     /// the run's length.
     _trusted_reference: Option<tempfile::TempDir>,
@@ -148,6 +150,9 @@ pub fn check_out(opts: &RunOptions, loaded: &Loaded) -> Result<Trees, RunError> 
         Some(h) => materialize::materialize(&Source::parse(h), repo_dir, opts.keep_checkouts)
             .map_err(|e| checkout_error("head", e))?,
         None => {
+            if let Some(why) = super::submission::not_a_submission(&opts.workspace, &[]) {
+                return Err(InputError::NotASubmission(why).into());
+            }
             if !opts.workspace.is_dir() {
                 return Err(InputError::NoWorkspace(opts.workspace.clone()).into());
             }
@@ -177,6 +182,23 @@ pub fn check_out(opts: &RunOptions, loaded: &Loaded) -> Result<Trees, RunError> 
         reference_contents(opts.keep_checkouts, bench, task_runs_code(task, opts)),
     )?;
     let reference = reference_checkout.as_ref().map(|c| c.path.clone());
+    // The answer key is never the submission: neither the reference judge-ci compares with
+    // nor the folder the config or --reference names (attack findings GA3, NC14).
+    if opts.head.is_none() {
+        let named = match (&opts.reference, &bench.reference) {
+            (Some(r), _) => Some(PathBuf::from(r)),
+            (None, Some(ReferenceSpec::Path(p))) => Some(p.clone()),
+            _ => None,
+        };
+        let refs: Vec<&Path> = reference
+            .iter()
+            .chain(named.iter())
+            .map(PathBuf::as_path)
+            .collect();
+        if let Some(why) = super::submission::not_a_submission(&opts.workspace, &refs) {
+            return Err(InputError::NotASubmission(why).into());
+        }
+    }
     // The base (`base:`), for the oracle's FAIL_TO_PASS / PASS_TO_PASS: trusted input, so no
     // subject process reads or writes it.
     let trusted_base = match &bench.base {
@@ -275,6 +297,9 @@ pub fn check_out(opts: &RunOptions, loaded: &Loaded) -> Result<Trees, RunError> 
     Ok(Trees {
         head,
         workspace,
+        reference_digest: reference_checkout
+            .as_ref()
+            .map(super::trees::reference_digest),
         reference_checkout,
         reference,
         _trusted_reference: trusted_reference,
@@ -363,6 +388,7 @@ pub fn prepare(opts: &RunOptions, loaded: &mut Loaded, trees: &Trees) -> Result<
             &resume::ThisRun {
                 head_sha: head_sha.clone(),
                 base_sha: github.and_then(|g| g.base_sha.clone()),
+                reference_digest: trees.reference_digest.clone(),
                 run_id: run_id(github),
                 workspace: opts.head.is_none().then(|| workspace.display().to_string()),
                 path_in_repository: github.and_then(|g| g.checkout_root.as_deref()).and_then(
@@ -581,6 +607,7 @@ pub fn report(
                 .reference_checkout
                 .as_ref()
                 .and_then(|c| c.commit.as_ref().map(|sha| format!("{} ({sha})", c.label))),
+            reference_digest: trees.reference_digest.clone(),
         },
         config: ConfigInfo {
             path: bench.path.display().to_string(),

@@ -193,3 +193,75 @@ mod tests {
         );
     }
 }
+
+/// What the reference a run judges against is, as a digest that binds a later job to it
+/// (`resume` refuses a first job made against another reference: attack finding GA2): a
+/// revision by its commit, a folder by every entry under it (path, kind, bytes; links by
+/// their target, never followed; `.git` left out).
+pub fn reference_digest(checkout: &Checkout) -> String {
+    match &checkout.commit {
+        Some(sha) => format!("commit {sha}"),
+        None => format!("sha256:{}", folder_digest(&checkout.path)),
+    }
+}
+
+/// The SHA-256 (hex) of every entry under `root`, in sorted order, links not followed and
+/// `.git` left out; an entry that cannot be read is digested as its error.
+pub fn folder_digest(root: &Path) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let mut entries: Vec<_> = match std::fs::read_dir(&dir) {
+            Ok(rd) => rd.flatten().map(|e| e.path()).collect(),
+            Err(e) => {
+                h.update(format!("unreadable {} {e}\n", dir.display()));
+                continue;
+            }
+        };
+        entries.sort();
+        for p in entries.into_iter().rev() {
+            if p.file_name().is_some_and(|n| n == ".git") {
+                continue;
+            }
+            let rel = p.strip_prefix(root).unwrap_or(&p).display().to_string();
+            match std::fs::symlink_metadata(&p) {
+                Ok(m) if m.is_dir() => {
+                    h.update(format!("dir {rel}\n"));
+                    stack.push(p);
+                }
+                Ok(m) if m.file_type().is_symlink() => {
+                    let to = std::fs::read_link(&p).map(|t| t.display().to_string());
+                    h.update(format!("link {rel} {to:?}\n"));
+                }
+                Ok(_) => {
+                    let d = std::fs::read(&p).map(|b| hex::encode(Sha256::digest(&b)));
+                    h.update(format!("file {rel} {d:?}\n"));
+                }
+                Err(e) => h.update(format!("unreadable {rel} {e}\n")),
+            }
+        }
+    }
+    hex::encode(h.finalize())
+}
+
+#[cfg(test)]
+mod digest_tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_digest_changes_with_any_entry_and_not_with_its_place() {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        for d in [a.path(), b.path()] {
+            std::fs::create_dir_all(d.join("tests")).unwrap();
+            std::fs::write(d.join("tests/run.sh"), "grep -qx hello src/app.txt\n").unwrap();
+        }
+        assert_eq!(folder_digest(a.path()), folder_digest(b.path()));
+        std::fs::write(b.path().join("tests/run.sh"), "exit 0\n").unwrap();
+        assert_ne!(folder_digest(a.path()), folder_digest(b.path()));
+        std::os::unix::fs::symlink("x", a.path().join("l")).unwrap();
+        let with_link = folder_digest(a.path());
+        std::fs::remove_file(a.path().join("l")).unwrap();
+        assert_ne!(with_link, folder_digest(a.path()));
+    }
+}

@@ -112,6 +112,11 @@ pub struct Subject {
     /// The reference's git revision.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reference_rev: Option<String>,
+    /// What the reference was, bound by digest (`commit <sha>` for a revision, `sha256:<hex>`
+    /// of every entry for a folder): `resume` refuses a first job judged against another
+    /// reference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_digest: Option<String>,
     /// The triggering event.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub event: Option<String>,

@@ -44,16 +44,21 @@ pub enum Regression {
     /// A reading that would pass, now with an ERROR the subject can cause (a tier its code
     /// ran past the time limit, failed task commands), where the baseline passed cleanly.
     SubjectError,
+    /// Judged by another definition than the baseline (its benchmark file, task file or
+    /// reference changed): not the same exam, so no reading of it is better or worse
+    /// (attack finding GA8: deleting the tier every task now fails read "0 regressions").
+    OtherDefinition,
 }
 
 impl Regression {
     /// Every kind, in the order reports list them.
-    pub const ALL: [Regression; 5] = [
+    pub const ALL: [Regression; 6] = [
         Regression::WorseReading,
         Regression::LowerScore,
         Regression::NotJudged,
         Regression::Missing,
         Regression::SubjectError,
+        Regression::OtherDefinition,
     ];
 
     /// How a count of this kind reads ("2 worse readings").
@@ -72,6 +77,10 @@ impl Regression {
             Regression::SubjectError => (
                 "task with an ERROR the change can cause",
                 "tasks with an ERROR the change can cause",
+            ),
+            Regression::OtherDefinition => (
+                "task judged by another definition than the baseline",
+                "tasks judged by another definition than the baseline",
             ),
         };
         format!("{n} {}", if n == 1 { one } else { many })
@@ -157,6 +166,19 @@ fn classify(
     tolerance: f64,
 ) -> (Change, Option<Regression>, String) {
     let moved = format!("{} → {}", word(b.reading), word(c.reading));
+    if let (Some(x), Some(y)) = (&b.definition, &c.definition)
+        && x != y
+    {
+        return (
+            Change::Regressed,
+            Some(Regression::OtherDefinition),
+            format!(
+                "{moved}, but judged by another definition (benchmark, task file or reference {} → {}): not the same exam; compare against a baseline of this definition",
+                &x[..x.len().min(12)],
+                &y[..y.len().min(12)]
+            ),
+        );
+    }
     let not_judged = matches!(c.reading, Some(Reading::NotAssessed) | None);
     // A reading that would pass with an ERROR the subject can cause is no pass (trust.md
     // point 12): against a baseline that passed cleanly it is a regression, whatever the
@@ -370,7 +392,33 @@ mod tests {
             report_path: String::new(),
             instrument_failed: false,
             subject_error: None,
+            definition: None,
         }
+    }
+
+    #[test]
+    fn a_task_judged_by_another_definition_is_no_comparison() {
+        // Attack finding GA8: the current definition deleted the tier every task now fails;
+        // the same reading under another exam read "0 regressions".
+        let mut b = task("a", Some(Reading::Accepted), Some(1.0));
+        let mut c = task("a", Some(Reading::Accepted), Some(1.0));
+        b.definition = Some("1111".into());
+        c.definition = Some("2222".into());
+        let cmp = compare(
+            &SuiteReport::new("r".into(), None, vec![b.clone()]),
+            &SuiteReport::new("r".into(), None, vec![c.clone()]),
+            0.0,
+        );
+        assert_eq!(cmp.regressions, 1, "{cmp:#?}");
+        assert_eq!(cmp.changes[0].regression, Some(Regression::OtherDefinition));
+        assert!(cmp.changes[0].note.contains("another definition"));
+        c.definition = b.definition.clone();
+        let same = compare(
+            &SuiteReport::new("r".into(), None, vec![b]),
+            &SuiteReport::new("r".into(), None, vec![c]),
+            0.0,
+        );
+        assert_eq!(same.regressions, 0);
     }
 
     #[test]

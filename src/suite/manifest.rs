@@ -82,6 +82,32 @@ pub fn suite_digest(tasks: &[TaskEntry]) -> String {
     hex::encode(h.finalize())
 }
 
+/// The digest of what a task is judged by: its benchmark file, its task file and its
+/// reference (a folder's every entry by path and bytes, a link by its target; a revision by
+/// its name). Two runs of a task with different digests did not sit the same exam, so
+/// `compare` does not read their readings as better or worse (attack finding GA8).
+pub fn definition_digest(t: &TaskEntry) -> String {
+    let file = |p: &Path| match std::fs::read(p) {
+        Ok(b) => hex_digest(&b),
+        Err(e) => format!("unreadable: {e}"),
+    };
+    let mut h = Sha256::new();
+    h.update(format!(
+        "config {}\ntask {}\n",
+        file(&t.config),
+        file(&t.task)
+    ));
+    match t.reference.as_deref() {
+        Some(r) if Path::new(r).is_dir() => h.update(format!(
+            "reference {}\n",
+            crate::pipeline::trees::folder_digest(Path::new(r))
+        )),
+        Some(r) => h.update(format!("reference {r}\n")),
+        None => {}
+    }
+    hex::encode(h.finalize())
+}
+
 impl Manifest {
     /// The manifest of `report` as written in `out`: the digests of its files as they are now.
     pub fn of(

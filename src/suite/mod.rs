@@ -495,6 +495,18 @@ async fn judge_task(
     hidden: Arc<crate::fence::Hidden>,
     budget: Option<Arc<crate::judges::llm::budget::Budget>>,
 ) -> TaskResult {
+    let definition = manifest::definition_digest(t);
+    let mut r = judge_task_by(t, out, hidden, budget).await;
+    r.definition = Some(definition);
+    r
+}
+
+async fn judge_task_by(
+    t: &TaskEntry,
+    out: &Path,
+    hidden: Arc<crate::fence::Hidden>,
+    budget: Option<Arc<crate::judges::llm::budget::Budget>>,
+) -> TaskResult {
     let dir = out.join("tasks").join(&t.benchmark).join(&t.id);
     let (workspace, head) = match &t.workspace {
         Subject::Folder(p) => (p.clone(), None),
@@ -510,6 +522,19 @@ async fn judge_task(
         let mut r = TaskResult::failed(t, pipeline::EXIT_REJECTED, why.clone());
         r.subject_error = Some(why);
         return r;
+    }
+    // A workspace that is a link (to the task's reference, the answer key) or is the
+    // reference is no submission: against the task (attack findings GA3, NC14).
+    if head.is_none() {
+        let reference = t.reference.as_ref().map(PathBuf::from);
+        if let Some(why) = crate::pipeline::submission::not_a_submission(
+            &workspace,
+            &reference.iter().map(PathBuf::as_path).collect::<Vec<_>>(),
+        ) {
+            let mut r = TaskResult::failed(t, pipeline::EXIT_REJECTED, why.clone());
+            r.subject_error = Some(why);
+            return r;
+        }
     }
     let opts = RunOptions {
         config: Some(t.config.clone()),
@@ -546,7 +571,15 @@ async fn judge_task(
             };
             TaskResult::judged(t, &r.report, at)
         }
-        Err(e) => TaskResult::failed(t, e.exit_code(), e.to_string()),
+        // A workspace the subject left unreadable stops the run: against the task, never
+        // a task that "could not run" (attack finding GA7).
+        Err(e) => {
+            let mut r = TaskResult::failed(t, e.exit_code(), e.to_string());
+            if e.caused_by_the_workspace() {
+                r.subject_error = Some(e.to_string());
+            }
+            r
+        }
     }
 }
 

@@ -97,6 +97,11 @@ pub struct TaskResult {
     /// no pass in the pass rate and in `compare` whatever its reading (trust.md point 12).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subject_error: Option<String>,
+    /// The digest of what the task was judged by (its benchmark and task files and its
+    /// reference, `manifest::definition_digest`): `compare` reads two runs of one task as
+    /// comparable only when it is the same.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub definition: Option<String>,
 }
 
 /// Whether every ERROR judgment of a not-assessed report has a cause of judge-ci's own.
@@ -166,6 +171,7 @@ impl TaskResult {
             report_path: String::new(),
             instrument_failed: false,
             subject_error: None,
+            definition: None,
         }
     }
 

@@ -352,3 +352,42 @@ fn the_stored_report_cannot_decide_what_the_first_job_did_not_compute() {
     assert_eq!(r, Value::Null);
     assert_eq!(llm.seen().len(), 1);
 }
+
+#[test]
+fn resume_refuses_a_first_job_judged_against_another_reference() {
+    // Attack finding GA2: part 1 run with --reference (another folder, or the pull request's
+    // own tree) restored and compared against it, and resume took its judgments.
+    let llm = FakeLlm::start(KEY);
+    let s = Split::new(&llm);
+    let other = s.out("otherref");
+    std::fs::create_dir_all(other.join("src")).unwrap();
+    for f in ["pom.xml", "README.md", "build.sh", "src/Filter.java"] {
+        std::fs::copy(s.out("reference").join(f), other.join(f)).unwrap();
+    }
+    std::fs::write(other.join("README.md"), "another answer key\n").unwrap();
+    let (o1, first) = s.judge(
+        &[
+            "--stop-before-semantic",
+            "--reference",
+            other.to_str().unwrap(),
+        ],
+        "first-other",
+        false,
+    );
+    assert!(matches!(o1.status.code(), Some(0..=1)), "{}", stderr(&o1));
+    assert!(
+        first["subject"]["referenceDigest"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("sha256:")),
+        "{:#}",
+        first["subject"]
+    );
+    let (o2, _) = s.judge(
+        &["resume", "--from", s.out("first-other").to_str().unwrap()],
+        "resumed-other",
+        true,
+    );
+    assert_eq!(o2.status.code(), Some(2), "{}", stderr(&o2));
+    assert!(stderr(&o2).contains("another reference"), "{}", stderr(&o2));
+    assert!(llm.seen().is_empty(), "nothing asked");
+}

@@ -783,6 +783,94 @@ fn a_missing_submission_counts_against_the_task() {
 }
 
 #[test]
+fn a_workspace_that_is_a_link_to_its_reference_or_the_reference_itself_is_no_submission() {
+    // Attack findings GA3 / NC14: `workspace -> reference` was judged as the subject's work
+    // and accepted (the answer key submitted by reference), in `suite` and in `run`.
+    let root = tempfile::tempdir().unwrap();
+    let jury = "jury:\n  checks:\n    - {type: file-content, path: app.txt, expected: hello, match: CONTAINS}\n";
+    let bench = format!("schema: bench.benchmark.v1\nname: ln\n{jury}");
+    common::write_tree(
+        root.path(),
+        &[
+            ("bench/benchmark.yaml", bench.as_str()),
+            ("judge-ci.yml", &format!("name: ln\n{jury}")),
+        ],
+    );
+    for id in ["a", "b"] {
+        common::write_tree(
+            &root.path().join("bench/tasks").join(id),
+            &[
+                (
+                    "task.yaml",
+                    &format!("schema: bench.task.v1\nid: {id}\ninstruction: x\n"),
+                ),
+                ("workspace/app.txt", "hellx\n"),
+                ("reference/app.txt", "hello\n"),
+            ],
+        );
+    }
+    let b = root.path().join("bench/tasks/b");
+    std::fs::remove_dir_all(b.join("workspace")).unwrap();
+    std::os::unix::fs::symlink("reference", b.join("workspace")).unwrap();
+    let o = run(root.path(), &["suite", "bench", "--out", "cur"]);
+    let s: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.path().join("cur/suite.json"))
+            .unwrap_or_else(|e| panic!("{e}: {}", common::stderr(&o))),
+    )
+    .unwrap();
+    assert_eq!(s["totals"]["accepted"], 0, "{:#}", s["totals"]);
+    assert_eq!(s["totals"]["passRate"], 0.0, "{:#}", s["totals"]);
+    let task = s["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == "b")
+        .unwrap();
+    assert!(
+        task["subjectError"]
+            .as_str()
+            .is_some_and(|w| w.contains("symbolic link")),
+        "{task:#}"
+    );
+    // `run` on the link, and on the reference named as its own workspace: refused, nothing
+    // judged.
+    for args in [
+        vec![
+            "--workspace",
+            "bench/tasks/b/workspace",
+            "--reference",
+            "bench/tasks/b/reference",
+        ],
+        vec!["--workspace", "bench/tasks/b/workspace/"],
+        vec![
+            "--workspace",
+            "bench/tasks/a/reference",
+            "--reference",
+            "bench/tasks/a/reference",
+        ],
+    ] {
+        let mut all = vec![
+            "run",
+            "--dry-run",
+            "--config",
+            "judge-ci.yml",
+            "--out",
+            "run-out",
+        ];
+        all.extend(&args);
+        let o = run(root.path(), &all);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", common::stderr(&o));
+        assert!(
+            common::stderr(&o).contains("not the subject's submission")
+                || common::stderr(&o).contains("symbolic link"),
+            "{args:?}: {}",
+            common::stderr(&o)
+        );
+        assert!(!root.path().join("run-out/report.json").exists());
+    }
+}
+
+#[test]
 fn a_suite_in_a_pull_request_context_is_judged_by_the_bases_definitions() {
     // Attack findings F25/G2: the pull request loosens the benchmark's jury (the command its
     // task fails is gone) and rewrites the task's post command; in a pull-request context the
