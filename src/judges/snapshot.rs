@@ -90,9 +90,25 @@ pub struct Reads {
     everything: bool,
 }
 
+/// Why the snapshot's reads could not be decided from the jury.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReadsError {
+    /// A check whose facts say it reads sources selects none (a registry defect).
+    #[error("check '{check}' ({check_type}) reads sources but selects none")]
+    SelectsNone {
+        /// The check's name.
+        check: String,
+        /// Its type.
+        check_type: String,
+    },
+    /// A file set's glob does not compile.
+    #[error(transparent)]
+    Glob(#[from] super::structural::GlobError),
+}
+
 impl Reads {
     /// What the structural checks of `spec` read.
-    pub fn of(spec: &JurySpec) -> Result<Reads, String> {
+    pub fn of(spec: &JurySpec) -> Result<Reads, ReadsError> {
         let mut sets = Vec::new();
         let mut poms = false;
         let mut everything = false;
@@ -116,11 +132,10 @@ impl Reads {
                         continue;
                     }
                     None => {
-                        return Err(format!(
-                            "check '{}' ({}) reads sources but selects none",
-                            c.name,
-                            c.check_type()
-                        ));
+                        return Err(ReadsError::SelectsNone {
+                            check: c.name.clone(),
+                            check_type: c.check_type().to_string(),
+                        });
                     }
                 },
             };

@@ -60,13 +60,33 @@ pub fn reference(ctx: &JudgmentContext) -> Result<PathBuf, Box<Outcome>> {
     }
 }
 
+/// A file set's glob that does not compile (the loader checks them; this names the one).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GlobError {
+    /// One pattern is not a glob.
+    #[error("invalid glob '{pattern}': {source}")]
+    Pattern {
+        /// The pattern.
+        pattern: String,
+        /// What globset said.
+        #[source]
+        source: globset::Error,
+    },
+    /// The set does not build.
+    #[error("{0}")]
+    Set(#[source] globset::Error),
+}
+
 /// A glob set of `patterns` (an invalid one named in the error).
-pub(crate) fn globs(patterns: &[String]) -> Result<GlobSet, String> {
+pub(crate) fn globs(patterns: &[String]) -> Result<GlobSet, GlobError> {
     let mut b = GlobSetBuilder::new();
     for p in patterns {
-        b.add(Glob::new(p).map_err(|e| format!("invalid glob '{p}': {e}"))?);
+        b.add(Glob::new(p).map_err(|source| GlobError::Pattern {
+            pattern: p.clone(),
+            source,
+        })?);
     }
-    b.build().map_err(|e| e.to_string())
+    b.build().map_err(GlobError::Set)
 }
 
 /// The files of both trees that a file set selects.
@@ -326,8 +346,8 @@ fn list_in(
     set: &FileSet,
     git: Option<(select::Side, select::Side)>,
 ) -> Result<Listing, String> {
-    let include = globs(&set.include)?;
-    let exclude = globs(&set.exclude)?;
+    let include = globs(&set.include).map_err(|e| e.to_string())?;
+    let exclude = globs(&set.exclude).map_err(|e| e.to_string())?;
     let reference_tree = tree::Tree::of(reference, &comparisons.sides);
     let (ws, rf) = rayon::join(
         || walk(workspace, &include, &exclude),
@@ -593,4 +613,19 @@ pub fn verdict(
         b = b.metadata(k, v);
     }
     build(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_invalid_glob_is_named() {
+        let e = globs(&["src/**".into(), "[a".into()]).unwrap_err();
+        assert!(
+            matches!(&e, GlobError::Pattern { pattern, .. } if pattern == "[a"),
+            "{e:?}"
+        );
+        assert!(e.to_string().starts_with("invalid glob '[a': "), "{e}");
+    }
 }
