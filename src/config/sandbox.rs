@@ -32,11 +32,16 @@ pub enum Layer {
     /// hidden (not inside the workspace), and where the workspace's git objects hold it, a
     /// copy of the repository with HEAD's objects alone covers `.git`.
     HiddenReference,
+    /// judge-ci's test oracle JVM (which runs the subject's code beside the trusted tests
+    /// and judge-ci's result channel) has no network, a read-only workspace, and every
+    /// folder it may write mounted `noexec`, so no native code the subject wrote can be
+    /// loaded into it (docs/test-oracle.md). Only the oracle's processes need it.
+    SealedOracle,
 }
 
 impl Layer {
     /// Every layer, in the order of the config's names.
-    pub const ALL: [Layer; 9] = [
+    pub const ALL: [Layer; 10] = [
         Layer::Landlock,
         Layer::Namespaces,
         Layer::Capabilities,
@@ -46,6 +51,7 @@ impl Layer {
         Layer::ReadOnlyGit,
         Layer::CacheOverlay,
         Layer::HiddenReference,
+        Layer::SealedOracle,
     ];
 
     /// The name in `sandbox.require`.
@@ -60,6 +66,7 @@ impl Layer {
             Layer::ReadOnlyGit => "read-only-git",
             Layer::CacheOverlay => "cache-overlay",
             Layer::HiddenReference => "hidden-reference",
+            Layer::SealedOracle => "sealed-oracle",
         }
     }
 
@@ -82,7 +89,7 @@ impl super::token::Tokens for Layer {
 #[rustfmt::skip]
 pub const SANDBOX_KEYS: &[Key] = &[
     key("network", Kind::Bool, "false: subject processes get no network (a network namespace; refused where none can be made)"),
-    key("require", Kind::EnumList(super::token::accepted::<Layer>), "fence layers without which no subject process starts (its check is an ERROR naming the layer): landlock, namespaces, capabilities, unix-sockets, private-shm, private-home, read-only-git, cache-overlay, hidden-reference"),
+    key("require", Kind::EnumList(super::token::accepted::<Layer>), "fence layers without which no subject process starts (its check is an ERROR naming the layer): landlock, namespaces, capabilities, unix-sockets, private-shm, private-home, read-only-git, cache-overlay, hidden-reference, sealed-oracle (judge-ci's test oracle only: no network, read-only workspace, no native code from a writable folder)"),
 ];
 
 /// The fence settings of a config.

@@ -37,6 +37,10 @@ pub mod held {
     /// Never reported: a required layer that nothing can make hold here (a reference inside
     /// the workspace) asks for it, so that the child refuses to start the program.
     pub const NEVER: u32 = 1 << 31;
+    /// judge-ci's test oracle is sealed: every folder it may write (the private temporary
+    /// folder, the caches' overlays) and the workspace (read-only) are mounted `noexec`, and
+    /// the network is a namespace of its own with only loopback.
+    pub const SEALED: u32 = 1 << 9;
 }
 
 /// A build cache's per-run view: an overlay on the cache itself whose upper layer lives in
@@ -58,6 +62,19 @@ pub struct Overlay {
 pub struct ReadOnly {
     /// The folder.
     pub path: CString,
+    /// Flags the remount must keep (locked in a user namespace).
+    pub keep_flags: libc::c_ulong,
+}
+
+/// A folder of the sealed test oracle's to bind on itself `noexec` (no file in it can be
+/// executed or mapped executable: `mmap(PROT_EXEC)` of it fails, so `System.load` of a
+/// library the subject wrote there does), read-only as well when `read_only`.
+#[derive(Debug)]
+pub struct NoExec {
+    /// The folder.
+    pub path: CString,
+    /// Read-only too (the workspace).
+    pub read_only: bool,
     /// Flags the remount must keep (locked in a user namespace).
     pub keep_flags: libc::c_ulong,
 }
@@ -106,6 +123,9 @@ pub struct Mounts {
     /// [`super::git_guard::without_credentials`]): (the copy, the file), bound before the
     /// git folders are made read-only.
     pub covered: Vec<(CString, CString)>,
+    /// The sealed oracle's folders made `noexec` (last, over the mounts above); when not
+    /// empty, the caches' overlays (or their read-only binds) are `noexec` too.
+    pub no_exec: Vec<NoExec>,
 }
 
 /// The flags of the mount holding `path` that a remount must keep (`statvfs`).
@@ -136,6 +156,12 @@ pub fn locked_flags(path: &CStr) -> libc::c_ulong {
 
 /// Bind-mounts `path` on itself and remounts it read-only.
 fn read_only(path: &CStr, keep: libc::c_ulong) -> bool {
+    restricted(path, libc::MS_RDONLY | keep)
+}
+
+/// Bind-mounts `path` (with what is mounted beneath it) on itself and remounts it with
+/// `nosuid`, `nodev` and `flags`.
+fn restricted(path: &CStr, flags: libc::c_ulong) -> bool {
     // SAFETY: mount on valid C strings.
     unsafe {
         libc::mount(
@@ -149,12 +175,7 @@ fn read_only(path: &CStr, keep: libc::c_ulong) -> bool {
                 std::ptr::null(),
                 path.as_ptr(),
                 std::ptr::null(),
-                libc::MS_REMOUNT
-                    | libc::MS_BIND
-                    | libc::MS_RDONLY
-                    | libc::MS_NOSUID
-                    | libc::MS_NODEV
-                    | keep,
+                libc::MS_REMOUNT | libc::MS_BIND | libc::MS_NOSUID | libc::MS_NODEV | flags,
                 std::ptr::null(),
             ) == 0
     }
@@ -191,11 +212,17 @@ impl Mounts {
                 );
             }
         }
+        // The sealed oracle's git folders are noexec too (see `no_exec` below).
+        let git_flags = if self.no_exec.is_empty() {
+            0
+        } else {
+            libc::MS_NOEXEC
+        };
         // No git folder in a writable root: nothing to protect.
         if self
             .read_only
             .iter()
-            .all(|r| read_only(&r.path, r.keep_flags))
+            .all(|r| read_only(&r.path, r.keep_flags | git_flags))
         {
             held |= held::GIT_READ_ONLY;
         }
@@ -215,13 +242,15 @@ impl Mounts {
             }
             let mut overlaid = true;
             let mut read_only_all = true;
+            let sealing = !self.no_exec.is_empty();
+            let cache_flags = if sealing { libc::MS_NOEXEC } else { 0 };
             for o in &self.overlays {
                 let mount = |opts: &CStr| {
                     libc::mount(
                         c"overlay".as_ptr(),
                         o.target.as_ptr(),
                         c"overlay".as_ptr(),
-                        libc::MS_NOSUID | libc::MS_NODEV,
+                        libc::MS_NOSUID | libc::MS_NODEV | cache_flags,
                         opts.as_ptr().cast(),
                     ) == 0
                 };
@@ -232,7 +261,7 @@ impl Mounts {
                     continue;
                 }
                 overlaid = false;
-                if !read_only(&o.target, o.keep_flags) {
+                if !read_only(&o.target, o.keep_flags | cache_flags) {
                     read_only_all = false;
                 }
             }
@@ -250,6 +279,17 @@ impl Mounts {
                     libc::MS_BIND,
                     std::ptr::null(),
                 );
+            }
+            // The sealed oracle: its workspace read-only and every folder it may write
+            // noexec (the caches above too, and /dev/shm always is).
+            if sealing
+                && read_only_all
+                && self.no_exec.iter().all(|n| {
+                    let ro = if n.read_only { libc::MS_RDONLY } else { 0 };
+                    restricted(&n.path, libc::MS_NOEXEC | ro | n.keep_flags)
+                })
+            {
+                held |= held::SEALED;
             }
         }
         held
@@ -557,6 +597,15 @@ impl Plan {
         self
     }
 
+    /// The same plan whose seccomp filter also refuses internet sockets (the sealed oracle
+    /// where no network namespace can be made).
+    pub fn denying_inet(mut self, deny: bool) -> Plan {
+        if deny {
+            self.seccomp = super::seccomp::Filter::with_inet_denied();
+        }
+        self
+    }
+
     /// Runs in the child between fork and exec. An error makes the spawn fail in the parent
     /// (which retries without namespaces, or reports it).
     pub fn enter(&self) -> io::Result<()> {
@@ -626,7 +675,12 @@ impl Plan {
                 {
                     allow_proc(fd)?;
                 }
-                held |= held::NAMESPACES | self.mounts.make(self.ruleset, self.writable_access);
+                let mut made = self.mounts.make(self.ruleset, self.writable_access);
+                if !self.network_cut {
+                    // Sealed only without a network too.
+                    made &= !held::SEALED;
+                }
+                held |= held::NAMESPACES | made;
             }
             if drop_capabilities() {
                 held |= held::CAPABILITIES;

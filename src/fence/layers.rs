@@ -31,6 +31,7 @@ impl Layer {
             Layer::ReadOnlyGit => "read-only .git",
             Layer::CacheOverlay => "cache overlay",
             Layer::HiddenReference => "reference hidden",
+            Layer::SealedOracle => "sealed test oracle",
         }
     }
 
@@ -44,6 +45,7 @@ impl Layer {
             Layer::PrivateShm => held::PRIVATE_SHM,
             Layer::ReadOnlyGit => held::GIT_READ_ONLY,
             Layer::CacheOverlay => held::CACHE_OVERLAY,
+            Layer::SealedOracle => held::SEALED,
         }
     }
 
@@ -97,6 +99,8 @@ impl Layer {
                     no_ns()
                 }
             }
+            // noexec mounts and a network namespace need a mount namespace.
+            Layer::SealedOracle => no_ns(),
         }
     }
 }

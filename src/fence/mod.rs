@@ -120,6 +120,8 @@ pub struct Fence {
     /// Per writable root: how the reference stands for its subject processes, and the copy
     /// of its repository with HEAD's objects alone that covers its git folders (made once).
     views: Mutex<Vec<(PathBuf, Arc<ReferenceView>)>>,
+    /// The layers of the last sealed process (judge-ci's test oracle), if one ran.
+    last_sealed: Mutex<Option<Status>>,
 }
 
 /// How the run's reference stands for one writable root's subject processes, with the copy
@@ -256,6 +258,10 @@ impl Fence {
                 )
             });
         }
+        if let Some(s) = lock(&self.last_sealed).as_ref() {
+            line.push_str("; ");
+            line.push_str(&sealed_words(s));
+        }
         let restored = lock(&self.restored);
         if !restored.is_empty() {
             let names: Vec<String> = restored
@@ -330,6 +336,9 @@ impl Fence {
         if !prepared.namespaces {
             status.pid_namespace = Err(self.namespace_refusal());
         }
+        if prepared.sealed {
+            *lock(&self.last_sealed) = Some(status.clone());
+        }
         *lock(&self.last) = Some(status);
     }
 
@@ -358,9 +367,14 @@ impl Fence {
     /// The fence of [`Fence::prepare`] with `/proc` hidden as well (no rule grants it, not
     /// even the namespace's own): the process and its children cannot read their own
     /// memory (`/proc/self/mem`, `/proc/self/maps`) nor another's through `/proc`. For judge-ci's
-    /// test oracle, whose JVM holds a secret the code under test must not learn
-    /// (`docs/test-oracle.md`). Opening an inherited pipe through `/proc/self/fd/N` still
-    /// works (Landlock does not govern pipes).
+    /// test oracle, whose JVM holds a secret the code under test must not learn, and the
+    /// trusted tests it must not send anywhere (`docs/test-oracle.md`). Opening an inherited
+    /// pipe through `/proc/self/fd/N` still works (Landlock does not govern pipes). Sealed
+    /// too (attack findings OR1, FE5): the workspace is read-only (Landlock, and a read-only
+    /// bind with a mount namespace), the network a namespace of its own (or, without one,
+    /// internet sockets refused by seccomp), and with a mount namespace the workspace, the
+    /// private temporary folder and the caches' overlays are `noexec`, so no native library
+    /// the subject wrote can be mapped executable (`Layer::SealedOracle`).
     pub fn prepare_sealed(&self, dir: &Path, home: Option<&Path>) -> Result<Prepared, FenceError> {
         self.prepare_with(dir, home, true)
     }
@@ -416,7 +430,14 @@ impl Fence {
         if let Some(parent) = root.parent().filter(|p| rules::strictly_in_system(p)) {
             hidden.push(parent.to_path_buf());
         }
-        let mut writable = vec![root, canonical(tmp.path())];
+        // The sealed oracle writes nowhere the subject keeps: its workspace is read-only
+        // (granted below as readable).
+        let workspace = root.clone();
+        let mut writable = if sealed {
+            vec![canonical(tmp.path())]
+        } else {
+            vec![root, canonical(tmp.path())]
+        };
         let mut readable = Vec::new();
         let mut caches = Vec::new();
         // Files only root may read: a root subject (uid 0 without capabilities) would.
@@ -443,6 +464,11 @@ impl Fence {
                 .filter(|p| !hidden.iter().any(|h| h.starts_with(p) || p.starts_with(h))),
         );
         hidden.extend(shared.iter().cloned());
+        if sealed {
+            // Reads are an allow-list: the sealed oracle's workspace, no longer a writable
+            // root, is granted as readable.
+            readable.push(workspace.clone());
+        }
         let homes = homes(home);
         hidden.extend(homes.iter().cloned());
         // The toolchains the environment names, each placed so that it exposes nothing
@@ -494,7 +520,13 @@ impl Fence {
             Ok((fd, abi)) => (Some(fd), Ok(abi)),
             Err(why) => (None, Err(why)),
         };
-        let network_cut = network == Some(false);
+        // The sealed oracle never has a network: a namespace of its own, or (without one)
+        // no internet socket (seccomp).
+        let network_cut = if sealed {
+            namespaces
+        } else {
+            network == Some(false)
+        };
         if network_cut && !namespaces {
             return Err(FenceError::NoNetworkNamespace(self.namespace_refusal()));
         }
@@ -521,12 +553,36 @@ impl Fence {
             required,
             report,
             sealed,
+            workspace,
         };
         if !namespaces {
             prepared.rebuild_without_namespaces();
         }
         Ok(prepared)
     }
+}
+
+/// What the report says of judge-ci's test oracle's JVM: whether it was sealed (no network,
+/// read-only workspace, writable folders `noexec`), and that the trusted tests ran in it
+/// beside the subject's code, which can read them (docs/test-oracle.md).
+pub fn sealed_words(s: &Status) -> String {
+    let shared = "the trusted tests ran in that JVM beside the subject's code, which can read them (their names and expected values) on its class path";
+    if s.holds(Layer::SealedOracle) {
+        return format!(
+            "judge-ci's test oracle was sealed (no network, the workspace read-only, every folder it could write noexec: no native code the subject wrote could be loaded); {shared}: what it learns there leaves only through its own tests' outcomes and failure messages"
+        );
+    }
+    let network = if s.network_cut {
+        "it had no network"
+    } else if s.pid_namespace.is_err() && s.held & child::held::SECCOMP != 0 {
+        "internet sockets were refused (seccomp)"
+    } else {
+        "it had the network"
+    };
+    format!(
+        "judge-ci's test oracle was NOT sealed ({}): code under test could load native code it wrote and through it reach judge-ci's result channel; {network}; {shared}",
+        Layer::SealedOracle.why_not(s)
+    )
 }
 
 /// The home folders of judge-ci's user: `$HOME` and the password database's (which Java
@@ -729,8 +785,11 @@ pub struct Prepared {
     last_report: Mutex<Option<u32>>,
     /// Why namespaces cannot be made here, as the run knew when this was prepared.
     namespace_why: String,
-    /// `/proc` is hidden ([`Fence::prepare_sealed`]).
+    /// `/proc` is hidden, the network cut, the workspace read-only and every writable
+    /// folder `noexec` ([`Fence::prepare_sealed`]).
     sealed: bool,
+    /// The process's workspace (its writable root unless sealed).
+    workspace: PathBuf,
 }
 
 impl Drop for Prepared {
@@ -822,6 +881,27 @@ impl Prepared {
             .zip(&self.git_folders)
             .filter_map(|(v, g)| Some((cstring(v)?, cstring(g)?)))
             .collect();
+        // The sealed oracle: the workspace read-only and noexec, the private temporary
+        // folder (its HOME inside) noexec; the caches' overlays follow (child::Mounts).
+        let no_exec = if self.sealed {
+            [
+                (&self.workspace, true),
+                (&self.tmp.path().to_path_buf(), false),
+            ]
+            .into_iter()
+            .filter_map(|(p, read_only)| {
+                let path = cstring(&canonical(p))?;
+                let keep_flags = child::locked_flags(&path);
+                Some(child::NoExec {
+                    path,
+                    read_only,
+                    keep_flags,
+                })
+            })
+            .collect()
+        } else {
+            Vec::new()
+        };
         child::Mounts {
             views,
             read_only,
@@ -829,6 +909,7 @@ impl Prepared {
             overlays,
             masked,
             covered,
+            no_exec,
         }
     }
 
@@ -850,8 +931,16 @@ impl Prepared {
         self.landlock = landlock;
     }
 
+    /// The required layers that apply to this process: `sealed-oracle` only to the sealed
+    /// oracle's.
+    fn applying(&self) -> impl Iterator<Item = &Layer> {
+        self.required
+            .iter()
+            .filter(|l| self.sealed || **l != Layer::SealedOracle)
+    }
+
     fn required_bits(&self) -> u32 {
-        self.required.iter().fold(0, |b, l| match l {
+        self.applying().fold(0, |b, l| match l {
             Layer::HiddenReference => b | self.exposure_bits(),
             _ => b | l.child_bits(),
         })
@@ -887,7 +976,8 @@ impl Prepared {
                 .as_ref()
                 .map_or(0, |abi| rules::writable_bits(*abi)),
         )
-        .hiding_proc(self.sealed);
+        .hiding_proc(self.sealed)
+        .denying_inet(self.sealed && !self.namespaces);
         // SAFETY: the closure only makes system calls on data prepared before the fork
         // (see child.rs); it allocates nothing.
         unsafe {
@@ -962,8 +1052,7 @@ impl Prepared {
         let held = self.reported()?;
         let status = self.status(held);
         let missing: Vec<&str> = self
-            .required
-            .iter()
+            .applying()
             .filter(|l| !status.holds(**l))
             .map(|l| l.name())
             .collect();
@@ -979,6 +1068,10 @@ impl Prepared {
     /// After a spawn with namespaces failed: the same fence without them, or the refusal
     /// when the config needs them.
     pub fn without_namespaces(mut self) -> Result<Prepared, FenceError> {
+        if self.sealed {
+            // No network namespace: internet sockets are refused instead (seccomp).
+            self.network_cut = false;
+        }
         if self.network_cut {
             return Err(FenceError::NoNetworkNamespace(
                 "the kernel refused to make one".to_string(),

@@ -55,8 +55,19 @@ const RET_K: u32 = libc::BPF_RET | libc::BPF_K;
 
 impl Filter {
     /// The filter for this architecture.
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     pub fn new() -> Option<Filter> {
+        Filter::build(false)
+    }
+
+    /// The filter, also refusing internet sockets (`AF_INET`, `AF_INET6`): for judge-ci's
+    /// sealed test oracle where no network namespace can be made, so nothing the code under
+    /// test reads there (the trusted tests on its class path) leaves over the network.
+    pub fn with_inet_denied() -> Option<Filter> {
+        Filter::build(true)
+    }
+
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    fn build(deny_inet: bool) -> Option<Filter> {
         let deny = |errno: i32| stmt(RET_K, SECCOMP_RET_ERRNO | errno as u32);
         let denied: [libc::c_long; 11] = [
             libc::SYS_io_uring_setup,
@@ -97,10 +108,18 @@ impl Filter {
             p.push(jeq(nr as u32, 0, 1));
             p.push(deny(libc::EPERM));
         }
-        // socket(AF_UNIX, …): EACCES, as a permission refusal reads to programs.
-        p.push(jeq(libc::SYS_socket as u32, 0, 3));
+        // socket(AF_UNIX, …): EACCES, as a permission refusal reads to programs (and
+        // socket(AF_INET or AF_INET6, …) when `deny_inet`).
+        let (inet, inet6) = if deny_inet {
+            (libc::AF_INET as u32, libc::AF_INET6 as u32)
+        } else {
+            (libc::AF_UNIX as u32, libc::AF_UNIX as u32)
+        };
+        p.push(jeq(libc::SYS_socket as u32, 0, 5));
         p.push(stmt(LD_W_ABS, OFF_ARG0));
-        p.push(jeq(libc::AF_UNIX as u32, 0, 1));
+        p.push(jeq(libc::AF_UNIX as u32, 2, 0));
+        p.push(jeq(inet, 1, 0));
+        p.push(jeq(inet6, 0, 1));
         p.push(deny(libc::EACCES));
         // socketpair(AF_UNIX, SOCK_DGRAM, …): a datagram socket can be connect()ed (or
         // sendto()) to any socket file afterwards, the pair notwithstanding (attack finding
@@ -123,7 +142,7 @@ impl Filter {
 
     /// No filter on other architectures: the report says the layer did not hold.
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    pub fn new() -> Option<Filter> {
+    fn build(_deny_inet: bool) -> Option<Filter> {
         None
     }
 
@@ -157,7 +176,34 @@ mod tests {
 
     /// Runs `f` in a forked child with the filter installed; returns its exit code.
     fn in_child(f: fn() -> i32) -> i32 {
-        let filter = Filter::new().expect("a known architecture");
+        in_child_with(Filter::new().expect("a known architecture"), f)
+    }
+
+    #[test]
+    fn the_sealed_oracle_s_filter_refuses_internet_sockets_too() {
+        let filter = Filter::with_inet_denied().expect("a known architecture");
+        assert_eq!(
+            in_child_with(filter, || {
+                // SAFETY: plain system calls.
+                unsafe {
+                    for family in [libc::AF_INET, libc::AF_INET6, libc::AF_UNIX] {
+                        let s = libc::socket(family, libc::SOCK_STREAM, 0);
+                        if s >= 0 || *libc::__errno_location() != libc::EACCES {
+                            return 1;
+                        }
+                    }
+                    let mut sv = [0; 2];
+                    if libc::socketpair(libc::AF_UNIX, libc::SOCK_STREAM, 0, sv.as_mut_ptr()) != 0 {
+                        return 2;
+                    }
+                    0
+                }
+            }),
+            0
+        );
+    }
+
+    fn in_child_with(filter: Filter, f: fn() -> i32) -> i32 {
         // SAFETY: the child makes system calls only and exits with _exit.
         unsafe {
             let pid = libc::fork();

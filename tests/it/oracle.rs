@@ -1003,3 +1003,215 @@ fn a_reference_that_passes_none_of_the_trusted_tests_is_an_error_not_a_pass_on_n
     );
     assert_ne!(code, Some(0), "{:?}", seats(&report));
 }
+
+/// Code under test that, inside judge-ci's oracle JVM, tries each way out of it that its own
+/// memory, network and files gave (attack findings OR1, FE5): it `System.load`s a native
+/// library it committed (from `target/classes`, then copied to its temporary folder, its
+/// home and `/dev/shm`: native code in the JVM reads the nonce and writes judge-ci's
+/// channel), sends the trusted test's class file it reads off its class path to a TCP
+/// listener, writes a file into the workspace, and registers a test engine of its own in a
+/// service file. `add` is right only when one of them worked (or inside Maven), so a
+/// broken seal is a forged pass; otherwise it throws, naming what each attempt got.
+fn seal_breaker(port: u16) -> String {
+    r#"package t;
+import java.io.*;
+import java.nio.file.*;
+import java.util.*;
+public class App {
+  static final StringBuilder LOG = new StringBuilder();
+  static boolean escaped() {
+    boolean any = false;
+    if ("yes".equals(System.getProperty("t.engine.loaded"))) { LOG.append("ENGINE-LOADED "); any = true; }
+    File lib = new File("target/classes/t/libseal.so").getAbsoluteFile();
+    List<File> places = new ArrayList<>();
+    places.add(lib);
+    for (String v : new String[] {System.getenv("TMPDIR"), System.getenv("HOME"), "/dev/shm"}) {
+      if (v != null) places.add(new File(v, "libseal-" + places.size() + ".so"));
+    }
+    for (File f : places) {
+      try {
+        if (!f.equals(lib)) Files.copy(lib.toPath(), f.toPath(), StandardCopyOption.REPLACE_EXISTING);
+        System.load(f.getPath());
+        LOG.append("LOADED ").append(f).append(' ');
+        any = true;
+      } catch (Throwable e) { LOG.append("load ").append(f.getName()).append(": ").append(e.getClass().getSimpleName()).append("; "); }
+    }
+    try (java.net.Socket s = new java.net.Socket()) {
+      s.connect(new java.net.InetSocketAddress("127.0.0.1", PORT), 3000);
+      try (InputStream in = App.class.getClassLoader().getResourceAsStream("t/AppTest.class")) {
+        s.getOutputStream().write(in.readAllBytes());
+      }
+      LOG.append("SENT ");
+      any = true;
+    } catch (Throwable e) { LOG.append("net: ").append(e.getClass().getSimpleName()).append("; "); }
+    try {
+      Files.writeString(Paths.get("written-by-the-oracle"), "x");
+      LOG.append("WROTE ");
+      any = true;
+    } catch (Throwable e) { LOG.append("write: ").append(e.getClass().getSimpleName()).append("; "); }
+    return any;
+  }
+  public static int add(int a, int b) {
+    String cmd = System.getProperty("sun.java.command", "");
+    if (cmd.contains("surefire") || cmd.contains("plexus")) return a + b;
+    if (cmd.contains("JudgeCiOracle")) {
+      if (escaped()) return a + b;
+      throw new IllegalStateException("sealed: " + LOG);
+    }
+    return a - b;
+  }
+}
+"#
+    .replace("PORT", &port.to_string())
+}
+
+/// A test engine of the pull request's, registered by a service file under its resources:
+/// loaded, it marks the JVM (and reports nothing).
+const PR_ENGINE: &str = r#"package t;
+import org.junit.platform.engine.*;
+import org.junit.platform.engine.support.descriptor.EngineDescriptor;
+public class PrEngine implements TestEngine {
+  public PrEngine() { System.setProperty("t.engine.loaded", "yes"); }
+  public String getId() { return "t-pr-engine"; }
+  public TestDescriptor discover(EngineDiscoveryRequest r, UniqueId id) { return new EngineDescriptor(id, "pr"); }
+  public void execute(ExecutionRequest r) { }
+}
+"#;
+
+/// The workspace of [`seal_breaker`]: its `App`, the native library (compiled with gcc),
+/// and the engine (compiled against the JUnit Platform jar, class and service file under
+/// `src/main/resources`, as the pull request would commit them).
+fn seal_breaker_task(root: &Path, port: u16) -> std::path::PathBuf {
+    let ws = build_task(root, "report");
+    std::fs::write(ws.join("src/main/java/t/App.java"), seal_breaker(port)).unwrap();
+    // The layer is asked of the oracle's processes only: the build still starts.
+    let mut config = std::fs::read_to_string(ws.join("judge-ci.yml")).unwrap();
+    config.push_str("sandbox:\n  require: [sealed-oracle]\n");
+    std::fs::write(ws.join("judge-ci.yml"), config).unwrap();
+    let res = ws.join("src/main/resources");
+    std::fs::create_dir_all(res.join("t")).unwrap();
+    std::fs::create_dir_all(res.join("META-INF/services")).unwrap();
+    let c = root.join("seal.c");
+    std::fs::write(&c, "int judge_ci_seal_probe(void) { return 42; }\n").unwrap();
+    let st = std::process::Command::new("gcc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(res.join("t/libseal.so"))
+        .arg(&c)
+        .status()
+        .expect("gcc runs (the native-library attack needs it)");
+    assert!(st.success(), "gcc compiles the library");
+    let src = root.join("engine/t/PrEngine.java");
+    std::fs::create_dir_all(src.parent().unwrap()).unwrap();
+    std::fs::write(&src, PR_ENGINE).unwrap();
+    let st = std::process::Command::new("javac")
+        .args([
+            "--release",
+            "17",
+            "-cp",
+            "/usr/share/java/junit-platform-console-standalone.jar",
+            "-d",
+        ])
+        .arg(&res)
+        .arg(&src)
+        .status()
+        .expect("javac runs");
+    assert!(st.success(), "javac compiles the engine");
+    std::fs::write(
+        res.join("META-INF/services/org.junit.platform.engine.TestEngine"),
+        "t.PrEngine\n",
+    )
+    .unwrap();
+    ws
+}
+
+/// Runs the seal breaker (as `uid` when given) and checks that no way out worked: the
+/// wrong `add` fails on what judge-ci observed, with every attempt refused, nothing reached
+/// the listener and nothing was written into the workspace. Returns the report's fence line.
+fn seal_holds(uid: Option<u32>) -> String {
+    let root = tempfile::tempdir().unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let ws = seal_breaker_task(root.path(), port);
+    let home = root.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let bin = env!("CARGO_BIN_EXE_judge-ci");
+    let mut cmd = match uid {
+        Some(u) => {
+            let o = std::process::Command::new("chown")
+                .arg("-R")
+                .arg(format!("{u}:{u}"))
+                .arg(root.path())
+                .status()
+                .unwrap();
+            assert!(o.success());
+            let mut c = std::process::Command::new("setpriv");
+            c.args([
+                &format!("--reuid={u}"),
+                &format!("--regid={u}"),
+                "--clear-groups",
+                "--",
+                bin,
+            ]);
+            c
+        }
+        None => std::process::Command::new(bin),
+    };
+    let o = cmd
+        .current_dir(&ws)
+        .env("NO_COLOR", "1")
+        .env_remove("GITHUB_ACTIONS")
+        .env("HOME", &home)
+        .output()
+        .unwrap();
+    let report = common::report(&ws.join("judge-ci-out"));
+    let build = &report["verdict"]["individualByName"]["maven-build"];
+    assert!(
+        listener.accept().is_err(),
+        "code under test in the oracle reached a listener outside it: {build:#}"
+    );
+    assert!(
+        !ws.join("written-by-the-oracle").exists(),
+        "code under test in the oracle wrote into the workspace"
+    );
+    assert_eq!(build["status"], "fail", "{build:#} {}", common::stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{:?}", seats(&report));
+    let tests = &report["tests"]["expected"];
+    for t in tests.as_array().expect("graded tests") {
+        let m = t["subject"]["message"].as_str().unwrap_or_default();
+        assert_eq!(t["subject"]["outcome"], "failed", "{tests:#}");
+        assert!(
+            m.contains("sealed: ") && !m.contains("LOADED") && !m.contains("ENGINE-LOADED"),
+            "every attempt refused, none loaded: {m}"
+        );
+        assert!(m.contains("load libseal.so: UnsatisfiedLinkError"), "{m}");
+    }
+    let fence = report["fence"].as_str().unwrap_or_default().to_string();
+    assert!(
+        fence.contains("judge-ci's test oracle was sealed")
+            && fence.contains("can read them (their names and expected values) on its class path"),
+        "the report says what held and that the trusted tests share the JVM: {fence}"
+    );
+    fence
+}
+
+#[test]
+fn code_under_test_in_the_oracle_loads_no_native_code_it_wrote_reaches_no_network_and_writes_nothing()
+ {
+    // Attack findings OR1 and FE5: inside judge-ci's oracle JVM the subject's code loaded a
+    // native library it committed (and with it read the nonce and the channel), sent the
+    // trusted tests' class files over TCP and wrote into the workspace; a test engine from its
+    // service file was registered in the oracle's launcher.
+    let fence = seal_holds(None);
+    eprintln!("as root: {fence}");
+}
+
+#[test]
+fn the_oracle_s_seal_holds_for_an_unprivileged_user() {
+    assert!(
+        unsafe { libc::geteuid() } == 0,
+        "dropping to an unprivileged user (setpriv) needs root; run the tests as root"
+    );
+    let fence = seal_holds(Some(65534));
+    eprintln!("as uid 65534: {fence}");
+}

@@ -1,7 +1,10 @@
 // judge-ci's sealed test oracle (spec/trust.md point 17). judge-ci compiles this file into a
 // folder of its own and runs it in a JVM of its own on the compiled tests: the JUnit Platform
-// launcher runs the classes judge-ci names (JUnit 5 through Jupiter, JUnit 4 through Vintage)
-// with every auto-registered listener, filter and extension switched off, and this listener
+// launcher runs the classes judge-ci names with the engines judge-ci names (JUnit 5 through
+// Jupiter, JUnit 4 through Vintage; no engine a service file on the class path registers),
+// with every auto-registered listener, filter and extension switched off and no configuration
+// but judge-ci's and the trusted tests' own junit-platform.properties (none from the class
+// path the subject's classes are on, none from system properties), and this listener
 // streams each test's start and end to judge-ci on descriptor 3 (a pipe judge-ci owns; the
 // tests' own output goes to standard output and error as usual), each line prefixed with a
 // nonce judge-ci wrote on standard input. A line without the nonce is ignored by judge-ci; a
@@ -9,13 +12,16 @@
 // proves nothing. judge-ci starts this JVM with /proc hidden (Landlock), without the modules
 // that read the JVM's own memory or attach to it (jdk.unsupported's Unsafe, jdk.management's
 // heap dumps, jdk.attach, JFR, ...) and with the attach mechanism off: the code under test
-// cannot read the nonce back (docs/test-oracle.md says what stays possible).
+// cannot read the nonce back. Its folders the code under test could write are mounted noexec
+// (no native library it wrote loads) and it has no network (docs/test-oracle.md says what
+// stays possible).
 import java.io.ByteArrayInputStream;
 import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.Properties;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -32,6 +38,8 @@ import org.junit.platform.launcher.TestIdentifier;
 import org.junit.platform.launcher.core.LauncherConfig;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
+import org.junit.jupiter.engine.JupiterTestEngine;
+import org.junit.vintage.engine.VintageTestEngine;
 
 public final class JudgeCiOracle {
     private JudgeCiOracle() {}
@@ -117,7 +125,19 @@ public final class JudgeCiOracle {
                 }
             }
         };
+        // Configuration: the trusted tests' own junit-platform.properties (judge-ci names the
+        // file), never one the subject's classes or resources put on the class path.
         LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request()
+            .enableImplicitConfigurationParameters(false);
+        String config = System.getProperty("judgeci.junit.config", "");
+        if (!config.isEmpty() && new java.io.File(config).isFile()) {
+            Properties p = new Properties();
+            try (FileInputStream in = new FileInputStream(config)) {
+                p.load(in);
+            }
+            for (String k : p.stringPropertyNames()) request.configurationParameter(k, p.getProperty(k));
+        }
+        request
             .configurationParameter("junit.platform.execution.listeners.deactivate", "*")
             .configurationParameter("junit.jupiter.extensions.autodetection.enabled", "false");
         List<String> classes = new ArrayList<>();
@@ -125,7 +145,8 @@ public final class JudgeCiOracle {
         for (String c : classes) request.selectors(DiscoverySelectors.selectClass(c));
         LauncherDiscoveryRequest built = request.build();
         Launcher launcher = LauncherFactory.create(LauncherConfig.builder()
-            .enableTestEngineAutoRegistration(true)
+            .enableTestEngineAutoRegistration(false)
+            .addTestEngines(new JupiterTestEngine(), new VintageTestEngine())
             .enableTestExecutionListenerAutoRegistration(false)
             .enablePostDiscoveryFilterAutoRegistration(false)
             .enableLauncherDiscoveryListenerAutoRegistration(false)

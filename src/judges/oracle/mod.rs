@@ -6,10 +6,12 @@
 //!   of each top-level class, never what the pull request's run reports.
 //! - **judge-ci runs them itself**: after the build compiled them, a JVM of judge-ci's own
 //!   runs [`JudgeCiOracle.java`](JudgeCiOracle.java) — compiled by judge-ci into a folder of
-//!   its own, its class files hashed before and after — on `target/test-classes`,
-//!   `target/classes` and the dependencies of the effective model, through the JUnit Platform
-//!   launcher (JUnit 5 through Jupiter, JUnit 4 through Vintage) with every auto-registered
-//!   listener, filter and extension switched off. Each test's start and end reaches judge-ci
+//!   its own, its class files hashed before and after — on the trusted tests judge-ci
+//!   compiled, the dependencies of the effective model and, last, `target/classes`, through
+//!   the JUnit Platform launcher with the engines judge-ci names (JUnit 5 through Jupiter,
+//!   JUnit 4 through Vintage; none a service file registers), every auto-registered
+//!   listener, filter and extension switched off, in a sealed fence (no network, the
+//!   workspace read-only, every writable folder `noexec`: [`Fence::prepare_sealed`]). Each test's start and end reaches judge-ci
 //!   on a pipe only judge-ci reads (descriptor 3), every line prefixed by a nonce judge-ci
 //!   wrote on standard input; lines without it are ignored, and a test that no line reports
 //!   finishing is a failure (a halted JVM, an exit in a test, a shutdown hook prove nothing).
@@ -456,6 +458,16 @@ pub fn classpath(project: &Path, repos: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
+/// The oracle's class path after judge-ci's own entries, from [`classpath`]'s: the
+/// dependencies first, the project's `target/classes` (the subject's build wrote them) last,
+/// so no class of the subject's shadows one of the test libraries the trusted tests call
+/// (an `Assert` that never fails). `target/test-classes` is left out.
+fn subject_last(classpath: Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut rest = classpath.into_iter().skip(1);
+    let classes = rest.next();
+    rest.chain(classes).collect()
+}
+
 /// What one run of the oracle observed.
 #[derive(Clone, Debug, Default)]
 pub struct Run {
@@ -679,7 +691,7 @@ async fn compile_tests(
         )));
     }
     let mut cp = vec![launcher.standalone.clone()];
-    cp.extend(classpath(project, repos).into_iter().skip(1));
+    cp.extend(subject_last(classpath(project, repos)));
     // judge-ci's own compile reads the trusted sources and the class path, which may lie in
     // the shared temporary folder every fence hides (fence::rules::shared_folders).
     let own = Fence::new(None, std::sync::Arc::default());
@@ -790,7 +802,7 @@ pub async fn observe(
         tests.classes(),
     ];
     // Never the project's own target/test-classes: its build's processes wrote them.
-    cp.extend(classpath(project, repos).into_iter().skip(1));
+    cp.extend(subject_last(classpath(project, repos)));
     // The test JVM loads these from judge-ci's temporary folder, otherwise hidden from
     // subject processes (fence::rules::shared_folders).
     for p in &cp {
@@ -803,6 +815,12 @@ pub async fn observe(
         .join(":");
     let nonce = nonce()?;
     let mut args = jvm_options(&launcher.modules);
+    // The JUnit Platform's configuration: the trusted tests' own file only (the oracle reads
+    // no junit-platform.properties from the class path, where the subject's resources are).
+    args.push(format!(
+        "-Djudgeci.junit.config={}",
+        tests.classes().join("junit-platform.properties").display()
+    ));
     args.extend(["-cp".to_string(), cp, "JudgeCiOracle".to_string()]);
     args.extend(expected.classes());
     let spec = ProcessSpec {
@@ -1060,6 +1078,24 @@ mod tests {
         let opts = jvm_options(&m);
         assert!(opts.contains(&"-XX:+DisableAttachMechanism".to_string()));
         assert_eq!(opts[opts.len() - 2], "--limit-modules");
+    }
+
+    #[test]
+    fn the_subject_s_classes_come_after_every_test_library_on_the_oracle_s_class_path() {
+        let cp = subject_last(vec![
+            "p/target/test-classes".into(),
+            "p/target/classes".into(),
+            "m2/junit.jar".into(),
+            "m2/assertj.jar".into(),
+        ]);
+        assert_eq!(
+            cp,
+            [
+                PathBuf::from("m2/junit.jar"),
+                "m2/assertj.jar".into(),
+                "p/target/classes".into()
+            ]
+        );
     }
 
     #[test]
