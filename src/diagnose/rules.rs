@@ -359,6 +359,10 @@ fn renamed_namespace(item: &Item<'_>) -> Option<(String, String)> {
     Some((namespace_of(&c[1]), evidence))
 }
 
+/// The mark on a category the plan decided: the plan is the subject's own text (trust.md
+/// point 26; attack finding NC12), so what it decides is set by the subject.
+const SUBJECT_PLAN: &str = "(the plan is the subject's own text, set by the subject)";
+
 fn namespace(item: &Item<'_>, inputs: &Inputs) -> Option<Hit> {
     let (ns, evidence) = renamed_namespace(item)?;
     let removed = REMOVED_MODULES
@@ -372,11 +376,15 @@ fn namespace(item: &Item<'_>, inputs: &Inputs) -> Option<Hit> {
     let (category, rationale) = match (&inputs.plan, &inputs.knowledge) {
         (Some(plan), _) if !plan.contains(&ns) => (
             GapCategory::Planning,
-            format!("{what}; the plan never mentions {ns}, so the step was not planned"),
+            format!(
+                "{what}; the plan never mentions {ns}, so the step was not planned {SUBJECT_PLAN}"
+            ),
         ),
         (Some(_), _) => (
             GapCategory::Execution,
-            format!("{what}; the plan mentions {ns}, so the step was planned but not carried out"),
+            format!(
+                "{what}; the plan mentions {ns}, so the step was planned but not carried out {SUBJECT_PLAN}"
+            ),
         ),
         (None, _)
             if inputs

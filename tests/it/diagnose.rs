@@ -359,12 +359,12 @@ fn a_javax_compile_error_is_knowledge_planning_or_execution_by_plan_and_knowledg
         (
             vec!["--plan".to_string(), p("plan-with.md")],
             "Execution",
-            "the plan mentions javax.persistence",
+            "the plan mentions javax.persistence, so the step was planned but not carried out (the plan is the subject's own text, set by the subject)",
         ),
         (
             vec!["--plan".to_string(), p("plan-without.md")],
             "Planning",
-            "the plan never mentions javax.persistence",
+            "the plan never mentions javax.persistence, so the step was not planned (the plan is the subject's own text, set by the subject)",
         ),
         (
             vec!["--knowledge".to_string(), p("kb-empty")],
@@ -746,11 +746,13 @@ fn an_identifier_naming_out_of_memory_in_a_compiler_error_is_a_build_fail() {
     assert_eq!(g["category"], "Execution", "{g:#}");
 }
 
-/// The other side of the two tests above: a disk that is really full, as judge-ci measures
-/// it, is still the environment's failure: an ERROR with the `disk_full` cause. The workspace
-/// lies on a 4 MiB tmpfs that the build's own test fills.
+/// A disk that judge-ci measures full only after the build's own test filled it is the
+/// subject's doing, not the runner's (trust.md point 12; attack finding GA9: such a build was
+/// an ERROR `disk_full` that `fail-on: fail` waived): a FAIL that says the disk filled while
+/// the build ran. The workspace lies on a 4 MiB tmpfs that the build's own test fills; a
+/// disk already full before the build is `disk_full` (`judges::maven`'s unit test).
 #[test]
-fn a_genuinely_full_disk_is_an_error_with_the_disk_full_cause() {
+fn a_disk_the_builds_own_test_fills_is_the_builds_failure_not_the_runners() {
     common::require_maven();
     common::small_disk::require();
     let ex = tempfile::tempdir().unwrap();
@@ -793,7 +795,7 @@ fn a_genuinely_full_disk_is_an_error_with_the_disk_full_cause() {
     let j = judgment_in(&report, "maven-build");
     assert_eq!(
         (&j["status"], &j["cause"]),
-        (&json!("error"), &json!("disk_full")),
+        (&json!("fail"), &Value::Null),
         "{j:#}\n{}",
         common::stderr(&o)
     );
@@ -801,14 +803,8 @@ fn a_genuinely_full_disk_is_an_error_with_the_disk_full_cause() {
         j["reasoning"]
             .as_str()
             .unwrap()
-            .contains("judge-ci measured"),
+            .contains("the disk filled while the build ran: judge-ci measured"),
         "{j:#}"
-    );
-    assert_finding(
-        &finding_in(&report, "maven-build"),
-        "Environment",
-        "cause",
-        "cause disk_full",
     );
 }
 
