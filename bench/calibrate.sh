@@ -5,7 +5,8 @@
 # The same command against your own provider: set JUDGE_CI_LLM_PROVIDER, JUDGE_CI_LLM_MODEL,
 # JUDGE_CI_LLM_BASE_URL and the key, and run `judge-ci calibrate examples/calibration`.
 # Usage: bench/calibrate.sh [calibrate flags, e.g. --jobs 1 --check review]
-#   OUT=DIR keeps calibrate's output folder there (default: removed with the temporary folder).
+#   OUT=DIR writes calibrate's output folder there (default: a temporary folder, removed); each
+#   case's report lands in DIR/cases/NAME as it finishes, so an interrupted run keeps them.
 #   JUDGE_CI_BIN=path/to/judge-ci to use a built binary instead of a release build.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,15 +16,16 @@ mkdir -p "$work/examples/jakarta-migration"
 cp -a "$root/examples/calibration" "$work/examples/"
 cp -a "$root/examples/jakarta-migration/reference" "$work/examples/jakarta-migration/"
 with_limit "$work/examples/calibration/judge-ci.yml"
+out="${OUT:-$work/out}"
+[[ -n "${OUT:-}" ]] && rm -rf "$OUT"
 t0=$(now)
 code=0
-"$bin" calibrate "$work/examples/calibration" --out "$work/out" -q "$@" > "$work/calibrate.md" || code=$?
+"$bin" calibrate "$work/examples/calibration" --out "$out" -q "$@" > "$work/calibrate.md" || code=$?
 t1=$(now)
 cat "$work/calibrate.md"
-[[ -n "${OUT:-}" ]] && rm -rf "$OUT" && cp -a "$work/out" "$OUT"
 echo
 echo "calibrate: exit $code, wall $(secs "$t0" "$t1") s, load $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - "$work/out/calibrate.json" <<'PY'
+python3 - "$out/calibrate.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 k = r["overall"].get("kappa")

@@ -400,7 +400,8 @@ pub struct CalibrateArgs {
     /// Only this case (repeatable).
     #[arg(long = "case", value_name = "NAME")]
     pub cases: Vec<String>,
-    /// Only this check's labels (repeatable); every semantic check is still asked.
+    /// Only this check's labels, and only this check asked (repeatable); without it, each
+    /// case asks the semantic checks it labels.
     #[arg(long = "check", value_name = "NAME")]
     pub checks: Vec<String>,
     /// Cases judged at once (default 2; a local model server answers one at a time anyway).

@@ -1,7 +1,8 @@
 //! `judge-ci calibrate CASES_DIR`: how often the config's semantic checks agree with a
 //! careful human reviewer. Each labelled case of `CASES_DIR/cases.yml` ([`cases`]) is
-//! judged by the ordinary run with only the config's semantic checks
-//! ([`crate::config::JurySpec::semantic_only`]), up to `--jobs` at once; every label is
+//! judged by the ordinary run with only the config's semantic checks that the case labels
+//! (narrowed further by `--check`; [`crate::config::JurySpec::semantic_only`]), so an
+//! unlabelled check is never asked, up to `--jobs` at once; every label is
 //! compared with the check's (or the criterion's) answer, and the agreement is reported as
 //! accuracy, Cohen's κ and the true-positive and true-negative rates with their intervals
 //! ([`stats`]), with the instability rate, the order-swap flip rate, requests and cost.
@@ -74,7 +75,7 @@ pub async fn calibrate(opts: &CalibrateOptions) -> Result<CalibrateReport, Calib
         file: set.file.clone(),
         source: Box::new(e),
     })?;
-    let semantic: Vec<CheckSpec> = match bench.jury.semantic_only() {
+    let semantic: Vec<CheckSpec> = match bench.jury.semantic_only(None) {
         Ok(Some(crate::config::JurySpec::Checks { checks, .. })) => checks,
         Ok(_) => {
             return Err(InputError::NoSemanticCheck(set.config.clone()).into());
@@ -338,13 +339,23 @@ fn prepare(
         actions: false,
         split: pipeline::resume::Split::Whole,
         llm_budget: None,
-        semantic_only: true,
+        // Only the checks the case labels (after `--check`): an answer nobody compares with
+        // a label is never paid for.
+        semantic_only: Some(asked(case)),
     };
     Ok(Prepared {
         case: case.clone(),
         run,
         _trees: trees,
     })
+}
+
+/// The names of the checks `case` labels, each once: what its run asks.
+fn asked(case: &cases::Case) -> Vec<String> {
+    let mut names: Vec<String> = case.labels.iter().map(|l| l.check.clone()).collect();
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// The first 240 characters of the first line.

@@ -46,7 +46,7 @@ pub fn run(args: cli::RunArgs, resume: Option<std::path::PathBuf>) -> anyhow::Re
         actions: true,
         split,
         llm_budget: None,
-        semantic_only: false,
+        semantic_only: None,
     };
     let runtime = runtime()?;
     match runtime.block_on(pipeline::run(&opts)) {

@@ -157,18 +157,26 @@ impl JurySpec {
     }
 
     /// The jury's semantic checks (those that ask a model) as one flat jury, each judged on
-    /// its own (`judge-ci calibrate` reads every check's own judgment, not the rollup);
-    /// `None` when there is none. Two semantic checks of one name (in different tiers or
-    /// members) are refused: a judgment is found by its check's name.
-    pub fn semantic_only(&self) -> Result<Option<JurySpec>, DuplicateSemanticName> {
-        let checks: Vec<CheckSpec> = self
+    /// its own (`judge-ci calibrate` reads every check's own judgment, not the rollup), only
+    /// those named in `only` when it is given (the others are never asked); `None` when there
+    /// is none. Two semantic checks of one name (in different tiers or members) are refused:
+    /// a judgment is found by its check's name.
+    pub fn semantic_only(
+        &self,
+        only: Option<&[String]>,
+    ) -> Result<Option<JurySpec>, DuplicateSemanticName> {
+        let all: Vec<&CheckSpec> = self
             .all_checks()
             .into_iter()
             .filter(|c| c.check_type().asks_model())
-            .cloned()
+            .collect();
+        let checks: Vec<CheckSpec> = all
+            .iter()
+            .filter(|c| only.is_none_or(|names| names.contains(&c.name)))
+            .map(|c| (*c).clone())
             .collect();
         let mut names = std::collections::BTreeSet::new();
-        for c in &checks {
+        for c in &all {
             if !names.insert(c.name.as_str()) {
                 return Err(DuplicateSemanticName(c.name.clone()));
             }

@@ -497,7 +497,9 @@ impl ConfiguredJudge {
                 llm: own,
                 prompt,
             } => {
-                let run = llm::judge(
+                // Within the check's time limit (kept by the judge, which reports the
+                // requests a timed-out check sent).
+                llm::judge(
                     &self.services.llm,
                     ctx,
                     &question,
@@ -505,18 +507,8 @@ impl ConfiguredJudge {
                     prompt.as_ref(),
                     timeout,
                     &self.spec.name,
-                );
-                match tokio::time::timeout(timeout, run).await {
-                    Ok(r) => r,
-                    Err(_) => instrument_because(
-                        Some(Cause::Timeout),
-                        format!(
-                            "{}: the model did not answer within {} (raise the check's timeout)",
-                            self.spec.name,
-                            humantime(timeout)
-                        ),
-                    ),
-                }
+                )
+                .await
             }
         }
     }

@@ -68,9 +68,11 @@ pub struct RunOptions {
     /// A spending budget shared with other runs (a suite's `--llm-limit`), counted against
     /// besides the config's own `llm.limits`.
     pub llm_budget: Option<std::sync::Arc<crate::judges::llm::budget::Budget>>,
-    /// Judge with the config's semantic checks only, as one flat jury (`judge-ci
-    /// calibrate`): the config's other checks and its tiers are left out.
-    pub semantic_only: bool,
+    /// `Some(names)`: judge only the config's semantic checks of these names, as one flat
+    /// jury (`judge-ci calibrate` asks only the checks a case labels): the config's other
+    /// checks and its tiers are left out, and so are its semantic checks not named, which are
+    /// never asked. `None`: the whole jury.
+    pub semantic_only: Option<Vec<String>>,
 }
 
 /// A finished run.

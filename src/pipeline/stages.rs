@@ -79,8 +79,8 @@ pub fn load(opts: &RunOptions, hidden: Arc<Hidden>) -> Result<Loaded, RunError> 
         opts.verbosity,
         opts.color,
     )?;
-    if opts.semantic_only {
-        let problem = match bench.jury.semantic_only() {
+    if let Some(names) = &opts.semantic_only {
+        let problem = match bench.jury.semantic_only(Some(names)) {
             Ok(Some(jury)) => {
                 bench.jury = jury;
                 None

@@ -448,7 +448,7 @@ async fn judge_all(
             actions: false,
             split: pipeline::resume::Split::Whole,
             llm_budget: None,
-            semantic_only: false,
+            semantic_only: None,
         };
         prepared.push((job.name, dir, run));
     }

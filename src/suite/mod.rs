@@ -555,7 +555,7 @@ async fn judge_task_by(
         actions: false,
         split: crate::pipeline::resume::Split::Whole,
         llm_budget: budget,
-        semantic_only: false,
+        semantic_only: None,
     };
     let rel = Path::new("tasks")
         .join(&t.benchmark)

@@ -195,13 +195,14 @@ fn agreement_with_scripted_answers_matches_the_hand_computed_kappa_and_intervals
     );
     // Each case's own report is kept, with the command tier left out.
     let c01 = common::report(&out.join("cases/c01"));
-    assert!(
-        c01["verdict"]["individual"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|j| j["name"] != "never-run")
-    );
+    let judges: Vec<&str> = c01["tiers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| t["judges"].as_array().unwrap())
+        .map(|j| j["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(judges, ["review"]);
 
     // The same set gated at 0.2: the lower bound .104 falls short (exit 1); every answer
     // comes from the reply cache.
@@ -294,6 +295,119 @@ fn unstable_samples_and_order_flips_are_counted_and_undecided_is_no_agreement() 
     assert_eq!(r["usage"]["requests"], 6);
 }
 
+/// Only the checks a case labels are asked, and `--check` narrows that further: the run's
+/// requests (the stand-in's count and calibrate's own) drop accordingly, and a case's report
+/// holds no judgment of a check it was not asked.
+#[test]
+fn only_labelled_checks_and_those_check_names_are_asked() {
+    let llm = FakeLlm::start(KEY);
+    for c in ["c1", "c2", "c3"] {
+        llm.on(&format!("MARK-{c}"), 8, verdict("PASS"));
+    }
+    let root = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    case_set(
+        root.path(),
+        cache.path(),
+        &llm,
+        "        - type: llm\n          name: review\n        - type: llm\n          name: scope\n",
+        &[("c1", "pass"), ("c2", "pass"), ("c3", "pass")],
+    );
+    // c1 and c2 label both checks; c3 labels `review` only.
+    let yml = root.path().join("set/cases.yml");
+    let text = std::fs::read_to_string(&yml).unwrap();
+    let both = "      review: {label: pass, why: \"labelled pass by the test\"}\n      scope: {label: pass, why: \"in scope\"}\n";
+    let text = text.replacen(
+        "      review: {label: pass, why: \"labelled pass by the test\"}\n",
+        both,
+        2,
+    );
+    std::fs::write(&yml, &text).unwrap();
+
+    let (o, r) = calibrate(root.path(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    assert!(llm.violations().is_empty(), "{:?}", llm.violations());
+    assert_eq!(
+        llm.seen().len(),
+        5,
+        "2 + 2 + 1: c3's unlabelled `scope` is not asked"
+    );
+    assert_eq!(r["usage"]["requests"], 5);
+    let names = |case: &str| -> Vec<String> {
+        let rep = common::report(&root.path().join("out/cases").join(case));
+        let mut n: Vec<String> = rep["tiers"][0]["judges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["name"].as_str().unwrap().to_string())
+            .collect();
+        n.sort();
+        n
+    };
+    assert_eq!(names("c1"), ["review", "scope"]);
+    assert_eq!(names("c3"), ["review"]);
+
+    // A fresh reply cache and `--check review`: one request per case, `scope` never asked.
+    std::fs::remove_dir_all(cache.path()).unwrap();
+    std::fs::create_dir_all(cache.path()).unwrap();
+    let (o, r) = calibrate(root.path(), &["--check", "review"]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    assert_eq!(llm.seen().len(), 5 + 3, "one request per case");
+    assert_eq!(r["usage"]["requests"], 3);
+    assert_eq!(r["overall"]["accuracy"]["of"], 3);
+    for c in ["c1", "c2", "c3"] {
+        assert_eq!(names(c), ["review"], "{c}");
+    }
+}
+
+/// A check that runs out of time while its request is in flight (the stand-in stalls past the
+/// check's limit) still reports the request it sent: the case's ERROR (cause timeout) and
+/// calibrate's totals count what the stand-in received.
+#[test]
+fn a_timed_out_check_still_counts_the_requests_it_sent() {
+    let llm = FakeLlm::start(KEY);
+    llm.on(
+        "MARK-slow",
+        4,
+        Reply::Slow(
+            std::time::Duration::from_secs(30),
+            Box::new(verdict("PASS")),
+        ),
+    );
+    let root = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    case_set(
+        root.path(),
+        cache.path(),
+        &llm,
+        "        - type: llm\n          name: review\n          timeout: PT2S\n",
+        &[("slow", "pass")],
+    );
+    let (o, r) = calibrate(root.path(), &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let item = &r["cases"][0]["items"][0];
+    assert_eq!(item["status"], "error", "{item}");
+    assert_eq!(item["cause"], "timeout", "{item}");
+    assert_eq!(item["answer"], "undecided", "{item}");
+    let sent = llm.seen().len() as u64;
+    assert!(sent >= 1, "the stand-in received the request");
+    assert_eq!(
+        r["usage"]["requests"].as_u64(),
+        Some(sent),
+        "{}",
+        r["usage"]
+    );
+    assert_eq!(r["cases"][0]["usage"]["requests"].as_u64(), Some(sent));
+    // The case's own report carries it on the check's judgment.
+    let rep = common::report(&root.path().join("out/cases/slow"));
+    let review = &rep["verdict"]["individual"][0];
+    assert_eq!(
+        review["metadata"]["llm"]["requests"].as_u64(),
+        Some(sent),
+        "{review}"
+    );
+}
+
 #[test]
 fn the_case_file_and_labels_are_checked_before_anything_is_asked() {
     let llm = FakeLlm::start(KEY);
@@ -361,9 +475,9 @@ fn the_case_file_and_labels_are_checked_before_anything_is_asked() {
 /// What such a model answers is not what this test judges: it checks that calibrate runs
 /// the shipped set end to end against a real provider, that every label gets an answer or an
 /// honest "undecided", and that the figures add up. Bounded: three cases, the `review` labels
-/// only (`--check` selects labels; both semantic checks still run: three questions per case,
-/// each with at most one repair), answers of at most 64 tokens, a request limit derived from
-/// the warm-up; no timed assert.
+/// only (`--check review` asks that check alone: one question per case, with at most one
+/// repair), answers of at most 64 tokens, a request limit derived from the warm-up; no timed
+/// assert.
 #[test]
 fn the_shipped_set_runs_against_the_real_small_model() {
     let ready = crate::real_model::serve();
@@ -450,10 +564,17 @@ fn the_shipped_set_runs_against_the_real_small_model() {
             ),
             other => panic!("answer {other}: {i}"),
         }
+        let own = common::report(&out.join(c["report"].as_str().unwrap()));
+        assert_eq!(
+            own["tiers"][0]["judges"].as_array().unwrap().len(),
+            1,
+            "only `review` asked: {}",
+            own["tiers"]
+        );
         let requests = c["usage"]["requests"].as_u64().unwrap();
         assert!(
             (1..=6).contains(&requests),
-            "three questions, at most one repair each: {c}"
+            "one question, at most one repair, each attempt retried at most twice: {c}"
         );
     }
     let all = &r["overall"]["confusion"];

@@ -276,7 +276,6 @@ impl Session<'_> {
             })
         })?;
         let _permit = self.rt.permits.acquire().await;
-        let mut requests = 0;
         let estimate = budget::Cost::estimate(
             ask.system.len() + ask.user.len() + ask.schema.to_string().len(),
             self.model.max_tokens,
@@ -289,12 +288,13 @@ impl Session<'_> {
                 let h =
                     budget::Budget::reserve(budgets, estimate, model).map_err(LlmError::Budget)?;
                 held.push(h);
-                requests += 1;
+                // Counted when sent, not when answered: a check that runs out of time while
+                // a request is in flight still reports it (its tokens are unknown).
+                self.count(|u| u.requests += 1);
                 Ok(())
             };
             provider::send(http, &self.model, ask, &mut gate).await
         };
-        self.count(|u| u.requests += requests);
         // Earlier attempts got no answer; the last is corrected to the reported usage.
         let last = held.pop();
         for h in held.into_iter().flatten() {
@@ -526,7 +526,46 @@ pub async fn judge(
         template: prompt::template_hash(template_text),
         usage: Mutex::new(Usage::default()),
     };
+    // The check's time limit is kept here, not around this function, so that a check that
+    // runs out of time still reports the requests it sent (and the tokens of those answered).
+    match tokio::time::timeout(
+        timeout,
+        asked(
+            &session,
+            ctx,
+            question,
+            &settings,
+            prompt,
+            template_text,
+            name,
+        ),
+    )
+    .await
+    {
+        Ok(out) => out,
+        Err(_) => session.finish(
+            Judgment::builder(Status::Error)
+                .reason_code(ReasonCode::JudgeReported)
+                .cause(Cause::Timeout)
+                .reasoning(format!(
+                    "{name}: the model did not answer within {} (raise the check's timeout)",
+                    super::command::humantime(timeout)
+                )),
+        ),
+    }
+}
 
+/// [`judge`] once the model and its session are set up: the material, the samples asked,
+/// their answers decided.
+async fn asked(
+    session: &Session<'_>,
+    ctx: &JudgmentContext,
+    question: &Question,
+    settings: &LlmSettings,
+    prompt: Option<&(PathBuf, String)>,
+    template_text: &str,
+    name: &str,
+) -> Outcome {
     let asking = samples::Asking {
         samples: settings.samples.unwrap_or(1).max(1),
         agreement: settings.agreement.unwrap_or(DEFAULT_AGREEMENT),
@@ -577,7 +616,6 @@ pub async fn judge(
             _ => (&change, false),
         };
         let found = &found;
-        let session = &session;
         async move {
             let out = ask_question(
                 session,
