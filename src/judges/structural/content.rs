@@ -134,7 +134,12 @@ impl<'a> Content<'a> {
         if let Some(k) = self.digest.get() {
             return Some(*k);
         }
-        let k = self.run.store()?.known_digest(&self.id()?)?;
+        let id = self.id()?;
+        let k = match self.side {
+            Side::Reference(_) => self.run.reference_digest(&id),
+            Side::Workspace(_) => None,
+        }
+        .or_else(|| self.run.store()?.known_digest(&id))?;
         Some(*self.digest.get_or_init(|| k))
     }
 
@@ -157,6 +162,11 @@ impl<'a> Content<'a> {
             Side::Workspace(root) => on_disk(root),
             Side::Reference(Tree::Folder(root)) => on_disk(root),
         };
+        if let Side::Reference(_) = self.side
+            && let Some(id) = self.id()
+        {
+            self.run.remember_reference_digest(id, key);
+        }
         if stable
             && let Some(store) = self.run.store()
             && let Some(id) = self.id()

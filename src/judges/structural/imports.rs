@@ -26,7 +26,20 @@ struct Pattern {
 }
 
 impl Pattern {
+    #[cfg(test)]
     fn new(p: &str) -> Result<Self, String> {
+        Pattern::compiled(p, |re| Regex::new(re))
+    }
+
+    /// The pattern, its expression compiled once per process (`Comparisons::regex`).
+    fn in_run(comparisons: &Comparisons, p: &str) -> Result<Self, String> {
+        Pattern::compiled(p, |re| comparisons.regex(re))
+    }
+
+    fn compiled(
+        p: &str,
+        compile: impl Fn(&str) -> Result<Regex, regex::Error>,
+    ) -> Result<Self, String> {
         let body = p.strip_prefix("static ").unwrap_or(p);
         let re = if let Some(prefix) = body.strip_suffix(".*") {
             format!(
@@ -38,7 +51,7 @@ impl Pattern {
         };
         Ok(Pattern {
             text: p.to_string(),
-            re: Regex::new(&re).map_err(|e| format!("pattern '{p}': {e}"))?,
+            re: compile(&re).map_err(|e| format!("pattern '{p}': {e}"))?,
         })
     }
 
@@ -107,11 +120,12 @@ pub fn import_diff(
     if let Some(na) = super::nothing_examined("import-diff", &listing, files, true) {
         return na;
     }
-    let forbid: Vec<Pattern> = match forbid.iter().map(|p| Pattern::new(p)).collect() {
+    let compile = |p: &String| Pattern::in_run(comparisons, p);
+    let forbid: Vec<Pattern> = match forbid.iter().map(compile).collect() {
         Ok(v) => v,
         Err(e) => return super::super::instrument(e),
     };
-    let require: Vec<Pattern> = match require.iter().map(|p| Pattern::new(p)).collect() {
+    let require: Vec<Pattern> = match require.iter().map(compile).collect() {
         Ok(v) => v,
         Err(e) => return super::super::instrument(e),
     };

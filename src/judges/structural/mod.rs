@@ -176,6 +176,10 @@ type Shared = Arc<OnceLock<Result<Arc<Listing>, String>>>;
 /// Which listing: the two folders and the file set's globs.
 type ListingKey = (PathBuf, PathBuf, Vec<String>, Vec<String>);
 
+/// The reference's effective POMs, read once per run: by reference folder, its `.mvn/`
+/// settings and each POM (by path) resolved as Maven builds it, or why it cannot be read.
+type ReferencePoms = HashMap<PathBuf, Arc<pom::ReferencePoms>>;
+
 /// The structural judges' share of a run: what git knows of the run's folders
 /// ([`select::Sides`]), the run's model cache, and the byte comparisons of its pairs of trees,
 /// shared by every structural judge of the run so that each file is read once, not once per
@@ -194,7 +198,25 @@ pub struct Comparisons {
     listings: Mutex<HashMap<ListingKey, Shared>>,
     sides: Arc<select::Sides>,
     store: Option<Arc<crate::lang::cache::Store>>,
+    reference_poms: Mutex<ReferencePoms>,
+    /// Digests of the reference's files learnt in this run, by the file's name and stat data
+    /// ([`Content`]'s id): the reference does not change while the run lasts, so a file is
+    /// hashed once however many workspaces are compared with it.
+    reference_digests: Mutex<HashMap<Vec<u8>, crate::lang::cache::Key>>,
 }
+
+/// Glob sets and import patterns compiled once per process, by their text: compiling them is
+/// most of what judging a small tree costs, and `judge-ci prove` judges many trees with one
+/// config (its gold run compiles them, each variant reuses them). What is kept is a pure
+/// function of the text, so runs that share it (a suite's tasks) share nothing else by it.
+#[derive(Default)]
+struct Compiled {
+    globs: HashMap<Vec<String>, Arc<GlobSet>>,
+    regexes: HashMap<String, regex::Regex>,
+}
+
+/// The process's [`Compiled`].
+static COMPILED: OnceLock<Mutex<Compiled>> = OnceLock::new();
 
 impl std::fmt::Debug for Comparisons {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -229,6 +251,56 @@ impl Comparisons {
         self.store.as_deref()
     }
 
+    /// The reference `reference`'s effective POMs, made empty on first use: the reference
+    /// is judge-ci's own (hidden, or in git) and does not change while the run that owns
+    /// these comparisons lasts, so each of its POMs is resolved once however many
+    /// workspaces are compared with it (`judge-ci prove`'s variants).
+    fn reference_poms(&self, reference: &Path) -> Arc<pom::ReferencePoms> {
+        let mut all = self
+            .reference_poms
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        Arc::clone(all.entry(reference.to_path_buf()).or_default())
+    }
+
+    /// The digest learnt in this run for the reference file `id` names.
+    pub(crate) fn reference_digest(&self, id: &[u8]) -> Option<crate::lang::cache::Key> {
+        self.reference_digests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(id)
+            .copied()
+    }
+
+    /// Remembers, for this run, the digest of the reference file `id` names.
+    pub(crate) fn remember_reference_digest(&self, id: Vec<u8>, digest: crate::lang::cache::Key) {
+        self.reference_digests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id, digest);
+    }
+
+    /// `patterns` compiled as one glob set, once per process ([`Compiled`]).
+    pub(crate) fn globs(&self, patterns: &[String]) -> Result<Arc<GlobSet>, GlobError> {
+        if let Some(g) = compiled().globs.get(patterns) {
+            return Ok(Arc::clone(g));
+        }
+        let g = Arc::new(globs(patterns)?);
+        compiled().globs.insert(patterns.to_vec(), Arc::clone(&g));
+        Ok(g)
+    }
+
+    /// The regular expression `re`, compiled once per process ([`Compiled`]; a clone shares
+    /// the compiled program).
+    pub(crate) fn regex(&self, re: &str) -> Result<regex::Regex, regex::Error> {
+        if let Some(r) = compiled().regexes.get(re) {
+            return Ok(r.clone());
+        }
+        let r = regex::Regex::new(re)?;
+        compiled().regexes.insert(re.to_string(), r.clone());
+        Ok(r)
+    }
+
     /// The index of one pair, created empty on first use.
     fn index_for(&self, workspace: &Path, reference: &Path) -> Arc<Mutex<Index>> {
         let mut all = self.pairs.lock().unwrap_or_else(|e| e.into_inner());
@@ -237,6 +309,14 @@ impl Comparisons {
                 .or_default(),
         )
     }
+}
+
+/// The process's compiled patterns, locked.
+fn compiled() -> std::sync::MutexGuard<'static, Compiled> {
+    COMPILED
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
 }
 
 /// What a walk of a tree found: the regular files the globs select, with their stamps, and
@@ -346,8 +426,8 @@ fn list_in(
     set: &FileSet,
     git: Option<(select::Side, select::Side)>,
 ) -> Result<Listing, String> {
-    let include = globs(&set.include).map_err(|e| e.to_string())?;
-    let exclude = globs(&set.exclude).map_err(|e| e.to_string())?;
+    let include = comparisons.globs(&set.include).map_err(|e| e.to_string())?;
+    let exclude = comparisons.globs(&set.exclude).map_err(|e| e.to_string())?;
     let reference_tree = tree::Tree::of(reference, &comparisons.sides);
     let (ws, rf) = rayon::join(
         || walk(workspace, &include, &exclude),

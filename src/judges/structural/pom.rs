@@ -6,8 +6,9 @@
 //! the settings of `.mvn/` applied ([`effective_pom`](super::effective_pom)). XML character
 //! references are decoded by the XML parser; DTDs are never read, so no entity can expand.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::config::checks::{FileSet, PomAspect};
 
@@ -904,6 +905,48 @@ pub fn parent_files(root: &Path, rel: &str) -> Vec<String> {
     out
 }
 
+/// Why the reference's POM gives no effective model.
+#[derive(Debug)]
+enum ReferenceProblem {
+    /// Its bytes cannot be read.
+    Unreadable(String),
+    /// It cannot be parsed or resolved.
+    Unresolved(String),
+}
+
+/// The reference's effective POMs of one run ([`Comparisons`] keeps one per reference
+/// folder): its `.mvn/` settings read once, each POM resolved once, whatever number of
+/// workspaces is compared with it.
+#[derive(Debug, Default)]
+pub(super) struct ReferencePoms {
+    config: OnceLock<MvnConfig>,
+    poms: Mutex<HashMap<String, Arc<Result<Pom, ReferenceProblem>>>>,
+}
+
+impl ReferencePoms {
+    /// The effective model of the reference's POM `rel` in `tree`, resolved on first use.
+    fn pom(&self, tree: &Tree, rel: &str) -> Arc<Result<Pom, ReferenceProblem>> {
+        if let Some(p) = self.lock().get(rel) {
+            return Arc::clone(p);
+        }
+        let config = self.config.get_or_init(|| MvnConfig::read(tree));
+        let made = Arc::new(
+            tree.read(rel)
+                .map_err(ReferenceProblem::Unreadable)
+                .and_then(|bytes| {
+                    load(tree, rel, &bytes, config).map_err(ReferenceProblem::Unresolved)
+                }),
+        );
+        Arc::clone(self.lock().entry(rel.to_string()).or_insert(made))
+    }
+
+    fn lock(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Result<Pom, ReferenceProblem>>>> {
+        self.poms.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 /// Runs the judge over every `pom.xml` of the reference.
 pub fn pom_diff(
     comparisons: &Comparisons,
@@ -922,41 +965,47 @@ pub fn pom_diff(
     let mut findings: Vec<Finding> = listing.not_regular_findings().collect();
     let mut matched = 0;
     // Identical bytes are no proof of an identical build: a parent elsewhere in the tree or
-    // `.mvn/` may differ, so every pair is read and resolved (POMs are few and small).
-    let (ws_tree, rf_tree) = (
-        Tree::Folder(workspace.to_path_buf()),
-        listing.reference_tree().clone(),
-    );
-    let (ws_config, rf_config) = (MvnConfig::read(&ws_tree), MvnConfig::read(&rf_tree));
+    // `.mvn/` may differ, so every workspace POM is read and resolved (POMs are few and
+    // small). The reference's are resolved once per run (it does not change).
+    let ws_tree = Tree::Folder(workspace.to_path_buf());
+    let rf_tree = listing.reference_tree();
+    let reference_poms = comparisons.reference_poms(reference);
+    let ws_config = MvnConfig::read(&ws_tree);
     for rel in &listing.both {
-        let pair = (ws_tree.read(rel), rf_tree.read(rel));
-        match pair {
-            (Err(why), _) => findings.push(
-                Finding::new(rel.as_str(), FindingKind::FileUnreadable)
-                    .actual(format!("workspace: {why}")),
-            ),
-            (_, Err(why)) => findings.push(
-                Finding::new(rel.as_str(), FindingKind::FileUnreadable)
-                    .actual(format!("reference: {why}")),
-            ),
-            (Ok(w), Ok(r)) => {
-                let expected = match load(&rf_tree, rel, &r, &rf_config) {
-                    Ok(p) => p,
-                    Err(e) => {
-                        return instrument(format!("the reference's {rel} cannot be read: {e}"));
-                    }
-                };
-                match load(&ws_tree, rel, &w, &ws_config) {
-                    Ok(actual) => {
-                        let f = diff_poms(rel, &expected, &actual, aspects, ignore_versions);
-                        if f.is_empty() {
-                            matched += 1;
-                        }
-                        findings.extend(f);
-                    }
-                    Err(e) => findings
-                        .push(Finding::new(rel.as_str(), FindingKind::PomUnreadable).actual(e)),
+        let w = match ws_tree.read(rel) {
+            Ok(w) => w,
+            Err(why) => {
+                findings.push(
+                    Finding::new(rel.as_str(), FindingKind::FileUnreadable)
+                        .actual(format!("workspace: {why}")),
+                );
+                continue;
+            }
+        };
+        let expected = reference_poms.pom(rf_tree, rel);
+        let expected = match expected.as_ref() {
+            Ok(p) => p,
+            Err(ReferenceProblem::Unreadable(why)) => {
+                findings.push(
+                    Finding::new(rel.as_str(), FindingKind::FileUnreadable)
+                        .actual(format!("reference: {why}")),
+                );
+                continue;
+            }
+            Err(ReferenceProblem::Unresolved(e)) => {
+                return instrument(format!("the reference's {rel} cannot be read: {e}"));
+            }
+        };
+        match load(&ws_tree, rel, &w, &ws_config) {
+            Ok(actual) => {
+                let f = diff_poms(rel, expected, &actual, aspects, ignore_versions);
+                if f.is_empty() {
+                    matched += 1;
                 }
+                findings.extend(f);
+            }
+            Err(e) => {
+                findings.push(Finding::new(rel.as_str(), FindingKind::PomUnreadable).actual(e))
             }
         }
     }
@@ -1059,6 +1108,65 @@ mod tests {
         let mut cyclic = Pom::parse("<project><properties><a>${b}</a><b>${a}</b></properties><dependencies><dependency><groupId>x</groupId><artifactId>y</artifactId><version>${a}</version></dependency></dependencies></project>").unwrap();
         cyclic.resolve(None);
         assert!(cyclic.dependencies["x:y"].value.version.is_some());
+    }
+
+    /// One run's comparisons judging several workspaces against one reference (`judge-ci
+    /// prove`'s variants): the reference's POMs are resolved once and kept, and each
+    /// workspace is still judged on its own POM and its own `.mvn/` settings.
+    #[test]
+    fn the_reference_is_resolved_once_per_run_and_each_workspace_on_its_own() {
+        let pom = |dep: &str| {
+            format!(
+                "<project><groupId>g</groupId><artifactId>a</artifactId><version>1</version><properties><dep.version>5</dep.version></properties><dependencies><dependency><groupId>{dep}</groupId><artifactId>api</artifactId><version>${{dep.version}}</version></dependency></dependencies></project>"
+            )
+        };
+        let root = tempfile::tempdir().unwrap();
+        let reference = root.path().join("reference");
+        std::fs::create_dir_all(&reference).unwrap();
+        std::fs::write(reference.join("pom.xml"), pom("jakarta")).unwrap();
+        let same = root.path().join("same");
+        let changed = root.path().join("changed");
+        let switched = root.path().join("switched");
+        for (dir, dep) in [
+            (&same, "jakarta"),
+            (&changed, "javax"),
+            (&switched, "jakarta"),
+        ] {
+            std::fs::create_dir_all(dir.join(".mvn")).unwrap();
+            std::fs::write(dir.join("pom.xml"), pom(dep)).unwrap();
+        }
+        // Another version through `.mvn/maven.config`, in one workspace only.
+        std::fs::write(switched.join(".mvn/maven.config"), "-Ddep.version=6\n").unwrap();
+        let c = Comparisons::new(Arc::default(), None);
+        let all = [PomAspect::Dependencies, PomAspect::Properties];
+        let statuses = |c: &Comparisons| {
+            [&same, &changed, &switched, &same].map(|ws| {
+                let j = pom_diff(c, ws, &reference, &all, false).unwrap();
+                (j.status(), j.findings().len())
+            })
+        };
+        let first = statuses(&c);
+        assert_eq!(first[0], (crate::judgment::Status::Pass, 0));
+        assert_eq!(first[1].0, crate::judgment::Status::Fail);
+        assert_eq!(first[2].0, crate::judgment::Status::Fail, "{first:?}");
+        assert_eq!(first[3], first[0]);
+        assert_eq!(c.reference_poms(&reference).lock().len(), 1);
+        // Fresh comparisons for each workspace decide the same.
+        let fresh: Vec<_> = [&same, &changed, &switched]
+            .iter()
+            .map(|ws| {
+                let j = pom_diff(
+                    &Comparisons::new(Arc::default(), None),
+                    ws,
+                    &reference,
+                    &all,
+                    false,
+                )
+                .unwrap();
+                (j.status(), j.findings().len())
+            })
+            .collect();
+        assert_eq!(fresh, first[..3]);
     }
 
     /// The effective POM of the issue-17 attack, checked by hand against what
