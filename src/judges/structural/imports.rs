@@ -28,7 +28,7 @@ struct Pattern {
 impl Pattern {
     #[cfg(test)]
     fn new(p: &str) -> Result<Self, String> {
-        Pattern::compiled(p, |re| Regex::new(re))
+        Pattern::compiled(p, Regex::new)
     }
 
     /// The pattern, its expression compiled once per process (`Comparisons::regex`).
