@@ -22,6 +22,13 @@ fn main() -> ExitCode {
     if let Err(e) = nix::sys::prctl::set_dumpable(false) {
         eprintln!("judge-ci: warning: cannot make the process non-dumpable: {e}");
     }
+    // The programs judge-ci starts itself are looked up where the pull request cannot plant
+    // one (no relative PATH entry, none inside the checkout).
+    if let Some(path) = judge_ci::fence::own_path() {
+        // SAFETY: no other thread exists yet (the redaction threads and the runtime start
+        // below), so nothing reads the environment while it changes.
+        unsafe { std::env::set_var("PATH", path) };
+    }
     judge_ci::secrets::register_environment();
     // Every byte judge-ci prints passes the redaction boundary from here on.
     let stdio = judge_ci::secrets::redact_stdio();

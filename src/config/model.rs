@@ -60,8 +60,10 @@ pub struct Benchmark {
     pub sandbox: super::sandbox::SandboxSettings,
 }
 
-/// The build wrappers and their settings folders: a pull request could switch its tests off
-/// there, so they are protected by default, and a build runs with the trusted tree's copies.
+/// The build wrappers and their settings: a pull request could switch its tests off there
+/// (`.mvn/maven.config`, `org.gradle.jvmargs=-javaagent:…` in `gradle.properties`, an
+/// `includeBuild` in `settings.gradle`), so they are protected by default,
+/// and a build runs with the trusted tree's copies (Gradle's as Maven's: attack finding NC16).
 pub const BUILD_FILES: &[&str] = &[
     "mvnw",
     "mvnw.cmd",
@@ -69,6 +71,9 @@ pub const BUILD_FILES: &[&str] = &[
     "gradlew",
     "gradlew.bat",
     "gradle/wrapper/**",
+    "gradle.properties",
+    "settings.gradle",
+    "settings.gradle.kts",
 ];
 
 /// The paths protected when the config does not list its own: the workflows, the build
@@ -77,11 +82,6 @@ pub fn default_protected() -> Vec<String> {
     [".github/**"]
         .into_iter()
         .chain(BUILD_FILES.iter().copied())
-        .chain([
-            "gradle.properties",
-            "settings.gradle",
-            "settings.gradle.kts",
-        ])
         .map(str::to_string)
         .collect()
 }

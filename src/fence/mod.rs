@@ -122,6 +122,8 @@ pub struct Fence {
     views: Mutex<Vec<(PathBuf, Arc<ReferenceView>)>>,
     /// The layers of the last sealed process (judge-ci's test oracle), if one ran.
     last_sealed: Mutex<Option<Status>>,
+    /// `PATH` entries withheld from subject processes (see [`Prepared::path`]).
+    path_dropped: Mutex<Vec<PathBuf>>,
 }
 
 /// How the run's reference stands for one writable root's subject processes, with the copy
@@ -262,6 +264,14 @@ impl Fence {
             line.push_str("; ");
             line.push_str(&sealed_words(s));
         }
+        let dropped = lock(&self.path_dropped);
+        if !dropped.is_empty() {
+            let names: Vec<String> = dropped.iter().map(|p| crate::untrusted::shown(p)).collect();
+            line.push_str(&format!(
+                "; PATH entries that are relative or lie in folders subject code can write were not passed to subject processes (a program there would stand in for a command's): {}",
+                names.join(", ")
+            ));
+        }
         let restored = lock(&self.restored);
         if !restored.is_empty() {
             let names: Vec<String> = restored
@@ -329,6 +339,14 @@ impl Fence {
 
     /// Records that a process started with `prepared` (and the layers its child reported).
     pub fn started(&self, prepared: &Prepared) {
+        {
+            let mut dropped = lock(&self.path_dropped);
+            for p in &prepared.path_dropped {
+                if !dropped.contains(p) {
+                    dropped.push(p.clone());
+                }
+            }
+        }
         if prepared.namespaces {
             self.namespaces.store(1, Ordering::Relaxed);
         }
@@ -510,6 +528,14 @@ impl Fence {
                 }
             }
         }
+        // The workspace counts even where it is read-only (the sealed oracle): the subject
+        // wrote it.
+        let subject_folders: Vec<PathBuf> = writable
+            .iter()
+            .cloned()
+            .chain(std::iter::once(workspace.clone()))
+            .collect();
+        let (path, path_dropped) = subject_path(std::env::var_os("PATH"), &subject_folders);
         let namespaces = self.namespaces.load(Ordering::Relaxed) != 2;
         let grants = rules::Grants {
             writable,
@@ -554,6 +580,8 @@ impl Fence {
             report,
             sealed,
             workspace,
+            path,
+            path_dropped,
         };
         if !namespaces {
             prepared.rebuild_without_namespaces();
@@ -583,6 +611,76 @@ pub fn sealed_words(s: &Status) -> String {
         "judge-ci's test oracle was NOT sealed ({}): code under test could load native code it wrote and through it reach judge-ci's result channel; {network}; {shared}",
         Layer::SealedOracle.why_not(s)
     )
+}
+
+/// `path` (a `PATH` value) without its relative or empty entries and those inside one of
+/// `writable`, and the entries left out; see [`Prepared::path`].
+pub fn subject_path(
+    path: Option<std::ffi::OsString>,
+    writable: &[PathBuf],
+) -> (Option<std::ffi::OsString>, Vec<PathBuf>) {
+    let Some(path) = path else {
+        return (None, Vec::new());
+    };
+    let writable: Vec<PathBuf> = writable
+        .iter()
+        .flat_map(|w| [w.clone(), canonical(w)])
+        .collect();
+    let (mut kept, mut dropped) = (Vec::new(), Vec::new());
+    for e in std::env::split_paths(&path) {
+        let inside = |p: &Path| writable.iter().any(|w| p.starts_with(w));
+        if !e.is_absolute() || inside(&e) || inside(&resolved(&e)) {
+            dropped.push(e);
+        } else {
+            kept.push(e);
+        }
+    }
+    let joined = std::env::join_paths(&kept).ok();
+    (joined, dropped)
+}
+
+/// judge-ci's own `PATH` for the programs it starts itself (`git`, `rm`): without relative or
+/// empty entries and those inside the checkout (`$GITHUB_WORKSPACE`), where a file the pull
+/// request commits would stand in for the program (attack finding NC15); `None` when nothing
+/// is left out. Subject processes get less still ([`Prepared::path`]).
+pub fn own_path() -> Option<std::ffi::OsString> {
+    let checkout: Vec<PathBuf> = std::env::var_os("GITHUB_WORKSPACE")
+        .map(PathBuf::from)
+        .filter(|w| w.is_absolute() && w.parent().is_some())
+        .into_iter()
+        .collect();
+    let (path, dropped) = subject_path(std::env::var_os("PATH"), &checkout);
+    (!dropped.is_empty()).then_some(path).flatten()
+}
+
+/// `p` with its longest existing ancestor made canonical and `..` taken off lexically: where a
+/// folder that does not exist yet would be (a `node_modules/.bin` the build creates).
+fn resolved(p: &Path) -> PathBuf {
+    let mut rest: Vec<std::ffi::OsString> = Vec::new();
+    let mut at = p.to_path_buf();
+    loop {
+        if let Ok(mut out) = at.canonicalize() {
+            for part in rest.iter().rev() {
+                if part == ".." {
+                    out.pop();
+                } else if part != "." {
+                    out.push(part);
+                }
+            }
+            return out;
+        }
+        let Some(last) = at
+            .components()
+            .next_back()
+            .map(|c| c.as_os_str().to_os_string())
+        else {
+            return p.to_path_buf();
+        };
+        rest.push(last);
+        if !at.pop() {
+            return p.to_path_buf();
+        }
+    }
 }
 
 /// The home folders of judge-ci's user: `$HOME` and the password database's (which Java
@@ -790,6 +888,14 @@ pub struct Prepared {
     sealed: bool,
     /// The process's workspace (its writable root unless sealed).
     workspace: PathBuf,
+    /// The process's `PATH`: judge-ci's, less the entries that are relative or empty (they
+    /// resolve in the folder the process runs in) and those inside a folder the process may
+    /// write (the workspace, its temporary folder, the build caches), where a file the pull
+    /// request commits (`node_modules/.bin/grep`) would stand in for a program a trusted
+    /// command names (trust.md point 25; attack finding NC15). `None` without one.
+    pub path: Option<std::ffi::OsString>,
+    /// The entries left out of [`Prepared::path`].
+    pub path_dropped: Vec<PathBuf>,
 }
 
 impl Drop for Prepared {

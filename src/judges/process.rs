@@ -245,10 +245,14 @@ fn command(
         })
         .process_group(0)
         .kill_on_drop(true);
-    for k in INHERITED_ENV {
+    for k in INHERITED_ENV.iter().filter(|k| **k != "PATH") {
         if let Ok(v) = std::env::var(k) {
             cmd.env(k, v);
         }
+    }
+    // judge-ci's PATH less what the subject could plant a program in (see the fence).
+    if let Some(path) = &fence.path {
+        cmd.env("PATH", path);
     }
     // A temporary folder of its own: the system's is not writable inside the fence; and a
     // home folder of its own: the real one is hidden (what earlier steps left there).

@@ -26,7 +26,7 @@ pub fn guard(
 ) -> Result<Option<report::TrustInfo>, RunError> {
     // What the pull request changes that no check reads, as it was submitted (before pinned
     // and restored files change the workspace).
-    let unjudged = super::unjudged::unjudged(
+    let mut unjudged = super::unjudged::unjudged(
         bench,
         source.tree(),
         written,
@@ -35,6 +35,36 @@ pub fn guard(
         sides,
         out,
     );
+    // The repository files the checks run as programs or read as settings are the judge's
+    // (attack findings GA1, NC19): protected and pinned below, so never "unjudged".
+    let programs = match source.tree() {
+        Some(t) => {
+            let prefix = protect::layout(t, workspace).prefix;
+            let blobs = super::programs::blobs_of(t).map_err(|e| {
+                InstrumentError::Protected(protect::ProtectError::ReadTree {
+                    label: t.label().to_string(),
+                    source: e,
+                })
+            })?;
+            let found = super::programs::programs(bench, t, &blobs, &prefix);
+            let up = "../".repeat(prefix.split('/').filter(|c| !c.is_empty()).count());
+            let shown: std::collections::HashSet<String> = found
+                .iter()
+                .map(|p| {
+                    if prefix.is_empty() {
+                        p.path.clone()
+                    } else {
+                        p.path
+                            .strip_prefix(&format!("{prefix}/"))
+                            .map_or_else(|| format!("{up}{}", p.path), str::to_string)
+                    }
+                })
+                .collect();
+            unjudged.retain(|u| !shown.contains(u));
+            found
+        }
+        None => Vec::new(),
+    };
     if bench.unjudged_action == crate::config::ProtectedAction::Fail && !unjudged.is_empty() {
         let spec = CheckSpec {
             name: UNJUDGED_CHANGES.into(),
@@ -72,7 +102,7 @@ pub fn guard(
                 // git records it (a `--head` checkout is that commit's blobs already).
                 head: (layout.root == t.root()).then(|| t.checked_out()).flatten(),
             };
-            protect::protected_changes(t, &presented, bench.protected.as_deref(), &files)
+            protect::protected_changes(t, &presented, bench.protected.as_deref(), &files, &programs)
                 .map_err(InstrumentError::Protected)?
         }
         None => Vec::new(),
@@ -116,8 +146,14 @@ pub fn guard(
     let base_build_files = match source.tree() {
         Some(t) => {
             let layout = protect::layout(t, workspace);
-            let mut pinned = protect::pin_protected(t, &layout.root, bench.protected.as_deref())
-                .map_err(InstrumentError::Protected)?;
+            let mut pinned = protect::pin_protected(
+                t,
+                &layout.root,
+                bench.protected.as_deref(),
+                &layout.prefix,
+                &programs,
+            )
+            .map_err(InstrumentError::Protected)?;
             for p in protect::pin_build_files(t, workspace, &layout.prefix)
                 .map_err(InstrumentError::BuildFiles)?
             {

@@ -25,6 +25,7 @@ pub mod load;
 pub mod options;
 pub mod plans;
 pub mod preflight;
+pub mod programs;
 pub mod progress;
 pub mod protect;
 pub mod publish;

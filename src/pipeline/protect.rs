@@ -10,6 +10,7 @@ use std::path::{Component, Path};
 use git2::{ObjectType, Oid};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
+use super::programs::Program;
 use crate::config::source::GitTree;
 use crate::config::{BUILD_FILES, default_protected};
 use crate::report::{ChangeKind, ConfigFileInfo, ProtectedChange};
@@ -255,6 +256,97 @@ pub struct Presented<'a> {
     pub head: Option<GitTree>,
 }
 
+/// The globs a run protects, each with how the report names why: `protected` (the defaults
+/// when `None`), the workspace's build wrappers and settings ([`BUILD_FILES`] at `prefix`), the
+/// repository files the checks run as programs ([`Program`], attack findings GA1 and NC19),
+/// and whatever a protected symbolic link of the trusted tree leads to inside the repository
+/// (attack finding NC20: `check.sh -> scripts/impl.sh` protects `scripts/impl.sh` too, and a
+/// linked folder everything under it).
+struct Watched {
+    globs: Vec<String>,
+    why: Vec<String>,
+}
+
+fn watched(
+    tree: &GitTree,
+    protected: Option<&[String]>,
+    prefix: &str,
+    programs: &[Program],
+) -> Result<Watched, ProtectError> {
+    let mut w = Watched {
+        globs: Vec::new(),
+        why: Vec::new(),
+    };
+    let add = |w: &mut Watched, glob: String, why: String| {
+        if w.globs.contains(&glob) {
+            return false;
+        }
+        w.globs.push(glob);
+        w.why.push(why);
+        true
+    };
+    for g in protected.map_or_else(default_protected, <[String]>::to_vec) {
+        add(&mut w, g.clone(), g);
+    }
+    for b in BUILD_FILES {
+        let g = if prefix.is_empty() {
+            b.to_string()
+        } else {
+            format!("{prefix}/{b}")
+        };
+        add(&mut w, g.clone(), g);
+    }
+    for p in programs {
+        add(
+            &mut w,
+            globset::escape(&p.path),
+            format!("run by check `{}`", p.check),
+        );
+    }
+    let blobs = super::programs::blobs_of(tree).map_err(|source| ProtectError::ReadTree {
+        label: tree.label().to_string(),
+        source,
+    })?;
+    let mut links: Vec<&String> = blobs
+        .iter()
+        .filter(|(_, (_, mode))| *mode == 0o120000)
+        .map(|(p, _)| p)
+        .collect();
+    links.sort();
+    // A link may lead to another protected link: until nothing new is protected (bounded).
+    for _ in 0..8 {
+        let set = globset(&w.globs)?;
+        let mut grew = false;
+        for link in links.iter().filter(|l| set.is_match(l.as_str())) {
+            let Some((through, end)) = super::programs::follow(tree, &blobs, link) else {
+                continue;
+            };
+            for p in through.iter().chain(std::iter::once(&end)) {
+                if p == *link {
+                    continue;
+                }
+                let dir = format!("{p}/");
+                let glob = if blobs.contains_key(p) {
+                    globset::escape(p)
+                } else if blobs.keys().any(|k| k.starts_with(&dir)) {
+                    format!("{}/**", globset::escape(p))
+                } else {
+                    continue;
+                };
+                grew |= add(
+                    &mut w,
+                    glob,
+                    format!("the target of the protected link {link}"),
+                );
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    Ok(w)
+}
+
 /// Every protected file the subject ([`Presented`]: the pull request's working tree laid out as
 /// the repository, and the commit checked out there) changes against the trusted tree: the
 /// globs of `protected` (the defaults when `None`) and the workspace's build wrappers and
@@ -264,29 +356,17 @@ pub fn protected_changes(
     presented: &Presented<'_>,
     protected: Option<&[String]>,
     config_files: &[ConfigFileInfo],
+    programs: &[Program],
 ) -> Result<Vec<ProtectedChange>, ProtectError> {
     let subject = presented.root;
-    let mut globs: Vec<String> = match protected {
-        Some(g) => g.to_vec(),
-        None => default_protected(),
-    };
-    for b in BUILD_FILES {
-        let g = if presented.prefix.is_empty() {
-            b.to_string()
-        } else {
-            format!("{}/{b}", presented.prefix)
-        };
-        if !globs.contains(&g) {
-            globs.push(g);
-        }
-    }
+    let Watched { globs, why } = watched(tree, protected, presented.prefix, programs)?;
     let set = globset(&globs)?;
     let named: std::collections::HashSet<&str> =
         config_files.iter().map(|f| f.path.as_str()).collect();
     let pattern_of = |path: &str| {
         set.matches(path)
             .first()
-            .map(|&i| globs[i].clone())
+            .map(|&i| why[i].clone())
             .unwrap_or_else(|| CONFIG_FILES.to_string())
     };
     let watched = |p: &str| set.is_match(p) || named.contains(p);
@@ -501,16 +581,20 @@ pub fn pin_build_files(
     pin_to_trusted(tree, workspace, prefix, &globs)
 }
 
-/// Makes every protected path (`protected`, the defaults when `None`; relative to the
-/// repository root `root`) what the trusted tree records, so a judge that runs or reads one (a
-/// wrapper, a settings file, a script a check runs) uses the trusted side's copy whatever
-/// `protected-action` says (trust.md point 2). Returns what changed.
+/// Makes every protected path (`protected`, the defaults when `None`; the workspace's build
+/// files at `prefix`; the programs the checks run; what protected links lead to: see
+/// [`watched`]; relative to the repository root `root`) what the trusted tree records, so a
+/// judge that runs or reads one (a wrapper, a settings file, a script a check runs) uses the
+/// trusted side's copy whatever `protected-action` says (trust.md point 2). Returns what
+/// changed.
 pub fn pin_protected(
     tree: &GitTree,
     root: &Path,
     protected: Option<&[String]>,
+    prefix: &str,
+    programs: &[Program],
 ) -> Result<Vec<String>, ProtectError> {
-    let globs = protected.map_or_else(default_protected, <[String]>::to_vec);
+    let globs = watched(tree, protected, prefix, programs)?.globs;
     pin_to_trusted(tree, root, "", &globs)
 }
 
@@ -750,13 +834,13 @@ mod tests {
         git(root, &["commit", "-qm", "linked"]);
         let mut presented = at(root);
         let globs = [".github/**".to_string(), "ci/**".to_string()];
-        let before = protected_changes(&tree, &presented, Some(&globs), &[]).unwrap();
+        let before = protected_changes(&tree, &presented, Some(&globs), &[], &[]).unwrap();
         assert!(
             !before.iter().any(|c| c.path == ".github/CODEOWNERS"),
             "the checkout alone does not show the re-encoded blob: {before:?}"
         );
         presented.head = tree.checked_out();
-        let found = protected_changes(&tree, &presented, Some(&globs), &[]).unwrap();
+        let found = protected_changes(&tree, &presented, Some(&globs), &[], &[]).unwrap();
         let got: Vec<(&str, ChangeKind)> =
             found.iter().map(|c| (c.path.as_str(), c.change)).collect();
         assert_eq!(
@@ -819,8 +903,8 @@ mod tests {
             prefix: "workspace",
             head: None,
         };
-        let found =
-            protected_changes(&tree, &presented, Some(&[".github/**".into()]), &named).unwrap();
+        let found = protected_changes(&tree, &presented, Some(&[".github/**".into()]), &named, &[])
+            .unwrap();
         let got: Vec<(&str, ChangeKind, &str)> = found
             .iter()
             .map(|c| (c.path.as_str(), c.change, c.pattern.as_str()))
@@ -889,7 +973,7 @@ mod tests {
             head: None,
         };
         let found =
-            protected_changes(&tree, &presented, Some(&[".github/**".into()]), &[]).unwrap();
+            protected_changes(&tree, &presented, Some(&[".github/**".into()]), &[], &[]).unwrap();
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].path, ".github/workflows/ci.yml");
         assert_eq!(found[0].change, ChangeKind::Modified);
@@ -916,7 +1000,7 @@ mod tests {
         std::os::unix::fs::symlink("cfg", root.join(".mvn")).unwrap();
         // `gradle/wrapper/**` names a path inside `gradle`: a link there counts too.
         std::os::unix::fs::symlink("../cfg", root.join("gradle")).unwrap();
-        let changes = protected_changes(&tree, &at(root), None, &[]).unwrap();
+        let changes = protected_changes(&tree, &at(root), None, &[], &[]).unwrap();
         let shown: Vec<(&str, ChangeKind)> = changes
             .iter()
             .map(|c| (c.path.as_str(), c.change))
@@ -947,7 +1031,7 @@ mod tests {
             "the link's target is left alone"
         );
         assert!(
-            protected_changes(&tree, &at(root), None, &[])
+            protected_changes(&tree, &at(root), None, &[], &[])
                 .unwrap()
                 .is_empty()
         );
@@ -1055,7 +1139,7 @@ mod tests {
         )
         .unwrap();
         let globs = ["mvnw".to_string(), "scripts/**".to_string()];
-        let found = protected_changes(&tree, &at(root), Some(&globs), &[]).unwrap();
+        let found = protected_changes(&tree, &at(root), Some(&globs), &[], &[]).unwrap();
         let got: Vec<(&str, ChangeKind, Option<&str>)> = found
             .iter()
             .map(|c| (c.path.as_str(), c.change, c.detail.as_deref()))
@@ -1081,10 +1165,10 @@ mod tests {
                 ("scripts/mine.sh", ChangeKind::Added, None),
             ]
         );
-        let pinned = pin_protected(&tree, root, Some(&globs)).unwrap();
+        let pinned = pin_protected(&tree, root, Some(&globs), "", &[]).unwrap();
         assert_eq!(pinned.len(), 4, "{pinned:?}");
         assert!(
-            protected_changes(&tree, &at(root), Some(&globs), &[])
+            protected_changes(&tree, &at(root), Some(&globs), &[], &[])
                 .unwrap()
                 .is_empty()
         );
@@ -1104,5 +1188,121 @@ mod tests {
             Path::new("env.sh")
         );
         assert!(!root.join("scripts/mine.sh").exists());
+    }
+
+    /// Attack finding NC20: a protected path that is a symbolic link in the base protects what
+    /// it leads to inside the repository (a linked file, everything under a linked folder): a
+    /// change there is a protected-path change, and pinning puts the base's target back.
+    #[test]
+    fn a_protected_link_protects_what_it_leads_to_and_pinning_restores_it() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        git(root, &["init", "-q"]);
+        for (p, c) in [
+            ("scripts/check-impl.sh", "#!/bin/sh\nexit 1\n"),
+            ("tools/lib/a.sh", "exit 1\n"),
+        ] {
+            std::fs::create_dir_all(root.join(p).parent().unwrap()).unwrap();
+            std::fs::write(root.join(p), c).unwrap();
+        }
+        std::fs::set_permissions(
+            root.join("scripts/check-impl.sh"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
+        std::fs::create_dir_all(root.join("workspace")).unwrap();
+        std::os::unix::fs::symlink("../scripts/check-impl.sh", root.join("workspace/check.sh"))
+            .unwrap();
+        std::os::unix::fs::symlink("tools", root.join("ci")).unwrap();
+        git(root, &["add", "."]);
+        git(root, &["commit", "-qm", "base"]);
+        let repo = git2::Repository::open(root).unwrap();
+        let id = repo.head().unwrap().peel_to_commit().unwrap().id();
+        let tree = GitTree::new(repo.path().to_path_buf(), root, id, "base".into());
+        // The pull request leaves both links alone and edits what they lead to.
+        std::fs::write(root.join("scripts/check-impl.sh"), "#!/bin/sh\nexit 0\n").unwrap();
+        std::fs::write(root.join("tools/lib/b.sh"), "exit 0\n").unwrap();
+        let globs = ["workspace/check.sh".to_string(), "ci".to_string()];
+        let found = protected_changes(&tree, &at(root), Some(&globs), &[], &[]).unwrap();
+        let got: Vec<(&str, ChangeKind, &str)> = found
+            .iter()
+            .map(|c| (c.path.as_str(), c.change, c.pattern.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "scripts/check-impl.sh",
+                    ChangeKind::Modified,
+                    "the target of the protected link workspace/check.sh"
+                ),
+                (
+                    "tools/lib/b.sh",
+                    ChangeKind::Added,
+                    "the target of the protected link ci"
+                ),
+            ],
+            "{found:?}"
+        );
+        let pinned = pin_protected(&tree, root, Some(&globs), "", &[]).unwrap();
+        assert_eq!(pinned.len(), 2, "{pinned:?}");
+        assert_eq!(
+            std::fs::read_to_string(root.join("scripts/check-impl.sh")).unwrap(),
+            "#!/bin/sh\nexit 1\n"
+        );
+        assert!(!root.join("tools/lib/b.sh").exists());
+    }
+
+    /// Attack finding NC16: Gradle's settings beside the wrapper (`gradle.properties`,
+    /// `settings.gradle`, `settings.gradle.kts`) are pinned and protected as `.mvn/` is,
+    /// wherever the workspace sits and whatever `protected:` lists.
+    #[test]
+    fn gradle_s_settings_files_are_pinned_and_protected_like_maven_s() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        let tree = base_of(
+            root,
+            &[
+                ("app/gradle.properties", "org.gradle.caching=true\n", 0o644),
+                ("app/settings.gradle", "include 'core'\n", 0o644),
+                ("app/build.gradle", "plugins {}\n", 0o644),
+            ],
+        );
+        std::fs::write(
+            root.join("app/gradle.properties"),
+            "org.gradle.jvmargs=-javaagent:/tmp/a.jar\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("app/settings.gradle"), "includeBuild('../x')\n").unwrap();
+        std::fs::write(
+            root.join("app/settings.gradle.kts"),
+            "includeBuild(\"../y\")\n",
+        )
+        .unwrap();
+        let presented = Presented {
+            root,
+            prefix: "app",
+            head: None,
+        };
+        let found =
+            protected_changes(&tree, &presented, Some(&[".github/**".into()]), &[], &[]).unwrap();
+        let got: Vec<(&str, ChangeKind)> =
+            found.iter().map(|c| (c.path.as_str(), c.change)).collect();
+        assert_eq!(
+            got,
+            [
+                ("app/gradle.properties", ChangeKind::Modified),
+                ("app/settings.gradle", ChangeKind::Modified),
+                ("app/settings.gradle.kts", ChangeKind::Added),
+            ]
+        );
+        let changed = pin_build_files(&tree, &root.join("app"), "app").unwrap();
+        assert_eq!(changed.len(), 3, "{changed:?}");
+        assert_eq!(
+            std::fs::read_to_string(root.join("app/gradle.properties")).unwrap(),
+            "org.gradle.caching=true\n"
+        );
+        assert!(!root.join("app/settings.gradle.kts").exists());
     }
 }

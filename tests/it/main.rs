@@ -26,6 +26,7 @@ mod javac_differential;
 mod kotlin;
 mod llm;
 mod oracle;
+mod protect;
 mod prove;
 mod real_model;
 mod reliability;

@@ -13,7 +13,7 @@ use common::{commit_all, git, pull_request_event, report, stderr, stdout, write_
 use serde_json::Value;
 
 /// A simulated Actions step: the runner's files live in `runner`.
-fn in_actions(cmd: &mut Command, runner: &Path, event_name: &str, event: &Path) {
+pub(crate) fn in_actions(cmd: &mut Command, runner: &Path, event_name: &str, event: &Path) {
     cmd.env("GITHUB_ACTIONS", "true")
         .env("GITHUB_EVENT_NAME", event_name)
         .env("GITHUB_EVENT_PATH", event)
@@ -30,7 +30,10 @@ fn in_actions(cmd: &mut Command, runner: &Path, event_name: &str, event: &Path) 
 
 /// A repository whose base commit holds `base` files and whose working tree (the pull
 /// request's head, committed) then holds `pr` on top; returns (root, base sha, head sha).
-fn pull_request(base: &[(&str, &str)], pr: &[(&str, &str)]) -> (tempfile::TempDir, String, String) {
+pub(crate) fn pull_request(
+    base: &[(&str, &str)],
+    pr: &[(&str, &str)],
+) -> (tempfile::TempDir, String, String) {
     let d = tempfile::tempdir().unwrap();
     let repo = d.path().join("repo");
     std::fs::create_dir_all(&repo).unwrap();
@@ -43,7 +46,13 @@ fn pull_request(base: &[(&str, &str)], pr: &[(&str, &str)]) -> (tempfile::TempDi
 
 /// Runs judge-ci in `dir` as a `pull_request` step for base → head; returns the output and
 /// the out folder.
-fn run_pr(root: &Path, dir: &Path, base: &str, head: &str, args: &[&str]) -> (Output, PathBuf) {
+pub(crate) fn run_pr(
+    root: &Path,
+    dir: &Path,
+    base: &str,
+    head: &str,
+    args: &[&str],
+) -> (Output, PathBuf) {
     let runner = root.join("runner");
     std::fs::create_dir_all(&runner).unwrap();
     let event = pull_request_event(&runner, base, head);

@@ -1,0 +1,775 @@
+//! The repository files a check's command runs as its program or reads as its own settings
+//! (trust.md points 1 and 2; attack findings GA1, NC19): `run: ["python3", "judge/ext.py"]`,
+//! `sh ./check.sh`, `scripts/verify.sh`, `mvn -s ci/settings.xml`. Such a file is the judge's,
+//! not the subject's: in a pull-request context it is protected (a change to it is a
+//! protected-path finding) and pinned to the trusted tree's copy before any judge runs,
+//! whatever `protected:` lists, as the build wrappers are.
+//!
+//! What counts as naming a program, read from the command's words (quotes removed, nothing
+//! expanded): a word at a command's place that holds a `/` (`./check.sh`, `scripts/x.sh`); the
+//! script an interpreter is given (`sh`, `bash`, `.`, `source`, `python3`, `node`, `perl`,
+//! `ruby`, `php`, `java -jar`, `java X.java`, `awk -f`, `sed -f`, `jq -f`, `make -f`); the
+//! settings a build tool is given (`mvn -s/-gs/-t/-gt`, `gradle -I/-c`); the value of a
+//! settings option of any program (`--config`, `--settings`, `--rules`, `--init-script`, …);
+//! and any word naming a file the trusted tree records as executable. A named shell script is
+//! read in turn for the programs it runs. Not followed: a word holding an expansion (`$X`,
+//! a backquote), a program another language's script starts (a Python judge's subprocess),
+//! files a tool reads by convention (a `Makefile`, `package.json`): list those under
+//! `protected:`.
+
+use std::collections::{BTreeSet, HashMap};
+
+use git2::Oid;
+
+use crate::config::Benchmark;
+use crate::config::checks::{CheckKind, CommandLine};
+use crate::config::source::GitTree;
+
+/// A repository file a check's command names as its program or its settings.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Program {
+    /// Its repository-relative path, `/`-separated.
+    pub path: String,
+    /// The check whose command names it.
+    pub check: String,
+}
+
+/// Most named files read for the programs they run in turn, and how deep.
+const MAX_FOLLOWED: usize = 64;
+const MAX_DEPTH: usize = 4;
+/// The largest script read for the programs it runs.
+const MAX_SCRIPT_BYTES: usize = 256 << 10;
+
+/// The trusted tree's blobs: path → (id, mode).
+pub(super) type Blobs = HashMap<String, (Oid, i32)>;
+
+/// Every blob of `tree`.
+pub(super) fn blobs_of(tree: &GitTree) -> std::io::Result<Blobs> {
+    Ok(tree
+        .blobs(&|_| true)?
+        .into_iter()
+        .map(|(p, id, mode)| (p, (id, mode)))
+        .collect())
+}
+
+/// Where the repository-relative `path` leads in `blobs`, following symbolic links the tree
+/// records on the way (a linked folder, a linked file, a chain of them) as a checkout would:
+/// the links passed through and the end, or `None` when it leaves the repository or loops.
+pub(super) fn follow(tree: &GitTree, blobs: &Blobs, path: &str) -> Option<(Vec<String>, String)> {
+    let mut through = Vec::new();
+    let mut pending: Vec<String> = path.split('/').rev().map(str::to_string).collect();
+    let mut done: Vec<String> = Vec::new();
+    let mut hops = 0;
+    while let Some(c) = pending.pop() {
+        match c.as_str() {
+            "" | "." => continue,
+            ".." => {
+                done.pop()?;
+                continue;
+            }
+            _ => done.push(c),
+        }
+        let here = done.join("/");
+        if let Some((id, 0o120000)) = blobs.get(&here) {
+            hops += 1;
+            if hops > 40 {
+                return None;
+            }
+            let target = tree.blob(*id).ok()?;
+            let target = String::from_utf8(target).ok()?;
+            if target.starts_with('/') {
+                return None;
+            }
+            through.push(here);
+            done.pop();
+            pending.extend(target.split('/').rev().map(str::to_string));
+        }
+    }
+    Some((through, done.join("/")))
+}
+
+/// `word` relative to the folder `cwd` (repository-relative), without leaving the repository.
+fn resolve(cwd: &str, word: &str) -> Option<String> {
+    if word.is_empty() || word.starts_with(['/', '~', '-']) || word.contains('\0') {
+        return None;
+    }
+    let mut parts: Vec<&str> = cwd.split('/').filter(|c| !c.is_empty()).collect();
+    for c in word.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            c => parts.push(c),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+/// A word of a command: its text with quotes removed, `None` when it holds an expansion whose
+/// value is not known here.
+type Word = Option<String>;
+
+/// The simple commands of a shell line, each its words (a redirection's file left out; the
+/// inside of `$( … )` and of `( … )` are commands of their own). A deliberately small reading
+/// of POSIX shell: enough to find the words that name programs.
+fn simple_commands(line: &str) -> Vec<Vec<Word>> {
+    struct Lexer {
+        out: Vec<Vec<Word>>,
+        cmd: Vec<Word>,
+        word: String,
+        in_word: bool,
+        known: bool,
+        redirect: bool,
+    }
+    impl Lexer {
+        fn word(&mut self) {
+            if self.in_word && !self.redirect {
+                self.cmd
+                    .push(self.known.then(|| std::mem::take(&mut self.word)));
+            }
+            if self.in_word {
+                self.redirect = false;
+            }
+            self.word.clear();
+            self.in_word = false;
+            self.known = true;
+        }
+        fn command(&mut self) {
+            self.word();
+            self.redirect = false;
+            if !self.cmd.is_empty() {
+                self.out.push(std::mem::take(&mut self.cmd));
+            }
+        }
+    }
+    let mut l = Lexer {
+        out: Vec::new(),
+        cmd: Vec::new(),
+        word: String::new(),
+        in_word: false,
+        known: true,
+        redirect: false,
+    };
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' | '\r' => l.word(),
+            '\n' | ';' | '&' | '|' | '(' | ')' => l.command(),
+            '<' | '>' => {
+                if l.in_word && l.word.chars().all(|c| c.is_ascii_digit()) {
+                    l.word.clear();
+                    l.in_word = false;
+                } else {
+                    l.word();
+                }
+                while chars
+                    .next_if(|c| matches!(c, '<' | '>' | '&' | '|'))
+                    .is_some()
+                {}
+                l.redirect = true;
+            }
+            '#' if !l.in_word => while chars.next_if(|c| *c != '\n').is_some() {},
+            '\'' => {
+                l.in_word = true;
+                for c in chars.by_ref() {
+                    if c == '\'' {
+                        break;
+                    }
+                    l.word.push(c);
+                }
+            }
+            '"' => {
+                l.in_word = true;
+                while let Some(c) = chars.next() {
+                    match c {
+                        '"' => break,
+                        '\\' => match chars.next() {
+                            Some(n @ ('$' | '`' | '"' | '\\')) => l.word.push(n),
+                            Some('\n') | None => {}
+                            Some(n) => {
+                                l.word.push('\\');
+                                l.word.push(n);
+                            }
+                        },
+                        '$' | '`' => {
+                            l.known = false;
+                            l.word.push(c);
+                        }
+                        c => l.word.push(c),
+                    }
+                }
+            }
+            '\\' => {
+                l.in_word = true;
+                match chars.next() {
+                    Some('\n') | None => {}
+                    Some(n) => l.word.push(n),
+                }
+            }
+            '$' | '`' => {
+                l.in_word = true;
+                l.known = false;
+                l.word.push(c);
+            }
+            c => {
+                l.in_word = true;
+                l.word.push(c);
+            }
+        }
+    }
+    l.command();
+    l.out
+}
+
+/// Reserved words that may begin a command in front of the program.
+const KEYWORDS: &[&str] = &[
+    "!", "if", "then", "else", "elif", "do", "while", "until", "{", "}", "time", "fi", "done",
+    "esac",
+];
+
+/// Programs that run the program after their own options.
+const WRAPPERS: &[&str] = &[
+    "exec", "command", "builtin", "nohup", "env", "nice", "timeout", "stdbuf", "sudo", "setsid",
+    "ionice", "time", "xargs",
+];
+
+/// Long options whose value is a settings or rules file, whatever the program.
+const SETTINGS_OPTIONS: &[&str] = &[
+    "--config",
+    "--config-file",
+    "--configuration",
+    "--settings",
+    "--settings-file",
+    "--global-settings",
+    "--toolchains",
+    "--global-toolchains",
+    "--rules",
+    "--ruleset",
+    "--rulesets",
+    "--rcfile",
+    "--init-file",
+    "--init-script",
+    "--require",
+    "--import",
+    "--loader",
+    "--from-file",
+    "--makefile",
+];
+
+/// The last path component of a program word.
+fn base_name(w: &str) -> &str {
+    w.rsplit('/').next().unwrap_or(w)
+}
+
+/// What one simple command names: files (as words) and command strings it runs (`sh -c`).
+#[derive(Default)]
+struct Named {
+    files: Vec<String>,
+    lines: Vec<String>,
+    /// Files named as scripts of a shell (read in turn whatever their first line says).
+    shell_scripts: Vec<String>,
+}
+
+/// The program words of one simple command.
+fn named_by(words: &[Word]) -> Named {
+    let mut n = Named::default();
+    let mut i = 0;
+    let text = |i: usize| words.get(i).and_then(|w| w.as_deref());
+    // Keywords, assignments, wrappers and their options, judge-ci's own `fence-exec --`.
+    loop {
+        let Some(w) = words.get(i) else { return n };
+        let Some(w) = w.as_deref() else {
+            if text(i + 1) == Some("fence-exec") {
+                i += 2;
+                if text(i) == Some("--") {
+                    i += 1;
+                }
+                continue;
+            }
+            break;
+        };
+        if matches!(w, "for" | "case" | "select") {
+            return n;
+        }
+        let assignment = w.split_once('=').is_some_and(|(k, _)| {
+            !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+        if KEYWORDS.contains(&w) || assignment {
+            i += 1;
+            continue;
+        }
+        if base_name(w) == "judge-ci" && text(i + 1) == Some("fence-exec") {
+            i += 2;
+            if text(i) == Some("--") {
+                i += 1;
+            }
+            continue;
+        }
+        if WRAPPERS.contains(&w) {
+            let wrapper = w;
+            i += 1;
+            while let Some(o) = text(i) {
+                if o == "--" {
+                    i += 1;
+                    break;
+                }
+                if !o.starts_with('-') && !o.contains('=') {
+                    break;
+                }
+                let takes = matches!(
+                    (wrapper, o),
+                    ("nice", "-n")
+                        | ("timeout", "-s" | "-k")
+                        | ("env", "-u" | "-C")
+                        | ("ionice", "-c" | "-n")
+                        | ("sudo", "-u" | "-g")
+                        | ("xargs", "-I" | "-n" | "-P" | "-d" | "-L" | "-s" | "-E")
+                );
+                i += if takes { 2 } else { 1 };
+            }
+            if wrapper == "timeout" && text(i).is_some() {
+                i += 1;
+            }
+            continue;
+        }
+        break;
+    }
+    let Some(program) = text(i) else { return n };
+    if program.contains('/') {
+        n.files.push(program.to_string());
+    }
+    let args = &words[i + 1..];
+    let arg = |k: usize| args.get(k).and_then(|w| w.as_deref());
+    let name = base_name(program);
+    let interpreter = |name: &str| {
+        name.starts_with("python")
+            || name.starts_with("pypy")
+            || matches!(
+                name,
+                "node"
+                    | "nodejs"
+                    | "bun"
+                    | "perl"
+                    | "ruby"
+                    | "php"
+                    | "lua"
+                    | "luajit"
+                    | "tclsh"
+                    | "Rscript"
+                    | "groovy"
+                    | "jshell"
+                    | "deno"
+            )
+    };
+    let shell = matches!(
+        name,
+        "sh" | "bash" | "dash" | "zsh" | "ksh" | "ash" | "mksh" | "busybox"
+    );
+    let mut k = 0;
+    if matches!(name, "." | "source") {
+        if let Some(a) = arg(0) {
+            n.files.push(a.to_string());
+            n.shell_scripts.push(a.to_string());
+        }
+    } else if shell {
+        while let Some(a) = arg(k) {
+            if name == "busybox" && k == 0 && a == "sh" {
+                k += 1;
+                continue;
+            }
+            if a == "-c" {
+                if let Some(line) = arg(k + 1) {
+                    n.lines.push(line.to_string());
+                }
+                break;
+            }
+            if a == "-o" || a == "+o" {
+                k += 2;
+                continue;
+            }
+            if a == "--" {
+                if let Some(s) = arg(k + 1) {
+                    n.files.push(s.to_string());
+                    n.shell_scripts.push(s.to_string());
+                }
+                break;
+            }
+            if a.starts_with(['-', '+']) {
+                // `-ec '…'`: the command string after a bundle holding c.
+                if a.starts_with('-') && a.contains('c') && !a.starts_with("--") {
+                    if let Some(line) = arg(k + 1) {
+                        n.lines.push(line.to_string());
+                    }
+                    break;
+                }
+                k += 1;
+                continue;
+            }
+            n.files.push(a.to_string());
+            n.shell_scripts.push(a.to_string());
+            break;
+        }
+    } else if interpreter(name) {
+        while let Some(a) = arg(k) {
+            if matches!(
+                a,
+                "-c" | "-m" | "-e" | "-E" | "--eval" | "-p" | "--print" | "-r"
+            ) && name != "node"
+                || (name == "node" && matches!(a, "-e" | "--eval" | "-p" | "--print"))
+            {
+                break;
+            }
+            if matches!(
+                a,
+                "-W" | "-X" | "-I" | "-M" | "-r" | "--require" | "--import"
+            ) {
+                if matches!(a, "-r" | "--require" | "--import")
+                    && let Some(v) = arg(k + 1)
+                {
+                    n.files.push(v.to_string());
+                }
+                k += 2;
+                continue;
+            }
+            if a.starts_with('-') {
+                k += 1;
+                continue;
+            }
+            n.files.push(a.to_string());
+            break;
+        }
+    } else if name == "java" {
+        while let Some(a) = arg(k) {
+            match a {
+                "-jar" => {
+                    if let Some(v) = arg(k + 1) {
+                        n.files.push(v.to_string());
+                    }
+                    break;
+                }
+                "-cp" | "-classpath" | "--class-path" | "-p" | "--module-path" => {
+                    if let Some(v) = arg(k + 1) {
+                        n.files.extend(v.split(':').map(str::to_string));
+                    }
+                    k += 2;
+                }
+                _ if a.starts_with("-javaagent:") => {
+                    let v = &a["-javaagent:".len()..];
+                    n.files
+                        .push(v.split_once('=').map_or(v, |(f, _)| f).to_string());
+                    k += 1;
+                }
+                _ if a.starts_with('-') => k += 1,
+                _ => {
+                    if a.ends_with(".java") {
+                        n.files.push(a.to_string());
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    // Options naming a program or settings file, by tool, then for any program.
+    let short: &[&str] = match name {
+        "awk" | "gawk" | "mawk" | "nawk" | "sed" | "gsed" | "jq" | "make" | "gmake" => &["-f"],
+        "mvn" | "mvnw" | "mvnd" | "mvnw.cmd" => &["-s", "-gs", "-t", "-gt"],
+        "gradle" | "gradlew" | "gradlew.bat" => &["-I", "-c"],
+        _ => &[],
+    };
+    for (j, a) in args.iter().enumerate() {
+        let Some(a) = a.as_deref() else { continue };
+        let next = || args.get(j + 1).and_then(|w| w.as_deref());
+        if short.contains(&a) || SETTINGS_OPTIONS.contains(&a) {
+            if let Some(v) = next() {
+                n.files.push(v.to_string());
+            }
+        } else if let Some((o, v)) = a.split_once('=')
+            && SETTINGS_OPTIONS.contains(&o)
+        {
+            n.files.push(v.to_string());
+        }
+    }
+    // Any other word naming a file the trusted tree records as executable is checked by
+    // the caller (it knows the modes).
+    for a in args.iter().flatten() {
+        n.files.push(format!("\0maybe:{a}"));
+    }
+    n
+}
+
+/// The files `line` names as programs, relative to `cwd`, that `blobs` holds; the shell
+/// scripts among them are read in turn (bounded).
+fn collect(
+    tree: &GitTree,
+    blobs: &Blobs,
+    cwd: &str,
+    commands: Vec<Vec<Word>>,
+    depth: usize,
+    found: &mut BTreeSet<String>,
+) {
+    for words in commands {
+        let named = named_by(&words);
+        for line in &named.lines {
+            if depth < MAX_DEPTH {
+                collect(tree, blobs, cwd, simple_commands(line), depth + 1, found);
+            }
+        }
+        for f in &named.files {
+            let (word, only_executable) = match f.strip_prefix("\0maybe:") {
+                Some(w) => (w, true),
+                None => (f.as_str(), false),
+            };
+            let Some(path) = resolve(cwd, word) else {
+                continue;
+            };
+            let Some((through, end)) = follow(tree, blobs, &path) else {
+                continue;
+            };
+            let Some(&(id, mode)) = blobs.get(&end) else {
+                continue;
+            };
+            if only_executable && mode != 0o100755 {
+                continue;
+            }
+            let new = found.insert(end.clone());
+            found.extend(through);
+            if !new || depth >= MAX_DEPTH || found.len() > MAX_FOLLOWED {
+                continue;
+            }
+            let Ok(bytes) = tree.blob(id) else { continue };
+            if bytes.len() > MAX_SCRIPT_BYTES {
+                continue;
+            }
+            let Ok(text) = String::from_utf8(bytes) else {
+                continue;
+            };
+            let first = text.lines().next().unwrap_or("");
+            let shell_line = first.starts_with("#!")
+                && ["sh", "bash", "dash", "zsh", "ksh"]
+                    .iter()
+                    .any(|s| first.split([' ', '/']).any(|w| w == *s));
+            let is_shell = named.shell_scripts.iter().any(|s| s == word)
+                || shell_line
+                || (!first.starts_with("#!") && end.ends_with(".sh"));
+            if is_shell {
+                collect(tree, blobs, cwd, simple_commands(&text), depth + 1, found);
+            }
+        }
+    }
+}
+
+/// Every repository file the checks of `bench` name as their program or settings (see the
+/// module's documentation), found in the trusted tree `tree`; `prefix` is the workspace's place
+/// in the repository, where the commands run.
+pub fn programs(bench: &Benchmark, tree: &GitTree, blobs: &Blobs, prefix: &str) -> Vec<Program> {
+    let mut out = BTreeSet::new();
+    for c in bench.jury.all_checks() {
+        let (commands, dir) = match &c.kind {
+            CheckKind::Command { run, dir, .. } => (
+                line_commands(run),
+                dir.as_ref().map(|d| {
+                    d.as_path()
+                        .components()
+                        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                        .collect::<Vec<_>>()
+                        .join("/")
+                }),
+            ),
+            CheckKind::External { run, .. } => (line_commands(run), None),
+            CheckKind::MavenBuild { args, .. } => (
+                vec![
+                    std::iter::once(Some("mvn".to_string()))
+                        .chain(args.iter().cloned().map(Some))
+                        .collect(),
+                ],
+                None,
+            ),
+            CheckKind::GradleBuild { args, .. } => (
+                vec![
+                    std::iter::once(Some("gradle".to_string()))
+                        .chain(args.iter().cloned().map(Some))
+                        .collect(),
+                ],
+                None,
+            ),
+            CheckKind::FileExists { .. }
+            | CheckKind::FileContent { .. }
+            | CheckKind::ClassVersion { .. }
+            | CheckKind::CoveragePreservation { .. }
+            | CheckKind::CoverageImprovement { .. }
+            | CheckKind::ImportDiff { .. }
+            | CheckKind::AstDiff { .. }
+            | CheckKind::PomDiff { .. }
+            | CheckKind::FileComparison { .. }
+            | CheckKind::TestInvariance { .. }
+            | CheckKind::ProtectedPaths { .. }
+            | CheckKind::Semantic { .. } => continue,
+        };
+        let cwd = match (prefix.is_empty(), dir) {
+            (_, None) => prefix.to_string(),
+            (true, Some(d)) => d,
+            (false, Some(d)) => format!("{prefix}/{d}"),
+        };
+        let mut found = BTreeSet::new();
+        collect(tree, blobs, &cwd, commands, 0, &mut found);
+        out.extend(found.into_iter().map(|path| Program {
+            path,
+            check: c.name.clone(),
+        }));
+    }
+    // One file named by several checks: listed once, for the first.
+    let mut seen = std::collections::HashSet::new();
+    out.into_iter()
+        .filter(|p| seen.insert(p.path.clone()))
+        .collect()
+}
+
+/// The simple commands of a check's command line.
+fn line_commands(run: &CommandLine) -> Vec<Vec<Word>> {
+    match run {
+        CommandLine::Shell(l) | CommandLine::ShellWithGlobs(l) => simple_commands(l),
+        CommandLine::Argv(v) => vec![v.iter().cloned().map(Some).collect()],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(line: &str) -> Vec<Vec<String>> {
+        simple_commands(line)
+            .into_iter()
+            .map(|c| {
+                c.into_iter()
+                    .map(|w| w.unwrap_or_else(|| "<?>".into()))
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_shell_line_splits_into_its_simple_commands() {
+        assert_eq!(
+            words("! grep -rn 'a b' src && sh ./check.sh 2>&1 >out.txt; X=1 ./x \"$Y\""),
+            [
+                vec!["!", "grep", "-rn", "a b", "src"],
+                vec!["sh", "./check.sh"],
+                vec!["X=1", "./x", "<?>"],
+            ]
+        );
+        assert_eq!(
+            words("if test -f a; then . ./env.sh # comment ./no.sh\nfi"),
+            [
+                vec!["if", "test", "-f", "a"],
+                vec!["then", ".", "./env.sh"],
+                vec!["fi"]
+            ]
+        );
+        assert_eq!(
+            words("out=$(python3 tools/j.py) || exit 1"),
+            [
+                vec!["<?>"],
+                vec!["python3", "tools/j.py"],
+                vec!["exit", "1"]
+            ]
+        );
+    }
+
+    fn files(line: &str) -> Vec<String> {
+        simple_commands(line)
+            .iter()
+            .flat_map(|w| named_by(w).files)
+            .filter(|f| !f.starts_with('\0'))
+            .collect()
+    }
+
+    #[test]
+    fn programs_interpreter_scripts_and_settings_files_are_named_data_is_not() {
+        assert_eq!(files("sh ./check.sh"), ["./check.sh"]);
+        assert_eq!(files("scripts/verify.sh --all"), ["scripts/verify.sh"]);
+        assert_eq!(files("bash -eu ci/run.sh x"), ["ci/run.sh"]);
+        assert_eq!(
+            files("timeout -s KILL 30 python3 -u judge/ext.py"),
+            ["judge/ext.py"]
+        );
+        assert_eq!(files("\"$JUDGE_CI\" fence-exec -- node ./t.js"), ["./t.js"]);
+        assert_eq!(
+            files("./mvnw -q -s ci/settings.xml verify"),
+            ["./mvnw", "ci/settings.xml"]
+        );
+        assert_eq!(files("java -jar lib/judge.jar"), ["lib/judge.jar"]);
+        assert_eq!(
+            files("checkstyle --config=ci/rules.xml src"),
+            ["ci/rules.xml"]
+        );
+        assert!(
+            files("sh -c './inner.sh'").is_empty(),
+            "read as a line of its own"
+        );
+        // The subject's files a command reads are data.
+        assert!(files("grep -qx hello app.txt").is_empty());
+        assert!(files("! grep -rn javax src").is_empty());
+        assert!(
+            files("check.sh").is_empty(),
+            "found on PATH, not in the folder"
+        );
+        assert!(files("for f in a.sh b.sh; do echo; done").is_empty());
+        assert!(files("python3 -c 'import x' app.py").is_empty());
+    }
+
+    #[test]
+    fn a_path_never_leaves_the_repository() {
+        assert_eq!(resolve("ws", "./a/../b.sh").as_deref(), Some("ws/b.sh"));
+        assert_eq!(resolve("ws", "../ci/x.sh").as_deref(), Some("ci/x.sh"));
+        assert_eq!(resolve("ws", "../../x.sh"), None);
+        assert_eq!(resolve("", "/usr/bin/sh"), None);
+    }
+
+    /// The files a command names, found in a real tree: a settings file, an executable
+    /// anywhere in the line, a link and what it leads to; the subject's sources it reads are
+    /// not.
+    #[test]
+    fn the_files_named_are_found_in_the_trusted_tree_through_links() {
+        use crate::test_support::git;
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        git(root, &["init", "-q"]);
+        for (p, c) in [
+            ("ws/ci/settings.xml", "<settings/>\n"),
+            ("ws/tools/lint", "#!/bin/sh\nexit 1\n"),
+            ("ws/tools/real.sh", "./tools/inner.sh\n"),
+            ("ws/tools/inner.sh", "exit 1\n"),
+            ("ws/src/App.java", "class App {}\n"),
+        ] {
+            std::fs::create_dir_all(root.join(p).parent().unwrap()).unwrap();
+            std::fs::write(root.join(p), c).unwrap();
+        }
+        std::fs::set_permissions(
+            root.join("ws/tools/lint"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink("tools/real.sh", root.join("ws/a.sh")).unwrap();
+        git(root, &["add", "."]);
+        git(root, &["commit", "-qm", "base"]);
+        let repo = git2::Repository::open(root).unwrap();
+        let id = repo.head().unwrap().peel_to_commit().unwrap().id();
+        let tree = GitTree::new(repo.path().to_path_buf(), root, id, "base".into());
+        let blobs = blobs_of(&tree).unwrap();
+        let mut found = BTreeSet::new();
+        let line = "./mvnw -s ci/settings.xml verify && find src -exec tools/lint {} + && sh a.sh && grep x src/App.java";
+        collect(&tree, &blobs, "ws", simple_commands(line), 0, &mut found);
+        assert_eq!(
+            found.into_iter().collect::<Vec<_>>(),
+            [
+                "ws/a.sh",
+                "ws/ci/settings.xml",
+                "ws/tools/inner.sh",
+                "ws/tools/lint",
+                "ws/tools/real.sh"
+            ]
+        );
+    }
+}

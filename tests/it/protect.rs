@@ -1,0 +1,156 @@
+//! The judge's own programs are the trusted side's (`spec/trust.md` points 1, 2 and 25; attack
+//! findings GA1, NC19, NC15): a script a check's command runs is pinned to the base's copy and
+//! a change to it is a protected-path finding, whatever `protected:` lists; a program the pull
+//! request plants on a `PATH` entry inside the workspace never stands in for a command's.
+//! Each test runs the real binary on a real git repository in a temporary folder.
+
+use crate::common;
+use crate::trust::run_pr;
+
+use common::{commit_all, report, stderr, write_tree};
+use serde_json::Value;
+
+/// (path, change, pattern) of every protected-path change of a report.
+fn protected_changes(r: &Value) -> Vec<(String, String, String)> {
+    r["trust"]["protectedChanges"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|c| {
+                    let s = |k: &str| c[k].as_str().unwrap_or_default().to_string();
+                    (s("path"), s("change"), s("pattern"))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The status of the judgment named `name`.
+fn status<'a>(r: &'a Value, name: &str) -> &'a Value {
+    &r["verdict"]["individualByName"][name]["status"]
+}
+
+#[test]
+fn the_scripts_a_check_s_command_runs_are_the_base_s_whatever_protected_lists() {
+    // The base config names no `protected:` at all. Its external judge is a script of the
+    // repository (`sh judges/judge.sh`), and its command check runs `scripts/verify.sh`, which
+    // runs `scripts/rules.sh`. The pull request keeps javax and rewrites the judge to answer
+    // PASS and the rules to exit 0: the judges run the base's copies, so it is rejected, and
+    // each rewritten program is a protected-path change (attack findings GA1, NC19).
+    let config = "name: gate\njury:\n  checks:\n    - {type: external, name: ext, run: [sh, judges/judge.sh]}\n    - {type: command, name: verify, run: scripts/verify.sh}\n";
+    let judge = "#!/bin/sh\ncat > /dev/null\nif grep -q javax src/App.java; then\n  echo '{\"status\":\"fail\",\"reasoning\":\"javax left\"}' >&3\nelse\n  echo '{\"status\":\"pass\",\"reasoning\":\"migrated\"}' >&3\nfi\n";
+    let d = tempfile::tempdir().unwrap();
+    let repo = d.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    write_tree(
+        &repo,
+        &[
+            ("judge-ci.yml", config),
+            ("judges/judge.sh", judge),
+            ("scripts/verify.sh", "#!/bin/sh\nexec sh scripts/rules.sh\n"),
+            (
+                "scripts/rules.sh",
+                "#!/bin/sh\n! grep -q javax src/App.java\n",
+            ),
+            ("src/App.java", "import javax.servlet.Filter;\n"),
+        ],
+    );
+    common::chmod_x(&repo.join("scripts/verify.sh"));
+    let base = commit_all(&repo, "base");
+    write_tree(
+        &repo,
+        &[
+            (
+                "judges/judge.sh",
+                "#!/bin/sh\necho '{\"status\":\"pass\",\"reasoning\":\"my own judge\"}' >&3\n",
+            ),
+            ("scripts/rules.sh", "#!/bin/sh\nexit 0\n"),
+            (
+                "src/App.java",
+                "import javax.servlet.Filter;\nclass App {}\n",
+            ),
+        ],
+    );
+    let head = commit_all(&repo, "the pull request");
+    let (o, out) = run_pr(d.path(), &repo, &base, &head, &[]);
+    let r = report(&out);
+    common::assert_report_schema(&r);
+    assert_eq!(status(&r, "ext"), "fail", "{:#}", r["verdict"]);
+    assert_eq!(status(&r, "verify"), "fail", "{:#}", r["verdict"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(
+        protected_changes(&r),
+        [
+            (
+                "judges/judge.sh".to_string(),
+                "modified".to_string(),
+                "run by check `ext`".to_string()
+            ),
+            (
+                "scripts/rules.sh".to_string(),
+                "modified".to_string(),
+                "run by check `verify`".to_string()
+            ),
+        ],
+        "{:#}",
+        r["trust"]
+    );
+    // Reported as the judge's files, not as changes no check reads.
+    let unjudged = r["trust"]["unjudged"].to_string();
+    assert!(!unjudged.contains("judge.sh"), "{unjudged}");
+    assert!(!unjudged.contains("rules.sh"), "{unjudged}");
+    assert!(
+        r["trust"]["baseBuildFiles"]
+            .to_string()
+            .contains("judges/judge.sh"),
+        "{:#}",
+        r["trust"]
+    );
+}
+
+#[test]
+fn a_program_planted_on_a_path_entry_inside_the_workspace_never_stands_in_for_a_command_s() {
+    // A local run (no pull-request context: the fence alone decides). The config's command is
+    // `! grep -rn javax src`; the subject keeps javax and commits `node_modules/.bin/grep` and
+    // `bin/grep`, both exiting 1 ("nothing found"), while the runner's PATH starts with the
+    // workspace's `node_modules/.bin` (as `echo "$GITHUB_WORKSPACE/node_modules/.bin" >>
+    // $GITHUB_PATH` makes it) and a relative `bin` (attack finding NC15).
+    let ws = tempfile::tempdir().unwrap();
+    write_tree(
+        ws.path(),
+        &[
+            (
+                "judge-ci.yml",
+                "name: gate\njury:\n  checks:\n    - {type: command, name: no-javax, run: \"! grep -rn javax src\"}\n",
+            ),
+            ("src/App.java", "import javax.servlet.Filter;\n"),
+            ("node_modules/.bin/grep", "#!/bin/sh\nexit 1\n"),
+            ("bin/grep", "#!/bin/sh\nexit 1\n"),
+        ],
+    );
+    common::chmod_x(&ws.path().join("node_modules/.bin/grep"));
+    common::chmod_x(&ws.path().join("bin/grep"));
+    let out = tempfile::tempdir().unwrap();
+    let path = format!(
+        "{}:bin:{}",
+        ws.path().join("node_modules/.bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let o = common::command(
+        ws.path(),
+        &["--dry-run", "-q", "--out", out.path().to_str().unwrap()],
+    )
+    .env("PATH", &path)
+    .output()
+    .unwrap();
+    let r = report(out.path());
+    assert_eq!(status(&r, "no-javax"), "fail", "{:#}", r["verdict"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let fence = r["fence"].as_str().unwrap_or_default();
+    assert!(
+        fence.contains("PATH entries")
+            && fence.contains("node_modules/.bin")
+            && fence.contains("bin"),
+        "the report says which PATH entries were withheld: {fence}"
+    );
+}
