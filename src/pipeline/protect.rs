@@ -583,7 +583,7 @@ pub fn pin_build_files(
 
 /// Makes every protected path (`protected`, the defaults when `None`; the workspace's build
 /// files at `prefix`; the programs the checks run; what protected links lead to: see
-/// [`watched`]; relative to the repository root `root`) what the trusted tree records, so a
+/// `watched`; relative to the repository root `root`) what the trusted tree records, so a
 /// judge that runs or reads one (a wrapper, a settings file, a script a check runs) uses the
 /// trusted side's copy whatever `protected-action` says (trust.md point 2). Returns what
 /// changed.

@@ -107,7 +107,7 @@ fn is_output(dir: &Path) -> bool {
 }
 
 /// Whether the material leaves the workspace file `rel` (`/`-separated) out: under judge-ci's
-/// own folders at the top, or under a build-output folder (see [`OUTPUTS`]). Such a file is
+/// own folders at the top, or under a build-output folder (see `OUTPUTS`). Such a file is
 /// not shown to the model, so a semantic check does not count as having read it: the
 /// unjudged-changes listing names it (attack FI3).
 pub fn left_out(workspace: &Path, rel: &str) -> bool {
