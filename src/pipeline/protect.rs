@@ -267,6 +267,9 @@ struct Watched {
     why: Vec<String>,
 }
 
+/// The files that decide how git records and presents paths, protected in every run.
+const GIT_RECORDING_FILES: [&str; 2] = ["**/.gitattributes", ".gitmodules"];
+
 fn watched(
     tree: &GitTree,
     protected: Option<&[String]>,
@@ -287,6 +290,17 @@ fn watched(
     };
     for g in protected.map_or_else(default_protected, <[String]>::to_vec) {
         add(&mut w, g.clone(), g);
+    }
+    // What decides how git records and presents every path, protected ones included: the
+    // attributes (`eol`, `-diff`, `merge=ours`, `linguist-generated` on `.github/**` hide or
+    // change a protected change in the pull request's view) and the submodules' addresses.
+    // Protected whatever `protected:` says (attack findings NC11, NC3's `.gitmodules` part).
+    for g in GIT_RECORDING_FILES {
+        add(
+            &mut w,
+            g.to_string(),
+            format!("{g} (how git records protected paths)"),
+        );
     }
     for b in BUILD_FILES {
         let g = if prefix.is_empty() {
@@ -1099,6 +1113,63 @@ mod tests {
         ));
         assert!(!outside.path().join("T.java").exists());
         assert!(!outside.path().join("test").exists());
+    }
+
+    /// Attack finding NC11 (and NC3's `.gitmodules` part): a `.gitattributes` that gives
+    /// `.github/**` `-diff linguist-generated` (hiding a protected change in the pull
+    /// request's view) or `merge=ours`, and a submodule address changed in `.gitmodules`, are
+    /// protected-path changes whatever `protected:` lists.
+    #[test]
+    fn the_files_that_decide_how_git_records_paths_are_protected() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        git(root, &["init", "-q"]);
+        for (p, c) in [
+            (
+                ".gitmodules",
+                "[submodule \"lib\"]\n\tpath = lib\n\turl = https://example.com/lib\n",
+            ),
+            ("src/.gitattributes", "*.java text\n"),
+            ("README.md", "hello\n"),
+        ] {
+            std::fs::create_dir_all(root.join(p).parent().unwrap()).unwrap();
+            std::fs::write(root.join(p), c).unwrap();
+        }
+        git(root, &["add", "."]);
+        git(root, &["commit", "-qm", "base"]);
+        let repo = git2::Repository::open(root).unwrap();
+        let id = repo.head().unwrap().peel_to_commit().unwrap().id();
+        let tree = GitTree::new(repo.path().to_path_buf(), root, id, "base".into());
+        std::fs::write(
+            root.join(".gitattributes"),
+            ".github/** linguist-generated=true -diff merge=ours\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join(".gitmodules"),
+            "[submodule \"lib\"]\n\tpath = lib\n\turl = https://evil.example/lib\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("src/.gitattributes"), "*.java -diff\n").unwrap();
+        let only = ["README.md".to_string()];
+        let found = protected_changes(&tree, &at(root), Some(&only), &[], &[]).unwrap();
+        let mut got: Vec<(&str, ChangeKind)> =
+            found.iter().map(|c| (c.path.as_str(), c.change)).collect();
+        got.sort_by_key(|(p, _)| *p);
+        assert_eq!(
+            got,
+            [
+                (".gitattributes", ChangeKind::Added),
+                (".gitmodules", ChangeKind::Modified),
+                ("src/.gitattributes", ChangeKind::Modified),
+            ]
+        );
+        assert!(
+            found
+                .iter()
+                .all(|c| c.pattern.contains("how git records protected paths")),
+            "{found:?}"
+        );
     }
 
     #[test]
