@@ -832,8 +832,10 @@ fn a_workspace_that_is_a_link_to_its_reference_or_the_reference_itself_is_no_sub
             .is_some_and(|w| w.contains("symbolic link")),
         "{task:#}"
     );
-    // `run` on the link, and on the reference named as its own workspace: refused, nothing
-    // judged.
+    // `run` on the link, and on a folder inside the reference: refused, nothing judged. (The
+    // reference named as its own workspace on the command line is its author's gold check:
+    // judged, as example::the_reference_passes_every_tier_with_a_real_build does.)
+    std::fs::create_dir_all(root.path().join("bench/tasks/a/reference/sub")).unwrap();
     for args in [
         vec![
             "--workspace",
@@ -844,7 +846,7 @@ fn a_workspace_that_is_a_link_to_its_reference_or_the_reference_itself_is_no_sub
         vec!["--workspace", "bench/tasks/b/workspace/"],
         vec![
             "--workspace",
-            "bench/tasks/a/reference",
+            "bench/tasks/a/reference/sub",
             "--reference",
             "bench/tasks/a/reference",
         ],
