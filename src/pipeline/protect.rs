@@ -1123,23 +1123,18 @@ mod tests {
     fn the_files_that_decide_how_git_records_paths_are_protected() {
         let d = tempfile::tempdir().unwrap();
         let root = d.path();
-        git(root, &["init", "-q"]);
-        for (p, c) in [
-            (
-                ".gitmodules",
-                "[submodule \"lib\"]\n\tpath = lib\n\turl = https://example.com/lib\n",
-            ),
-            ("src/.gitattributes", "*.java text\n"),
-            ("README.md", "hello\n"),
-        ] {
-            std::fs::create_dir_all(root.join(p).parent().unwrap()).unwrap();
-            std::fs::write(root.join(p), c).unwrap();
-        }
-        git(root, &["add", "."]);
-        git(root, &["commit", "-qm", "base"]);
-        let repo = git2::Repository::open(root).unwrap();
-        let id = repo.head().unwrap().peel_to_commit().unwrap().id();
-        let tree = GitTree::new(repo.path().to_path_buf(), root, id, "base".into());
+        let tree = base_of(
+            root,
+            &[
+                (
+                    ".gitmodules",
+                    "[submodule \"lib\"]\n\tpath = lib\n\turl = https://example.com/lib\n",
+                    0o644,
+                ),
+                ("src/.gitattributes", "*.java text\n", 0o644),
+                ("README.md", "hello\n", 0o644),
+            ],
+        );
         std::fs::write(
             root.join(".gitattributes"),
             ".github/** linguist-generated=true -diff merge=ours\n",
