@@ -62,7 +62,7 @@ macro_rules! causes {
 causes! {
     /// A time limit judge-ci enforced ended the judge or the process it ran.
     Timeout => "timeout", Environment, Subject,
-        "judge-ci's time limit ended the judge: give it more time or a faster runner";
+        "judge-ci's time limit ended the judge: the change's code may hang or run slowly (its doing, so it counts against it) or the runner is slow; if the reference finishes well within the limit on this runner (judge-ci prove judges it), look at the change, else give the check more time";
     /// A repository, registry or provider could not be reached (offline, unknown host,
     /// connection refused), as the tool's own resolution error or judge-ci's connection said.
     NetworkUnreachable => "network_unreachable", Environment, Instrument,

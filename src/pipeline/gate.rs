@@ -19,6 +19,21 @@ pub fn gate_with_errors(
     errored: Vec<report::ErroredTier>,
 ) -> Outcome {
     let mut o = gate(reading, fail_on, decided_by);
+    // A subject not assessed because of an ERROR the change can cause is not "the instrument
+    // failed" (attack finding NC4: a test the change made run past the time limit read as
+    // judge-ci's own failure); the sentence says whose doing it is.
+    let subject_caused: Vec<&report::ErroredTier> =
+        errored.iter().filter(|t| t.subject_can_cause()).collect();
+    if matches!(reading, Some(Reading::NotAssessed) | None) && !subject_caused.is_empty() {
+        o.reason = o.reason.replacen(
+            NOT_ASSESSED,
+            &format!(
+                "The subject was not assessed: {}, for a cause the change can bring about (judge-ci did not observe its own instrument failing), so it counts against the change.",
+                what(&subject_caused)
+            ),
+            1,
+        );
+    }
     if o.exit_code == EXIT_PASS && !errored.is_empty() {
         let (said, code, why) = parts(reading, fail_on, decided_by);
         debug_assert_eq!(code, EXIT_PASS);
@@ -179,6 +194,10 @@ pub fn gate(reading: Option<Reading>, fail_on: FailOn, decided_by: Option<&str>)
     }
 }
 
+/// The sentence for a reading not assessed when judge-ci cannot say more: its own instrument
+/// failed, or nothing says whose doing the ERROR was.
+const NOT_ASSESSED: &str = "The instrument failed: a judge or the jury could not reach a finding, so the subject was not assessed.";
+
 /// What the reading was (a sentence), its exit code under `fail-on`, and the rule in words.
 fn parts(
     reading: Option<Reading>,
@@ -195,7 +214,7 @@ fn parts(
         }
         Some(Reading::Rejected) => format!("The subject was rejected{at}."),
         Some(Reading::Undecided) => format!("The jury could not decide{at}."),
-        Some(Reading::NotAssessed) | None => "The instrument failed: a judge or the jury could not reach a finding, so the subject was not assessed.".to_string(),
+        Some(Reading::NotAssessed) | None => NOT_ASSESSED.to_string(),
     };
     let (code, why) = decide(reading, fail_on);
     (said, code, why)
@@ -335,6 +354,35 @@ mod tests {
             reason: "timeout".into(),
             origin,
         }]
+    }
+
+    /// A subject not assessed because of an ERROR the change can cause is said to be the
+    /// change's doing, never "the instrument failed"; one of judge-ci's own instrument keeps
+    /// that sentence (attack finding NC4).
+    #[test]
+    fn a_subject_not_assessed_by_its_own_doing_is_not_called_an_instrument_failure() {
+        for fail_on in [FailOn::Fail, FailOn::NotPass, FailOn::Error] {
+            let o = gate_with_errors(
+                Some(Reading::NotAssessed),
+                fail_on,
+                None,
+                errored(ErrorOrigin::Subject),
+            );
+            assert_eq!(o.exit_code, EXIT_INSTRUMENT, "{fail_on}: {}", o.reason);
+            assert!(
+                o.reason.starts_with("The subject was not assessed: tier 'build' could not run in full (judge 'compile' ended ERROR), for a cause the change can bring about"),
+                "{fail_on}: {}",
+                o.reason
+            );
+            assert!(!o.reason.contains("instrument failed"), "{}", o.reason);
+            let o = gate_with_errors(
+                Some(Reading::NotAssessed),
+                fail_on,
+                None,
+                errored(ErrorOrigin::Instrument),
+            );
+            assert!(o.reason.starts_with(NOT_ASSESSED), "{}", o.reason);
+        }
     }
 
     /// Every reading × fail-on × who can have caused an ERROR: a reading that passes without

@@ -13,7 +13,7 @@ use crate::jury::interpret::Reading;
 
 use super::escape::{code_block, code_span, inline};
 use super::location::CodeLinks;
-use super::model::{DiffEntry, Report};
+use super::model::{DiffEntry, ErroredTier, Gate, Report};
 
 /// The built-in template.
 pub const DEFAULT_TEMPLATE: &str = include_str!("../../templates/report.md.j2");
@@ -276,10 +276,39 @@ pub fn limits_line(limits: &[crate::judges::llm::budget::LimitUse]) -> String {
 /// Reading for templates.
 #[derive(Serialize)]
 pub struct ReadingView {
-    /// An emoji.
+    /// An emoji: the reading's, or ⛔ when the gate fails a reading that is not a rejection
+    /// for something the change did (so a failed gate never shows ✅).
     pub icon: &'static str,
     /// A word.
     pub word: &'static str,
+    /// What the headline must add after the reading when the gate overrules it: "but the
+    /// gate fails (exit 3)", or for a subject not assessed through a cause the change can
+    /// bring about, "counted against the change (exit 3)"; empty otherwise.
+    pub but: String,
+}
+
+/// What the headline adds when the gate fails a reading that is not a rejection, and whether
+/// that failure is the change's doing (then the icon is ⛔, never the reading's own ✅, ➖,
+/// ⚠️, or the 🛠️ of judge-ci's own instrument failing): `spec/trust.md` point 12, attack
+/// finding NC4 (a test the change made run past the time limit was headed "🛠️ Not assessed"
+/// and an accepted reading the gate failed "✅ Accepted").
+fn overruled(r: &Report) -> Option<String> {
+    if r.outcome.gate != Gate::Fail {
+        return None;
+    }
+    let code = r.outcome.exit_code;
+    match r.interpretation.reading {
+        Some(Reading::Rejected) => None,
+        Some(Reading::Accepted | Reading::NotApplicable | Reading::Undecided) => {
+            Some(format!("but the gate fails (exit {code})"))
+        }
+        Some(Reading::NotAssessed) | None => r
+            .outcome
+            .errored_tiers
+            .iter()
+            .any(ErroredTier::subject_can_cause)
+            .then(|| format!("counted against the change (exit {code})")),
+    }
 }
 
 /// Config for templates.
@@ -864,6 +893,8 @@ pub fn view(r: &Report) -> View {
 /// The template data of a report for one surface.
 pub fn view_for(r: &Report, audience: Audience) -> View {
     let (icon, word) = reading_word(r.interpretation.reading);
+    let but = overruled(r);
+    let icon = if but.is_some() { "⛔" } else { icon };
     let place = match &r.interpretation.decided_by {
         Some(t) => format!("at tier {}", code_span(t)),
         None => String::new(),
@@ -972,7 +1003,11 @@ pub fn view_for(r: &Report, audience: Audience) -> View {
     View {
         marker: marker(r.config.sticky_key()),
         notices: super::notices::notices(r),
-        reading: ReadingView { icon, word },
+        reading: ReadingView {
+            icon,
+            word,
+            but: but.unwrap_or_default(),
+        },
         place,
         surface: audience.token(),
         checks_line,

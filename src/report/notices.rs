@@ -138,7 +138,18 @@ pub fn notices(r: &Report) -> Vec<String> {
             } else {
                 format!(" ({})", t.judges.join(", "))
             };
-            out.push(format!("{word}, but {}{who}: {}", t.clause(), t.reason));
+            // Whose doing the ERROR can be, said where it is reported (attack finding NC4):
+            // a limit the change's code ran into is not judge-ci's instrument failing.
+            let whose = if t.subject_can_cause() {
+                "a cause the change can bring about, so it counts against the change"
+            } else {
+                "judge-ci's own instrument failed, a cause the change cannot bring about"
+            };
+            out.push(format!(
+                "{word}, but {}{who}: {} ({whose})",
+                t.clause(),
+                t.reason
+            ));
         }
     }
     if matches!(

@@ -782,3 +782,89 @@ fn failed_task_commands_fail_a_lenient_gate() {
     let (code, r, _) = judge(ws.path(), &["--task", "task.yaml", "--fail-on", "never"]);
     assert_eq!(code, 0, "never waives everything: {:#}", r["outcome"]);
 }
+
+/// trust.md point 12, attack finding NC4: a limit the change's own code runs into (its test
+/// sleeps past the check's time limit) is said to be the change's doing on every surface —
+/// the headline is never ✅ or the 🛠️ of judge-ci's instrument, the notice says whose cause
+/// it is, the gate's sentence does not say "the instrument failed", and the gap rationale
+/// does not send the reader only to the runner. An ERROR of judge-ci's own instrument (a tool
+/// missing from the runner) keeps its wording.
+#[test]
+fn a_limit_the_change_runs_into_is_said_to_be_its_doing_on_every_surface() {
+    let slow = "{type: command, name: tests, run: \"sleep 30\", timeout: PT1S}";
+    let cases = [
+        (lenient_cascade(slow), "accepted"),
+        (
+            "name: alone\njury:\n  tiers:\n    - name: build\n      policy: FINAL_TIER\n      checks:\n        - {type: command, name: tests, run: \"sleep 30\", timeout: PT1S}\n"
+                .to_string(),
+            "not assessed",
+        ),
+    ];
+    for (config, reading) in cases {
+        let ws = tempfile::tempdir().unwrap();
+        write_tree(
+            ws.path(),
+            &[("judge-ci.yml", &config), ("README.md", "x\n")],
+        );
+        let out = tempfile::tempdir().unwrap();
+        let o = judge_ci(
+            ws.path(),
+            &["--dry-run", "-q", "--out", out.path().to_str().unwrap()],
+        );
+        assert_eq!(o.status.code(), Some(3), "{reading}: {}", stderr(&o));
+        let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+        let head = md.lines().find(|l| l.starts_with("## ")).unwrap();
+        assert!(head.starts_with("## ⛔ "), "{reading}: {head}");
+        let r = common::report(out.path());
+        let reason = r["outcome"]["reason"].as_str().unwrap();
+        assert!(!reason.contains("instrument failed"), "{reading}: {reason}");
+        if reading == "accepted" {
+            assert!(
+                head.contains("Accepted") && head.contains("but the gate fails (exit 3)"),
+                "{head}"
+            );
+            assert!(
+                md.contains("a cause the change can bring about, so it counts against the change"),
+                "{md}"
+            );
+        } else {
+            assert!(
+                head.contains("Not assessed")
+                    && head.contains(", counted against the change (exit 3)"),
+                "{head}"
+            );
+            assert!(
+                reason.starts_with("The subject was not assessed: tier 'build'"),
+                "{reason}"
+            );
+        }
+        assert!(
+            md.contains("the change's code may hang or run slowly"),
+            "{md}"
+        );
+    }
+    // judge-ci's own instrument: the tool is not on the runner.
+    let ws = tempfile::tempdir().unwrap();
+    let config = "name: alone\njury:\n  tiers:\n    - name: build\n      policy: FINAL_TIER\n      checks:\n        - {type: command, name: tests, run: [judge-ci-no-such-tool-on-the-path]}\n";
+    write_tree(ws.path(), &[("judge-ci.yml", config), ("README.md", "x\n")]);
+    let out = tempfile::tempdir().unwrap();
+    let o = judge_ci(
+        ws.path(),
+        &["--dry-run", "-q", "--out", out.path().to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    let head = md.lines().find(|l| l.starts_with("## ")).unwrap();
+    assert!(
+        head.starts_with("## 🛠️ Not assessed") && !head.contains("counted against"),
+        "{head}"
+    );
+    let r = common::report(out.path());
+    assert!(
+        r["outcome"]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("The instrument failed"),
+        "{r:#}"
+    );
+}

@@ -216,7 +216,9 @@ fn not_assessed_when_a_judge_error_propagates() {
     assert_eq!(r.outcome.exit_code, 3);
     let md = render_md(&r);
     assert!(
-        md.contains("🛠️ Not assessed") && md.contains("503 three times"),
+        md.contains("⛔ Not assessed")
+            && md.contains("counted against the change (exit 3)")
+            && md.contains("503 three times"),
         "{md}"
     );
     insta::assert_snapshot!("not_assessed", md);
@@ -241,7 +243,8 @@ fn a_tier_that_failed_to_run() {
     let r = scenario(&cfg, &files_of(&f));
     let md = render_md(&r);
     assert!(
-        md.contains("| weighted |") && md.contains("✅ Accepted"),
+        md.contains("| weighted |")
+            && md.contains("⛔ Accepted at tier `final`, but the gate fails (exit 3)"),
         "{md}"
     );
     assert_eq!(

@@ -7,6 +7,10 @@
 //! markdown and check-run bodies were rendered again, deliberately, when the comment's layout
 //! changed (issue 30: the result named once, replacements as one finding, the gap analysis
 //! folded); the diff of that change touched only the layout, every v1 finding is still shown.
+//! They were rendered again for attack finding NC4: the fixture's build timed out (a limit the
+//! change's code can run into), so its headline now says "⛔ Not assessed …, counted against
+//! the change (exit 3)" instead of the 🛠️ of judge-ci's own instrument; only the headline line
+//! changed.
 
 use crate::common;
 
