@@ -19,7 +19,7 @@ use marked_yaml::Node;
 const TOKEN: &str = "ghs_SENTINELTOKEN0123456789abcdef";
 
 /// One step of the composite action.
-struct Step {
+pub(crate) struct Step {
     id: String,
     env: Vec<(String, String)>,
     run: String,
@@ -32,7 +32,7 @@ fn scalar(n: &Node) -> String {
 }
 
 /// The step of the action with this id (a bash step).
-fn step_of<'a>(steps: &'a [Step], id: &str) -> &'a Step {
+pub(crate) fn step_of<'a>(steps: &'a [Step], id: &str) -> &'a Step {
     steps
         .iter()
         .find(|s| s.id == id)
@@ -86,7 +86,7 @@ fn uses_steps() -> Vec<UsesStep> {
 }
 
 /// The action's input defaults and its bash steps (the `uses:` ones: [`uses_steps`]).
-fn action() -> (HashMap<String, String>, Vec<String>, Vec<Step>) {
+pub(crate) fn action() -> (HashMap<String, String>, Vec<String>, Vec<Step>) {
     let text = std::fs::read_to_string(common::repo_root().join("action.yml")).unwrap();
     let doc = marked_yaml::parse_yaml(0, &text).unwrap();
     let root = doc.as_mapping().unwrap();
@@ -130,7 +130,7 @@ fn action() -> (HashMap<String, String>, Vec<String>, Vec<Step>) {
 
 /// Fills `${{ expr }}` from `values` (inputs as `inputs.NAME`, step outputs as
 /// `steps.ID.outputs.NAME`, `github.*`); an unknown expression fails the test.
-fn fill(text: &str, values: &HashMap<String, String>) -> String {
+pub(crate) fn fill(text: &str, values: &HashMap<String, String>) -> String {
     let re = regex::Regex::new(r"\$\{\{\s*([^}]+?)\s*\}\}").unwrap();
     re.replace_all(text, |c: &regex::Captures| {
         values
@@ -142,15 +142,15 @@ fn fill(text: &str, values: &HashMap<String, String>) -> String {
 }
 
 /// The simulated runner.
-struct Runner {
-    tmp: tempfile::TempDir,
-    gh: FakeGitHub,
+pub(crate) struct Runner {
+    pub(crate) tmp: tempfile::TempDir,
+    pub(crate) gh: FakeGitHub,
     /// The action's checkout (`GITHUB_ACTION_PATH`).
     action: PathBuf,
 }
 
 impl Runner {
-    fn new() -> Runner {
+    pub(crate) fn new() -> Runner {
         let tmp = tempfile::tempdir().unwrap();
         let action = tmp.path().join("action-checkout");
         let root = common::repo_root();
@@ -166,12 +166,12 @@ impl Runner {
         }
     }
 
-    fn path(&self, p: &str) -> PathBuf {
+    pub(crate) fn path(&self, p: &str) -> PathBuf {
         self.tmp.path().join(p)
     }
 
     /// Runs one step; returns its exit code, stdout+stderr, and outputs.
-    fn step(
+    pub(crate) fn step(
         &self,
         step: &Step,
         values: &HashMap<String, String>,
@@ -276,7 +276,7 @@ fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
 }
 
-fn base_values(defaults: &HashMap<String, String>) -> HashMap<String, String> {
+pub(crate) fn base_values(defaults: &HashMap<String, String>) -> HashMap<String, String> {
     let mut v: HashMap<String, String> = HashMap::new();
     for (k, d) in defaults {
         v.insert(format!("inputs.{k}"), d.clone());

@@ -29,6 +29,7 @@ mod oracle;
 mod protect;
 mod prove;
 mod real_model;
+mod regression_workflow;
 mod reliability;
 mod render;
 mod report_v1;
