@@ -74,9 +74,14 @@ pub fn title(r: &Report) -> String {
     } else {
         format!("{bad} of {} judges did not pass", judges.len())
     };
+    // A reading the gate fails for what the change did says so after the reading (attack
+    // finding NC4: the title read "Accepted …" over a failed check run).
+    let but = markdown::overruled(r)
+        .map(|b| format!(", {b}"))
+        .unwrap_or_default();
     let t = match tier {
-        Some(t) => format!("{word} at tier {t}: {counts}"),
-        None => format!("{word}: {counts}"),
+        Some(t) => format!("{word} at tier {t}{but}: {counts}"),
+        None => format!("{word}{but}: {counts}"),
     };
     // An accepting reading that hides an ERROR says so first (spec/trust.md point 7).
     let t = match super::notices::title_prefix(r) {

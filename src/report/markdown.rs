@@ -292,7 +292,7 @@ pub struct ReadingView {
 /// ⚠️, or the 🛠️ of judge-ci's own instrument failing): `spec/trust.md` point 12, attack
 /// finding NC4 (a test the change made run past the time limit was headed "🛠️ Not assessed"
 /// and an accepted reading the gate failed "✅ Accepted").
-fn overruled(r: &Report) -> Option<String> {
+pub(crate) fn overruled(r: &Report) -> Option<String> {
     if r.outcome.gate != Gate::Fail {
         return None;
     }

@@ -842,6 +842,19 @@ fn a_limit_the_change_runs_into_is_said_to_be_its_doing_on_every_surface() {
             md.contains("the change's code may hang or run slowly"),
             "{md}"
         );
+        let run: Value = serde_json::from_str(
+            &std::fs::read_to_string(out.path().join("check-run.json")).unwrap(),
+        )
+        .unwrap();
+        let title = run["create"]["output"]["title"]
+            .as_str()
+            .unwrap_or_default();
+        assert_eq!(run["create"]["conclusion"], "failure", "{run:#}");
+        assert!(
+            title.contains(", but the gate fails (exit 3)")
+                || title.contains(", counted against the change (exit 3)"),
+            "{reading}: {title}"
+        );
     }
     // judge-ci's own instrument: the tool is not on the runner.
     let ws = tempfile::tempdir().unwrap();

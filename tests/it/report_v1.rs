@@ -9,8 +9,8 @@
 //! folded); the diff of that change touched only the layout, every v1 finding is still shown.
 //! They were rendered again for attack finding NC4: the fixture's build timed out (a limit the
 //! change's code can run into), so its headline now says "⛔ Not assessed …, counted against
-//! the change (exit 3)" instead of the 🛠️ of judge-ci's own instrument; only the headline line
-//! changed.
+//! the change (exit 3)" instead of the 🛠️ of judge-ci's own instrument, and the check run's
+//! title says the same; only those two lines changed.
 
 use crate::common;
 
