@@ -588,27 +588,7 @@ fn the_command_input_runs_suite_merge_compare_and_publish_and_refuses_inputs_the
 
     // A two-task suite layout, judged whole and as two shards through the action.
     let root = tempfile::tempdir().unwrap();
-    let bench = "schema: bench.benchmark.v1\nname: s\njury:\n  checks:\n    - {type: file-exists, path: done.txt}\n";
-    let mut files = vec![("bench/benchmark.yaml".to_string(), bench.to_string())];
-    for id in ["a", "b"] {
-        files.push((
-            format!("bench/tasks/{id}/task.yaml"),
-            format!("schema: bench.task.v1\nid: {id}\ninstruction: Write done.txt.\n"),
-        ));
-        files.push((
-            format!("bench/tasks/{id}/workspace/done.txt"),
-            "yes\n".into(),
-        ));
-        files.push((
-            format!("bench/tasks/{id}/reference/done.txt"),
-            "yes\n".into(),
-        ));
-    }
-    let files: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
-    common::write_tree(root.path(), &files);
+    common::done_txt_bench(root.path(), "s", &["a", "b"]);
     let ws = root.path();
     for (out, args) in [
         ("whole", "bench"),

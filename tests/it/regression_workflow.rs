@@ -365,34 +365,6 @@ impl Run<'_> {
     }
 }
 
-/// A five-task benchmark layout under bench/ in `repo`: each task passes when its workspace has
-/// done.txt.
-fn bench(repo: &Path) {
-    let mut files = vec![(
-        "bench/benchmark.yaml".to_string(),
-        "schema: bench.benchmark.v1\nname: release-suite\njury:\n  checks:\n    - {type: file-exists, path: done.txt}\n".to_string(),
-    )];
-    for id in ["a", "b", "c", "d", "e"] {
-        files.push((
-            format!("bench/tasks/{id}/task.yaml"),
-            format!("schema: bench.task.v1\nid: {id}\ninstruction: Write done.txt.\n"),
-        ));
-        files.push((
-            format!("bench/tasks/{id}/workspace/done.txt"),
-            "yes\n".into(),
-        ));
-        files.push((
-            format!("bench/tasks/{id}/reference/done.txt"),
-            "yes\n".into(),
-        ));
-    }
-    let files: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
-    common::write_tree(repo, &files);
-}
-
 /// The lines between the fences of the job summary's "Next baseline" section.
 fn next_baseline(summary: &str) -> Vec<String> {
     let at = summary
@@ -439,7 +411,7 @@ fn the_regression_workflow_records_a_baseline_compares_with_it_and_never_promote
         tag: String::new(),
         log: String::new(),
     };
-    bench(&run.repo);
+    common::done_txt_bench(&run.repo, "release-suite", &["a", "b", "c", "d", "e"]);
     let write_event = |tag: &str| {
         let payload = serde_json::json!({
             "action": "published",

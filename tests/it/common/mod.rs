@@ -141,6 +141,32 @@ pub mod loopback;
 pub mod processes;
 pub mod small_disk;
 
+/// A benchmark layout under `root/bench` (agent-bench's `bench.benchmark.v1`) named `name`,
+/// one task per id: each passes when its workspace has done.txt, which the workspace and the
+/// reference both hold.
+pub fn done_txt_bench(root: &Path, name: &str, ids: &[&str]) {
+    let mut files = vec![(
+        "bench/benchmark.yaml".to_string(),
+        format!(
+            "schema: bench.benchmark.v1\nname: {name}\njury:\n  checks:\n    - {{type: file-exists, path: done.txt}}\n"
+        ),
+    )];
+    for id in ids {
+        files.push((
+            format!("bench/tasks/{id}/task.yaml"),
+            format!("schema: bench.task.v1\nid: {id}\ninstruction: Write done.txt.\n"),
+        ));
+        for side in ["workspace", "reference"] {
+            files.push((format!("bench/tasks/{id}/{side}/done.txt"), "yes\n".into()));
+        }
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    write_tree(root, &files);
+}
+
 /// Copies `from` (a file or folder) to `to`, as `cp -r` does.
 pub fn copy_tree(from: &Path, to: &Path) {
     let st = Command::new("cp")
