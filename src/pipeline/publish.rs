@@ -181,9 +181,18 @@ fn expected_run_id(ctx: &Context) -> Option<String> {
     std::env::var("GITHUB_RUN_ID").ok()
 }
 
-/// Refuses a report bound to another run or another base than this event names: a report of
-/// an older run of the same commit (another config, another base) is not this run's verdict.
-fn check_binding(report: &Report, ctx: &Context, path: &Path) -> Result<(), InputError> {
+/// Refuses a report bound to another run, another base or another config than this event
+/// and this job's trusted config name: a report of an older run of the same commit (another
+/// config, another base) is not this run's verdict. The config is compared by digest (issue
+/// 27, attack finding G7/F10): a fork's `workflow_run` lists no pull request, so no base is
+/// known from the event, and the report must at least have been judged under the config this
+/// job trusts (read from the default branch), not one the judging job chose.
+fn check_binding(
+    report: &Report,
+    ctx: &Context,
+    path: &Path,
+    trusted: (&Path, &str),
+) -> Result<(), InputError> {
     let other = |why: String| InputError::OtherRun {
         path: path.to_path_buf(),
         why,
@@ -201,6 +210,16 @@ fn check_binding(report: &Report, ctx: &Context, path: &Path) -> Result<(), Inpu
     {
         return Err(other(format!(
             "it judged against base {theirs}, and this event's base is {ours}"
+        )));
+    }
+    let (config, sha) = trusted;
+    let theirs = report.config.sha256.as_str();
+    if !theirs.is_empty() && theirs != sha {
+        return Err(other(format!(
+            "it was judged with a config of sha256 {}, and this job's trusted config {} has sha256 {} (publish from a job whose config is the one the judging job read, or judge again)",
+            theirs.chars().take(12).collect::<String>(),
+            config.display(),
+            sha.chars().take(12).collect::<String>()
         )));
     }
     Ok(())
@@ -270,7 +289,7 @@ pub async fn stored(
         }
         .into());
     }
-    check_binding(&report, &ctx, &path)?;
+    check_binding(&report, &ctx, &path, (&config_path, &bench.sha256))?;
     refuse_first_job(&report, &path)?;
     if ctx.head_sha.is_none() {
         ctx.head_sha = report.subject.head_sha.clone();

@@ -817,6 +817,34 @@ fn publish_from_a_stored_report_in_a_workflow_run() {
     );
     assert!(gh5.requests().is_empty());
 
+    // A report judged under another config than the trusted checkout's is refused (G7/F10:
+    // a fork's workflow_run names no pull request, so no base binds the report; the config
+    // digest does), before any request.
+    let changed = tempfile::tempdir().unwrap();
+    let mut config = std::fs::read_to_string(p.ws().join("judge-ci.yml")).unwrap();
+    config.push_str("# the default branch's config changed after the judging run\n");
+    std::fs::write(changed.path().join("judge-ci.yml"), config).unwrap();
+    let gh6 = FakeGitHub::start(Layout::DOTCOM);
+    gh6.add_pull(2, FORK_HEAD, "someone:main");
+    let run = trusted.run(
+        changed.path(),
+        &gh6,
+        "workflow_run",
+        &wr,
+        Some(TOKEN),
+        &["publish", "--from", &artifact],
+    );
+    assert_eq!(run.out.status.code(), Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("it was judged with a config of sha256")
+            && run
+                .stderr
+                .contains("not publishing a report of another run"),
+        "{}",
+        run.stderr
+    );
+    assert!(gh6.requests().is_empty());
+
     // A saved event naming a PR whose head is another commit is not believed.
     let gh4 = FakeGitHub::start(Layout::DOTCOM);
     gh4.add_pull(
