@@ -8,7 +8,7 @@
 use std::path::{Component, Path};
 
 use git2::{ObjectType, Oid};
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 use super::programs::Program;
 use crate::config::source::GitTree;
@@ -80,13 +80,22 @@ pub enum ProtectError {
     Symlink(String),
 }
 
+/// The protected globs as one set, matched without regard to case: on a case-insensitive
+/// checkout (a reviewer's macOS or Windows clone, `core.ignorecase`) `.GitHub/workflows/x.yml`
+/// and `MVNW` are `.github/workflows/x.yml` and `mvnw`, so a case variant of a protected path
+/// is a protected change too (trust.md point 2; attack finding NC5-2).
 fn globset(globs: &[String]) -> Result<GlobSet, ProtectError> {
     let mut b = GlobSetBuilder::new();
     for g in globs {
-        b.add(Glob::new(g).map_err(|source| ProtectError::Glob {
-            glob: g.clone(),
-            source,
-        })?);
+        b.add(
+            GlobBuilder::new(g)
+                .case_insensitive(true)
+                .build()
+                .map_err(|source| ProtectError::Glob {
+                    glob: g.clone(),
+                    source,
+                })?,
+        );
     }
     b.build().map_err(|source| ProtectError::Glob {
         glob: globs.join(", "),
@@ -1113,6 +1122,42 @@ mod tests {
         ));
         assert!(!outside.path().join("T.java").exists());
         assert!(!outside.path().join("test").exists());
+    }
+
+    /// A case variant of a protected path is a protected change (attack finding NC5-2): on a
+    /// case-insensitive checkout `.GitHub/workflows/evil.yml` is `.github/workflows/evil.yml`
+    /// and `MVNW` is `mvnw`.
+    #[test]
+    fn a_case_variant_of_a_protected_path_is_a_protected_change() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        let tree = base_of(
+            root,
+            &[
+                (".github/workflows/ci.yml", "on: push\n", 0o644),
+                ("mvnw", "#!/bin/sh\n", 0o755),
+                ("README.md", "hello\n", 0o644),
+            ],
+        );
+        std::fs::create_dir_all(root.join(".GitHub/workflows")).unwrap();
+        std::fs::write(
+            root.join(".GitHub/workflows/evil.yml"),
+            "on: pull_request_target\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("MVNW"), "#!/bin/sh\necho pwned\n").unwrap();
+        let globs = [".github/**".to_string(), "mvnw".to_string()];
+        let found = protected_changes(&tree, &at(root), Some(&globs), &[], &[]).unwrap();
+        let mut got: Vec<(&str, ChangeKind)> =
+            found.iter().map(|c| (c.path.as_str(), c.change)).collect();
+        got.sort_by_key(|(p, _)| *p);
+        assert_eq!(
+            got,
+            [
+                (".GitHub/workflows/evil.yml", ChangeKind::Added),
+                ("MVNW", ChangeKind::Added),
+            ]
+        );
     }
 
     /// Attack finding NC11 (and NC3's `.gitmodules` part): a `.gitattributes` that gives
