@@ -230,7 +230,7 @@ impl NameReading {
         };
         let r = NameReading {
             globs,
-            splits: splits_names(line),
+            splits: crate::config::checks::splits_names(line),
         };
         (r.globs || r.splits).then_some(r)
     }
@@ -247,44 +247,6 @@ impl NameReading {
                     .any(|b| matches!(b, b' ' | b'\t' | b'\'' | b'"' | b'\\' | b'`')));
         option_like || breaks_a_word
     }
-}
-
-/// Whether a shell line splits a list of names into words: `xargs` without `-0`, `--null`
-/// or `-d` in its pipeline stage, or a command substitution or `for … in` over the output of
-/// a program that lists names (`find`, `ls`, `git ls-files`, `grep -l`).
-fn splits_names(line: &str) -> bool {
-    let stages = line.split(['|', ';', '&', '\n']);
-    let xargs = stages.clone().any(|stage| {
-        let words: Vec<&str> = stage.split_whitespace().collect();
-        words.iter().position(|w| *w == "xargs").is_some_and(|at| {
-            !words[at + 1..].iter().any(|w| {
-                *w == "-0" || *w == "--null" || w.starts_with("-d") || w.starts_with("--delimiter")
-            })
-        })
-    });
-    let listing = [
-        "find",
-        "ls",
-        "git ls-files",
-        "grep -l",
-        "grep -rl",
-        "grep -Rl",
-    ];
-    let substituted = line
-        .match_indices("$(")
-        .map(|(i, _)| &line[i + 2..])
-        .chain(line.split('`').skip(1).step_by(2))
-        .any(|inner| {
-            let inner = inner.trim_start();
-            listing.iter().any(|p| {
-                inner.starts_with(p)
-                    && inner[p.len()..]
-                        .chars()
-                        .next()
-                        .is_none_or(|c| c.is_whitespace() || c == ')')
-            })
-        });
-    xargs || substituted
 }
 
 /// Most entries looked at for names a command could misread.
@@ -327,7 +289,7 @@ fn refuse_expansion(names: Vec<String>, reads: NameReading, display: &str) -> Ou
         (true, true) => "expands globs (glob: true) and splits a list of names into words",
         (true, false) => "expands globs (glob: true)",
         (false, _) => {
-            "splits a list of names into words (xargs without -0, or a substitution of find or ls)"
+            "reads a list of names back as words or lines (xargs, read or mapfile without NUL delimiters, or a substitution of find or ls)"
         }
     };
     build(
@@ -777,10 +739,33 @@ mod tests {
                 "{splitting}"
             );
         }
+        // Names read back as text by a loop, an array or a process substitution (NC5-3).
+        for splitting in [
+            "find src -name \"*.java\" | while read f; do if grep -q javax.servlet \"$f\"; then echo \"$f\"; exit 1; fi; done",
+            "ls src | while IFS= read -r f; do test -s \"src/$f\"; done",
+            "git ls-files '*.java' | while read -r f; do grep -q x \"$f\" && exit 1; done; exit 0",
+            "mapfile -t files < <(find src -type f); grep -q x \"${files[@]}\"",
+            "grep -rl javax src > list.txt; while read f; do echo \"$f\"; done < list.txt",
+            "while read f; do grep -q javax \"$f\" && exit 1; done < <(find src -name '*.java')",
+            // A newline-delimited list still splits a name that holds a newline.
+            "find src | xargs -d '\\n' grep x",
+        ] {
+            assert_eq!(
+                shell(splitting),
+                Some(NameReading {
+                    globs: false,
+                    splits: true
+                }),
+                "{splitting}"
+            );
+        }
         for plain in [
             "mvn -o -q verify",
             "find src -print0 | xargs -0 grep -l javax",
-            "find src | xargs -d '\\n' grep x",
+            "while IFS= read -r -d '' f; do grep -q x \"$f\"; done < <(find src -print0)",
+            "find src -name '*.java' -exec grep -l javax {} +",
+            "git ls-files -z | xargs -0 grep -l javax",
+            "while read line; do echo \"$line\"; done < VERSION",
             "test \"$(cat VERSION)\" = 1.0",
             "! grep -rn javax src",
         ] {

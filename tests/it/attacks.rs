@@ -574,7 +574,21 @@ fn names_that_become_argument_files_or_split_into_words_are_never_read_by_a_comm
             "find src -name '*.java' | xargs grep -l 'javax.servlet' && exit 1 || exit 0",
             false,
             "src/Legacy Filter.java",
-            "splits a list of names into words",
+            "reads a list of names back as words or lines",
+        ),
+        // Attack finding NC5-3: `read` without -r drops the backslash of `\Legacy.java`, grep
+        // opens a file that is not there, and the loop passed.
+        (
+            "find src -name '*.java' | while read f; do if grep -q javax.servlet \"$f\"; then echo \"$f\"; exit 1; fi; done",
+            false,
+            "src/\\Legacy.java",
+            "reads a list of names back as words or lines",
+        ),
+        (
+            "while IFS= read -r f; do grep -q javax.servlet \"$f\" && exit 1; done < <(git ls-files -- src); exit 0",
+            false,
+            "src/ Legacy.java",
+            "reads a list of names back as words or lines",
         ),
         (
             "! grep -l 'javax.servlet' src/*.java",
@@ -608,7 +622,12 @@ fn names_that_become_argument_files_or_split_into_words_are_never_read_by_a_comm
             reasoning.contains("was not run") && reasoning.contains(how),
             "{what}"
         );
-        assert_eq!(j["metadata"]["optionLikeNames"][0], name, "{what}");
+        // Names are shown escaped (a backslash doubled, a newline as \n).
+        assert_eq!(
+            j["metadata"]["optionLikeNames"][0],
+            name.escape_debug().to_string(),
+            "{what}"
+        );
     }
 }
 
@@ -621,6 +640,15 @@ fn validate_warns_about_commands_whose_meaning_depends_on_the_tree() {
     let err = common::stderr(&o);
     assert_eq!(o.status.code(), Some(0), "a warning, not an error: {err}");
     assert!(err.contains("xargs without -0"), "{err}");
+    let d = workspace(&command_config(
+        "find src -name '*.java' | while read f; do grep -q javax \"$f\" && exit 1; done; exit 0",
+    ));
+    let o = common::judge_ci(d.path(), &["validate"]);
+    let err = common::stderr(&o);
+    assert!(
+        err.contains("are read back as text (read, mapfile"),
+        "{err}"
+    );
     let d = workspace(&command_config(
         "find . -name '*.java' -print0 | xargs -0 grep -l javax --",
     ));

@@ -189,6 +189,12 @@ pub fn tree_dependent(line: &str, glob: bool) -> Vec<String> {
             ));
         }
     }
+    if out.is_empty() && splits_names(line) {
+        out.push(
+            "names listed by find, ls, git ls-files or grep -l are read back as text (read, mapfile, a process substitution) without NUL delimiters: a name with a backslash, a blank or a newline reads as another name"
+                .to_string(),
+        );
+    }
     if has("eval") {
         out.push(
             "eval runs text as a command; anything it reads from the tree becomes code".into(),
@@ -201,6 +207,98 @@ pub fn tree_dependent(line: &str, glob: bool) -> Vec<String> {
         );
     }
     out
+}
+
+/// Whether a shell line splits a list of names into words: `xargs` without `-0`, `--null`
+/// or `-d` in its pipeline stage; a command substitution or `for … in` over the output of a
+/// program that lists names (`find`, `ls`, `git ls-files`, `grep -l`); or, as a class (attack
+/// finding NC5-3: `find … | while read f` drops a backslash, trims blanks and splits at a
+/// newline), any line in which such a program's output is read back as text — by `read`,
+/// `mapfile`/`readarray`, `xargs`, a process substitution `<(…)` or a substitution — unless
+/// the line delimits names with NUL (`-print0`, `-z`, `-0`, `--null`, `read -d ''`).
+pub fn splits_names(line: &str) -> bool {
+    let stages = line.split(['|', ';', '&', '\n']);
+    let xargs = stages.clone().any(|stage| {
+        let words: Vec<&str> = stage.split_whitespace().collect();
+        words.iter().position(|w| *w == "xargs").is_some_and(|at| {
+            !words[at + 1..].iter().any(|w| {
+                *w == "-0" || *w == "--null" || w.starts_with("-d") || w.starts_with("--delimiter")
+            })
+        })
+    });
+    let listing = [
+        "find",
+        "ls",
+        "git ls-files",
+        "grep -l",
+        "grep -rl",
+        "grep -Rl",
+    ];
+    let substituted = line
+        .match_indices("$(")
+        .map(|(i, _)| &line[i + 2..])
+        .chain(line.split('`').skip(1).step_by(2))
+        .any(|inner| {
+            let inner = inner.trim_start();
+            listing.iter().any(|p| {
+                inner.starts_with(p)
+                    && inner[p.len()..]
+                        .chars()
+                        .next()
+                        .is_none_or(|c| c.is_whitespace() || c == ')')
+            })
+        });
+    xargs || substituted || (lists_names(line) && !nul_delimited(line) && reads_back(line))
+}
+
+/// Whether a stage of the line runs a program whose output is a list of names: `find`, `ls`,
+/// `fd`, `locate`, `tree`, `git ls-files`/`ls-tree`/`diff --name-only`, `grep`/`rg` listing
+/// matching files (`-l`, `-L`, `--files-with-matches`, `rg --files`).
+fn lists_names(line: &str) -> bool {
+    line.split(['|', ';', '&', '\n', '(', '`', '{', '}'])
+        .any(|stage| {
+            let words: Vec<&str> = stage
+                .split_whitespace()
+                .skip_while(|w| matches!(*w, "!" | "then" | "do" | "else" | "command" | "exec"))
+                .collect();
+            let flag = |pred: &dyn Fn(&str) -> bool| words.iter().skip(1).any(|w| pred(w));
+            match words.first().copied() {
+                Some("find" | "ls" | "fd" | "fdfind" | "locate" | "tree") => true,
+                Some("git") => {
+                    flag(&|w| matches!(w, "ls-files" | "ls-tree" | "--name-only" | "--name-status"))
+                }
+                Some("grep" | "egrep" | "fgrep" | "rg") => flag(&|w| {
+                    w == "--files-with-matches"
+                        || w == "--files-without-match"
+                        || w == "--files"
+                        || (w.starts_with('-') && !w.starts_with("--") && w.contains(['l', 'L']))
+                }),
+                _ => false,
+            }
+        })
+}
+
+/// Whether the line delimits its names with NUL bytes, which no name can hold.
+fn nul_delimited(line: &str) -> bool {
+    line.split_whitespace().any(|w| {
+        matches!(
+            w,
+            "-print0" | "-0" | "-z" | "-Z" | "--null" | "--zero" | "--null-data" | "-print0;"
+        )
+    }) || line.contains("-d ''")
+        || line.contains("-d \"\"")
+        || line.contains("$'\\0'")
+}
+
+/// Whether the line reads text back as words or lines: `read`, `mapfile`, `readarray`,
+/// `xargs`, or a substitution.
+fn reads_back(line: &str) -> bool {
+    line.contains("$(")
+        || line.contains('`')
+        || line.contains("<(")
+        || line
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+            .any(|w| matches!(w, "read" | "mapfile" | "readarray" | "xargs"))
 }
 
 /// Whether `line` holds a glob character outside quotes (a rough reading of sh's quoting:
