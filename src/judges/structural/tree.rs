@@ -140,12 +140,12 @@ impl Tree {
         }
     }
 
-    /// Whether `path` (relative to the tree's root) names a file or folder of the tree.
+    /// Whether `path` (relative to the tree's root) names a file or folder of the tree, never
+    /// one outside it: `app/../../x` or a link out of the tree names nothing (a folder's answer
+    /// used to depend on what lay beside the tree: the unit test below failed when /tmp/x
+    /// existed).
     pub fn exists(&self, path: &Path) -> bool {
-        match self {
-            Tree::Folder(root) => root.join(path).exists(),
-            Tree::Commit { .. } => self.resolve(path).is_some(),
-        }
+        self.resolve(path).is_some()
     }
 }
 
