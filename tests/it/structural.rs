@@ -237,3 +237,55 @@ fn without_a_reference_the_structural_judges_abstain() {
         stderr(&o)
     );
 }
+
+/// Attack finding FI5-1 (trust.md points 2 and 20): a fixture of the exam changed only in its
+/// whitespace — Python's indentation moved into an `if`, spaces widened inside an expected
+/// string, CRLF line endings, a blank line — is a `text-differs` finding of file-comparison,
+/// never "all files match" (the library's text comparison normalised whitespace away).
+#[test]
+fn a_fixture_changed_only_in_its_whitespace_is_a_difference() {
+    let pom = "<project><modelVersion>4.0.0</modelVersion><groupId>g</groupId><artifactId>a</artifactId><version>1</version></project>\n";
+    let fixtures = [
+        (
+            "src/test/resources/smoke.py",
+            "def ok(x):\n    if x:\n        pass\n    return True\n",
+            "def ok(x):\n    if x:\n        pass\n        return True\n",
+        ),
+        (
+            "src/test/resources/cases.yml",
+            "- name: ada\n  want: \"Hello, Ada!\"\n",
+            "- name: ada\n  want: \"Hello,     Ada!\"\n",
+        ),
+        (
+            "src/test/resources/golden.json",
+            "{\"greeting\": \"Hello, Ada!\"}\n",
+            "{\"greeting\": \"Hello,  Ada!\"}\r\n\r\n",
+        ),
+    ];
+    let reference = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    write_tree(reference.path(), &[("pom.xml", pom)]);
+    write_tree(ws.path(), &[("pom.xml", pom)]);
+    for (path, theirs, ours) in fixtures {
+        write_tree(reference.path(), &[(path, theirs)]);
+        write_tree(ws.path(), &[(path, ours)]);
+    }
+    let (code, r) = run(ws.path(), reference.path());
+    let fc = r["tiers"][0]["judges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["type"] == "file-comparison")
+        .cloned()
+        .unwrap();
+    assert_eq!(fc["status"], "fail", "{r:#}");
+    assert_eq!(code, 1, "{r:#}");
+    let files = kinds(&r, "files");
+    for (path, _, _) in fixtures {
+        assert!(
+            files.contains(&format!("text-differs {path}")),
+            "{path}: {files:?}"
+        );
+    }
+    assert!(r.to_string().contains("whitespace only differs"), "{r:#}");
+}

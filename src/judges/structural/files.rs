@@ -1,7 +1,13 @@
 //! `file-comparison`: every reference file against the workspace, by kind — POMs by their
-//! model, other XML as a tree (whitespace and attribute order ignored), Java and Kotlin by
-//! their model (bodies included), text with whitespace normalised; a short diff for what
-//! differs.
+//! model, other XML as a tree (whitespace between elements and attribute order ignored), Java
+//! and Kotlin by their model (bodies included), any other text byte for byte; a short diff
+//! for what differs.
+//!
+//! Text is compared as submitted, not with whitespace normalised as the library's
+//! `TextFileJudge` does: whitespace carries meaning in the files a test suite reads (Python's
+//! indentation, YAML's nesting, the spaces inside an expected string, a CRLF in a shell
+//! script), so a normalised comparison let a pull request bend a fixture of its exam and pass
+//! (trust.md points 2 and 20; attack finding FI5-1).
 
 use similar::TextDiff;
 use std::path::Path;
@@ -78,8 +84,10 @@ fn canonical_xml(text: &str) -> Result<String, String> {
     Ok(out)
 }
 
-fn normalise(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+/// Whether two texts differ only in whitespace (said in the finding, since the diff of such a
+/// change can look empty).
+fn whitespace_only(a: &str, b: &str) -> bool {
+    a.split_whitespace().eq(b.split_whitespace())
 }
 
 fn compare(rel: &str, w: &[u8], r: &[u8], store: Option<&Store>) -> Vec<Finding> {
@@ -149,11 +157,17 @@ fn compare(rel: &str, w: &[u8], r: &[u8], store: Option<&Store>) -> Vec<Finding>
 }
 
 fn text_compare(rel: &str, ws: &str, rf: &str) -> Vec<Finding> {
-    if normalise(ws) == normalise(rf) {
-        Vec::new()
-    } else {
-        vec![Finding::new(rel, FindingKind::TextDiffers).actual(short_diff(rel, rf, ws))]
+    if ws == rf {
+        return Vec::new();
     }
+    let diff = short_diff(rel, rf, ws);
+    let f = Finding::new(rel, FindingKind::TextDiffers);
+    vec![if whitespace_only(ws, rf) {
+        f.expected("the reference's bytes, whitespace included")
+            .actual(format!("whitespace only differs (indentation, spaces, line endings or blank lines carry meaning in a text file):\n{diff}"))
+    } else {
+        f.actual(diff)
+    }]
 }
 
 /// Runs the judge over every selected reference file.
@@ -197,7 +211,32 @@ mod tests {
 
     #[test]
     fn kinds_are_compared_by_their_own_rules() {
-        assert!(compare("a.txt", b"hello   world\n", b"hello world", None).is_empty());
+        assert!(compare("a.txt", b"hello world\n", b"hello world\n", None).is_empty());
+        // Whitespace is compared too (FI5-1): indentation, spaces in a value, CRLF, blank
+        // lines and the final newline each differ, and the finding says it is whitespace.
+        for (ws, rf) in [
+            (
+                &b"def ok():\n    if x:\n        return True\n"[..],
+                &b"def ok():\n    if x:\n        pass\n    return True\n"[..],
+            ),
+            (b"want: \"Hello,     Ada!\"\n", b"want: \"Hello, Ada!\"\n"),
+            (b"a\r\nb\r\n", b"a\nb\n"),
+            (b"a\n\nb\n", b"a\nb\n"),
+            (b"a", b"a\n"),
+            (b"hello   world\n", b"hello world"),
+        ] {
+            let f = compare("t.txt", ws, rf, None);
+            assert_eq!(f.len(), 1, "{:?}", String::from_utf8_lossy(ws));
+            assert_eq!(f[0].kind, FindingKind::TextDiffers);
+        }
+        let f = compare("t.yml", b"a:  1\n", b"a: 1\n", None);
+        assert!(
+            f[0].actual
+                .as_deref()
+                .unwrap_or("")
+                .starts_with("whitespace only differs"),
+            "{f:?}"
+        );
         assert_eq!(
             compare("a.txt", b"hello", b"bye", None)[0].kind,
             FindingKind::TextDiffers
