@@ -314,6 +314,30 @@ impl GitTree {
         Ok(out)
     }
 
+    /// Every entry git records as content at a path, as [`GitTree::blobs`] gives files and
+    /// links, and submodule entries too (gitlinks: mode `160000`, the id the commit they
+    /// point at): what a protected path can be changed into (trust.md point 2).
+    pub fn entries(&self, keep: &dyn Fn(&str) -> bool) -> std::io::Result<Vec<(String, Oid, i32)>> {
+        let repo = self.open()?;
+        let io = |e: git2::Error| std::io::Error::other(e.message().to_string());
+        let tree = repo
+            .find_commit(self.commit)
+            .and_then(|c| c.tree())
+            .map_err(io)?;
+        let mut out = Vec::new();
+        tree.walk(TreeWalkMode::PreOrder, |dir, e| {
+            if matches!(e.kind(), Some(ObjectType::Blob | ObjectType::Commit)) {
+                let path = format!("{dir}{}", e.name().unwrap_or(""));
+                if keep(&path) {
+                    out.push((path, e.id(), e.filemode()));
+                }
+            }
+            TreeWalkResult::Ok
+        })
+        .map_err(io)?;
+        Ok(out)
+    }
+
     /// The repository-relative paths of the tree's submodule entries (gitlinks, mode
     /// `160000`), which [`GitTree::blobs`] does not list.
     pub fn gitlinks(&self) -> std::io::Result<Vec<String>> {

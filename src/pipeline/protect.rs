@@ -119,6 +119,10 @@ enum Entry {
     File { id: Oid, executable: bool },
     /// A symbolic link (`120000`); the id is the target's.
     Link(Oid),
+    /// A submodule entry (a gitlink, `160000`); the id is the commit it points at. A working
+    /// tree shows it as a folder (empty without `--recurse-submodules`), so it is compared
+    /// only as a commit records it.
+    Submodule(Oid),
     /// Something git does not record as a blob.
     Other(&'static str),
 }
@@ -128,6 +132,7 @@ impl Entry {
     fn recorded(id: Oid, mode: i32) -> Entry {
         match mode {
             0o120000 => Entry::Link(id),
+            0o160000 => Entry::Submodule(id),
             0o100755 => Entry::File {
                 id,
                 executable: true,
@@ -190,6 +195,9 @@ impl Entry {
                 executable: true, ..
             } => "an executable file (100755)",
             Entry::Link(_) => "a symbolic link",
+            Entry::Submodule(_) => {
+                "a submodule entry (a gitlink: its content is another repository's, which no judge reads)"
+            }
             Entry::Other(what) => what,
         }
     }
@@ -209,9 +217,22 @@ impl Entry {
             (Entry::File { .. }, Entry::File { .. }) | (Entry::Link(_), Entry::Link(_)) => {
                 Some((ChangeKind::Modified, None))
             }
+            (Entry::Submodule(a), Entry::Submodule(b)) => Some((
+                ChangeKind::Modified,
+                Some(format!(
+                    "a submodule entry re-pointed from commit {} to {}",
+                    short(a),
+                    short(b)
+                )),
+            )),
             _ => Some((ChangeKind::TypeChanged, detail())),
         }
     }
+}
+
+/// The first 12 hex digits of an object id.
+fn short(id: Oid) -> String {
+    id.to_string().chars().take(12).collect()
 }
 
 /// Whether protected files could live under the folder `rel`: a glob covers everything
@@ -395,7 +416,7 @@ pub fn protected_changes(
     let watched = |p: &str| set.is_match(p) || named.contains(p);
     let mut out: Vec<ProtectedChange> = Vec::new();
     let base = tree
-        .blobs(&watched)
+        .entries(&watched)
         .map_err(|source| ProtectError::ReadTree {
             label: tree.label().to_string(),
             source,
@@ -403,6 +424,11 @@ pub fn protected_changes(
     let mut seen = std::collections::HashSet::new();
     for (path, id, mode) in &base {
         seen.insert(path.clone());
+        if matches!(Entry::recorded(*id, *mode), Entry::Submodule(_)) {
+            // A working tree shows a submodule as a folder: compared below, as the
+            // checked-out commit records it.
+            continue;
+        }
         let head = Entry::on_disk(&subject.join(path));
         if let Some((change, detail)) = Entry::recorded(*id, *mode).change_to(head) {
             out.push(ProtectedChange {
@@ -462,7 +488,7 @@ pub fn protected_changes(
     // What the checked-out commit records, where the working tree does not show it.
     if let Some(head) = &presented.head {
         let recorded: std::collections::HashMap<String, Entry> = head
-            .blobs(&watched)
+            .entries(&watched)
             .map_err(|source| ProtectError::ReadTree {
                 label: head.label().to_string(),
                 source,
@@ -690,7 +716,8 @@ fn pin_to_trusted(
                 std::fs::set_permissions(&here, std::fs::Permissions::from_mode(mode))
                     .map_err(io)?;
             }
-            Entry::Other(_) => {}
+            // `blobs` lists no submodule entry, and nothing else can be written back.
+            Entry::Submodule(_) | Entry::Other(_) => {}
         }
         changed.push(format!("{path} (the base's)"));
     }
@@ -882,6 +909,102 @@ mod tests {
                 .unwrap_or("")
                 .contains("records it"),
             "{found:?}"
+        );
+    }
+
+    /// Attack findings NC3, NC5-1 and FI5-2 (trust.md point 2): a submodule entry (gitlink)
+    /// is a change git records like any other — added under a protected glob, put where a
+    /// protected folder was, or re-pointed to another commit — and each is a protected change
+    /// named as a gitlink, compared as the checked-out commit records it (a checkout without
+    /// submodules shows only an empty folder).
+    #[test]
+    fn a_gitlink_under_a_protected_glob_is_a_protected_change() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        let tree = base_of(
+            root,
+            &[
+                (".github/workflows/ci.yml", "on: push\n", 0o644),
+                ("tools/gen.sh", "echo hi\n", 0o755),
+                ("README.md", "hello\n", 0o644),
+            ],
+        );
+        let base = tree.commit();
+        let link = |path: &str, id: &str| {
+            git(
+                root,
+                &[
+                    "update-index",
+                    "--add",
+                    "--cacheinfo",
+                    &format!("160000,{id},{path}"),
+                ],
+            );
+        };
+        // A gitlink added under .github/**, and tools/ made one.
+        link(".github/actions", &base);
+        git(root, &["rm", "-rq", "--cached", "tools"]);
+        std::fs::remove_dir_all(root.join("tools")).unwrap();
+        link("tools", &base);
+        // A checkout without submodules: empty folders where the gitlinks are.
+        std::fs::create_dir_all(root.join(".github/actions")).unwrap();
+        std::fs::create_dir_all(root.join("tools")).unwrap();
+        git(root, &["commit", "-qm", "gitlinks"]);
+        let mut presented = at(root);
+        presented.head = tree.checked_out();
+        let globs = [
+            ".github/**".to_string(),
+            "tools/**".to_string(),
+            "tools".to_string(),
+        ];
+        let found = protected_changes(&tree, &presented, Some(&globs), &[], &[]).unwrap();
+        let got: Vec<(&str, ChangeKind)> =
+            found.iter().map(|c| (c.path.as_str(), c.change)).collect();
+        assert!(
+            got.contains(&(".github/actions", ChangeKind::Added)),
+            "{found:?}"
+        );
+        assert!(got.contains(&("tools", ChangeKind::Added)), "{found:?}");
+        assert!(
+            got.contains(&("tools/gen.sh", ChangeKind::Deleted)),
+            "{found:?}"
+        );
+        // Re-pointed: a base that records the gitlink, a head that points it elsewhere.
+        let with_link = GitTree::new(
+            git2::Repository::open(root).unwrap().path().to_path_buf(),
+            root,
+            git2::Repository::open(root)
+                .unwrap()
+                .head()
+                .unwrap()
+                .peel_to_commit()
+                .unwrap()
+                .id(),
+            "base with a gitlink".into(),
+        );
+        let other = "1111111111111111111111111111111111111111";
+        link(".github/actions", other);
+        git(root, &["commit", "-qm", "re-pointed"]);
+        presented.head = with_link.checked_out();
+        let found = protected_changes(&with_link, &presented, Some(&globs), &[], &[]).unwrap();
+        let re = found
+            .iter()
+            .find(|c| c.path == ".github/actions")
+            .unwrap_or_else(|| panic!("{found:?}"));
+        assert_eq!(re.change, ChangeKind::Modified, "{found:?}");
+        assert!(
+            re.detail
+                .as_deref()
+                .unwrap_or("")
+                .contains("re-pointed from commit"),
+            "{found:?}"
+        );
+        // The same gitlink on both sides, shown as an empty folder: no change.
+        presented.head = None;
+        let unchanged = protected_changes(&with_link, &presented, Some(&globs), &[], &[]).unwrap();
+        assert!(
+            !unchanged.iter().any(|c| c.path == ".github/actions"),
+            "an empty folder where the base records a gitlink is not a change: {unchanged:?}"
         );
     }
 

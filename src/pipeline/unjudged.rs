@@ -307,6 +307,56 @@ fn changed_against_tree(
     }
 }
 
+/// The submodule entries (gitlinks) the subject's own commit records, workspace-relative,
+/// when there is no trusted tree to compare with: the head judge-ci wrote (`--head`), or the
+/// commit checked out in the workspace's repository. No check reads a submodule's content and
+/// no walk of files meets one (a checkout shows an empty folder), so each is listed whatever
+/// a check's globs say (attack finding FI5-2: a gitlink added under the source root was
+/// neither judged nor listed). Nothing when the workspace is no checkout.
+fn recorded_gitlinks(written: Option<&GitTree>, workspace: &Path) -> Vec<String> {
+    if let Some(head) = written {
+        return head.gitlinks().unwrap_or_default();
+    }
+    let Ok(repo) = git2::Repository::discover(workspace) else {
+        return Vec::new();
+    };
+    let (Some(root), Ok(here)) = (repo.workdir(), workspace.canonicalize()) else {
+        return Vec::new();
+    };
+    let Ok(root) = root.canonicalize() else {
+        return Vec::new();
+    };
+    let Ok(prefix) = here.strip_prefix(&root).map(slash) else {
+        return Vec::new();
+    };
+    let Some(tree) = repo
+        .head()
+        .ok()
+        .and_then(|h| h.peel_to_commit().ok())
+        .and_then(|c| c.tree().ok())
+    else {
+        return Vec::new();
+    };
+    let mut links = Vec::new();
+    let _ = tree.walk(git2::TreeWalkMode::PreOrder, |dir, e| {
+        if e.kind() == Some(git2::ObjectType::Commit) {
+            let path = format!("{dir}{}", e.name().unwrap_or(""));
+            let rel = if prefix.is_empty() {
+                Some(path)
+            } else {
+                path.strip_prefix(&format!("{prefix}/")).map(str::to_string)
+            };
+            links.extend(rel);
+        }
+        if links.len() >= MAX_FILES {
+            git2::TreeWalkResult::Abort
+        } else {
+            git2::TreeWalkResult::Ok
+        }
+    });
+    links
+}
+
 /// The workspace's files that differ from the reference folder's or are not in it.
 fn changed_against_folder(reference: &Path, workspace: &Path, out: &Path) -> Vec<String> {
     workspace_files(workspace, out)
@@ -337,7 +387,7 @@ pub fn unjudged(
         (None, Some(r)) => (
             changed_against_folder(r, workspace, out),
             Vec::new(),
-            Vec::new(),
+            recorded_gitlinks(written, workspace),
             String::new(),
         ),
         (None, None) => return Vec::new(),

@@ -211,6 +211,48 @@ fn a_gitlink_in_a_head_judge_ci_writes_itself_is_listed_as_unjudged() {
 }
 
 #[test]
+fn a_gitlink_in_a_checkout_judged_without_a_base_is_listed_as_unjudged() {
+    // FI5-2: judged outside a pull-request context (against the reference folder only), a
+    // submodule entry the checkout's commit records — an empty folder on disk, since the
+    // checkout did not fetch submodules — was neither judged nor listed.
+    let config = "name: gate\nunjudged-action: fail\nreference: {path: ref}\njury:\n  checks:\n    - type: import-diff\n      include: [\"src/**/*.java\"]\n      forbid: [javax.servlet.*]\n";
+    let java = "package a;\nimport jakarta.servlet.Filter;\nclass A {}\n";
+    let (d, base, _) = pull_request(
+        &[
+            ("judge-ci.yml", config),
+            ("src/main/java/a/A.java", java),
+            ("ref/src/main/java/a/A.java", java),
+        ],
+        &[],
+    );
+    let repo = d.path().join("repo");
+    git(
+        &repo,
+        &[
+            "update-index",
+            "--add",
+            "--cacheinfo",
+            &format!("160000,{base},src/main/java/a/impl"),
+        ],
+    );
+    git(&repo, &["commit", "-q", "-m", "a gitlink"]);
+    std::fs::create_dir_all(repo.join("src/main/java/a/impl")).unwrap();
+    let out = d.path().join("out");
+    let o = common::judge_ci(&repo, &["--dry-run", "--out", out.to_str().unwrap()]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "unjudged-action: fail: {}",
+        stderr(&o)
+    );
+    let listed = unjudged(&report(&out));
+    assert!(
+        listed.iter().any(|l| l == "src/main/java/a/impl"),
+        "{listed:?}"
+    );
+}
+
+#[test]
 fn what_the_model_is_not_shown_as_javac_reads_it_is_listed_and_never_passes() {
     // FI3: files committed under the top-level `target/` (beside pom.xml) or `judge-ci-out/`
     // were dropped from the model's material without a word, yet counted as read by the llm
