@@ -244,6 +244,17 @@ fn classify(
         (Some(x), None) if c.reading == Some(Reading::NotApplicable) && x > 0 => {
             (Change::Regressed, Some(Regression::WorseReading), moved)
         }
+        // Not assessed for a cause the subject can bring about (its code ran past a limit,
+        // broke a judge): no pass, never "could not judge" (trust.md point 12; attack finding
+        // NC5-4). Against a baseline that passed it is a regression (above); against one that
+        // did not, nothing changed.
+        (_, None) if not_judged && !c.instrument_failed && c.error.is_none() => (
+            Change::Unchanged,
+            None,
+            format!(
+                "{moved}: not assessed for a cause the subject can bring about (an ERROR it can cause), so no pass either"
+            ),
+        ),
         (_, None) if not_judged => (
             Change::CouldNotJudge,
             None,
@@ -474,7 +485,15 @@ mod tests {
         assert_eq!(kind("gone"), Some(Regression::Missing));
         assert_eq!(of("f"), Change::Unchanged);
         assert_eq!(of("g"), Change::Regressed, "accepted, now not applicable");
-        assert_eq!(of("h"), Change::CouldNotJudge, "rejected, now not assessed");
+        // Rejected, now not assessed for a cause the subject can bring about: no pass either,
+        // never "could not judge" (NC5-4); only the instrument's own failure is that.
+        assert_eq!(
+            of("h"),
+            Change::Unchanged,
+            "rejected, now not assessed by its doing"
+        );
+        let note = &c.changes.iter().find(|x| x.key == "h").unwrap().note;
+        assert!(note.contains("so no pass either"), "{note}");
         assert_eq!(c.regressions, 5);
         assert_eq!(
             c.regression_kinds,
@@ -506,6 +525,12 @@ mod tests {
         );
         let c = compare(&was, &caused, 0.05);
         assert_eq!(c.changes[0].regression, Some(Regression::NotJudged));
+        let rejected = SuiteReport::new("r".into(), None, vec![task("x", Some(Rejected), None)]);
+        assert_eq!(
+            compare(&rejected, &empty, 0.05).changes[0].change,
+            Change::CouldNotJudge,
+            "rejected, now not assessed by the instrument alone"
+        );
     }
 
     /// trust.md point 12 (attack findings F21, F34): a task accepted with an ERROR the subject

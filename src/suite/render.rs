@@ -18,6 +18,18 @@ fn reading_word(r: Option<Reading>) -> String {
     icons::task(r).icon_lower()
 }
 
+/// A task's reading in a row: "not assessed" is judge-ci's own failure only when only its
+/// instrument failed; a task the subject made unjudgeable (its code ran past a limit, broke
+/// a judge) is said to count against it (trust.md point 12; attack finding NC5-4).
+fn task_word(x: &super::model::TaskResult) -> String {
+    match x.reading {
+        Some(Reading::NotAssessed) if !x.instrument_failed && x.error.is_none() => {
+            "⛔ not assessed, counted against the subject (an ERROR it can cause)".to_string()
+        }
+        r => reading_word(r),
+    }
+}
+
 /// A mermaid label: letters, digits and a few marks only (tier names are config text).
 fn label(s: &str) -> String {
     let t: String = s
@@ -51,9 +63,24 @@ pub fn markdown(s: &SuiteReport, cmp: Option<&Comparison>) -> String {
             inline(from)
         ));
     }
+    let by_subject = s
+        .tasks
+        .iter()
+        .filter(|x| {
+            x.reading == Some(Reading::NotAssessed) && !x.instrument_failed && x.error.is_none()
+        })
+        .count();
+    let not_assessed = if by_subject == 0 {
+        format!("{} not assessed", t.not_assessed)
+    } else {
+        format!(
+            "{} not assessed ({by_subject} of them counted against the subject: an ERROR it can cause)",
+            t.not_assessed
+        )
+    };
     md.push_str(&format!(
-        "**{} task(s)**: {} accepted, {} rejected, {} undecided, {} not applicable, {} not assessed, {} could not run · pass rate {} of judged tasks\n\n",
-        t.tasks, t.accepted, t.rejected, t.undecided, t.not_applicable, t.not_assessed, t.errors, pct(t.pass_rate)
+        "**{} task(s)**: {} accepted, {} rejected, {} undecided, {} not applicable, {not_assessed}, {} could not run · pass rate {} of judged tasks\n\n",
+        t.tasks, t.accepted, t.rejected, t.undecided, t.not_applicable, t.errors, pct(t.pass_rate)
     ));
     if !s.llm_limits.is_empty() {
         md.push_str(&format!(
@@ -225,7 +252,7 @@ pub fn markdown(s: &SuiteReport, cmp: Option<&Comparison>) -> String {
         md.push_str(&format!(
             "| {} | {} | {} | {} | {} |\n",
             code_span(&x.key),
-            reading_word(x.reading),
+            task_word(x),
             x.score.map_or("—".into(), |v| format!("{v:.2}")),
             x.decided_by.as_deref().map_or("—".into(), inline),
             x.dominant_gap.map_or("—", |g| g.name()),

@@ -452,10 +452,12 @@ fn compare_classifies_every_change_and_gates_on_regressions() {
     );
     assert_eq!(of("t05"), "REGRESSED", "missing from the current run");
     assert_eq!(of("t40"), "NEW");
+    // Not assessed in both runs through an ERROR judge-ci cannot place (so one the subject
+    // can cause): no pass either time, never "could not judge" (trust.md point 12, NC5-4).
     assert_eq!(
         of("t02"),
-        "COULD_NOT_JUDGE",
-        "not assessed in both runs is still listed apart"
+        "UNCHANGED",
+        "not assessed by the subject's doing in both runs"
     );
     assert_eq!(of("t03"), "UNCHANGED");
     assert_eq!(c["regressions"], 4);
@@ -688,6 +690,25 @@ fn a_task_the_subject_made_unjudgeable_counts_against_it_and_only_the_instrument
     );
     let md = std::fs::read_to_string(root.path().join("out/suite.md")).unwrap_or_default();
     assert!(md.contains("Left out of the pass rate"), "{md}");
+    // The stalled task is said to count against the subject, never as judge-ci's failure
+    // (attack finding NC5-4); the missing tool keeps the instrument's wording.
+    assert!(
+        md.contains("2 not assessed (1 of them counted against the subject"),
+        "{md}"
+    );
+    let row = md
+        .lines()
+        .find(|l| l.contains("stall"))
+        .unwrap_or_else(|| panic!("{md}"));
+    assert!(
+        row.contains("⛔ not assessed, counted against the subject"),
+        "{row}"
+    );
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| `") && l.contains("gone"))
+        .unwrap();
+    assert!(row.contains("🛠️"), "{row}");
 }
 
 /// trust.md point 12 (attack findings F21, F34): in a suite, a task whose tests tier ends
