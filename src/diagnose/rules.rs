@@ -105,8 +105,8 @@ pub static BUILTIN: &[Rule] = &[
         test: cause,
     },
     Rule {
-        id: "environment",
-        matches: "an external judge's ERROR whose own reasoning names a timeout, signal 9/15, full disk, out of memory, network or resolution failure, or provider 5xx/429 (never judge-ci's judges' text or metadata, which carry what the subject printed)",
+        id: "external-judge-fault",
+        matches: "an external judge's ERROR whose own reasoning names a timeout, signal 9/15, full disk, out of memory, network or resolution failure, or provider 5xx/429: Evaluation, never Environment, since that text can quote what the subject printed (trust.md point 12); only a typed cause decides Environment",
         confidence: Confidence::Heuristic,
         test: environment,
     },
@@ -253,9 +253,12 @@ fn cause(item: &Item<'_>, _: &Inputs) -> Option<Hit> {
     })
 }
 
-/// An external judge's own ERROR reasoning: free text judge-ci did not produce, read only to
-/// tell an external fault from the judge's own. judge-ci's judges set a typed cause instead,
-/// and their text and metadata carry what the subject printed, so they are never read here.
+/// An external judge's own ERROR reasoning that names an external fault: free text judge-ci
+/// did not produce, and which can quote what the subject printed (a test that echoes "No
+/// space left on device" and exits 137; attack finding NC5-8), so it never decides an
+/// Environment gap (trust.md point 12, diagnostics rule 1). It is the judge's report of a
+/// fault: Evaluation, with the runner named as one possibility. judge-ci's judges set a typed
+/// cause instead, and their text and metadata are never read here.
 fn environment(item: &Item<'_>, _: &Inputs) -> Option<Hit> {
     if item.check_type() != Some(CheckType::External) || item.status() != Status::Error {
         return None;
@@ -263,8 +266,8 @@ fn environment(item: &Item<'_>, _: &Inputs) -> Option<Hit> {
     let r = Pattern::ExternalFault.regex();
     let evidence = line_of(item.judgment.reasoning(), r)?;
     Some(Hit {
-        category: GapCategory::Environment,
-        rationale: "the external judge reports an external fault: fix the runner (time, disk, memory, network, repositories) or retry".into(),
+        category: GapCategory::Evaluation,
+        rationale: "the external judge reports a fault in its own words, which can quote the subject's output, so judge-ci does not take it as the runner's: read its reasoning (the runner, or the subject's code, may have failed); a judge that knows the fault is external should say so with a typed cause".into(),
         evidence,
     })
 }

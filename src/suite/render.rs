@@ -26,6 +26,16 @@ fn task_word(x: &super::model::TaskResult) -> String {
         Some(Reading::NotAssessed) if !x.instrument_failed && x.error.is_none() => {
             "⛔ not assessed, counted against the subject (an ERROR it can cause)".to_string()
         }
+        // A reading that would pass beside an ERROR the subject can cause is no pass: the
+        // row says so instead of ✅ (attack finding NC5-8).
+        Some(r @ (Reading::Accepted | Reading::NotApplicable | Reading::Undecided))
+            if x.subject_error.is_some() =>
+        {
+            format!(
+                "⛔ {}, but no pass (an ERROR the subject can cause)",
+                icons::reading(Some(r)).lower()
+            )
+        }
         r => reading_word(r),
     }
 }

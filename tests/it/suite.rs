@@ -757,6 +757,15 @@ fn an_acceptance_with_an_error_the_subject_caused_is_no_pass_in_a_suite() {
         md.contains("an ERROR the change can cause counts against it"),
         "{md}"
     );
+    // Each task's row says it is no pass, never a bare ✅ accepted (NC5-8).
+    let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| `")).collect();
+    assert!(!rows.is_empty(), "{md}");
+    for row in rows {
+        assert!(
+            row.contains("⛔ accepted, but no pass (an ERROR the subject can cause)"),
+            "{row}"
+        );
+    }
     let o = run(
         root.path(),
         &["compare", "--baseline", "base", "cur", "--out", "cmp"],
