@@ -282,9 +282,11 @@ fn is_comment(n: Node) -> bool {
 impl Src<'_> {
     /// A dotted name with whitespace and comments removed (`a . b` → `a.b`).
     fn dotted(&self, n: Node) -> String {
+        // `` `javax`.servlet `` is `javax.servlet` to kotlinc: the backticks only quote an
+        // identifier (attack finding NC5-6: a backticked segment hid a forbidden import).
         self.text(n)
             .chars()
-            .filter(|c| !c.is_whitespace())
+            .filter(|c| !c.is_whitespace() && *c != '`')
             .collect()
     }
 
@@ -378,7 +380,7 @@ fn import(n: Node, src: &Src) -> Import {
             "qualified_identifier" | "identifier" if !seen_as && path.is_empty() => {
                 path = src.dotted(c);
             }
-            "identifier" if seen_as => alias = Some(src.text(c)),
+            "identifier" if seen_as => alias = Some(src.text(c).replace('`', "")),
             "*" => path.push_str(".*"),
             "as" => seen_as = true,
             _ => {}
@@ -975,6 +977,20 @@ annotation class Marker(val v: String)
                 String::from_utf8_lossy(declined)
             );
         }
+        // A backticked segment is the identifier kotlinc reads (NC5-6): the scanner declines
+        // it and the parse unquotes it, so a forbidden import cannot hide behind backticks.
+        for src in [
+            &b"import `javax`.servlet.http.HttpServlet\n"[..],
+            b"import javax.`servlet`.http.HttpServlet as `Base`\n",
+        ] {
+            let h = header(src);
+            assert_eq!(h.imports[0].path, "javax.servlet.http.HttpServlet", "{h:?}");
+            assert_eq!(parse(src).imports[0].path, "javax.servlet.http.HttpServlet");
+        }
+        assert_eq!(
+            parse(b"import a.B as `C`\n").imports[0].alias.as_deref(),
+            Some("C")
+        );
         // kotlinc does not read an escape outside a literal as code: nothing to report.
         let e = header(b"package p\nimport a.B\nval s = 1 // \\u000a val t = 2\n");
         assert!(e.unicode_escapes.is_empty());
