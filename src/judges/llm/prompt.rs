@@ -442,6 +442,95 @@ pub fn change(workspace: &Path, reference: Option<&Path>, budget: usize) -> Chan
     out
 }
 
+/// The files the workspace's own checkout commits (its HEAD) where the material does not look
+/// — under judge-ci's folders at the top or a build-output folder ([`left_out`]) — each with
+/// its committed bytes (at most [`MAX_FILE`] read), workspace-relative. A local build's
+/// `target/` or an earlier run's `judge-ci-out/` is no commit and stays out; what the change
+/// commits there is the subject's (attack finding FI5-4). Empty when the workspace is no
+/// checkout.
+pub fn committed_out_of_sight(live: &Path) -> Vec<(String, Vec<u8>)> {
+    let Ok(repo) = git2::Repository::discover(live) else {
+        return Vec::new();
+    };
+    let (Some(root), Ok(here)) = (repo.workdir(), live.canonicalize()) else {
+        return Vec::new();
+    };
+    let Ok(root) = root.canonicalize() else {
+        return Vec::new();
+    };
+    let Ok(prefix) = here.strip_prefix(&root) else {
+        return Vec::new();
+    };
+    let prefix = prefix.to_string_lossy().into_owned();
+    let Some(tree) = repo
+        .head()
+        .ok()
+        .and_then(|h| h.peel_to_commit().ok())
+        .and_then(|c| c.tree().ok())
+    else {
+        return Vec::new();
+    };
+    let mut found: Vec<(String, git2::Oid)> = Vec::new();
+    let _ = tree.walk(git2::TreeWalkMode::PreOrder, |dir, e| {
+        if e.kind() == Some(git2::ObjectType::Blob) {
+            let path = format!("{dir}{}", e.name().unwrap_or(""));
+            let rel = if prefix.is_empty() {
+                Some(path)
+            } else {
+                path.strip_prefix(&format!("{prefix}/")).map(str::to_string)
+            };
+            if let Some(rel) = rel.filter(|r| left_out(live, r)) {
+                found.push((rel, e.id()));
+            }
+        }
+        if found.len() >= 10_000 {
+            git2::TreeWalkResult::Abort
+        } else {
+            git2::TreeWalkResult::Ok
+        }
+    });
+    found
+        .into_iter()
+        .filter_map(|(rel, id)| {
+            let blob = repo.find_blob(id).ok()?;
+            let bytes = blob.content();
+            Some((rel, bytes[..bytes.len().min(MAX_FILE as usize)].to_vec()))
+        })
+        .collect()
+}
+
+/// Adds to `change` the files the change commits out of the material's sight
+/// ([`committed_out_of_sight`]) that the reference does not hold alike: each is a changed file
+/// not shown, so the model is told of it and a PASS does not stand on it (trust.md point 20).
+pub fn add_out_of_sight(change: &mut Change, committed: Vec<(String, Vec<u8>)>, reference: &Path) {
+    use sha2::{Digest, Sha256};
+    for (rel, bytes) in committed {
+        if change.unshown.iter().any(|u| u.path == rel) {
+            continue;
+        }
+        let theirs = crate::untrusted::read(&reference.join(&rel), MAX_FILE).ok();
+        if theirs.as_deref() == Some(bytes.as_slice()) {
+            continue;
+        }
+        change.changed.push(Changed {
+            path: rel.clone(),
+            status: if theirs.is_some() {
+                "modified"
+            } else {
+                "added"
+            },
+        });
+        change.unshown.push(Unshown {
+            path: rel,
+            reason: "committed under a build-output folder or judge-ci's own output folder, which the run neither builds nor shows",
+            size: bytes.len() as u64,
+            sha256: hex::encode(Sha256::digest(&bytes)),
+        });
+    }
+    change.unshown.sort_by(|a, b| a.path.cmp(&b.path));
+    change.omitted = change.unshown.len();
+}
+
 /// The size of a workspace file, without following a link.
 fn ws_size(workspace: &Path, rel: &str) -> u64 {
     std::fs::symlink_metadata(workspace.join(rel)).map_or(0, |m| m.len())
