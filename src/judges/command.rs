@@ -171,6 +171,12 @@ pub async fn command(
     {
         return j;
     }
+    if let CommandLine::Shell(line) | CommandLine::ShellWithGlobs(line) = run
+        && walks_without_links(line)
+        && let Some(links) = links_in(&cwd)
+    {
+        return refuse_links(links, &display);
+    }
     let out = match process::run(&spec, fence).await {
         Ok(o) => o,
         Err(e) => {
@@ -281,6 +287,77 @@ fn misreadable_names_in(dir: &Path, reads: NameReading) -> Option<Vec<String>> {
         .take(10)
         .collect();
     (!names.is_empty()).then_some(names)
+}
+
+/// Whether a shell line walks the tree with a program that passes over symbolic links it
+/// meets (`grep -r`, `find` without `-L`/`-follow`, `ls -R`, `rg`, `git grep` sees only what
+/// git records): a link the pull request put where a file was hides that file's text from
+/// the walk while javac and Maven read through it (attack finding NC5-7: the example's
+/// `! grep -rn javax …` passed over linked sources). `grep -R` follows links.
+fn walks_without_links(line: &str) -> bool {
+    line.split(['|', ';', '&', '\n', '(', '`']).any(|stage| {
+        let words: Vec<&str> = stage
+            .split_whitespace()
+            .skip_while(|w| matches!(*w, "!" | "then" | "do" | "else" | "command" | "exec"))
+            .collect();
+        let flag = |pred: &dyn Fn(&str) -> bool| words.iter().skip(1).any(|w| pred(w));
+        match words.first().copied() {
+            Some("grep" | "egrep" | "fgrep") => {
+                flag(&|w| {
+                    w == "--recursive"
+                        || (w.starts_with('-') && !w.starts_with("--") && w.contains('r'))
+                }) && !flag(&|w| {
+                    w == "--dereference-recursive"
+                        || (w.starts_with('-') && !w.starts_with("--") && w.contains('R'))
+                })
+            }
+            Some("find") => !flag(&|w| matches!(w, "-L" | "-follow")),
+            Some("ls") => flag(&|w| w.starts_with('-') && w.contains('R')),
+            Some("rg") => !flag(&|w| matches!(w, "-L" | "--follow")),
+            _ => false,
+        }
+    })
+}
+
+/// The symbolic links under `dir` (at most ten, `.git` not entered), relative.
+fn links_in(dir: &Path) -> Option<Vec<String>> {
+    let links: Vec<String> = walkdir::WalkDir::new(dir)
+        .follow_links(false)
+        .min_depth(1)
+        .into_iter()
+        .filter_entry(|e| e.file_name() != ".git")
+        .take(NAMES_LOOKED_AT)
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_symlink())
+        .map(|e| {
+            e.path()
+                .strip_prefix(dir)
+                .unwrap_or(e.path())
+                .to_string_lossy()
+                .escape_debug()
+                .to_string()
+        })
+        .take(10)
+        .collect();
+    (!links.is_empty()).then_some(links)
+}
+
+/// The FAIL of a command not run because its walk would pass over `links` in the tree.
+fn refuse_links(links: Vec<String>, display: &str) -> Outcome {
+    build(
+        Judgment::builder(Status::Fail)
+            .reasoning(format!(
+                "`{display}` was not run: it walks the tree with a program that passes over symbolic links, in a tree that holds {} — what the build reads through a link would go unsearched (follow links: grep -R, find -L, rg -L; or judge the files with a structural check)",
+                links.join(", ")
+            ))
+            .check(Check::new(
+                "command_execution",
+                false,
+                "symbolic links in the tree would hide files from the command's walk",
+            )?)
+            .metadata("command", display)
+            .metadata("symbolicLinks", json!(links)),
+    )
 }
 
 /// The FAIL of a command not run over `names` it could misread.
@@ -782,6 +859,30 @@ mod tests {
             NameReading::of(&CommandLine::Argv(vec!["xargs".into()])),
             None
         );
+    }
+
+    /// Which shell lines walk the tree passing over symbolic links (NC5-7).
+    #[test]
+    fn the_walks_that_pass_over_links_are_known() {
+        for walks in [
+            "! grep -rn 'javax\\.servlet' --include=*.java --include=pom.xml .",
+            "grep -r x src",
+            "find src -name '*.java' -exec grep -l javax {} +",
+            "ls -R src | grep x",
+            "rg javax src",
+        ] {
+            assert!(walks_without_links(walks), "{walks}");
+        }
+        for follows in [
+            "! grep -Rn javax .",
+            "grep -rR x src",
+            "find -L src -name '*.java'",
+            "rg -L javax src",
+            "mvn -o -q verify",
+            "grep -n javax pom.xml",
+        ] {
+            assert!(!walks_without_links(follows), "{follows}");
+        }
     }
 
     /// Which names each reading could misread: options and argument files always, blanks,

@@ -510,6 +510,56 @@ fn a_build_that_kills_itself_is_a_fail_and_a_lenient_later_tier_cannot_accept() 
     assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));
 }
 
+/// Attack finding NC5-7 (trust.md points 19 and 25): `grep -r` passes over symbolic links it
+/// meets, while javac and Maven read through them, so sources moved aside and linked back
+/// kept their javax imports from the example's old `! grep -rn …` check. Such a walk is not
+/// run over a tree that holds links (a FAIL naming them); the shipped example now says
+/// `grep -R`, which follows them and finds the import.
+#[test]
+fn a_walk_that_passes_over_links_is_not_run_over_a_tree_that_holds_them() {
+    for (run, says_not_run) in [
+        ("! grep -rn 'javax\\.servlet' --include=*.java .", true),
+        ("! grep -Rn 'javax\\.servlet' --include=*.java .", false),
+    ] {
+        let d = workspace(&command_config(run));
+        common::write_tree(
+            d.path(),
+            &[(
+                "legacy/Legacy.java.txt",
+                "import javax.servlet.Filter;\nclass Legacy {}\n",
+            )],
+        );
+        std::fs::create_dir_all(d.path().join("src")).unwrap();
+        std::os::unix::fs::symlink(
+            "../legacy/Legacy.java.txt",
+            d.path().join("src/Legacy.java"),
+        )
+        .unwrap();
+        let out = d.path().join("judge-ci-out");
+        let o = common::judge_ci(d.path(), &["--dry-run", "--out", out.to_str().unwrap()]);
+        let r = common::report(&out);
+        let j = &r["verdict"]["individual"][0];
+        assert_eq!(j["status"], "fail", "{run}: {j:#}");
+        assert_eq!(o.status.code(), Some(1), "{run}: {}", common::stderr(&o));
+        let reasoning = j["reasoning"].as_str().unwrap_or_default();
+        if says_not_run {
+            assert!(
+                reasoning.contains("passes over symbolic links")
+                    && j["metadata"]["symbolicLinks"][0] == "src/Legacy.java",
+                "{j:#}"
+            );
+        } else {
+            assert!(
+                j["metadata"]["output"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains("import javax.servlet.Filter"),
+                "grep -R read through the link: {j:#}"
+            );
+        }
+    }
+}
+
 #[test]
 fn names_the_pull_request_puts_in_the_tree_never_become_words_of_a_command() {
     // The bundled example's own check: `--include=*.java` is meant for grep. A shell that
