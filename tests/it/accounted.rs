@@ -357,6 +357,20 @@ fn what_the_change_commits_out_of_the_material_s_sight_is_told_to_the_model() {
             ("ws/target/Evil.java", "package a;\nclass Evil {}\n"),
         ],
     );
+    // FI5-2: a submodule entry under the sources, an empty folder in the checkout.
+    let repo = d.path().join("repo");
+    let base = git(&repo, &["rev-parse", "HEAD"]);
+    git(
+        &repo,
+        &[
+            "update-index",
+            "--add",
+            "--cacheinfo",
+            &format!("160000,{base},ws/src/impl"),
+        ],
+    );
+    git(&repo, &["commit", "-q", "-m", "a gitlink"]);
+    std::fs::create_dir_all(repo.join("ws/src/impl")).unwrap();
     let ws = d.path().join("repo/ws");
     let out = d.path().join("out");
     let o = common::command(&ws, &["--dry-run", "--out", out.to_str().unwrap()])
@@ -366,7 +380,7 @@ fn what_the_change_commits_out_of_the_material_s_sight_is_told_to_the_model() {
     let r = report(&out);
     let asked: Vec<String> = llm.seen().iter().map(|s| s.body.to_string()).collect();
     assert!(!asked.is_empty(), "the model was asked: {}", stderr(&o));
-    for f in ["judge-ci-out/release.sh", "target/Evil.java"] {
+    for f in ["judge-ci-out/release.sh", "target/Evil.java", "src/impl"] {
         assert!(
             asked.iter().all(|b| b.contains(f)),
             "{f} is named to the model: {asked:?}"

@@ -597,6 +597,7 @@ async fn asked(
         let mut change = prompt::change(&submitted, reference.as_deref(), DIFF_BUDGET);
         if let Some(r) = reference.as_deref() {
             prompt::add_out_of_sight(&mut change, prompt::committed_out_of_sight(&c.workspace), r);
+            prompt::add_gitlinks(&mut change, prompt::committed_gitlinks(&c.workspace), r);
         }
         let reversed = match (&reference, swap) {
             (Some(r), true) => Some(prompt::Change {

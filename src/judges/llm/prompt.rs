@@ -449,46 +449,15 @@ pub fn change(workspace: &Path, reference: Option<&Path>, budget: usize) -> Chan
 /// commits there is the subject's (attack finding FI5-4). Empty when the workspace is no
 /// checkout.
 pub fn committed_out_of_sight(live: &Path) -> Vec<(String, Vec<u8>)> {
-    let Ok(repo) = git2::Repository::discover(live) else {
-        return Vec::new();
-    };
-    let (Some(root), Ok(here)) = (repo.workdir(), live.canonicalize()) else {
-        return Vec::new();
-    };
-    let Ok(root) = root.canonicalize() else {
-        return Vec::new();
-    };
-    let Ok(prefix) = here.strip_prefix(&root) else {
-        return Vec::new();
-    };
-    let prefix = prefix.to_string_lossy().into_owned();
-    let Some(tree) = repo
-        .head()
-        .ok()
-        .and_then(|h| h.peel_to_commit().ok())
-        .and_then(|c| c.tree().ok())
-    else {
-        return Vec::new();
-    };
     let mut found: Vec<(String, git2::Oid)> = Vec::new();
-    let _ = tree.walk(git2::TreeWalkMode::PreOrder, |dir, e| {
-        if e.kind() == Some(git2::ObjectType::Blob) {
-            let path = format!("{dir}{}", e.name().unwrap_or(""));
-            let rel = if prefix.is_empty() {
-                Some(path)
-            } else {
-                path.strip_prefix(&format!("{prefix}/")).map(str::to_string)
-            };
-            if let Some(rel) = rel.filter(|r| left_out(live, r)) {
-                found.push((rel, e.id()));
-            }
+    let Some(repo) = walk_head(live, &mut |rel, e| {
+        if e.kind() == Some(git2::ObjectType::Blob) && left_out(live, rel) {
+            found.push((rel.to_string(), e.id()));
         }
-        if found.len() >= 10_000 {
-            git2::TreeWalkResult::Abort
-        } else {
-            git2::TreeWalkResult::Ok
-        }
-    });
+        found.len() < 10_000
+    }) else {
+        return Vec::new();
+    };
     found
         .into_iter()
         .filter_map(|(rel, id)| {
@@ -497,6 +466,53 @@ pub fn committed_out_of_sight(live: &Path) -> Vec<(String, Vec<u8>)> {
             Some((rel, bytes[..bytes.len().min(MAX_FILE as usize)].to_vec()))
         })
         .collect()
+}
+
+/// The submodule entries (gitlinks) the workspace's checkout commits, workspace-relative: a
+/// checkout shows an empty folder there, so no walk of files meets
+/// them, and the model must be told of them (attack finding FI5-2).
+pub fn committed_gitlinks(live: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    walk_head(live, &mut |rel, e| {
+        if e.kind() == Some(git2::ObjectType::Commit) {
+            found.push(rel.to_string());
+        }
+        found.len() < 10_000
+    });
+    found
+}
+
+/// Walks the tree the workspace's checkout has at HEAD, calling `visit` with each entry's
+/// workspace-relative path until it answers false; the repository, or `None` when the
+/// workspace is no checkout.
+fn walk_head(
+    live: &Path,
+    visit: &mut dyn FnMut(&str, &git2::TreeEntry<'_>) -> bool,
+) -> Option<git2::Repository> {
+    let repo = git2::Repository::discover(live).ok()?;
+    let root = repo.workdir()?.canonicalize().ok()?;
+    let here = live.canonicalize().ok()?;
+    let prefix = here
+        .strip_prefix(&root)
+        .ok()?
+        .to_string_lossy()
+        .into_owned();
+    {
+        let tree = repo.head().ok()?.peel_to_commit().ok()?.tree().ok()?;
+        let _ = tree.walk(git2::TreeWalkMode::PreOrder, |dir, e| {
+            let path = format!("{dir}{}", e.name().unwrap_or(""));
+            let rel = if prefix.is_empty() {
+                Some(path)
+            } else {
+                path.strip_prefix(&format!("{prefix}/")).map(str::to_string)
+            };
+            match rel {
+                Some(r) if !visit(&r, e) => git2::TreeWalkResult::Abort,
+                _ => git2::TreeWalkResult::Ok,
+            }
+        });
+    }
+    Some(repo)
 }
 
 /// Adds to `change` the files the change commits out of the material's sight
@@ -525,6 +541,28 @@ pub fn add_out_of_sight(change: &mut Change, committed: Vec<(String, Vec<u8>)>, 
             reason: "committed under a build-output folder or judge-ci's own output folder, which the run neither builds nor shows",
             size: bytes.len() as u64,
             sha256: hex::encode(Sha256::digest(&bytes)),
+        });
+    }
+    change.unshown.sort_by(|a, b| a.path.cmp(&b.path));
+    change.omitted = change.unshown.len();
+}
+
+/// Adds to `change` the gitlinks the change commits that the reference has no folder for:
+/// each is a changed path not shown (its content is another repository's), named to the model.
+pub fn add_gitlinks(change: &mut Change, links: Vec<String>, reference: &Path) {
+    for rel in links {
+        if reference.join(&rel).exists() || change.unshown.iter().any(|u| u.path == rel) {
+            continue;
+        }
+        change.changed.push(Changed {
+            path: rel.clone(),
+            status: "added",
+        });
+        change.unshown.push(Unshown {
+            path: rel,
+            reason: "a submodule entry (gitlink): its content is another repository's, never shown",
+            size: 0,
+            sha256: String::new(),
         });
     }
     change.unshown.sort_by(|a, b| a.path.cmp(&b.path));
