@@ -444,7 +444,7 @@ pub fn change(workspace: &Path, reference: Option<&Path>, budget: usize) -> Chan
 
 /// The files the workspace's own checkout commits (its HEAD) where the material does not look
 /// — under judge-ci's folders at the top or a build-output folder ([`left_out`]) — each with
-/// its committed bytes (at most [`MAX_FILE`] read), workspace-relative. A local build's
+/// its committed bytes (at most 512 KiB read), workspace-relative. A local build's
 /// `target/` or an earlier run's `judge-ci-out/` is no commit and stays out; what the change
 /// commits there is the subject's (attack finding FI5-4). Empty when the workspace is no
 /// checkout.
