@@ -294,24 +294,11 @@ impl GitTree {
     /// Every blob of the tree whose repository-relative path `keep` accepts: (path, blob id,
     /// file mode).
     pub fn blobs(&self, keep: &dyn Fn(&str) -> bool) -> std::io::Result<Vec<(String, Oid, i32)>> {
-        let repo = self.open()?;
-        let io = |e: git2::Error| std::io::Error::other(e.message().to_string());
-        let tree = repo
-            .find_commit(self.commit)
-            .and_then(|c| c.tree())
-            .map_err(io)?;
-        let mut out = Vec::new();
-        tree.walk(TreeWalkMode::PreOrder, |dir, e| {
-            if e.kind() == Some(ObjectType::Blob) {
-                let path = format!("{dir}{}", e.name().unwrap_or(""));
-                if keep(&path) {
-                    out.push((path, e.id(), e.filemode()));
-                }
-            }
-            TreeWalkResult::Ok
-        })
-        .map_err(io)?;
-        Ok(out)
+        Ok(self
+            .entries(keep)?
+            .into_iter()
+            .filter(|(_, _, mode)| *mode != 0o160000)
+            .collect())
     }
 
     /// Every entry git records as content at a path, as [`GitTree::blobs`] gives files and

@@ -268,6 +268,12 @@ fn misreadable_names(dir: &Path, reads: NameReading, display: &str) -> Option<Ou
 
 /// The names under `dir` (at most ten) that the command could misread.
 fn misreadable_names_in(dir: &Path, reads: NameReading) -> Option<Vec<String>> {
+    entries_under(dir, &|e| reads.misreads(e.file_name().as_encoded_bytes()))
+}
+
+/// The entries under `dir` (links not followed, `.git` not entered, at most
+/// [`NAMES_LOOKED_AT`] looked at) that `pick` picks, at most ten, relative and escaped.
+fn entries_under(dir: &Path, pick: &dyn Fn(&walkdir::DirEntry) -> bool) -> Option<Vec<String>> {
     let names: Vec<String> = walkdir::WalkDir::new(dir)
         .follow_links(false)
         .min_depth(1)
@@ -275,7 +281,7 @@ fn misreadable_names_in(dir: &Path, reads: NameReading) -> Option<Vec<String>> {
         .filter_entry(|e| e.file_name() != ".git")
         .take(NAMES_LOOKED_AT)
         .filter_map(Result::ok)
-        .filter(|e| reads.misreads(e.file_name().as_encoded_bytes()))
+        .filter(|e| pick(e))
         .map(|e| {
             e.path()
                 .strip_prefix(dir)
@@ -321,25 +327,7 @@ fn walks_without_links(line: &str) -> bool {
 
 /// The symbolic links under `dir` (at most ten, `.git` not entered), relative.
 fn links_in(dir: &Path) -> Option<Vec<String>> {
-    let links: Vec<String> = walkdir::WalkDir::new(dir)
-        .follow_links(false)
-        .min_depth(1)
-        .into_iter()
-        .filter_entry(|e| e.file_name() != ".git")
-        .take(NAMES_LOOKED_AT)
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_symlink())
-        .map(|e| {
-            e.path()
-                .strip_prefix(dir)
-                .unwrap_or(e.path())
-                .to_string_lossy()
-                .escape_debug()
-                .to_string()
-        })
-        .take(10)
-        .collect();
-    (!links.is_empty()).then_some(links)
+    entries_under(dir, &|e| e.file_type().is_symlink())
 }
 
 /// The FAIL of a command not run because its walk would pass over `links` in the tree.
