@@ -275,6 +275,37 @@ pub const MAX_XML_NODES: u32 = 2_000_000;
 /// The deepest element nesting judge-ci accepts in XML the subject controls.
 pub const MAX_XML_DEPTH: usize = 256;
 
+/// Why XML the subject controls was not parsed; each names the file (`what`) and, for a
+/// bound, the bound.
+#[derive(Debug, Error)]
+pub enum XmlError {
+    /// Not well-formed (or a DTD where none is allowed): roxmltree's error, with its position.
+    #[error("{what} is not well-formed XML: {source}")]
+    NotWellFormed {
+        /// What the file is (`the POM`, `TEST-x.xml`).
+        what: String,
+        /// What roxmltree said, with line and column.
+        #[source]
+        source: roxmltree::Error,
+    },
+    /// More than [`MAX_XML_NODES`] nodes.
+    #[error(
+        "{what} holds more than {MAX_XML_NODES} XML nodes, the most judge-ci reads of one file"
+    )]
+    TooManyNodes {
+        /// What the file is.
+        what: String,
+    },
+    /// Elements nested deeper than [`MAX_XML_DEPTH`] levels.
+    #[error(
+        "{what} nests XML elements deeper than {MAX_XML_DEPTH} levels, the most judge-ci reads"
+    )]
+    TooDeep {
+        /// What the file is.
+        what: String,
+    },
+}
+
 /// Parses XML the subject controls (`what` names it in errors), with no DTD unless
 /// `allow_dtd` (a declared DTD is never loaded), at most [`MAX_XML_NODES`] nodes and
 /// [`MAX_XML_DEPTH`] levels; exceeding a bound is an error naming the file and the bound.
@@ -282,17 +313,18 @@ pub fn parse_xml<'a>(
     what: &str,
     text: &'a str,
     allow_dtd: bool,
-) -> Result<roxmltree::Document<'a>, String> {
+) -> Result<roxmltree::Document<'a>, XmlError> {
     let options = roxmltree::ParsingOptions {
         allow_dtd,
         nodes_limit: MAX_XML_NODES,
         ..roxmltree::ParsingOptions::default()
     };
     let doc = roxmltree::Document::parse_with_options(text, options).map_err(|e| match e {
-        roxmltree::Error::NodesLimitReached => format!(
-            "{what} holds more than {MAX_XML_NODES} XML nodes, the most judge-ci reads of one file"
-        ),
-        e => format!("{what} is not well-formed XML: {e}"),
+        roxmltree::Error::NodesLimitReached => XmlError::TooManyNodes { what: what.into() },
+        source => XmlError::NotWellFormed {
+            what: what.into(),
+            source,
+        },
     })?;
     // Document order visits a parent before its children: each depth is its parent's plus one.
     let mut depth = vec![0usize; doc.descendants().count()];
@@ -301,9 +333,7 @@ pub fn parse_xml<'a>(
             depth.get(p.id().get_usize()).copied().unwrap_or(0) + 1
         });
         if d > MAX_XML_DEPTH {
-            return Err(format!(
-                "{what} nests XML elements deeper than {MAX_XML_DEPTH} levels, the most judge-ci reads"
-            ));
+            return Err(XmlError::TooDeep { what: what.into() });
         }
         if let Some(slot) = depth.get_mut(n.id().get_usize()) {
             *slot = d;
@@ -359,13 +389,22 @@ mod tests {
     fn xml_node_counts_are_bounded() {
         let text = format!("<r>{}</r>", "<a/>".repeat(MAX_XML_NODES as usize + 1));
         let e = parse_xml("TEST-x.xml", &text, false).unwrap_err();
-        assert!(e.contains("TEST-x.xml") && e.contains("2000000"), "{e}");
+        assert!(
+            matches!(&e, XmlError::TooManyNodes { what } if what == "TEST-x.xml"),
+            "{e}"
+        );
         let deep = format!("{}{}", "<a>".repeat(300), "</a>".repeat(300));
         let e = parse_xml("deep.xml", &deep, false).unwrap_err();
-        assert!(e.contains("deep.xml") && e.contains("256 levels"), "{e}");
+        assert!(
+            matches!(&e, XmlError::TooDeep { what } if what == "deep.xml"),
+            "{e}"
+        );
         assert!(parse_xml("ok.xml", "<r><a/></r>", false).is_ok());
         let e = parse_xml("dtd.xml", "<!DOCTYPE r []><r/>", false).unwrap_err();
-        assert!(e.starts_with("dtd.xml is not well-formed XML"), "{e}");
+        assert!(
+            matches!(&e, XmlError::NotWellFormed { what, .. } if what == "dtd.xml"),
+            "{e}"
+        );
     }
 }
 

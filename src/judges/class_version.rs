@@ -40,17 +40,28 @@ fn class_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Why a file under the class folder has no major version to check (a failed check of its
+/// own, never a pass).
+#[derive(Debug, thiserror::Error)]
+pub enum ClassFileError {
+    /// Not opened: a link, FIFO, device, or the kernel refused (names the path).
+    #[error(transparent)]
+    Open(#[from] crate::untrusted::ReadError),
+    /// Shorter than a class file's header, or the read failed.
+    #[error("cannot read: {0}")]
+    Read(#[source] std::io::Error),
+    /// The first four bytes are not `CAFEBABE`.
+    #[error("not a class file (bad magic number)")]
+    BadMagic,
+}
+
 /// Reads the major version after checking the magic number.
-fn major_version(p: &Path) -> Result<u16, String> {
+fn major_version(p: &Path) -> Result<u16, ClassFileError> {
     let mut head = [0u8; 8];
-    crate::untrusted::open(p)
-        .map_err(|e| e.to_string())
-        .and_then(|(mut f, _)| {
-            f.read_exact(&mut head)
-                .map_err(|e| format!("cannot read: {e}"))
-        })?;
+    let (mut f, _) = crate::untrusted::open(p)?;
+    f.read_exact(&mut head).map_err(ClassFileError::Read)?;
     if head[..4] != [0xCA, 0xFE, 0xBA, 0xBE] {
-        return Err("not a class file (bad magic number)".into());
+        return Err(ClassFileError::BadMagic);
     }
     Ok(u16::from_be_bytes([head[6], head[7]]))
 }
@@ -138,7 +149,7 @@ pub fn class_version(
                     java_release(target)
                 ),
             ),
-            Err(e) => (false, e),
+            Err(e) => (false, e.to_string()),
         };
         if !ok {
             wrong += 1;
@@ -180,4 +191,31 @@ pub fn class_version(
             .metadata("classFiles", files.len() as u64)
             .metadata("mismatched", wrong as u64),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_that_is_not_a_class_file_says_which_way() {
+        let d = tempfile::tempdir().unwrap();
+        let good = d.path().join("A.class");
+        std::fs::write(&good, [0xCA, 0xFE, 0xBA, 0xBE, 0, 0, 0, 61]).unwrap();
+        assert_eq!(major_version(&good).unwrap(), 61);
+        let bad = d.path().join("B.class");
+        std::fs::write(&bad, b"not a class").unwrap();
+        assert!(matches!(major_version(&bad), Err(ClassFileError::BadMagic)));
+        let short = d.path().join("C.class");
+        std::fs::write(&short, [0xCA, 0xFE]).unwrap();
+        assert!(matches!(
+            major_version(&short),
+            Err(ClassFileError::Read(_))
+        ));
+        std::os::unix::fs::symlink(&good, d.path().join("L.class")).unwrap();
+        assert!(matches!(
+            major_version(&d.path().join("L.class")),
+            Err(ClassFileError::Open(e)) if e.not_regular() == Some(crate::untrusted::Kind::Symlink)
+        ));
+    }
 }

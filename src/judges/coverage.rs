@@ -4,13 +4,13 @@ use std::time::SystemTime;
 
 use super::evidence::Freshness;
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::config::checks::{Baseline, WorkspacePath};
 use crate::judgment::{Cause, Judgment, JudgmentContext, Status};
 
 use super::paths::{Resolved, resolve};
-use super::{Outcome, build, instrument, instrument_because};
+use super::{Outcome, build, instrument_because};
 
 /// Covered and missed counts of one counter type.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -44,25 +44,42 @@ pub struct Coverage {
     pub method: Counter,
 }
 
+/// Why a JaCoCo report's text is not a coverage report.
+#[derive(Debug, thiserror::Error)]
+pub enum JacocoError {
+    /// Not XML judge-ci reads (malformed, an entity, over a bound).
+    #[error("not JaCoCo XML: {0}")]
+    Xml(#[source] crate::untrusted::XmlError),
+    /// XML, but not a JaCoCo report.
+    #[error("not a JaCoCo report: the root element is <{root}>")]
+    NotAReport {
+        /// The root element's name.
+        root: String,
+    },
+    /// A counter whose `covered` or `missed` is not a count.
+    #[error("a <counter> without numeric covered/missed at byte {byte}")]
+    BadCounter {
+        /// Where it starts, in bytes.
+        byte: usize,
+    },
+}
+
 /// Parses JaCoCo XML: every `<counter>` in document order, the last of each type winning
 /// (which is the report-level total). The DTD is declared but never loaded.
-pub fn parse_jacoco(xml: &str) -> Result<Coverage, String> {
-    let doc = crate::untrusted::parse_xml("the report", xml, true)
-        .map_err(|e| format!("not JaCoCo XML: {e}"))?;
+pub fn parse_jacoco(xml: &str) -> Result<Coverage, JacocoError> {
+    let doc = crate::untrusted::parse_xml("the report", xml, true).map_err(JacocoError::Xml)?;
     if doc.root_element().tag_name().name() != "report" {
-        return Err(format!(
-            "not a JaCoCo report: the root element is <{}>",
-            doc.root_element().tag_name().name()
-        ));
+        return Err(JacocoError::NotAReport {
+            root: doc.root_element().tag_name().name().to_string(),
+        });
     }
     let mut c = Coverage::default();
     for n in doc.descendants().filter(|n| n.has_tag_name("counter")) {
         let num = |a: &str| n.attribute(a).and_then(|v| v.parse::<u64>().ok());
         let (Some(covered), Some(missed)) = (num("covered"), num("missed")) else {
-            return Err(format!(
-                "a <counter> without numeric covered/missed at byte {}",
-                n.range().start
-            ));
+            return Err(JacocoError::BadCounter {
+                byte: n.range().start,
+            });
         };
         let counter = Counter { covered, missed };
         match n.attribute("type") {
@@ -75,34 +92,103 @@ pub fn parse_jacoco(xml: &str) -> Result<Coverage, String> {
     Ok(c)
 }
 
+/// Why a coverage judge has no report or no baseline to compare (an ERROR naming it).
+#[derive(Debug, thiserror::Error)]
+pub enum CoverageError {
+    /// The configured report path leaves the tree.
+    #[error("path escapes the workspace: {why}")]
+    Escapes {
+        /// Why, as the path check said it.
+        why: String,
+    },
+    /// The report is not there: evidence the run did not produce.
+    #[error("coverage report not found: {} (did the build run JaCoCo?)", .report.display())]
+    Missing {
+        /// The configured report path.
+        report: PathBuf,
+    },
+    /// The report is one the subject could have supplied.
+    #[error("refused as evidence: {why}")]
+    Refused {
+        /// Why, as the freshness check said it.
+        why: String,
+    },
+    /// The report could not be read.
+    #[error("cannot read {}: {source}", .report.display())]
+    Read {
+        /// The configured report path.
+        report: PathBuf,
+        /// Why.
+        #[source]
+        source: super::paths::FileError,
+    },
+    /// The report is not JaCoCo XML.
+    #[error("Failed to parse {}: {source}", .report.display())]
+    Parse {
+        /// The configured report path.
+        report: PathBuf,
+        /// Why.
+        #[source]
+        source: JacocoError,
+    },
+    /// The report path is or passes through a symbolic link (in the reference: the
+    /// workspace's is a finding instead).
+    #[error("{link} is a symbolic link, not followed")]
+    Link {
+        /// The link.
+        link: String,
+    },
+    /// The reference's report, read for the baseline, is unusable.
+    #[error("reference baseline: {0}")]
+    Reference(#[source] Box<CoverageError>),
+}
+
+impl CoverageError {
+    /// The cause judge-ci observed: a report missing from the workspace is evidence this run
+    /// did not produce; the reference's problems are the instrument's, with no cause.
+    pub fn cause(&self) -> Option<Cause> {
+        match self {
+            CoverageError::Missing { .. } => Some(Cause::EvidenceMissing),
+            CoverageError::Escapes { .. }
+            | CoverageError::Refused { .. }
+            | CoverageError::Read { .. }
+            | CoverageError::Parse { .. }
+            | CoverageError::Link { .. }
+            | CoverageError::Reference(_) => None,
+        }
+    }
+}
+
 enum Read {
     Ok(Coverage),
-    /// The report is not there: evidence the run did not produce.
-    Missing(String),
     /// The path is or passes through a symbolic link inside the workspace (that link).
     ThroughLink(String),
-    Fault(String),
+    Fault(CoverageError),
 }
 
 /// Reads a JaCoCo report; `fresh` (the workspace's, not the reference's) refuses one the
 /// subject could have supplied.
 fn read_report(root: &Path, report: &WorkspacePath, fresh: Option<&Freshness>) -> Read {
-    let shown = report.as_path().display();
+    let shown = report.as_path().to_path_buf();
     match resolve(root, report.as_path()) {
-        Resolved::Escapes(why) => Read::Fault(format!("path escapes the workspace: {why}")),
+        Resolved::Escapes(why) => Read::Fault(CoverageError::Escapes { why }),
         Resolved::ThroughLink(link) => Read::ThroughLink(link),
-        Resolved::Missing(_) => Read::Missing(format!(
-            "coverage report not found: {shown} (did the build run JaCoCo?)"
-        )),
+        Resolved::Missing(_) => Read::Fault(CoverageError::Missing { report: shown }),
         Resolved::Inside(p) => {
-            if let Some(why) = fresh.and_then(|f| f.refuse(&p, &shown.to_string())) {
-                return Read::Fault(format!("refused as evidence: {why}"));
+            if let Some(why) = fresh.and_then(|f| f.refuse(&p, &shown.display().to_string())) {
+                return Read::Fault(CoverageError::Refused { why });
             }
             match super::paths::read_text_limited(&p, super::paths::MAX_REPORT_BYTES) {
-                Err(e) => Read::Fault(format!("cannot read {shown}: {e}")),
+                Err(source) => Read::Fault(CoverageError::Read {
+                    report: shown,
+                    source,
+                }),
                 Ok(xml) => match parse_jacoco(&xml) {
                     Ok(c) => Read::Ok(c),
-                    Err(e) => Read::Fault(format!("Failed to parse {shown}: {e}")),
+                    Err(source) => Read::Fault(CoverageError::Parse {
+                        report: shown,
+                        source,
+                    }),
                 },
             }
         }
@@ -115,7 +201,7 @@ fn baseline(
     ctx: &JudgmentContext,
     configured: Option<&Baseline>,
     report: &WorkspacePath,
-) -> Result<Option<f64>, String> {
+) -> Result<Option<f64>, CoverageError> {
     match configured {
         Some(Baseline::Percent(p)) => Ok(Some(*p)),
         Some(Baseline::Reference) => {
@@ -124,10 +210,12 @@ fn baseline(
             };
             match read_report(r, report, None) {
                 Read::Ok(c) => Ok(Some(c.line.percent())),
-                Read::Fault(e) | Read::Missing(e) => Err(format!("reference baseline: {e}")),
-                Read::ThroughLink(link) => Err(format!(
-                    "reference baseline: {link} is a symbolic link, not followed"
-                )),
+                Read::Fault(e) => Err(CoverageError::Reference(Box::new(e))),
+                Read::ThroughLink(link) => {
+                    Err(CoverageError::Reference(Box::new(CoverageError::Link {
+                        link,
+                    })))
+                }
             }
         }
         None => Ok(match ctx.metadata.get("baselineCoverage") {
@@ -152,20 +240,16 @@ fn inputs(
                 "no baseline coverage: set `baseline` on the check or metadata baselineCoverage (percent)",
             ))));
         }
-        Err(e) => return Err(Box::new(instrument(e))),
+        Err(e) => return Err(Box::new(instrument_because(e.cause(), e.to_string()))),
     };
     let fresh = Freshness::new(&ctx.workspace, since);
     match read_report(&ctx.workspace, report, Some(&fresh)) {
         Read::Ok(c) => Ok((base, c)),
-        Read::Fault(e) => Err(Box::new(instrument(e))),
+        Read::Fault(e) => Err(Box::new(instrument_because(e.cause(), e.to_string()))),
         Read::ThroughLink(link) => Err(Box::new(super::not_regular_fail(
             "coverage",
             Path::new(""),
             &[(link, crate::untrusted::Kind::Symlink)],
-        ))),
-        Read::Missing(e) => Err(Box::new(instrument_because(
-            Some(Cause::EvidenceMissing),
-            e,
         ))),
     }
 }
@@ -266,15 +350,26 @@ mod tests {
             }
         );
         assert!((c.line.percent() - 75.0).abs() < 1e-9);
+        let e = parse_jacoco("<html/>").unwrap_err();
+        assert!(
+            matches!(&e, JacocoError::NotAReport { root } if root == "html"),
+            "{e}"
+        );
         assert_eq!(
-            parse_jacoco("<html/>").unwrap_err(),
+            e.to_string(),
             "not a JaCoCo report: the root element is <html>"
         );
         let e = parse_jacoco("not xml").unwrap_err();
         assert!(
-            e.starts_with("not JaCoCo XML: the report is not well-formed XML"),
+            matches!(
+                e,
+                JacocoError::Xml(crate::untrusted::XmlError::NotWellFormed { .. })
+            ),
             "{e}"
         );
+        let e = parse_jacoco(r#"<report><counter type="LINE" missed="x" covered="1"/></report>"#)
+            .unwrap_err();
+        assert!(matches!(e, JacocoError::BadCounter { byte: 8 }), "{e}");
         assert_eq!(Counter::default().percent(), 0.0);
     }
 
@@ -312,7 +407,10 @@ mod tests {
         let xml = r#"<?xml version="1.0"?><!DOCTYPE report [<!ENTITY x SYSTEM "file:///etc/passwd">]><report>&x;</report>"#;
         let e = parse_jacoco(xml).unwrap_err();
         assert!(
-            e.starts_with("not JaCoCo XML: the report is not well-formed XML"),
+            matches!(
+                e,
+                JacocoError::Xml(crate::untrusted::XmlError::NotWellFormed { .. })
+            ),
             "{e}"
         );
     }

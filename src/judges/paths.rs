@@ -11,25 +11,66 @@ pub const MAX_REPORT_BYTES: u64 = 256 << 20;
 /// The largest input of the analysis read (plan, journal, analysis JSON, knowledge file).
 pub const MAX_INPUT_BYTES: u64 = 1 << 20;
 
+/// Why a file of a tree (the subject's, the reference's, on disk or in git) was not read. Its
+/// message leaves the file's name to the caller, who says which file it was reading.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    /// Larger than the read's bound.
+    #[error("{size}, over the {} read", size_words(*limit))]
+    TooLarge {
+        /// Its size, in words (`300 bytes`, `over 64 MiB`).
+        size: String,
+        /// The bound, in bytes.
+        limit: u64,
+    },
+    /// A link, FIFO, socket, device or folder where a regular file was expected (this one
+    /// names the path).
+    #[error(transparent)]
+    NotRegular(crate::untrusted::ReadError),
+    /// The kernel refused the open or the read, or nothing is there.
+    #[error("{0}")]
+    Io(#[source] std::io::Error),
+    /// git could not read the blob.
+    #[error("cannot read {rel} from git: {}", .source.message())]
+    Git {
+        /// The file, relative to the tree.
+        rel: String,
+        /// What git said.
+        #[source]
+        source: git2::Error,
+    },
+}
+
+impl FileError {
+    /// Nothing is there (the words the kernel uses, so a file missing from a tree in git reads
+    /// as one missing on disk).
+    pub fn missing() -> FileError {
+        FileError::Io(std::io::Error::from_raw_os_error(libc::ENOENT))
+    }
+}
+
+impl From<crate::untrusted::ReadError> for FileError {
+    fn from(e: crate::untrusted::ReadError) -> FileError {
+        match e {
+            crate::untrusted::ReadError::TooLarge { size, limit, .. } => {
+                FileError::TooLarge { size, limit }
+            }
+            crate::untrusted::ReadError::Io { source, .. } => FileError::Io(source),
+            e @ crate::untrusted::ReadError::NotRegular { .. } => FileError::NotRegular(e),
+        }
+    }
+}
+
 /// `read_limited`, as text (invalid UTF-8 replaced).
-pub fn read_text_limited(p: &Path, limit: u64) -> Result<String, String> {
+pub fn read_text_limited(p: &Path, limit: u64) -> Result<String, FileError> {
     read_limited(p, limit).map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
 /// Reads at most `limit` bytes of the regular file `p` through the one primitive for subject
 /// files ([`crate::untrusted::read`]: no link followed, nothing opened blocking, a larger file
 /// an error naming the bound).
-pub fn read_limited(p: &Path, limit: u64) -> Result<Vec<u8>, String> {
-    crate::untrusted::read(p, limit).map_err(|e| match e {
-        crate::untrusted::ReadError::TooLarge { size, limit, .. } => too_large(&size, limit),
-        crate::untrusted::ReadError::Io { source, .. } => source.to_string(),
-        e => e.to_string(),
-    })
-}
-
-/// Why a file of `size` (in words, `123 bytes`) is not read under `limit`.
-pub fn too_large(size: &str, limit: u64) -> String {
-    format!("{size}, over the {} read", size_words(limit))
+pub fn read_limited(p: &Path, limit: u64) -> Result<Vec<u8>, FileError> {
+    crate::untrusted::read(p, limit).map_err(FileError::from)
 }
 
 fn size_words(n: u64) -> String {
@@ -207,9 +248,16 @@ mod tests {
         std::fs::write(&c, other).unwrap();
         assert_eq!(read_limited(&a, 200_000).unwrap().len(), 200_000);
         let e = read_limited(&a, 128 * 1024).unwrap_err();
-        assert_eq!(e, "200000 bytes, over the 128 KiB read");
+        assert!(
+            matches!(&e, FileError::TooLarge { limit, .. } if *limit == 128 * 1024),
+            "{e}"
+        );
+        assert_eq!(e.to_string(), "200000 bytes, over the 128 KiB read");
         let missing = read_limited(&d.path().join("none"), 10).unwrap_err();
-        assert!(missing.contains("No such file"), "{missing}");
+        assert!(
+            matches!(&missing, FileError::Io(e) if e.kind() == std::io::ErrorKind::NotFound),
+            "{missing}"
+        );
         assert!(same_file(&a, &b));
         assert!(!same_file(&a, &c), "a difference past the first chunk");
         assert!(!same_file(&a, &d.path().join("none")));

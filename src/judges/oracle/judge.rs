@@ -27,7 +27,7 @@ fn surefire_reports(
         Err(_) => (Default::default(), None),
         Ok(m) if m.is_dir() => match structural::read_reports(reports, None) {
             Ok(r) => (r, None),
-            Err(why) => (Default::default(), Some(why)),
+            Err(why) => (Default::default(), Some(why.to_string())),
         },
         Ok(_) => (
             Default::default(),

@@ -27,6 +27,28 @@ pub enum Side<'a> {
     Reference(&'a Tree),
 }
 
+/// Which side of a comparison a file that could not be read is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::Display)]
+#[strum(serialize_all = "lowercase")]
+pub enum Which {
+    /// The workspace (or its snapshot).
+    Workspace,
+    /// The reference.
+    Reference,
+}
+
+/// Why one side's version of a file could not be given: which side, and why (shared, as the
+/// read is attempted once and its outcome asked for again).
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{side}: {source}")]
+pub struct ContentError {
+    /// The side.
+    pub side: Which,
+    /// Why.
+    #[source]
+    pub source: std::sync::Arc<crate::judges::paths::FileError>,
+}
+
 /// One side's version of a file.
 pub struct Content<'a> {
     rel: &'a str,
@@ -36,7 +58,7 @@ pub struct Content<'a> {
     /// Stat data from the listing (zero for a tree in git).
     stamp: Stat,
     digest: OnceLock<Key>,
-    bytes: OnceLock<Result<Vec<u8>, String>>,
+    bytes: OnceLock<Result<Vec<u8>, std::sync::Arc<crate::judges::paths::FileError>>>,
     /// The SHA-256 of `bytes`.
     read_digest: OnceLock<Key>,
 }
@@ -55,11 +77,11 @@ impl<'a> Content<'a> {
         }
     }
 
-    /// `workspace` or `reference`, for messages.
-    fn side_name(&self) -> &'static str {
+    /// Which side it is on.
+    fn which(&self) -> Which {
         match self.side {
-            Side::Workspace(_) => "workspace",
-            Side::Reference(_) => "reference",
+            Side::Workspace(_) => Which::Workspace,
+            Side::Reference(_) => Which::Reference,
         }
     }
 
@@ -109,19 +131,25 @@ impl<'a> Content<'a> {
     }
 
     /// The bytes (read once).
-    pub fn bytes(&self) -> Result<&[u8], String> {
+    pub fn bytes(&self) -> Result<&[u8], ContentError> {
         self.bytes
-            .get_or_init(|| match self.side {
-                Side::Workspace(root) => super::read_bounded(&root.join(self.rel)),
-                Side::Reference(t) => t.read(self.rel),
+            .get_or_init(|| {
+                match self.side {
+                    Side::Workspace(root) => super::read_bounded(&root.join(self.rel)),
+                    Side::Reference(t) => t.read(self.rel),
+                }
+                .map_err(std::sync::Arc::new)
             })
             .as_ref()
             .map(Vec::as_slice)
-            .map_err(|e| format!("{}: {e}", self.side_name()))
+            .map_err(|source| ContentError {
+                side: self.which(),
+                source: std::sync::Arc::clone(source),
+            })
     }
 
     /// The SHA-256 of the bytes read (hashed once).
-    fn read_digest(&self) -> Result<Key, String> {
+    fn read_digest(&self) -> Result<Key, ContentError> {
         if let Some(k) = self.read_digest.get() {
             return Ok(*k);
         }
@@ -146,7 +174,7 @@ impl<'a> Content<'a> {
     /// The digest, reading the file when it is not known; remembered for the next run when
     /// the file cannot have changed under its stat data: its stat data after the read are
     /// still the listing's, and its ctime was settled before the read.
-    pub fn digest(&self) -> Result<Key, String> {
+    pub fn digest(&self) -> Result<Key, ContentError> {
         if let Some(k) = self.known_digest() {
             return Ok(k);
         }
@@ -183,7 +211,7 @@ impl<'a> Content<'a> {
         &self,
         kind: Kind,
         parse: impl FnOnce(&[u8]) -> T,
-    ) -> Result<T, String> {
+    ) -> Result<T, ContentError> {
         let Some(store) = self.run.store() else {
             return Ok(parse(self.bytes()?));
         };
@@ -198,8 +226,8 @@ impl<'a> Content<'a> {
 }
 
 /// The `file-unreadable` finding for a file one side could not give.
-pub fn unreadable(rel: &str, why: String) -> Vec<Finding> {
-    vec![Finding::new(rel, FindingKind::FileUnreadable).actual(why)]
+pub fn unreadable(rel: &str, why: &ContentError) -> Vec<Finding> {
+    vec![Finding::new(rel, FindingKind::FileUnreadable).actual(why.to_string())]
 }
 
 /// Both sides' models (the workspace's first, as its failure is reported first), or the
@@ -211,8 +239,8 @@ pub fn models<T: Serialize + DeserializeOwned>(
     kind: Kind,
     parse: impl Fn(&[u8]) -> T,
 ) -> Result<(T, T), Vec<Finding>> {
-    let wm = w.model(kind, &parse).map_err(|e| unreadable(rel, e))?;
-    let rm = r.model(kind, &parse).map_err(|e| unreadable(rel, e))?;
+    let wm = w.model(kind, &parse).map_err(|e| unreadable(rel, &e))?;
+    let rm = r.model(kind, &parse).map_err(|e| unreadable(rel, &e))?;
     Ok((wm, rm))
 }
 
@@ -222,8 +250,8 @@ pub fn bytes<'c>(
     w: &'c Content,
     r: &'c Content,
 ) -> Result<(&'c [u8], &'c [u8]), Vec<Finding>> {
-    let wb = w.bytes().map_err(|e| unreadable(rel, e))?;
-    let rb = r.bytes().map_err(|e| unreadable(rel, e))?;
+    let wb = w.bytes().map_err(|e| unreadable(rel, &e))?;
+    let rb = r.bytes().map_err(|e| unreadable(rel, &e))?;
     Ok((wb, rb))
 }
 

@@ -45,7 +45,7 @@ fn short_diff(rel: &str, expected: &str, actual: &str) -> String {
 
 /// An XML document as a canonical string: elements with sorted attributes, trimmed text,
 /// comments and processing instructions dropped. No DTD is read.
-fn canonical_xml(text: &str) -> Result<String, String> {
+fn canonical_xml(text: &str) -> Result<String, crate::untrusted::XmlError> {
     let doc = crate::untrusted::parse_xml("the file", text, false)?;
     enum Item<'a, 'i> {
         Open(roxmltree::Node<'a, 'i>),
@@ -114,7 +114,9 @@ fn compare(rel: &str, w: &[u8], r: &[u8], store: Option<&Store>) -> Vec<Finding>
                 diff_poms(rel, &e, &a, &all, false)
             }
             (Err(_), _) => text_compare(rel, ws, rf),
-            (_, Err(e)) => vec![Finding::new(rel, FindingKind::PomUnreadable).actual(e)],
+            (_, Err(e)) => {
+                vec![Finding::new(rel, FindingKind::PomUnreadable).actual(e.to_string())]
+            }
         };
     }
     if let Some(language) = Language::of_path(name) {

@@ -20,8 +20,10 @@ pub use content::Content;
 pub use ast::ast_diff;
 pub use files::file_comparison;
 pub use imports::import_diff;
-pub use pom::{At, Dependency, Plugin, Pom, effective_poms, parent_files, pom_diff, pom_files};
-pub use surefire::{TestOutcome, read_reports};
+pub use pom::{
+    At, Dependency, Plugin, Pom, PomError, effective_poms, parent_files, pom_diff, pom_files,
+};
+pub use surefire::{SurefireError, TestOutcome, read_reports};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use rayon::prelude::*;
@@ -542,7 +544,7 @@ fn list_in(
 }
 
 /// A file of either tree, up to [`MAX_FILE_BYTES`].
-pub fn read_bounded(p: &Path) -> Result<Vec<u8>, String> {
+pub fn read_bounded(p: &Path) -> Result<Vec<u8>, crate::judges::paths::FileError> {
     crate::judges::paths::read_limited(p, MAX_FILE_BYTES)
 }
 

@@ -213,23 +213,41 @@ fn lifecycle_plugins(packaging: &str) -> &'static [&'static str] {
     }
 }
 
+/// Why a POM gives no model.
+#[derive(Debug, thiserror::Error)]
+pub enum PomError {
+    /// Not XML judge-ci reads (malformed, a DTD, over a bound).
+    #[error("not a readable POM: {0}")]
+    Xml(#[source] crate::untrusted::XmlError),
+    /// XML whose root is not `<project>`.
+    #[error("not a POM: the root element is <{root}>")]
+    NotAPom {
+        /// The root element's name.
+        root: String,
+    },
+    /// The tree the POM is resolved in cannot be read.
+    #[error("cannot read {}", .folder.display())]
+    Tree {
+        /// The tree's folder.
+        folder: PathBuf,
+    },
+}
+
 impl Pom {
     /// Parses a POM on its own (no `.mvn/`, no folder). A DTD (and with it any entity) is
     /// refused.
-    pub fn parse(xml: &str) -> Result<Pom, String> {
+    pub fn parse(xml: &str) -> Result<Pom, PomError> {
         Pom::parse_in(xml, &BuildContext::default())
     }
 
     /// Parses a POM as Maven reads it in `ctx`: the profiles it would activate merged in.
-    pub fn parse_in(xml: &str, ctx: &BuildContext) -> Result<Pom, String> {
-        let doc = crate::untrusted::parse_xml("the POM", xml, false)
-            .map_err(|e| format!("not a readable POM: {e}"))?;
+    pub fn parse_in(xml: &str, ctx: &BuildContext) -> Result<Pom, PomError> {
+        let doc = crate::untrusted::parse_xml("the POM", xml, false).map_err(PomError::Xml)?;
         let root = doc.root_element();
         if root.tag_name().name() != "project" {
-            return Err(format!(
-                "not a POM: the root element is <{}>",
-                root.tag_name().name()
-            ));
+            return Err(PomError::NotAPom {
+                root: root.tag_name().name().to_string(),
+            });
         }
         let line = |n: roxmltree::Node| doc.text_pos_at(n.range().start).row;
         let mut pom = Pom {
@@ -579,20 +597,22 @@ pub fn effective_poms(root: &Path) -> Vec<(String, Pom)> {
 
 /// Reads and resolves `rel` in `tree` as Maven builds it: `.mvn/` of the tree, active
 /// profiles, and the chain of parents found in the tree (by `relativePath`, any file name).
-fn load(tree: &Tree, rel: &str, bytes: &[u8], config: &MvnConfig) -> Result<Pom, String> {
+fn load(tree: &Tree, rel: &str, bytes: &[u8], config: &MvnConfig) -> Result<Pom, PomError> {
     let ctx = |rel: &Path| BuildContext {
         config: config.clone(),
         dir: rel.parent().map(|d| (tree.clone(), d.to_path_buf())),
     };
     let pom = Pom::parse_in(&String::from_utf8_lossy(bytes), &ctx(Path::new(rel)))?;
     if tree.resolve(Path::new("")).is_none() {
-        return Err(format!("cannot read {}", tree.folder().display()));
+        return Err(PomError::Tree {
+            folder: tree.folder().to_path_buf(),
+        });
     }
     // The chain of parents, child first.
-    let mut chain = vec![pom];
+    let mut parents: Vec<Pom> = Vec::new();
     let mut at = PathBuf::from(rel);
-    while chain.len() <= MAX_PARENTS {
-        let Some(pp) = chain.last().and_then(|p| p.parent_path.clone()) else {
+    while parents.len() < MAX_PARENTS {
+        let Some(pp) = parents.last().unwrap_or(&pom).parent_path.clone() else {
             break;
         };
         let Some(found) = parent_in(tree, &at, &pp) else {
@@ -605,15 +625,17 @@ fn load(tree: &Tree, rel: &str, bytes: &[u8], config: &MvnConfig) -> Result<Pom,
         else {
             break;
         };
-        chain.push(parent);
+        parents.push(parent);
         at = PathBuf::from(found);
     }
-    let mut resolved: Option<Pom> = None;
-    while let Some(mut p) = chain.pop() {
-        p.resolve(resolved.as_ref());
-        resolved = Some(p);
+    let mut above: Option<Pom> = None;
+    while let Some(mut p) = parents.pop() {
+        p.resolve(above.as_ref());
+        above = Some(p);
     }
-    resolved.ok_or_else(|| "no POM".to_string())
+    let mut pom = pom;
+    pom.resolve(above.as_ref());
+    Ok(pom)
 }
 
 /// The parent a POM at `at` names by `relative_path` (a file, or a folder holding
@@ -909,9 +931,9 @@ pub fn parent_files(root: &Path, rel: &str) -> Vec<String> {
 #[derive(Debug)]
 enum ReferenceProblem {
     /// Its bytes cannot be read.
-    Unreadable(String),
+    Unreadable(super::super::paths::FileError),
     /// It cannot be parsed or resolved.
-    Unresolved(String),
+    Unresolved(PomError),
 }
 
 /// The reference's effective POMs of one run ([`Comparisons`] keeps one per reference
@@ -1004,9 +1026,8 @@ pub fn pom_diff(
                 }
                 findings.extend(f);
             }
-            Err(e) => {
-                findings.push(Finding::new(rel.as_str(), FindingKind::PomUnreadable).actual(e))
-            }
+            Err(e) => findings
+                .push(Finding::new(rel.as_str(), FindingKind::PomUnreadable).actual(e.to_string())),
         }
     }
     findings.extend(
@@ -1096,15 +1117,18 @@ mod tests {
         );
         assert_eq!(f[1].line, Some(4));
         let billion_laughs = r#"<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><project>&lol2;</project>"#;
+        assert!(matches!(
+            Pom::parse(billion_laughs),
+            Err(PomError::Xml(
+                crate::untrusted::XmlError::NotWellFormed { .. }
+            ))
+        ));
+        let e = Pom::parse("<html/>").unwrap_err();
         assert!(
-            Pom::parse(billion_laughs)
-                .unwrap_err()
-                .contains("not a readable POM")
+            matches!(&e, PomError::NotAPom { root } if root == "html"),
+            "{e}"
         );
-        assert_eq!(
-            Pom::parse("<html/>").unwrap_err(),
-            "not a POM: the root element is <html>"
-        );
+        assert_eq!(e.to_string(), "not a POM: the root element is <html>");
         let mut cyclic = Pom::parse("<project><properties><a>${b}</a><b>${a}</b></properties><dependencies><dependency><groupId>x</groupId><artifactId>y</artifactId><version>${a}</version></dependency></dependencies></project>").unwrap();
         cyclic.resolve(None);
         assert!(cyclic.dependencies["x:y"].value.version.is_some());

@@ -310,25 +310,25 @@ impl Commit {
     /// The bytes of the regular file `rel`, up to `limit` (a larger blob is refused with the
     /// same words as a larger file on disk). The object database checks each object's hash
     /// as it reads it.
-    pub fn read(&self, rel: &str, limit: u64) -> Result<Vec<u8>, String> {
-        let id = *self
-            .index()
-            .files
-            .get(rel)
-            .ok_or_else(|| "No such file or directory (os error 2)".to_string())?;
+    pub fn read(&self, rel: &str, limit: u64) -> Result<Vec<u8>, crate::judges::paths::FileError> {
+        use crate::judges::paths::FileError;
+        let id = *self.index().files.get(rel).ok_or_else(FileError::missing)?;
+        let fail = |source: git2::Error| FileError::Git {
+            rel: rel.to_string(),
+            source,
+        };
         let pooled = self.repos.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let repo = match pooled {
             Some(r) => r,
-            None => Repository::open(&self.git_dir).map_err(|e| e.message().to_string())?,
+            None => Repository::open(&self.git_dir).map_err(fail)?,
         };
-        let read = || -> Result<Vec<u8>, String> {
-            let fail = |e: git2::Error| format!("cannot read {rel} from git: {}", e.message());
+        let read = || -> Result<Vec<u8>, FileError> {
             let (size, _) = repo.odb().and_then(|o| o.read_header(id)).map_err(fail)?;
             if size as u64 > limit {
-                return Err(crate::judges::paths::too_large(
-                    &format!("{size} bytes"),
+                return Err(FileError::TooLarge {
+                    size: format!("{size} bytes"),
                     limit,
-                ));
+                });
             }
             Ok(repo.find_blob(id).map_err(fail)?.content().to_vec())
         };

@@ -84,7 +84,7 @@ impl Tree {
     }
 
     /// The bytes of the file `rel` (relative, `/`-separated), up to [`MAX_FILE_BYTES`].
-    pub fn read(&self, rel: &str) -> Result<Vec<u8>, String> {
+    pub fn read(&self, rel: &str) -> Result<Vec<u8>, crate::judges::paths::FileError> {
         match self {
             Tree::Folder(root) => super::read_bounded(&root.join(rel)),
             Tree::Commit { commit, .. } => commit.read(rel, MAX_FILE_BYTES),
@@ -342,9 +342,20 @@ mod tests {
             Tree::of(&written.path, &sides),
             Tree::of(&in_git.path, &sides),
         );
-        assert_eq!(
+        let (ea, eb) = (
             a.read("big.txt").unwrap_err(),
-            b.read("big.txt").unwrap_err()
+            b.read("big.txt").unwrap_err(),
         );
+        assert!(
+            matches!(
+                (&ea, &eb),
+                (
+                    crate::judges::paths::FileError::TooLarge { .. },
+                    crate::judges::paths::FileError::TooLarge { .. }
+                )
+            ),
+            "{ea} / {eb}"
+        );
+        assert_eq!(ea.to_string(), eb.to_string());
     }
 }
