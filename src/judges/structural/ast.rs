@@ -438,7 +438,7 @@ pub fn ast_diff(
 ) -> Outcome {
     let listing = match list(comparisons, workspace, reference, files) {
         Ok(l) => l,
-        Err(e) => return super::super::instrument(e),
+        Err(e) => return super::super::instrument(e.to_string()),
     };
     if let Some(na) = super::nothing_examined("ast-diff", &listing, files, false) {
         return na;

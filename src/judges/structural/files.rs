@@ -180,7 +180,7 @@ pub fn file_comparison(
 ) -> Outcome {
     let listing = match list(comparisons, workspace, reference, files) {
         Ok(l) => l,
-        Err(e) => return instrument(e),
+        Err(e) => return instrument(e.to_string()),
     };
     if let Some(na) = super::nothing_examined("file-comparison", &listing, files, false) {
         return na;

@@ -25,21 +25,32 @@ struct Pattern {
     re: Regex,
 }
 
+/// An import pattern whose expression does not compile.
+#[derive(Debug, thiserror::Error)]
+#[error("pattern '{pattern}': {source}")]
+pub struct PatternError {
+    /// The pattern as configured.
+    pub pattern: String,
+    /// What the regex crate said.
+    #[source]
+    pub source: regex::Error,
+}
+
 impl Pattern {
     #[cfg(test)]
-    fn new(p: &str) -> Result<Self, String> {
+    fn new(p: &str) -> Result<Self, PatternError> {
         Pattern::compiled(p, Regex::new)
     }
 
     /// The pattern, its expression compiled once per process (`Comparisons::regex`).
-    fn in_run(comparisons: &Comparisons, p: &str) -> Result<Self, String> {
+    fn in_run(comparisons: &Comparisons, p: &str) -> Result<Self, PatternError> {
         Pattern::compiled(p, |re| comparisons.regex(re))
     }
 
     fn compiled(
         p: &str,
         compile: impl Fn(&str) -> Result<Regex, regex::Error>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, PatternError> {
         let body = p.strip_prefix("static ").unwrap_or(p);
         let re = if let Some(prefix) = body.strip_suffix(".*") {
             format!(
@@ -51,7 +62,10 @@ impl Pattern {
         };
         Ok(Pattern {
             text: p.to_string(),
-            re: compile(&re).map_err(|e| format!("pattern '{p}': {e}"))?,
+            re: compile(&re).map_err(|source| PatternError {
+                pattern: p.to_string(),
+                source,
+            })?,
         })
     }
 
@@ -115,7 +129,7 @@ pub fn import_diff(
 ) -> Outcome {
     let listing = match list(comparisons, workspace, reference, files) {
         Ok(l) => l,
-        Err(e) => return super::super::instrument(e),
+        Err(e) => return super::super::instrument(e.to_string()),
     };
     if let Some(na) = super::nothing_examined("import-diff", &listing, files, true) {
         return na;
@@ -123,11 +137,11 @@ pub fn import_diff(
     let compile = |p: &String| Pattern::in_run(comparisons, p);
     let forbid: Vec<Pattern> = match forbid.iter().map(compile).collect() {
         Ok(v) => v,
-        Err(e) => return super::super::instrument(e),
+        Err(e) => return super::super::instrument(e.to_string()),
     };
     let require: Vec<Pattern> = match require.iter().map(compile).collect() {
         Ok(v) => v,
-        Err(e) => return super::super::instrument(e),
+        Err(e) => return super::super::instrument(e.to_string()),
     };
     let fallback = languages.first().copied().unwrap_or(Language::Java);
     let language = |rel: &str| Language::of_path(rel).unwrap_or(fallback);

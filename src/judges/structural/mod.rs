@@ -91,6 +91,33 @@ pub(crate) fn globs(patterns: &[String]) -> Result<GlobSet, GlobError> {
     b.build().map_err(GlobError::Set)
 }
 
+/// Why the trees could not be listed through a file set (the causes are shared, as one
+/// listing serves every structural judge of the run).
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum ListingError {
+    /// A file set's glob does not compile.
+    #[error(transparent)]
+    Glob(#[from] GlobError),
+    /// A folder of the tree could not be walked.
+    #[error("cannot walk {}: {source}", .root.display())]
+    Walk {
+        /// The tree's root.
+        root: PathBuf,
+        /// What the walk met.
+        #[source]
+        source: Arc<walkdir::Error>,
+    },
+    /// A selected file's stat data could not be read.
+    #[error("cannot read {rel}: {source}")]
+    Stat {
+        /// The file, relative to the tree.
+        rel: String,
+        /// Why.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+}
+
 /// The files of both trees that a file set selects.
 #[derive(Debug)]
 pub struct Listing {
@@ -173,7 +200,7 @@ type Index = HashMap<String, Compared>;
 type Pairs = HashMap<(PathBuf, PathBuf), Arc<Mutex<Index>>>;
 
 /// A listing made once and shared: the judge that asks first makes it, the others wait.
-type Shared = Arc<OnceLock<Result<Arc<Listing>, String>>>;
+type Shared = Arc<OnceLock<Result<Arc<Listing>, ListingError>>>;
 
 /// Which listing: the two folders and the file set's globs.
 type ListingKey = (PathBuf, PathBuf, Vec<String>, Vec<String>);
@@ -332,7 +359,11 @@ pub(super) type Walked = (
 /// Regular files under `root` (symlinks are not followed, so loops cannot hang the walk),
 /// relative, `/`-separated, selected by the globs, with their stamps; and the selected
 /// entries that are not regular files ([`Walked`]).
-pub(super) fn walk(root: &Path, include: &GlobSet, exclude: &GlobSet) -> Result<Walked, String> {
+pub(super) fn walk(
+    root: &Path,
+    include: &GlobSet,
+    exclude: &GlobSet,
+) -> Result<Walked, ListingError> {
     let mut selected = Vec::new();
     let mut not_regular = Vec::new();
     let walker = walkdir::WalkDir::new(root)
@@ -343,7 +374,10 @@ pub(super) fn walk(root: &Path, include: &GlobSet, exclude: &GlobSet) -> Result<
             !(e.depth() > 0 && e.file_type().is_dir() && name == ".git")
         });
     for entry in walker {
-        let entry = entry.map_err(|e| format!("cannot walk {}: {e}", root.display()))?;
+        let entry = entry.map_err(|e| ListingError::Walk {
+            root: root.to_path_buf(),
+            source: Arc::new(e),
+        })?;
         let kind = crate::untrusted::Kind::of(entry.file_type());
         if kind == crate::untrusted::Kind::Directory {
             continue;
@@ -374,11 +408,13 @@ pub(super) fn walk(root: &Path, include: &GlobSet, exclude: &GlobSet) -> Result<
         .into_par_iter()
         .with_min_len(256)
         .map(|(rel, path)| {
-            let meta =
-                std::fs::symlink_metadata(&path).map_err(|e| format!("cannot read {rel}: {e}"))?;
+            let meta = std::fs::symlink_metadata(&path).map_err(|e| ListingError::Stat {
+                rel: rel.clone(),
+                source: Arc::new(e),
+            })?;
             Ok((rel, Stamp::of(&meta)))
         })
-        .collect::<Result<_, String>>()?;
+        .collect::<Result<_, ListingError>>()?;
     not_regular.sort();
     Ok((files, not_regular))
 }
@@ -391,7 +427,7 @@ pub fn list(
     workspace: &Path,
     reference: &Path,
     set: &FileSet,
-) -> Result<Arc<Listing>, String> {
+) -> Result<Arc<Listing>, ListingError> {
     let key = (
         workspace.to_path_buf(),
         reference.to_path_buf(),
@@ -427,9 +463,9 @@ fn list_in(
     reference: &Path,
     set: &FileSet,
     git: Option<(select::Side, select::Side)>,
-) -> Result<Listing, String> {
-    let include = comparisons.globs(&set.include).map_err(|e| e.to_string())?;
-    let exclude = comparisons.globs(&set.exclude).map_err(|e| e.to_string())?;
+) -> Result<Listing, ListingError> {
+    let include = comparisons.globs(&set.include)?;
+    let exclude = comparisons.globs(&set.exclude)?;
     let reference_tree = tree::Tree::of(reference, &comparisons.sides);
     let (ws, rf) = rayon::join(
         || walk(workspace, &include, &exclude),
@@ -700,6 +736,27 @@ pub fn verdict(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tree_that_cannot_be_listed_says_how() {
+        let none = std::path::Path::new("/nonexistent/judge-ci/tree");
+        let all = globs(&["**".into()]).unwrap();
+        let nothing = globs(&[]).unwrap();
+        assert!(matches!(
+            walk(none, &all, &nothing),
+            Err(ListingError::Walk { root, .. }) if root == none
+        ));
+        let run = Comparisons::new(Default::default(), None);
+        let set = FileSet {
+            include: vec!["[".into()],
+            exclude: Vec::new(),
+        };
+        let e = list(&run, none, none, &set).unwrap_err();
+        assert!(
+            matches!(&e, ListingError::Glob(GlobError::Pattern { pattern, .. }) if pattern == "["),
+            "{e}"
+        );
+    }
 
     #[test]
     fn an_invalid_glob_is_named() {

@@ -979,7 +979,7 @@ pub fn pom_diff(
 ) -> Outcome {
     let listing = match list(comparisons, workspace, reference, &pom_files()) {
         Ok(l) => l,
-        Err(e) => return instrument(e),
+        Err(e) => return instrument(e.to_string()),
     };
     if let Some(na) = super::nothing_examined("pom-diff", &listing, &pom_files(), true) {
         return na;

@@ -63,7 +63,7 @@ impl Tree {
         &self,
         include: &GlobSet,
         exclude: &GlobSet,
-    ) -> Result<BTreeMap<String, Stamp>, String> {
+    ) -> Result<BTreeMap<String, Stamp>, super::ListingError> {
         match self {
             Tree::Folder(root) => super::walk(root, include, exclude).map(|(files, _)| files),
             Tree::Commit { commit, .. } => Ok(commit
