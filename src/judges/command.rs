@@ -1,6 +1,7 @@
 //! Judges that run programs: `command`, `maven-build`, `gradle-build` and `external`
 //! (jury-semantics §3.2; the external protocol of config.md).
 
+use crate::config::checks::walks_without_links;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::Duration;
@@ -295,36 +296,6 @@ fn entries_under(dir: &Path, pick: &dyn Fn(&walkdir::DirEntry) -> bool) -> Optio
     (!names.is_empty()).then_some(names)
 }
 
-/// Whether a shell line walks the tree with a program that passes over symbolic links it
-/// meets (`grep -r`, `find` without `-L`/`-follow`, `ls -R`, `rg`, `git grep` sees only what
-/// git records): a link the pull request put where a file was hides that file's text from
-/// the walk while javac and Maven read through it (attack finding NC5-7: the example's
-/// `! grep -rn javax …` passed over linked sources). `grep -R` follows links.
-fn walks_without_links(line: &str) -> bool {
-    line.split(['|', ';', '&', '\n', '(', '`']).any(|stage| {
-        let words: Vec<&str> = stage
-            .split_whitespace()
-            .skip_while(|w| matches!(*w, "!" | "then" | "do" | "else" | "command" | "exec"))
-            .collect();
-        let flag = |pred: &dyn Fn(&str) -> bool| words.iter().skip(1).any(|w| pred(w));
-        match words.first().copied() {
-            Some("grep" | "egrep" | "fgrep") => {
-                flag(&|w| {
-                    w == "--recursive"
-                        || (w.starts_with('-') && !w.starts_with("--") && w.contains('r'))
-                }) && !flag(&|w| {
-                    w == "--dereference-recursive"
-                        || (w.starts_with('-') && !w.starts_with("--") && w.contains('R'))
-                })
-            }
-            Some("find") => !flag(&|w| matches!(w, "-L" | "-follow")),
-            Some("ls") => flag(&|w| w.starts_with('-') && w.contains('R')),
-            Some("rg") => !flag(&|w| matches!(w, "-L" | "--follow")),
-            _ => false,
-        }
-    })
-}
-
 /// The symbolic links under `dir` (at most ten, `.git` not entered), relative.
 fn links_in(dir: &Path) -> Option<Vec<String>> {
     entries_under(dir, &|e| e.file_type().is_symlink())
@@ -332,19 +303,32 @@ fn links_in(dir: &Path) -> Option<Vec<String>> {
 
 /// The FAIL of a command not run because its walk would pass over `links` in the tree.
 fn refuse_links(links: Vec<String>, display: &str) -> Outcome {
+    let reasoning = format!(
+        "`{display}` was not run: it walks the tree with a program that passes over symbolic links, in a tree that holds {} — what the build reads through a link would go unsearched (follow links: grep -R, find -L, rg -L; or judge the files with a structural check)",
+        links.join(", ")
+    );
+    not_run(
+        reasoning,
+        "symbolic links in the tree would hide files from the command's walk",
+        display,
+        ("symbolicLinks", links),
+    )
+}
+
+/// The FAIL of a command judge-ci did not run because the tree would change its meaning:
+/// the reasoning, the failed check's message, and the paths that would, under `key`.
+fn not_run(
+    reasoning: String,
+    check: &str,
+    display: &str,
+    (key, paths): (&str, Vec<String>),
+) -> Outcome {
     build(
         Judgment::builder(Status::Fail)
-            .reasoning(format!(
-                "`{display}` was not run: it walks the tree with a program that passes over symbolic links, in a tree that holds {} — what the build reads through a link would go unsearched (follow links: grep -R, find -L, rg -L; or judge the files with a structural check)",
-                links.join(", ")
-            ))
-            .check(Check::new(
-                "command_execution",
-                false,
-                "symbolic links in the tree would hide files from the command's walk",
-            )?)
+            .reasoning(reasoning)
+            .check(Check::new("command_execution", false, check)?)
             .metadata("command", display)
-            .metadata("symbolicLinks", json!(links)),
+            .metadata(key, json!(paths)),
     )
 }
 
@@ -357,19 +341,15 @@ fn refuse_expansion(names: Vec<String>, reads: NameReading, display: &str) -> Ou
             "reads a list of names back as words or lines (xargs, read or mapfile without NUL delimiters, or a substitution of find or ls)"
         }
     };
-    build(
-        Judgment::builder(Status::Fail)
-            .reasoning(format!(
-                "`{display}` was not run: it {how} in a tree that holds {}, a name the command could turn into an option or an argument file, or split into words",
-                names.join(", ")
-            ))
-            .check(Check::new(
-                "command_execution",
-                false,
-                "names in the tree could change the command's meaning",
-            )?)
-            .metadata("command", display)
-            .metadata("optionLikeNames", json!(names)),
+    let reasoning = format!(
+        "`{display}` was not run: it {how} in a tree that holds {}, a name the command could turn into an option or an argument file, or split into words",
+        names.join(", ")
+    );
+    not_run(
+        reasoning,
+        "names in the tree could change the command's meaning",
+        display,
+        ("optionLikeNames", names),
     )
 }
 

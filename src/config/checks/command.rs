@@ -255,27 +255,59 @@ pub fn splits_names(line: &str) -> bool {
 /// `fd`, `locate`, `tree`, `git ls-files`/`ls-tree`/`diff --name-only`, `grep`/`rg` listing
 /// matching files (`-l`, `-L`, `--files-with-matches`, `rg --files`).
 fn lists_names(line: &str) -> bool {
-    line.split(['|', ';', '&', '\n', '(', '`', '{', '}'])
-        .any(|stage| {
-            let words: Vec<&str> = stage
-                .split_whitespace()
-                .skip_while(|w| matches!(*w, "!" | "then" | "do" | "else" | "command" | "exec"))
-                .collect();
-            let flag = |pred: &dyn Fn(&str) -> bool| words.iter().skip(1).any(|w| pred(w));
-            match words.first().copied() {
-                Some("find" | "ls" | "fd" | "fdfind" | "locate" | "tree") => true,
-                Some("git") => {
-                    flag(&|w| matches!(w, "ls-files" | "ls-tree" | "--name-only" | "--name-status"))
-                }
-                Some("grep" | "egrep" | "fgrep" | "rg") => flag(&|w| {
-                    w == "--files-with-matches"
-                        || w == "--files-without-match"
-                        || w == "--files"
-                        || (w.starts_with('-') && !w.starts_with("--") && w.contains(['l', 'L']))
-                }),
-                _ => false,
+    commands_of(line, &['|', ';', '&', '\n', '(', '`', '{', '}']).any(|words| {
+        let flag = |pred: &dyn Fn(&str) -> bool| words.iter().skip(1).any(|w| pred(w));
+        match words.first().copied() {
+            Some("find" | "ls" | "fd" | "fdfind" | "locate" | "tree") => true,
+            Some("git") => {
+                flag(&|w| matches!(w, "ls-files" | "ls-tree" | "--name-only" | "--name-status"))
             }
-        })
+            Some("grep" | "egrep" | "fgrep" | "rg") => flag(&|w| {
+                w == "--files-with-matches"
+                    || w == "--files-without-match"
+                    || w == "--files"
+                    || (w.starts_with('-') && !w.starts_with("--") && w.contains(['l', 'L']))
+            }),
+            _ => false,
+        }
+    })
+}
+
+/// The words of each simple command of a shell line, split at `separators`, with the
+/// keywords and prefixes that do not name the program (`!`, `then`, `do`, `else`, `command`,
+/// `exec`) dropped: a rough reading, enough to see which programs a line runs.
+fn commands_of<'a>(
+    line: &'a str,
+    separators: &'a [char],
+) -> impl Iterator<Item = Vec<&'a str>> + 'a {
+    line.split(separators).map(|stage| {
+        stage
+            .split_whitespace()
+            .skip_while(|w| matches!(*w, "!" | "then" | "do" | "else" | "command" | "exec"))
+            .collect()
+    })
+}
+
+/// Whether a shell line walks the tree with a program that passes over symbolic links it
+/// meets (`grep -r`, `find` without `-L`/`-follow`, `ls -R`, `rg`, `git grep` sees only what
+/// git records): a link the pull request put where a file was hides that file's text from
+/// the walk while javac and Maven read through it (attack finding NC5-7: the example's
+/// `! grep -rn javax …` passed over linked sources). `grep -R` follows links.
+pub fn walks_without_links(line: &str) -> bool {
+    commands_of(line, &['|', ';', '&', '\n', '(', '`']).any(|words| {
+        let flag = |pred: &dyn Fn(&str) -> bool| words.iter().skip(1).any(|w| pred(w));
+        let short = |w: &str, c: char| w.starts_with('-') && !w.starts_with("--") && w.contains(c);
+        match words.first().copied() {
+            Some("grep" | "egrep" | "fgrep") => {
+                flag(&|w| w == "--recursive" || short(w, 'r'))
+                    && !flag(&|w| w == "--dereference-recursive" || short(w, 'R'))
+            }
+            Some("find") => !flag(&|w| matches!(w, "-L" | "-follow")),
+            Some("ls") => flag(&|w| w.starts_with('-') && w.contains('R')),
+            Some("rg") => !flag(&|w| matches!(w, "-L" | "--follow")),
+            _ => false,
+        }
+    })
 }
 
 /// Whether the line delimits its names with NUL bytes, which no name can hold.

@@ -32,7 +32,7 @@ pub mod registry;
 mod semantic;
 mod structural;
 
-pub use command::{CommandLine, splits_names};
+pub use command::{CommandLine, splits_names, walks_without_links};
 pub use coverage::Baseline;
 pub use file::MatchMode;
 pub use registry::CheckType;
