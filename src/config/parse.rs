@@ -362,7 +362,26 @@ fn metadata(r: &mut Reader, n: Option<&Node>, what: &str) -> Option<Map<String, 
     if is_null(n) {
         return Some(Map::new());
     }
-    r.mapping(n, what)?;
+    let mapping = r.mapping(n, what)?;
+    // The conventional keys judges read are typed here, so a value no judge can use is an
+    // error at its line, not a silent "no baseline" at the first vote.
+    let mut ok = true;
+    for (key, value) in mapping.iter() {
+        let mut typed = crate::judgment::Conventions::default();
+        if crate::judgment::Conventions::is_conventional(key.as_str())
+            && let Err(e) = typed.set(key.as_str(), &to_json(value))
+        {
+            r.error_help(
+                value,
+                format!("{what}.{} is {}", e.key, e.found),
+                e.expected,
+            );
+            ok = false;
+        }
+    }
+    if !ok {
+        return None;
+    }
     match to_json(n) {
         Value::Object(m) => Some(m),
         _ => None,

@@ -1,7 +1,7 @@
 //! The analysis's optional inputs: the agent's plan, a knowledge folder, an analysis JSON and
 //! the agent's journal (JSON lines). Each one missing only silences the rules that need it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -26,8 +26,25 @@ pub struct Inputs {
     pub problems: Vec<String>,
 }
 
+/// Why a knowledge folder could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum KnowledgeError {
+    /// It is not there (or not a folder).
+    #[error("the knowledge folder {} does not exist", .0.display())]
+    Missing(PathBuf),
+    /// Listing or reading it failed.
+    #[error("the knowledge folder {} cannot be read: {source}", .dir.display())]
+    Unreadable {
+        /// The folder.
+        dir: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
 /// Reads every file of a knowledge folder (text files up to 1 MiB, recursively).
-pub fn read_knowledge(dir: &Path) -> Result<Vec<(String, String)>, String> {
+pub fn read_knowledge(dir: &Path) -> Result<Vec<(String, String)>, KnowledgeError> {
     read_knowledge_from(dir, &ConfigSource::WorkTree)
 }
 
@@ -36,16 +53,17 @@ pub fn read_knowledge(dir: &Path) -> Result<Vec<(String, String)>, String> {
 pub fn read_knowledge_from(
     dir: &Path,
     source: &ConfigSource,
-) -> Result<Vec<(String, String)>, String> {
+) -> Result<Vec<(String, String)>, KnowledgeError> {
     if !source.is_dir(dir) {
-        return Err(format!(
-            "the knowledge folder {} does not exist",
-            dir.display()
-        ));
+        return Err(KnowledgeError::Missing(dir.to_path_buf()));
     }
-    let files = source
-        .files_under(dir, MAX_INPUT_BYTES)
-        .map_err(|e| format!("the knowledge folder {} cannot be read: {e}", dir.display()))?;
+    let files =
+        source
+            .files_under(dir, MAX_INPUT_BYTES)
+            .map_err(|source| KnowledgeError::Unreadable {
+                dir: dir.to_path_buf(),
+                source,
+            })?;
     // Text files up to the limit; binary and oversized ones are not knowledge.
     Ok(files
         .into_iter()
@@ -132,7 +150,7 @@ impl Inputs {
         if let Some(dir) = &settings.knowledge {
             match read_knowledge_from(dir, source) {
                 Ok(k) => i.knowledge = Some(k),
-                Err(e) => i.problems.push(e),
+                Err(e) => i.problems.push(e.to_string()),
             }
         }
         i

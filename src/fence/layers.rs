@@ -75,7 +75,7 @@ impl Layer {
         match self {
             Layer::Landlock => match &status.landlock {
                 Ok(_) => "the kernel refused the ruleset".to_string(),
-                Err(why) => why.clone(),
+                Err(why) => why.to_string(),
             },
             Layer::Namespaces => no_ns(),
             Layer::Capabilities => "the kernel refused to drop them".to_string(),

@@ -319,7 +319,7 @@ impl Fence {
                         Err(why) => (
                             reference::Exposure::ThroughGit {
                                 git_dir,
-                                no_copy: Some(why),
+                                no_copy: Some(why.to_string()),
                             },
                             None,
                         ),
@@ -726,8 +726,9 @@ pub struct Status {
     /// `no_new_privs` was set.
     pub no_new_privs: bool,
     /// The Landlock ABI the ruleset was enforced with, or why there was none.
-    pub landlock: Result<i32, String>,
-    /// PID and mount namespace, or why there was none.
+    pub landlock: Result<i32, rules::LandlockError>,
+    /// PID and mount namespace, or why there was none: the kernel's refusal as the
+    /// namespace probe worded it (shown on the fence line, never matched on).
     pub pid_namespace: Result<(), String>,
     /// The network was cut (only asked for with `sandbox: {network: false}`).
     pub network_cut: bool,
@@ -860,7 +861,7 @@ pub struct Prepared {
     /// The process's private home folder (its `HOME`), inside `tmp`.
     pub home: PathBuf,
     ruleset: Option<std::os::fd::OwnedFd>,
-    landlock: Result<i32, String>,
+    landlock: Result<i32, rules::LandlockError>,
     namespaces: bool,
     network_cut: bool,
     git_folders: Vec<PathBuf>,

@@ -28,19 +28,38 @@ pub struct Nested {
     pub signals_scoped: bool,
 }
 
+/// Why the nested fence could not be made (`fence-exec` then runs nothing).
+#[derive(Debug, thiserror::Error)]
+pub enum NestError {
+    /// The descriptors above standard error could not be listed to close them.
+    #[error("cannot list this process's descriptors: {0}")]
+    Descriptors(#[source] std::io::Error),
+    /// The kernel has no Landlock.
+    #[error(
+        "Landlock is not available on this kernel, so the code cannot be fenced apart from its judge"
+    )]
+    Unavailable,
+    /// The kernel refused the ruleset or a rule.
+    #[error("{0}")]
+    Ruleset(#[from] landlock::RulesetError),
+    /// `/` could not be opened for the rule beneath it.
+    #[error("cannot open / for the nested fence: {0}")]
+    Root(#[source] landlock::PathFdError),
+    /// The kernel made the domain but does not enforce it.
+    #[error("the kernel did not enforce the nested Landlock domain")]
+    NotEnforced,
+}
+
 /// Closes every descriptor above standard error and puts the calling process (and what it
 /// execs and starts) in a Landlock domain nested in its current one. Call it in the process
 /// about to exec the subject's command, before any other thread exists.
-pub fn enter() -> Result<Nested, String> {
+pub fn enter() -> Result<Nested, NestError> {
     close_above_stderr()?;
     let abi = super::rules::kernel_abi();
     if abi < 1 {
-        return Err(
-            "Landlock is not available on this kernel, so the code cannot be fenced apart from its judge"
-                .to_string(),
-        );
+        return Err(NestError::Unavailable);
     }
-    let fail = |e: landlock::RulesetError| e.to_string();
+    let fail = NestError::from;
     // Handling the first ABI's rights and granting them all beneath `/` restricts nothing the
     // outer domain allows; the domain exists for its boundary.
     let handled = AccessFs::from_all(ABI::V1);
@@ -52,7 +71,7 @@ pub fn enter() -> Result<Nested, String> {
     if signals_scoped {
         rs = rs.scope(Scope::from_all(ABI::V6)).map_err(fail)?;
     }
-    let root = PathFd::new("/").map_err(|e| format!("cannot open / for the nested fence: {e}"))?;
+    let root = PathFd::new("/").map_err(NestError::Root)?;
     let status = rs
         .create()
         .map_err(fail)?
@@ -61,7 +80,7 @@ pub fn enter() -> Result<Nested, String> {
         .restrict_self()
         .map_err(fail)?;
     if status.ruleset == RulesetStatus::NotEnforced {
-        return Err("the kernel did not enforce the nested Landlock domain".to_string());
+        return Err(NestError::NotEnforced);
     }
     Ok(Nested {
         abi,
@@ -71,7 +90,7 @@ pub fn enter() -> Result<Nested, String> {
 
 /// Closes descriptors 3 and up (`close_range`, or one by one from `/proc/self/fd` on a
 /// kernel without it).
-fn close_above_stderr() -> Result<(), String> {
+fn close_above_stderr() -> Result<(), NestError> {
     // SAFETY: closes descriptors of this process only; nothing else of it uses them (the
     // caller execs next).
     let r = unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) };
@@ -79,7 +98,7 @@ fn close_above_stderr() -> Result<(), String> {
         return Ok(());
     }
     let fds: Vec<i32> = std::fs::read_dir("/proc/self/fd")
-        .map_err(|e| format!("cannot list this process's descriptors: {e}"))?
+        .map_err(NestError::Descriptors)?
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
         .filter(|fd| *fd > 2)
         .collect();

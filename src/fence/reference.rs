@@ -138,17 +138,41 @@ fn head_blobs(repo: &git2::Repository) -> std::collections::HashSet<git2::Oid> {
     out
 }
 
+/// Why the copy of the repository with HEAD's objects alone could not be made (the reference
+/// then stays readable through git, and the fence line says why).
+#[derive(Debug, thiserror::Error)]
+pub enum ViewError {
+    /// git refused an operation (what libgit2 said).
+    #[error("{}", .0.message())]
+    Git(#[source] git2::Error),
+    /// A file or folder of the copy could not be made.
+    #[error("cannot {doing}: {source}")]
+    Io {
+        /// What judge-ci was doing.
+        doing: &'static str,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl ViewError {
+    fn io(doing: &'static str) -> impl FnOnce(std::io::Error) -> ViewError {
+        move |source| ViewError::Io { doing, source }
+    }
+}
+
 impl HeadView {
     /// Makes the copy of the repository whose work tree is `root`: HEAD's commit and tree
     /// packed (no parent: marked shallow), HEAD's branch pointing at it, the index, and the
     /// configuration `config` (without credentials).
-    pub fn build(root: &Path, config: &str) -> Result<HeadView, String> {
-        let fail = |e: git2::Error| e.message().to_string();
+    pub fn build(root: &Path, config: &str) -> Result<HeadView, ViewError> {
+        let fail = ViewError::Git;
         let repo = git2::Repository::open(root).map_err(fail)?;
         let dir = tempfile::Builder::new()
             .prefix("judge-ci-git-view-")
             .tempdir()
-            .map_err(|e| format!("cannot create the copy's folder: {e}"))?;
+            .map_err(ViewError::io("create the copy's folder"))?;
         let mut opts = git2::RepositoryInitOptions::new();
         opts.bare(true).no_reinit(true);
         let view = git2::Repository::init_opts(dir.path(), &opts).map_err(fail)?;
@@ -162,7 +186,7 @@ impl HeadView {
             let odb = view.odb().map_err(fail)?;
             let mut w = odb.packwriter().map_err(fail)?;
             std::io::Write::write_all(&mut w, &buf)
-                .map_err(|e| format!("cannot write the copy's pack: {e}"))?;
+                .map_err(ViewError::io("write the copy's pack"))?;
             w.commit().map_err(fail)?;
             match head
                 .as_ref()
@@ -177,15 +201,13 @@ impl HeadView {
                 _ => view.set_head_detached(c.id()).map_err(fail)?,
             }
             std::fs::write(dir.path().join("shallow"), format!("{}\n", c.id()))
-                .map_err(|e| format!("cannot write the copy's shallow file: {e}"))?;
+                .map_err(ViewError::io("write the copy's shallow file"))?;
         }
-        let write = |name: &str, bytes: &[u8]| {
-            std::fs::write(dir.path().join(name), bytes)
-                .map_err(|e| format!("cannot write the copy's {name}: {e}"))
-        };
-        write("config", config.as_bytes())?;
+        std::fs::write(dir.path().join("config"), config.as_bytes())
+            .map_err(ViewError::io("write the copy's config"))?;
         if let Ok(index) = std::fs::read(repo.path().join("index")) {
-            write("index", &index)?;
+            std::fs::write(dir.path().join("index"), &index)
+                .map_err(ViewError::io("write the copy's index"))?;
         }
         Ok(HeadView { dir })
     }

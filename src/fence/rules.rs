@@ -527,14 +527,33 @@ pub struct Grants {
 const DEVICES_RW: [&str; 4] = ["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"];
 const DEVICES_R: [&str; 2] = ["/dev/random", "/dev/urandom"];
 
+/// Why Landlock does not fence a process; kept in the fence's [`Status`](super::Status) (so
+/// `Clone` and comparable) and shown on its line.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LandlockError {
+    /// The kernel has no Landlock (or it is switched off).
+    #[error("not available on this kernel")]
+    Unavailable,
+    /// The kernel refused to make the ruleset or one of its rules: what the landlock crate
+    /// said.
+    #[error("{0}")]
+    Ruleset(String),
+}
+
+impl From<landlock::RulesetError> for LandlockError {
+    fn from(e: landlock::RulesetError) -> LandlockError {
+        LandlockError::Ruleset(e.to_string())
+    }
+}
+
 /// The ruleset's descriptor and the kernel's ABI, or why Landlock cannot be used.
-pub fn ruleset(grants: &Grants, hidden: &[PathBuf]) -> Result<(OwnedFd, i32), String> {
+pub fn ruleset(grants: &Grants, hidden: &[PathBuf]) -> Result<(OwnedFd, i32), LandlockError> {
     let writable = &grants.writable;
     let abi = kernel_abi();
     if abi < 1 {
-        return Err("not available on this kernel".to_string());
+        return Err(LandlockError::Unavailable);
     }
-    let fail = |e: landlock::RulesetError| e.to_string();
+    let fail = LandlockError::from;
     let all = AccessFs::from_all(ABI_USED);
     let read = AccessFs::from_read(ABI_USED);
     let mut rs = Ruleset::default()
@@ -600,7 +619,7 @@ pub fn ruleset(grants: &Grants, hidden: &[PathBuf]) -> Result<(OwnedFd, i32), St
         created = created.add_rule(r).map_err(fail)?;
     }
     let fd: Option<OwnedFd> = created.into();
-    let fd = fd.ok_or_else(|| "not available on this kernel".to_string())?;
+    let fd = fd.ok_or(LandlockError::Unavailable)?;
     Ok((fd, abi.min(ABI_USED as i32)))
 }
 

@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::config::checks::{BuildTool, Kept};
 use crate::untrusted::Kind;
@@ -95,33 +95,112 @@ pub struct Baseline {
     entries: BTreeMap<PathBuf, Entry>,
 }
 
-fn io(rel: &Path, e: impl std::fmt::Display) -> String {
-    format!("{}: {e}", rel.display())
+/// Why the record of the workspace as submitted could not be taken, compared or put back
+/// (the check is then an instrument ERROR with these words). `Clone`: one record serves every
+/// check of the run, and each that cannot use it says why.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum GuardError {
+    /// An entry of the workspace could not be listed, made, read or removed.
+    #[error("{}: {source}", .path.display())]
+    Entry {
+        /// The entry, relative to the workspace.
+        path: PathBuf,
+        /// Why.
+        source: Arc<std::io::Error>,
+    },
+    /// A submitted file could not be read while it was copied into the record.
+    #[error("cannot read {}: {source}", .path.display())]
+    Read {
+        /// The file in the workspace.
+        path: PathBuf,
+        /// Why.
+        source: Arc<std::io::Error>,
+    },
+    /// The record's copy of a file could not be written.
+    #[error("cannot write {}: {source}", .path.display())]
+    Write {
+        /// The copy in the record's folder.
+        path: PathBuf,
+        /// Why.
+        source: Arc<std::io::Error>,
+    },
+    /// An entry subject code left unreadable could not be given its owner's permissions back.
+    #[error("{}: cannot make it readable: {source}", .path.display())]
+    MakeReadable {
+        /// The entry, relative to the workspace.
+        path: PathBuf,
+        /// Why.
+        source: Arc<std::io::Error>,
+    },
+    /// A submitted entry subject code changed could not be put back as recorded.
+    #[error("{}: cannot put it back as submitted: {source}", .path.display())]
+    PutBack {
+        /// The entry, relative to the workspace.
+        path: PathBuf,
+        /// Why.
+        source: Arc<std::io::Error>,
+    },
+    /// The folder the record is kept in could not be made.
+    #[error("cannot make the record's folder: {0}")]
+    Folder(Arc<std::io::Error>),
+    /// The walk over the workspace failed.
+    #[error("{0}")]
+    Walk(Arc<walkdir::Error>),
+    /// A submitted file could not be opened as a regular file.
+    #[error("{0}")]
+    Open(Arc<crate::untrusted::ReadError>),
+    /// The workspace holds more entries than the record keeps ([`MAX_ENTRIES`]).
+    #[error(
+        "the workspace holds more than {MAX_ENTRIES} entries, the most judge-ci keeps as submitted"
+    )]
+    TooManyEntries,
+    /// The workspace's files hold more bytes than the record copies ([`MAX_BYTES`]).
+    #[error(
+        "the workspace holds more than {} of files, the most judge-ci keeps as submitted",
+        crate::untrusted::size_words(MAX_BYTES)
+    )]
+    TooManyBytes,
+    /// The record could not be taken, before the run's first subject code (every check
+    /// that runs subject code then says so).
+    #[error("cannot record the workspace as submitted: {0}")]
+    Record(Box<GuardError>),
+}
+
+/// An [`GuardError::Entry`] for `rel`.
+fn entry_error(rel: &Path) -> impl FnOnce(std::io::Error) -> GuardError + '_ {
+    move |e| GuardError::Entry {
+        path: rel.to_path_buf(),
+        source: Arc::new(e),
+    }
 }
 
 /// Copies the regular file `from` to `to` (created fresh), hashing what it copies.
-fn copy_hashed(from: &Path, to: &Path) -> Result<([u8; 32], u32, u64), String> {
-    let (mut f, meta) = crate::untrusted::open(from).map_err(|e| e.to_string())?;
+fn copy_hashed(from: &Path, to: &Path) -> Result<([u8; 32], u32, u64), GuardError> {
+    let (mut f, meta) = crate::untrusted::open(from).map_err(|e| GuardError::Open(Arc::new(e)))?;
+    let write = |e| GuardError::Write {
+        path: to.to_path_buf(),
+        source: Arc::new(e),
+    };
     let mut out = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .custom_flags(libc::O_NOFOLLOW)
         .open(to)
-        .map_err(|e| format!("cannot write {}: {e}", to.display()))?;
+        .map_err(write)?;
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 64 * 1024];
     let mut n = 0u64;
     loop {
-        let k = f
-            .read(&mut buf)
-            .map_err(|e| format!("cannot read {}: {e}", from.display()))?;
+        let k = f.read(&mut buf).map_err(|e| GuardError::Read {
+            path: from.to_path_buf(),
+            source: Arc::new(e),
+        })?;
         if k == 0 {
             break;
         }
         let chunk = &buf[..k];
         hasher.update(chunk);
-        std::io::Write::write_all(&mut out, chunk)
-            .map_err(|e| format!("cannot write {}: {e}", to.display()))?;
+        std::io::Write::write_all(&mut out, chunk).map_err(write)?;
         n += k as u64;
     }
     Ok((
@@ -237,7 +316,7 @@ impl Keep {
 fn walk<'a>(
     workspace: &'a Path,
     skip: &'a dyn Fn(&Path, bool) -> bool,
-) -> impl Iterator<Item = Result<(PathBuf, std::fs::FileType), String>> + 'a {
+) -> impl Iterator<Item = Result<(PathBuf, std::fs::FileType), GuardError>> + 'a {
     walkdir::WalkDir::new(workspace)
         .follow_links(false)
         .min_depth(1)
@@ -249,7 +328,7 @@ fn walk<'a>(
             !(git || skip(rel, e.file_type().is_dir()))
         })
         .map(move |e| {
-            let e = e.map_err(|e| e.to_string())?;
+            let e = e.map_err(|e| GuardError::Walk(Arc::new(e)))?;
             let rel = e
                 .path()
                 .strip_prefix(workspace)
@@ -294,24 +373,22 @@ fn remove_entry(p: &Path) -> std::io::Result<()> {
 /// an entry a later check cannot read (or judge-ci cannot remove). Returns what it changed,
 /// relative to the workspace. Folders are opened before their content is listed: a walk that
 /// lists first could not enter a folder left with mode 000.
-fn open_up(workspace: &Path, skip: &dyn Fn(&Path) -> bool) -> Result<Vec<PathBuf>, String> {
+fn open_up(workspace: &Path, skip: &dyn Fn(&Path) -> bool) -> Result<Vec<PathBuf>, GuardError> {
     let mut opened = Vec::new();
     let mut todo = vec![PathBuf::new()];
     let mut seen = 0usize;
     while let Some(rel) = todo.pop() {
         let dir = workspace.join(&rel);
         let mut names: Vec<_> = std::fs::read_dir(&dir)
-            .map_err(|e| io(&rel, e))?
+            .map_err(entry_error(&rel))?
             .map(|e| e.map(|e| e.file_name()))
             .collect::<Result<_, _>>()
-            .map_err(|e| io(&rel, e))?;
+            .map_err(entry_error(&rel))?;
         names.sort();
         for name in names {
             seen += 1;
             if seen > MAX_ENTRIES {
-                return Err(format!(
-                    "the workspace holds more than {MAX_ENTRIES} entries, the most judge-ci keeps as submitted"
-                ));
+                return Err(GuardError::TooManyEntries);
             }
             let child = rel.join(&name);
             if rel.as_os_str().is_empty() && name == ".git" || skip(&child) {
@@ -328,8 +405,12 @@ fn open_up(workspace: &Path, skip: &dyn Fn(&Path) -> bool) -> Result<Vec<PathBuf
                 _ => mode,
             };
             if want != mode {
-                std::fs::set_permissions(&p, std::fs::Permissions::from_mode(want))
-                    .map_err(|e| io(&child, format!("cannot make it readable: {e}")))?;
+                std::fs::set_permissions(&p, std::fs::Permissions::from_mode(want)).map_err(
+                    |e| GuardError::MakeReadable {
+                        path: child.clone(),
+                        source: Arc::new(e),
+                    },
+                )?;
                 opened.push(child.clone());
             }
             if meta.file_type().is_dir() {
@@ -351,11 +432,11 @@ impl Baseline {
         hidden: &[PathBuf],
         keep: &Keep,
         hide: &dyn Fn(&Path),
-    ) -> Result<Baseline, String> {
+    ) -> Result<Baseline, GuardError> {
         let dir = tempfile::Builder::new()
             .prefix("judge-ci-submitted-")
             .tempdir()
-            .map_err(|e| format!("cannot make the record's folder: {e}"))?;
+            .map_err(|e| GuardError::Folder(Arc::new(e)))?;
         hide(dir.path());
         let skip = |rel: &Path, is_dir: bool| {
             hidden.iter().any(|h| rel.starts_with(h))
@@ -369,16 +450,14 @@ impl Baseline {
         for e in walk(workspace, &skip) {
             let (rel, t) = e?;
             if entries.len() >= MAX_ENTRIES {
-                return Err(format!(
-                    "the workspace holds more than {MAX_ENTRIES} entries, the most judge-ci keeps as submitted"
-                ));
+                return Err(GuardError::TooManyEntries);
             }
             let from = workspace.join(&rel);
             let to = dir.path().join(&rel);
             let entry = match Kind::of(t) {
                 Kind::Directory => {
-                    std::fs::create_dir(&to).map_err(|e| io(&rel, e))?;
-                    let meta = std::fs::symlink_metadata(&from).map_err(|e| io(&rel, e))?;
+                    std::fs::create_dir(&to).map_err(entry_error(&rel))?;
+                    let meta = std::fs::symlink_metadata(&from).map_err(entry_error(&rel))?;
                     Entry::Dir {
                         mode: meta.permissions().mode() & 0o7777,
                     }
@@ -387,14 +466,11 @@ impl Baseline {
                     let (hash, mode, n) = copy_hashed(&from, &to)?;
                     bytes += n;
                     if bytes > MAX_BYTES {
-                        return Err(format!(
-                            "the workspace holds more than {} of files, the most judge-ci keeps as submitted",
-                            crate::untrusted::size_words(MAX_BYTES)
-                        ));
+                        return Err(GuardError::TooManyBytes);
                     }
                     Entry::File { hash, mode }
                 }
-                Kind::Symlink => Entry::Link(std::fs::read_link(&from).map_err(|e| io(&rel, e))?),
+                Kind::Symlink => Entry::Link(std::fs::read_link(&from).map_err(entry_error(&rel))?),
                 k => Entry::Special(k),
             };
             entries.insert(rel, entry);
@@ -414,7 +490,7 @@ impl Baseline {
         workspace: &Path,
         hidden: &[PathBuf],
         keep: &Keep,
-    ) -> Result<Vec<(PathBuf, Change)>, String> {
+    ) -> Result<Vec<(PathBuf, Change)>, GuardError> {
         let mut changes = Vec::new();
         // Nothing left unreadable: a submitted entry whose mode subject code changed is put
         // back below (listed as changed), one kept for a later check is listed as opened.
@@ -444,7 +520,7 @@ impl Baseline {
             }
         }
         for rel in added {
-            remove_entry(&workspace.join(&rel)).map_err(|e| io(&rel, e))?;
+            remove_entry(&workspace.join(&rel)).map_err(entry_error(&rel))?;
             changes.push((rel, Change::Added));
         }
         // Recorded entries, parents before children.
@@ -469,7 +545,10 @@ impl Baseline {
                 remade.push(rel);
             }
             self.put_back(workspace, rel, want, now.is_some())
-                .map_err(|e| io(rel, format!("cannot put it back as submitted: {e}")))?;
+                .map_err(|e| GuardError::PutBack {
+                    path: rel.to_path_buf(),
+                    source: Arc::new(e),
+                })?;
         }
         changes.sort();
         Ok(changes)
@@ -523,7 +602,7 @@ impl Baseline {
 pub struct Guard {
     /// What the jury's checks keep of what subject code adds.
     keep: Keep,
-    baseline: OnceLock<Result<Baseline, String>>,
+    baseline: OnceLock<Result<Baseline, GuardError>>,
     /// One check at a time compares and restores.
     busy: Mutex<()>,
 }
@@ -538,7 +617,7 @@ impl Guard {
     }
 
     /// Takes the record if it is not taken yet (call before subject code runs).
-    pub fn before(&self, workspace: &Path, fence: &crate::fence::Fence) -> Result<(), String> {
+    pub fn before(&self, workspace: &Path, fence: &crate::fence::Fence) -> Result<(), GuardError> {
         let _g = self.busy.lock().unwrap_or_else(|p| p.into_inner());
         self.baseline
             .get_or_init(|| {
@@ -548,7 +627,7 @@ impl Guard {
                     &self.keep,
                     &|p| fence.hide(p),
                 )
-                .map_err(|e| format!("cannot record the workspace as submitted: {e}"))
+                .map_err(|e| GuardError::Record(Box::new(e)))
             })
             .as_ref()
             .map(|_| ())
@@ -561,7 +640,7 @@ impl Guard {
         &self,
         workspace: &Path,
         fence: &crate::fence::Fence,
-    ) -> Result<Vec<(PathBuf, Change)>, String> {
+    ) -> Result<Vec<(PathBuf, Change)>, GuardError> {
         let _g = self.busy.lock().unwrap_or_else(|p| p.into_inner());
         match self.baseline.get() {
             Some(Ok(b)) => b.restore(workspace, &fence.hidden_under(workspace), &self.keep),
@@ -742,6 +821,30 @@ mod tests {
         assert_eq!(read("target/classes/A.class"), "bytes");
         assert_eq!(read(".git/HEAD"), "other");
         assert!(b.restore(r, none, &maven).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_record_that_cannot_be_taken_says_why_to_every_check() {
+        let gone = tempfile::tempdir().unwrap();
+        let ws = gone.path().join("never-made");
+        let guard = Guard::of(&jury("    - {type: maven-build}\n"));
+        let fence = crate::fence::Fence::default();
+        let first = guard.before(&ws, &fence).unwrap_err();
+        assert!(
+            matches!(&first, GuardError::Record(inner) if matches!(**inner, GuardError::Entry { .. })),
+            "{first:?}"
+        );
+        assert!(
+            first
+                .to_string()
+                .starts_with("cannot record the workspace as submitted: : "),
+            "{first}"
+        );
+        // Every later check that runs subject code meets the same error, not a record.
+        let again = guard.before(&ws, &fence).unwrap_err();
+        let after = guard.after(&ws, &fence).unwrap_err();
+        assert_eq!(again.to_string(), first.to_string());
+        assert_eq!(after.to_string(), first.to_string());
     }
 
     #[test]

@@ -1,6 +1,5 @@
 //! `class-version`: every class file's major version against a target (jury-semantics §3.2).
 
-use serde_json::Value;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -19,11 +18,7 @@ pub fn java_release(major: u16) -> u16 {
 }
 
 fn target_of(configured: Option<u16>, ctx: &JudgmentContext) -> Option<u16> {
-    configured.or_else(|| match ctx.metadata.get("targetClassVersion") {
-        Some(Value::Number(n)) => n.as_u64().and_then(|v| u16::try_from(v).ok()),
-        Some(Value::String(s)) => s.trim().parse().ok(),
-        _ => None,
-    })
+    configured.or(ctx.conventions.target_class_version)
 }
 
 fn class_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {

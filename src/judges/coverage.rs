@@ -3,7 +3,6 @@
 use std::time::SystemTime;
 
 use super::evidence::Freshness;
-use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 use crate::config::checks::{Baseline, WorkspacePath};
@@ -218,12 +217,7 @@ fn baseline(
                 }
             }
         }
-        None => Ok(match ctx.metadata.get("baselineCoverage") {
-            Some(Value::Number(n)) => n.as_f64(),
-            Some(Value::String(s)) => s.trim().trim_end_matches('%').parse().ok(),
-            Some(Value::Object(o)) => o.get("lineCoverage").and_then(Value::as_f64),
-            _ => None,
-        }),
+        None => Ok(ctx.conventions.baseline_coverage),
     }
 }
 

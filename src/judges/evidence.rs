@@ -63,11 +63,23 @@ impl EvidenceClock {
     }
 }
 
+/// A build output folder the pull request committed that judge-ci could not remove before
+/// the run's first build (the build would start on what the pull request put there).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot remove the old build output {folder}: {source}")]
+pub struct CleanError {
+    /// The folder, relative to the workspace.
+    pub folder: String,
+    /// Why.
+    #[source]
+    pub source: std::io::Error,
+}
+
 /// Removes the build output folders of the workspace before the run's first build
 /// ([`BuildTool::output_folder`] beside every one of [`BuildTool::build_files`]: `target/`
 /// beside every `pom.xml`, `build/` beside every Gradle build). Symbolic links are removed as
 /// links, never followed. Returns the folders removed.
-pub fn clean_outputs(workspace: &Path, tool: BuildTool) -> Result<Vec<String>, String> {
+pub fn clean_outputs(workspace: &Path, tool: BuildTool) -> Result<Vec<String>, CleanError> {
     let (markers, out_dir) = (tool.build_files(), tool.output_folder());
     let mut removed = Vec::new();
     let projects: Vec<PathBuf> = walkdir::WalkDir::new(workspace)
@@ -102,7 +114,10 @@ pub fn clean_outputs(workspace: &Path, tool: BuildTool) -> Result<Vec<String>, S
             .unwrap_or(&out)
             .display()
             .to_string();
-        result.map_err(|e| format!("cannot remove the old build output {shown}: {e}"))?;
+        result.map_err(|source| CleanError {
+            folder: shown.clone(),
+            source,
+        })?;
         removed.push(shown);
     }
     Ok(removed)

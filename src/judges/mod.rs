@@ -216,14 +216,14 @@ impl ConfiguredJudge {
             && clock.clean_once()
             && let Err(e) = evidence::clean_outputs(&ws, tool)
         {
-            return instrument(e);
+            return instrument(e.to_string());
         }
         // Subject code starts on the submitted files, whatever subject code before it did.
         let guard = &self.services.submitted;
         if facts.runs_subject_code()
             && let Err(e) = guard.before(&ws, &self.services.fence)
         {
-            return instrument(e);
+            return instrument(e.to_string());
         }
         let outcome = self.run(ctx, facts, clock.since()).await;
         if !facts.runs_subject_code() {
@@ -231,7 +231,7 @@ impl ConfiguredJudge {
         }
         match guard.after(&ws, &self.services.fence) {
             Ok(changes) => baseline::judged_on_changed_files(outcome, &changes),
-            Err(e) => instrument(e),
+            Err(e) => instrument(e.to_string()),
         }
     }
 

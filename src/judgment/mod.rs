@@ -16,7 +16,7 @@ mod status;
 mod sub_check;
 
 pub use cause::{Cause, ErrorOrigin};
-pub use context::{ExecutionStatus, JudgmentContext};
+pub use context::{ConventionError, Conventions, ExecutionStatus, JudgmentContext};
 pub use error::BuildError;
 pub use fault::Fault;
 pub use finding::{Finding, FindingFamily, FindingKind};

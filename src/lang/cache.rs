@@ -661,6 +661,49 @@ fn remove_stale_temps(root: &Path) {
     }
 }
 
+/// Why a model cache folder is refused; `setting` names where it came from (`--model-cache`
+/// or `JUDGE_CI_MODEL_CACHE`) and `folder` is what it said.
+#[derive(Debug, thiserror::Error)]
+pub enum CacheSettingError {
+    /// The folder cannot be made absolute.
+    #[error("{setting} {folder}: {source}")]
+    NotAbsolute {
+        /// `--model-cache` or `JUDGE_CI_MODEL_CACHE`.
+        setting: &'static str,
+        /// The folder given.
+        folder: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The folder is inside the workspace, where a pull request could plant entries.
+    #[error(
+        "{setting} {folder} is inside the workspace {}, where a pull request could plant cache entries; give a folder outside it, or off",
+        .workspace.display()
+    )]
+    InsideWorkspace {
+        /// `--model-cache` or `JUDGE_CI_MODEL_CACHE`.
+        setting: &'static str,
+        /// The folder given.
+        folder: String,
+        /// The workspace.
+        workspace: PathBuf,
+    },
+    /// The folder holds the workspace, which hiding it would hide from its own processes.
+    #[error(
+        "{setting} {folder} holds the workspace {}; the fence hides the cache folder from subject processes, which would hide their own workspace; give a folder beside it, or off",
+        .workspace.display()
+    )]
+    HoldsWorkspace {
+        /// `--model-cache` or `JUDGE_CI_MODEL_CACHE`.
+        setting: &'static str,
+        /// The folder given.
+        folder: String,
+        /// The workspace.
+        workspace: PathBuf,
+    },
+}
+
 /// The cache of a run judging `workspace` from `--model-cache` (`setting`: a folder, or
 /// `off`; `None`: `JUDGE_CI_MODEL_CACHE`, else the default folder; `Ok(None)`: no cache), its
 /// folder hidden from the run's subject processes. The run owns the store (nothing of it is
@@ -672,7 +715,7 @@ pub fn configure(
     workspace: &Path,
     env: &dyn Fn(&str) -> Option<String>,
     fence: &crate::fence::Fence,
-) -> Result<Option<Store>, String> {
+) -> Result<Option<Store>, CacheSettingError> {
     let (setting, name) = match setting {
         Some(s) => (Some(s.to_string()), "--model-cache"),
         None => (
@@ -683,18 +726,24 @@ pub fn configure(
     let dir = match setting.as_deref() {
         Some("off") => None,
         Some(d) => {
-            let p = std::path::absolute(d).map_err(|e| format!("{name} {d}: {e}"))?;
+            let p = std::path::absolute(d).map_err(|source| CacheSettingError::NotAbsolute {
+                setting: name,
+                folder: d.to_string(),
+                source,
+            })?;
             if inside(&p, workspace) {
-                return Err(format!(
-                    "{name} {d} is inside the workspace {}, where a pull request could plant cache entries; give a folder outside it, or off",
-                    workspace.display()
-                ));
+                return Err(CacheSettingError::InsideWorkspace {
+                    setting: name,
+                    folder: d.to_string(),
+                    workspace: workspace.to_path_buf(),
+                });
             }
             if inside(workspace, &p) {
-                return Err(format!(
-                    "{name} {d} holds the workspace {}; the fence hides the cache folder from subject processes, which would hide their own workspace; give a folder beside it, or off",
-                    workspace.display()
-                ));
+                return Err(CacheSettingError::HoldsWorkspace {
+                    setting: name,
+                    folder: d.to_string(),
+                    workspace: workspace.to_path_buf(),
+                });
             }
             Some(p)
         }
@@ -1162,7 +1211,13 @@ mod tests {
         )
         .unwrap_err();
         assert!(
-            err.contains("--model-cache") && err.contains("inside the workspace"),
+            matches!(
+                err,
+                CacheSettingError::InsideWorkspace {
+                    setting: "--model-cache",
+                    ..
+                }
+            ),
             "{err}"
         );
         let err = configure(
@@ -1173,7 +1228,13 @@ mod tests {
         )
         .unwrap_err();
         assert!(
-            err.contains("--model-cache") && err.contains("holds the workspace"),
+            matches!(
+                err,
+                CacheSettingError::HoldsWorkspace {
+                    setting: "--model-cache",
+                    ..
+                }
+            ),
             "{err}"
         );
         // Through the environment, named as such.
@@ -1182,6 +1243,16 @@ mod tests {
         let err = configure(None, &ws, &env, &crate::fence::Fence::default())
             .err()
             .unwrap();
-        assert!(err.starts_with("JUDGE_CI_MODEL_CACHE"), "{err}");
+        assert!(
+            matches!(
+                err,
+                CacheSettingError::HoldsWorkspace {
+                    setting: "JUDGE_CI_MODEL_CACHE",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(err.to_string().starts_with("JUDGE_CI_MODEL_CACHE"), "{err}");
     }
 }

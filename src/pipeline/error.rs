@@ -195,8 +195,8 @@ pub enum InputError {
         source: std::io::Error,
     },
     /// `--model-cache` (or `JUDGE_CI_MODEL_CACHE`) is refused.
-    #[error("{0}")]
-    ModelCache(String),
+    #[error(transparent)]
+    ModelCache(#[from] crate::lang::cache::CacheSettingError),
     /// `report.template` cannot be read.
     #[error("cannot read the report template {}: {source}", .path.display())]
     TemplateFile {
@@ -267,7 +267,12 @@ pub enum InputError {
     },
     /// `diagnose --knowledge` cannot be read.
     #[error("--knowledge: {0}")]
-    Knowledge(String),
+    Knowledge(#[source] crate::diagnose::inputs::KnowledgeError),
+    /// A conventional `metadata:` key (of the config or the task) holds a value judges
+    /// cannot use; the config's reader refuses it at its line first, so this is what a
+    /// config built otherwise meets.
+    #[error("{0}")]
+    Metadata(#[source] crate::judgment::ConventionError),
     /// `diagnose --analysis` is not JSON.
     #[error("--analysis {}: not JSON: {source}", .path.display())]
     AnalysisJson {
@@ -391,6 +396,7 @@ impl InputError {
             | InputError::StoredReportShape { .. }
             | InputError::FlagFile { .. }
             | InputError::Knowledge(_)
+            | InputError::Metadata(_)
             | InputError::AnalysisJson { .. }
             | InputError::NotInActions
             | InputError::ActionsContext(_)

@@ -500,6 +500,7 @@ pub async fn judge(
         .with_reference(trees.reference.clone());
     ctx.base = trees.base.clone();
     ctx.submitted = snapshot.as_ref().map(|s| s.path().to_path_buf());
+    ctx.conventions = crate::judgment::Conventions::of(&metadata).map_err(InputError::Metadata)?;
     ctx.metadata = metadata;
     // A signal stops the vote: dropping it drops every running judge, whose process-group
     // guards kill their children; what finished so far is written as a cancelled report.

@@ -151,6 +151,7 @@ impl Screen {
             submitted: Arc::new(crate::judges::baseline::Guard::of(&bench.jury)),
         };
         let mut ctx = JudgmentContext::new(dir).with_reference(Some(self.reference.clone()));
+        ctx.conventions = crate::judgment::Conventions::of(&bench.metadata).ok()?;
         ctx.metadata = bench.metadata.clone();
         let ctx = Arc::new(ctx);
         let mut failed = Vec::new();

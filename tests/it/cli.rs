@@ -591,3 +591,44 @@ fn a_misspelt_or_misplaced_top_level_setting_is_an_error_not_a_warning() {
         "{err}"
     );
 }
+
+/// The conventional metadata keys judges read (`baselineCoverage`, `targetClassVersion`) are
+/// typed when the config is read: a value no judge can use is an error at its line, naming
+/// what would be valid, not a silent "no baseline" ABSTAIN at the first vote (issue 29,
+/// typed context fields). Other metadata keys stay free-form.
+#[test]
+fn a_conventional_metadata_key_no_judge_can_use_is_refused_at_its_line() {
+    let jury = "jury:\n  checks:\n    - type: command\n      run: touch ran.marker\n";
+    refused(
+        &format!("name: x\nmetadata:\n  baselineCoverage: lots\n{jury}"),
+        &[
+            "judge-ci.yml:3:21",
+            "metadata.baselineCoverage is \"lots\"",
+            "a number from 0 to 100",
+        ],
+    );
+    refused(
+        &format!("name: x\nmetadata:\n  baselineCoverage: 187.5\n{jury}"),
+        &["judge-ci.yml:3:21", "metadata.baselineCoverage is 187.5"],
+    );
+    refused(
+        &format!("name: x\nmetadata:\n  owner: me\n  targetClassVersion: 17\n{jury}"),
+        &[
+            "judge-ci.yml:4:23",
+            "metadata.targetClassVersion is 17",
+            "61 is Java 17",
+        ],
+    );
+    let ws = tempfile::tempdir().unwrap();
+    write_tree(
+        ws.path(),
+        &[(
+            "judge-ci.yml",
+            &format!(
+                "name: x\nmetadata:\n  owner: me\n  baselineCoverage: \"87.5%\"\n  targetClassVersion: 61\n{jury}"
+            ),
+        )],
+    );
+    let o = judge_ci(ws.path(), &["validate"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

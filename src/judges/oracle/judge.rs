@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::{Expected, Oracle, Run, TestSets, cross_check, expected, observe};
+use super::{Expected, Oracle, OracleError, Run, TestSets, cross_check, expected, observe};
 use crate::fence::Fence;
 use crate::judges::process::{self, Exit, ProcessSpec};
 use crate::judges::{Outcome, build, instrument_because, structural};
@@ -76,63 +76,26 @@ pub(super) fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
 #[allow(clippy::too_many_arguments)]
 async fn reference_run(
     oracle: &Oracle,
-    dir: Result<tempfile::TempDir, String>,
+    dir: Result<tempfile::TempDir, OracleError>,
     reference: &Path,
     expected: &Expected,
     args: &[String],
     repos: &[PathBuf],
     timeout: Duration,
     fence: &Fence,
-) -> Result<Run, String> {
+) -> Result<Run, OracleError> {
     let dir = dir?;
     let launcher = oracle.launcher(fence).await?;
     let copy = dir.path().join("reference");
-    copy_tree(reference, &copy).map_err(|e| format!("cannot copy the reference: {e}"))?;
+    copy_tree(reference, &copy).map_err(OracleError::io("copy the reference"))?;
     let own = Fence::new(None, std::sync::Arc::default());
     own.add_workspace(dir.path());
-    let program = if copy.join("mvnw").is_file() {
-        use std::os::unix::fs::PermissionsExt;
-        match std::fs::metadata(copy.join("mvnw")) {
-            Ok(m) if m.permissions().mode() & 0o111 != 0 => "./mvnw".to_string(),
-            _ => "mvn".to_string(),
-        }
-    } else {
-        "mvn".to_string()
-    };
-    let mut argv = vec!["-B".to_string()];
-    argv.extend(args.iter().cloned());
-    argv.push("test-compile".into());
-    let spec = ProcessSpec {
-        program,
-        args: argv,
-        dir: copy.clone(),
-        env: Vec::new(),
-        timeout,
-        stdin: None,
-        answer: false,
-    };
-    let display = spec.display();
-    let out = process::run(&spec, &own)
+    maven(&copy, args, "test-compile", timeout, &own)
         .await
-        .map_err(|e| format!("`{display}` could not be started for the reference: {e}"))?;
-    if out.exit != Exit::Code(0) {
-        return Err(format!(
-            "the reference does not build here (`{display}` in a copy of it ended {:?}), so judge-ci cannot tell which tests the solution passes: {}",
-            out.exit,
-            out.combined()
-                .chars()
-                .rev()
-                .take(400)
-                .collect::<String>()
-                .chars()
-                .rev()
-                .collect::<String>()
-        ));
-    }
-    let run = observe(launcher, reference, &copy, expected, repos, timeout, &own)
+        .map_err(|e| OracleError::ReferenceBuild(Box::new(e)))?;
+    observe(launcher, reference, &copy, expected, repos, timeout, &own)
         .await
-        .map_err(|e| format!("the reference's test run: {e}"))?;
-    Ok(run)
+        .map_err(|e| OracleError::ReferenceRun(Box::new(e)))
 }
 
 /// The base's side: a copy of the base built by judge-ci (`compile`, fenced apart), the
@@ -150,37 +113,37 @@ async fn base_run(
     timeout: Duration,
     fence: &Fence,
 ) -> Run {
-    let all_fail = |why: String| Run {
+    let all_fail = |why: &dyn std::fmt::Display| Run {
         tests: expected
             .tests
             .iter()
-            .map(|t| (t.clone(), super::Observed::Failed(why.clone())))
+            .map(|t| (t.clone(), super::Observed::Failed(why.to_string())))
             .collect(),
         done: false,
     };
     let dir = match hidden_folder(fence) {
         Ok(d) => d,
-        Err(why) => return all_fail(why),
+        Err(why) => return all_fail(&why),
     };
     let launcher = match oracle.launcher(fence).await {
         Ok(l) => l,
-        Err(why) => return all_fail(why),
+        Err(why) => return all_fail(&why),
     };
     let copy = dir.path().join("base");
     if let Err(e) = copy_tree(base, &copy) {
-        return all_fail(format!("cannot copy the base: {e}"));
+        return all_fail(&format!("cannot copy the base: {e}"));
     }
     // The trusted tests are judge-ci's to compile; the base's own tests are not built.
     let _ = std::fs::remove_dir_all(copy.join("src/test"));
     let own = Fence::new(None, std::sync::Arc::default());
     own.add_workspace(dir.path());
     if let Err(why) = maven(&copy, args, "compile", timeout, &own).await {
-        return all_fail(format!("the base does not build: {why}"));
+        return all_fail(&format!("the base does not build: {why}"));
     }
     match observe(launcher, reference, &copy, expected, repos, timeout, &own).await {
         Ok(r) => r,
         Err(super::RunFailure::Timeout(_, partial)) => partial,
-        Err(e) => all_fail(format!("the base's test run: {e}")),
+        Err(e) => all_fail(&format!("the base's test run: {e}")),
     }
 }
 
@@ -192,7 +155,7 @@ async fn maven(
     goal: &str,
     timeout: Duration,
     fence: &Fence,
-) -> Result<(), String> {
+) -> Result<(), OracleError> {
     let program = if project.join("mvnw").is_file() {
         use std::os::unix::fs::PermissionsExt;
         match std::fs::metadata(project.join("mvnw")) {
@@ -217,7 +180,7 @@ async fn maven(
     let display = spec.display();
     let out = process::run(&spec, fence)
         .await
-        .map_err(|e| format!("`{display}` could not be started: {e}"))?;
+        .map_err(OracleError::start(format!("`{display}`"), "in a copy"))?;
     if out.exit == Exit::Code(0) {
         return Ok(());
     }
@@ -230,16 +193,22 @@ async fn maven(
         .chars()
         .rev()
         .collect();
-    Err(format!("`{display}` ended {:?}: {tail}", out.exit))
+    Err(OracleError::Build {
+        command: display,
+        exit: format!("{:?}", out.exit),
+        tail,
+    })
 }
 
 /// A folder for the reference's test run, hidden from every subject process prepared from now
 /// on (it holds the reference): made before any of them starts alongside it.
-fn hidden_folder(fence: &Fence) -> Result<tempfile::TempDir, String> {
+fn hidden_folder(fence: &Fence) -> Result<tempfile::TempDir, OracleError> {
     let dir = tempfile::Builder::new()
         .prefix("judge-ci-oracle-reference-")
         .tempdir()
-        .map_err(|e| format!("cannot make a folder for the reference's test run: {e}"))?;
+        .map_err(OracleError::io(
+            "make a folder for the reference's test run",
+        ))?;
     fence.hide(dir.path());
     Ok(dir)
 }
@@ -254,14 +223,14 @@ pub fn prepare<'a>(
     repos: &'a [PathBuf],
     timeout: Duration,
     fence: &'a Fence,
-) -> impl std::future::Future<Output = &'a Result<Run, String>> + 'a {
+) -> impl std::future::Future<Output = &'a Result<Run, OracleError>> + 'a {
     let dir = (!oracle.reference.initialized()).then(|| hidden_folder(fence));
     async move {
         oracle
             .reference
             .get_or_init(|| async move {
                 let Some(reference) = reference else {
-                    return Err("no reference to run the trusted tests on".to_string());
+                    return Err(OracleError::NoReference);
                 };
                 let expected = expected(reference);
                 let dir = dir.unwrap_or_else(|| hidden_folder(fence));
@@ -308,9 +277,9 @@ async fn grade(
     oracle: &Oracle,
     fence: &Fence,
 ) -> Result<Graded, NoGrade> {
-    let launcher = oracle.launcher(fence).await.map_err(|why| NoGrade {
-        cause: Some(Cause::ToolMissing),
-        why,
+    let launcher = oracle.launcher(fence).await.map_err(|e| NoGrade {
+        cause: e.cause(),
+        why: e.to_string(),
     })?;
     let (subject, cut) = match observe(
         launcher, reference, workspace, expected, repos, timeout, fence,
@@ -345,9 +314,9 @@ async fn grade(
     let reference_run = prepare(oracle, Some(reference), args, repos, timeout, fence)
         .await
         .clone()
-        .map_err(|why| NoGrade {
-            cause: None,
-            why: format!("judge-ci's test oracle: {why}"),
+        .map_err(|e| NoGrade {
+            cause: e.cause(),
+            why: format!("judge-ci's test oracle: {e}"),
         })?;
     let base_run = match base {
         Some(b) => Some(

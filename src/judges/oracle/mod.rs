@@ -30,7 +30,10 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+mod error;
 pub mod judge;
+
+pub use error::OracleError;
 
 use super::process::{self, Exit, ProcessSpec};
 use super::structural::{self, Pom};
@@ -230,26 +233,23 @@ fn hash_dir(dir: &Path) -> BTreeMap<String, String> {
 
 impl Launcher {
     /// Compiles the oracle into a new folder of judge-ci's (read-only once written).
-    pub async fn compile(fence: &Fence) -> Result<Launcher, String> {
+    pub async fn compile(fence: &Fence) -> Result<Launcher, OracleError> {
         let standalone = std::env::var_os("JUDGE_CI_JUNIT_STANDALONE")
             .map(PathBuf::from)
             .into_iter()
             .chain(STANDALONE.iter().map(PathBuf::from))
             .find(|p| p.is_file())
-            .ok_or_else(|| {
-                format!(
-                    "the sealed test oracle needs the JUnit Platform standalone jar (set JUDGE_CI_JUNIT_STANDALONE, or install it at {})",
-                    STANDALONE[0]
-                )
-            })?;
+            .ok_or(OracleError::NoStandalone)?;
         let dir = tempfile::Builder::new()
             .prefix("judge-ci-oracle-")
             .tempdir()
-            .map_err(|e| format!("cannot make the oracle's folder: {e}"))?;
+            .map_err(OracleError::io("make the oracle's folder"))?;
         let src = dir.path().join("src");
         let classes = dir.path().join("classes");
-        std::fs::create_dir_all(&src).map_err(|e| e.to_string())?;
-        std::fs::write(src.join("JudgeCiOracle.java"), SOURCE).map_err(|e| e.to_string())?;
+        std::fs::create_dir_all(&src)
+            .map_err(OracleError::io("make the oracle's source folder"))?;
+        std::fs::write(src.join("JudgeCiOracle.java"), SOURCE)
+            .map_err(OracleError::io("write the oracle's source"))?;
         let spec = ProcessSpec {
             program: "javac".into(),
             args: vec![
@@ -274,11 +274,10 @@ impl Launcher {
         let _ = fence;
         let out = process::run(&spec, &own)
             .await
-            .map_err(|e| format!("javac could not be started for the oracle: {e}"))?;
+            .map_err(OracleError::start("javac", "for the oracle"))?;
         if out.exit != Exit::Code(0) {
-            return Err(format!(
-                "javac could not compile the oracle: {}",
-                out.combined().chars().take(600).collect::<String>()
+            return Err(OracleError::Compile(
+                out.combined().chars().take(600).collect::<String>(),
             ));
         }
         let _ = std::fs::remove_dir_all(&src);
@@ -295,12 +294,11 @@ impl Launcher {
         };
         let listed = process::run(&list, &own)
             .await
-            .map_err(|e| format!("java could not be started to list its modules: {e}"))?;
+            .map_err(OracleError::start("java", "to list its modules"))?;
         let modules = limit_modules(&listed.stdout.text());
         if listed.exit != Exit::Code(0) || !modules.split(',').any(|m| m == "java.base") {
-            return Err(format!(
-                "java --list-modules did not list java.base: {}",
-                listed.combined().chars().take(400).collect::<String>()
+            return Err(OracleError::Modules(
+                listed.combined().chars().take(400).collect::<String>(),
             ));
         }
         Ok(Launcher {
@@ -316,14 +314,11 @@ impl Launcher {
     }
 
     /// `Err` when a class file of the oracle changed since judge-ci compiled it.
-    fn intact(&self) -> Result<(), String> {
+    fn intact(&self) -> Result<(), OracleError> {
         if hash_dir(&self.classes()) == self.hashes {
             Ok(())
         } else {
-            Err(format!(
-                "the oracle's class files in {} changed after judge-ci compiled them: a subject process reached judge-ci's own files",
-                self.classes().display()
-            ))
+            Err(OracleError::LauncherTampered(self.classes()))
         }
     }
 }
@@ -354,8 +349,8 @@ fn read_only(dir: &Path) {
 /// runs, each made once.
 #[derive(Default)]
 pub struct Oracle {
-    launcher: tokio::sync::OnceCell<Result<Launcher, String>>,
-    reference: tokio::sync::OnceCell<Result<Run, String>>,
+    launcher: tokio::sync::OnceCell<Result<Launcher, OracleError>>,
+    reference: tokio::sync::OnceCell<Result<Run, OracleError>>,
     base: tokio::sync::OnceCell<Run>,
 }
 
@@ -367,7 +362,7 @@ impl std::fmt::Debug for Oracle {
 
 impl Oracle {
     /// The compiled oracle, or why there is none.
-    pub async fn launcher(&self, fence: &Fence) -> Result<&Launcher, String> {
+    pub async fn launcher(&self, fence: &Fence) -> Result<&Launcher, OracleError> {
         self.launcher
             .get_or_init(|| Launcher::compile(fence))
             .await
@@ -478,14 +473,14 @@ pub struct Run {
 }
 
 /// Why a run of the oracle gave no observation at all.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum RunFailure {
     /// judge-ci's time limit ended it; what the channel said before that.
     Timeout(Duration, Run),
     /// The channel carried more than judge-ci reads; what its first part said.
     Flooded(usize, Run),
     /// The oracle could not be started, or was tampered with.
-    Instrument(String),
+    Instrument(OracleError),
 }
 
 impl std::fmt::Display for RunFailure {
@@ -500,7 +495,7 @@ impl std::fmt::Display for RunFailure {
                 f,
                 "the oracle's channel carried more than {n} bytes: something in the tests wrote to judge-ci's descriptor"
             ),
-            RunFailure::Instrument(why) => f.write_str(why),
+            RunFailure::Instrument(why) => why.fmt(f),
         }
     }
 }
@@ -509,7 +504,7 @@ impl std::fmt::Display for RunFailure {
 fn nonce() -> Result<String, RunFailure> {
     let mut b = [0u8; 16];
     getrandom::fill(&mut b)
-        .map_err(|e| RunFailure::Instrument(format!("no random nonce for the oracle: {e}")))?;
+        .map_err(|e| RunFailure::Instrument(OracleError::Nonce(e.to_string())))?;
     Ok(hex::encode(b))
 }
 
@@ -643,14 +638,11 @@ impl TestClasses {
         self.dir.path().join("classes")
     }
 
-    fn intact(&self) -> Result<(), String> {
+    fn intact(&self) -> Result<(), OracleError> {
         if hash_dir(&self.classes()) == self.hashes {
             Ok(())
         } else {
-            Err(format!(
-                "the trusted tests judge-ci compiled into {} changed during the run: a subject process reached judge-ci's own files",
-                self.classes().display()
-            ))
+            Err(OracleError::TestsTampered(self.classes()))
         }
     }
 }
@@ -661,20 +653,22 @@ const MAX_TEST_FILES: usize = 20_000;
 /// Compiles the trusted tests (`trusted/src/test/java`, with `src/test/resources` copied
 /// beside them) against `project`'s compiled classes and dependencies, with `javac -proc:none`
 /// (no annotation processor runs), into a read-only folder of judge-ci's whose files are
-/// hashed. `Ok(Err(why))`: they do not compile against these classes (the tests fail there).
+/// hashed, or what javac said when they do not compile against these classes (the tests fail
+/// there).
 async fn compile_tests(
     launcher: &Launcher,
     trusted: &Path,
     project: &Path,
     repos: &[PathBuf],
     timeout: Duration,
-) -> Result<Result<TestClasses, String>, RunFailure> {
+) -> Result<Compiled, RunFailure> {
     let dir = tempfile::Builder::new()
         .prefix("judge-ci-oracle-tests-")
         .tempdir()
-        .map_err(|e| RunFailure::Instrument(format!("cannot make a folder for the tests: {e}")))?;
+        .map_err(|e| RunFailure::Instrument(OracleError::io("make a folder for the tests")(e)))?;
     let classes = dir.path().join("classes");
-    std::fs::create_dir_all(&classes).map_err(|e| RunFailure::Instrument(e.to_string()))?;
+    std::fs::create_dir_all(&classes)
+        .map_err(|e| RunFailure::Instrument(OracleError::io("make the tests' class folder")(e)))?;
     let sources: Vec<PathBuf> = walkdir::WalkDir::new(trusted.join("src/test/java"))
         .follow_links(false)
         .sort_by_file_name()
@@ -686,8 +680,8 @@ async fn compile_tests(
         .take(MAX_TEST_FILES + 1)
         .collect();
     if sources.len() > MAX_TEST_FILES {
-        return Err(RunFailure::Instrument(format!(
-            "the trusted tests have more than {MAX_TEST_FILES} source files"
+        return Err(RunFailure::Instrument(OracleError::TooManyTests(
+            MAX_TEST_FILES,
         )));
     }
     let mut cp = vec![launcher.standalone.clone()];
@@ -725,7 +719,8 @@ async fn compile_tests(
         argfile.push('\n');
     }
     let args_path = dir.path().join("javac.args");
-    std::fs::write(&args_path, argfile).map_err(|e| RunFailure::Instrument(e.to_string()))?;
+    std::fs::write(&args_path, argfile)
+        .map_err(|e| RunFailure::Instrument(OracleError::io("write javac's argument file")(e)))?;
     let spec = ProcessSpec {
         program: "javac".into(),
         args: vec![format!("@{}", args_path.display())],
@@ -736,9 +731,9 @@ async fn compile_tests(
         answer: false,
     };
     // judge-ci's own compile (no subject code runs in it: -proc:none), writing only there.
-    let out = process::run(&spec, &own).await.map_err(|e| {
-        RunFailure::Instrument(format!("javac could not be started for the tests: {e}"))
-    })?;
+    let out = process::run(&spec, &own)
+        .await
+        .map_err(|e| RunFailure::Instrument(OracleError::start("javac", "for the tests")(e)))?;
     match out.exit {
         Exit::Code(0) => {}
         Exit::TimedOut => return Err(RunFailure::Timeout(timeout, Run::default())),
@@ -749,7 +744,7 @@ async fn compile_tests(
                 .filter(|l| l.contains("error:"))
                 .take(3)
                 .collect();
-            return Ok(Err(if first.is_empty() {
+            return Ok(Compiled::Not(if first.is_empty() {
                 log.chars().take(400).collect()
             } else {
                 first.join("; ")
@@ -759,11 +754,19 @@ async fn compile_tests(
     let resources = trusted.join("src/test/resources");
     if resources.is_dir() {
         judge::copy_tree(&resources, &classes)
-            .map_err(|e| RunFailure::Instrument(format!("cannot copy the test resources: {e}")))?;
+            .map_err(|e| RunFailure::Instrument(OracleError::io("copy the test resources")(e)))?;
     }
     read_only(dir.path());
     let hashes = hash_dir(&classes);
-    Ok(Ok(TestClasses { dir, hashes }))
+    Ok(Compiled::Classes(TestClasses { dir, hashes }))
+}
+
+/// What judge-ci's compile of the trusted tests gave.
+enum Compiled {
+    /// Their class files, in judge-ci's read-only folder.
+    Classes(TestClasses),
+    /// They do not compile against the project's classes: javac's first errors.
+    Not(String),
 }
 
 /// Runs the trusted tests (the `.java` files of `trusted/src/test/java`, compiled by judge-ci
@@ -781,8 +784,8 @@ pub async fn observe(
     launcher.intact().map_err(RunFailure::Instrument)?;
     let started = std::time::Instant::now();
     let tests = match compile_tests(launcher, trusted, project, repos, timeout).await? {
-        Ok(t) => t,
-        Err(why) => {
+        Compiled::Classes(t) => t,
+        Compiled::Not(why) => {
             let why = format!("the trusted tests do not compile against these classes: {why}");
             return Ok(Run {
                 tests: expected
@@ -834,9 +837,9 @@ pub async fn observe(
     };
     // With /proc hidden: the code under test cannot read the nonce from its JVM's memory
     // (attack finding F2).
-    let out = process::run_sealed(&spec, fence).await.map_err(|e| {
-        RunFailure::Instrument(format!("java could not be started for the oracle: {e}"))
-    })?;
+    let out = process::run_sealed(&spec, fence)
+        .await
+        .map_err(|e| RunFailure::Instrument(OracleError::start("java", "for the oracle")(e)))?;
     launcher.intact().map_err(RunFailure::Instrument)?;
     tests.intact().map_err(RunFailure::Instrument)?;
     if out.answer.len() > process::ANSWER_BYTES {
@@ -853,10 +856,8 @@ pub async fn observe(
         ));
     }
     if !out.outlived.is_empty() {
-        return Err(RunFailure::Instrument(format!(
-            "{} process(es) of the oracle's test run were still alive after judge-ci killed its group (pids {:?})",
-            out.outlived.len(),
-            out.outlived
+        return Err(RunFailure::Instrument(OracleError::Outlived(
+            out.outlived.clone(),
         )));
     }
     Ok(parse(&out.answer, &nonce, expected))
