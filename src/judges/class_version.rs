@@ -109,14 +109,7 @@ pub fn class_version(
     // Class files are evidence too: the pull request's own (tracked, or older than this
     // run's build) are refused.
     let fresh = super::evidence::Freshness::new(&ctx.workspace, since);
-    if let Some(why) = files.iter().find_map(|f| {
-        let rel = f
-            .strip_prefix(&ctx.workspace)
-            .unwrap_or(f)
-            .display()
-            .to_string();
-        fresh.refuse(f, &rel)
-    }) {
+    if let Some(why) = fresh.refuse_any(&ctx.workspace, &files) {
         return instrument(format!("refused as evidence: {why}"));
     }
     if files.is_empty() {

@@ -153,6 +153,15 @@ impl Freshness {
         }
     }
 
+    /// Why the first of `files` (of the workspace) that is not this run's evidence is not,
+    /// named relative to the workspace; `None` when every one may be.
+    pub fn refuse_any(&self, workspace: &Path, files: &[PathBuf]) -> Option<String> {
+        files.iter().find_map(|f| {
+            let rel = f.strip_prefix(workspace).unwrap_or(f).display().to_string();
+            self.refuse(f, &rel)
+        })
+    }
+
     /// Why `file` is not this run's evidence (`shown` names it), or `None` when it may be.
     pub fn refuse(&self, file: &Path, shown: &str) -> Option<String> {
         if let (Some(root), Ok(real)) = (&self.root, file.canonicalize())

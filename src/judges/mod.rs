@@ -484,6 +484,7 @@ impl ConfiguredJudge {
                     timeout,
                     &self.services.oracle,
                     &self.services.fence,
+                    since,
                 )
                 .await
             }

@@ -63,25 +63,55 @@ fn read_tree(tree: &Tree, mut add: impl FnMut(&[u8])) -> bool {
 /// workspace's repository without a mount namespace). `names` cuts the reference's words
 /// from subject output; subject code that read the reference can print it in a form no word
 /// list matches (reversed, spaced: attack finding NC6), so its output is withheld as `none`
-/// withholds it. Said on stderr; the report records the level and its fence line why.
+/// withholds it. The same holds when judge-ci itself put the reference's text where subject
+/// code reads it (attack finding OF4): files `restore:` copied into the workspace, or the
+/// trusted tests judge-ci's oracle ran in the JVM of the code under test (`handed`). Said
+/// on stderr; the report records the level and its fence line why.
 pub fn level(
     configured: crate::config::Reveal,
     fence: &crate::fence::Fence,
+    handed: Option<&str>,
     verbosity: super::options::Verbosity,
 ) -> crate::config::Reveal {
     use crate::config::Reveal;
     let exposed = fence
         .last_status()
         .is_some_and(|s| !s.holds(crate::fence::Layer::HiddenReference));
-    if configured == Reveal::Names && exposed {
+    let why = match (exposed, handed) {
+        (true, _) => Some("subject code could read the reference (see the fence line)"),
+        (false, Some(h)) => Some(h),
+        (false, None) => None,
+    };
+    if configured == Reveal::Names
+        && let Some(why) = why
+    {
         if verbosity != super::options::Verbosity::Quiet {
             eprintln!(
-                "judge-ci: reveal: names is applied as none: subject code could read the reference (see the fence line), so its output may carry it in any form"
+                "judge-ci: reveal: names is applied as none: {why}, so its output may carry it in any form"
             );
         }
         return Reveal::None;
     }
     configured
+}
+
+/// Why subject code was handed reference text by judge-ci itself, when it was: files
+/// restored from the reference into the workspace, or the trusted tests run by the oracle
+/// beside the code under test.
+pub fn handed(report: &crate::report::Report) -> Option<&'static str> {
+    if report
+        .trust
+        .as_ref()
+        .is_some_and(|t| !t.restored.is_empty())
+    {
+        Some("`restore:` copied the reference's files into the workspace subject code reads")
+    } else if report.tests.is_some() {
+        Some(
+            "judge-ci's oracle ran the trusted tests beside the code under test, which can read them",
+        )
+    } else {
+        None
+    }
 }
 
 /// The run's vocabulary: the reference's words less the workspace's and the task

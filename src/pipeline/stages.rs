@@ -683,7 +683,12 @@ pub fn report(
     report.timings.render_ms = render_start.elapsed().as_millis() as u64;
     report.timings.total_ms = started.elapsed().as_millis() as u64;
     // The one point where the report becomes what its surfaces may show (trust.md 23).
-    let level = super::reveal::level(bench.report.reveal, &loaded.fence, opts.verbosity);
+    let level = super::reveal::level(
+        bench.report.reveal,
+        &loaded.fence,
+        super::reveal::handed(&report),
+        opts.verbosity,
+    );
     let vocabulary = match level {
         crate::config::Reveal::Full => Default::default(),
         _ => super::reveal::vocabulary(trees, task.as_ref().map(|t| t.instruction.as_str())),

@@ -1215,3 +1215,88 @@ fn the_oracle_s_seal_holds_for_an_unprivileged_user() {
     let fence = seal_holds(Some(65534));
     eprintln!("as uid 65534: {fence}");
 }
+
+/// Attack finding OF5: `test-invariance` without a build before it ran the trusted tests on
+/// the class files the pull request committed under `target/classes` (compiled from other
+/// sources than the ones judged). Those are refused as evidence, as `class-version` refuses
+/// them: an ERROR naming the file, not a grade of the pull request's chosen bytes.
+#[test]
+fn test_invariance_refuses_class_files_the_pull_request_committed() {
+    let root = tempfile::tempdir().unwrap();
+    let ws = build_task(root.path(), "report");
+    std::fs::create_dir_all(ws.join("target/classes/t")).unwrap();
+    std::fs::write(
+        ws.join("target/classes/t/App.class"),
+        b"\xca\xfe\xba\xbe forged",
+    )
+    .unwrap();
+    let config = "schema: judge-ci.v1\nname: t\nversion: \"1\"\nreference:\n  path: ../reference\njury:\n  checks:\n    - type: test-invariance\n      timeout: PT3M\nreport:\n  fail-on: error\n";
+    std::fs::write(ws.join("judge-ci.yml"), config).unwrap();
+    common::commit_all(&ws, "the change, with its own class files");
+    let o = common::judge_ci(&ws, &[]);
+    let report = common::report(&ws.join("judge-ci-out"));
+    let ti = &report["verdict"]["individualByName"]["test-invariance"];
+    assert_eq!(ti["status"], "error", "{ti:#}");
+    assert!(
+        ti["reasoning"].as_str().is_some_and(
+            |r| r.contains("refused as evidence: target/classes/t/App.class is tracked in git")
+        ),
+        "{ti:#}"
+    );
+    assert_ne!(o.status.code(), Some(0));
+}
+
+/// Attack finding OF1 (and OF4): under `reveal: none` and `names`, a trusted test's failure
+/// message — the hidden test's own expected value — reached every surface, and under `names`
+/// the restored hidden tests were the subject's words. Under both, the tests' messages are
+/// withheld, and `names` is applied as `none` when judge-ci itself handed the reference's
+/// text to subject code (restored files, the trusted tests run beside the code under test).
+#[test]
+fn a_trusted_test_s_failure_message_reaches_no_surface_under_reveal_names_or_none() {
+    for level in ["none", "names"] {
+        let root = tempfile::tempdir().unwrap();
+        let ws = build_task(root.path(), "report");
+        let secret = "PLUGHXYZZYANSWERKEY";
+        let hidden = APP_TEST.replace(
+            "assertEquals(3, App.add(1, 2));",
+            &format!("assertEquals(\"{secret}\", \"sum\" + App.add(1, 2));"),
+        );
+        std::fs::write(
+            root.path().join("reference/src/test/java/t/AppTest.java"),
+            hidden,
+        )
+        .unwrap();
+        let config = format!(
+            "schema: judge-ci.v1\nname: t\nversion: \"1\"\nreference:\n  path: ../reference\nrestore: [\"src/test/**\"]\nreveal: {level}\njury:\n  tiers:\n    - name: build\n      policy: FINAL_TIER\n      checks:\n        - type: command\n          name: build\n          run: \"./mvnw -o -q -B compile\"\n          timeout: PT3M\n        - type: test-invariance\n          timeout: PT3M\nreport:\n  fail-on: error\n"
+        );
+        std::fs::write(ws.join("judge-ci.yml"), config).unwrap();
+        let o = common::judge_ci(&ws, &[]);
+        let out = ws.join("judge-ci-out");
+        let report = common::report(&out);
+        assert_eq!(report["reveal"], "none", "{level}: {:#}", report["reveal"]);
+        // The secret test fails on the reference too (its run's message holds the
+        // expected value: attack finding OF1c), so it is not charged; the oracle ran.
+        assert_eq!(
+            report["verdict"]["individualByName"]["test-invariance"]["status"], "pass",
+            "{level}: the oracle ran the trusted tests"
+        );
+        for e in std::fs::read_dir(&out).unwrap() {
+            let p = e.unwrap().path();
+            let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+            assert!(
+                !text.contains(secret),
+                "{level}: {} holds the answer",
+                p.display()
+            );
+        }
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(
+            !said.contains(secret),
+            "{level}: the log holds the answer:\n{said}"
+        );
+    }
+}

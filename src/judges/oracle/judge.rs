@@ -564,7 +564,24 @@ pub async fn invariance(
     timeout: Duration,
     oracle: &Oracle,
     fence: &Fence,
+    since: Option<std::time::SystemTime>,
 ) -> Outcome {
+    // The classes the trusted tests run against are evidence: the pull request's own
+    // (tracked, or older than this run's first build) are refused, as `class-version` refuses
+    // them, whether or not a build judge ran before (attack finding OF5: a committed
+    // `target/classes` compiled from other sources than the ones judged).
+    let classes: Vec<PathBuf> = walkdir::WalkDir::new(workspace.join("target/classes"))
+        .follow_links(false)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "class"))
+        .map(|e| e.path().to_path_buf())
+        .collect();
+    if let Some(why) =
+        crate::judges::evidence::Freshness::new(workspace, since).refuse_any(workspace, &classes)
+    {
+        return instrument_because(None, format!("refused as evidence: {why}"));
+    }
     let dir = match crate::judges::paths::resolve(workspace, reports) {
         crate::judges::paths::Resolved::Escapes(why) => {
             return instrument_because(None, format!("path escapes the workspace: {why}"));

@@ -102,7 +102,9 @@ fn children<'a, 'i>(
     })
 }
 
-/// `<dependencies>` of `n`, keyed `groupId:artifactId[:classifier]`.
+/// `<dependencies>` of `n`, keyed as Maven keys them: `groupId:artifactId[:type][:classifier]`
+/// (the type shown when it is not the default `jar`): a `<type>pom</type>` is another
+/// artifact, whose classes are not on the class path (attack finding F1).
 fn deps_of<'a, 'i>(n: roxmltree::Node<'a, 'i>) -> Vec<(String, roxmltree::Node<'a, 'i>)> {
     children(child(n, "dependencies"), "dependency")
         .map(|d| {
@@ -111,6 +113,9 @@ fn deps_of<'a, 'i>(n: roxmltree::Node<'a, 'i>) -> Vec<(String, roxmltree::Node<'
                 text(d, "groupId").unwrap_or_default(),
                 text(d, "artifactId").unwrap_or_default()
             );
+            if let Some(t) = text(d, "type").filter(|t| t != "jar") {
+                key.push_str(&format!(":{t}"));
+            }
             if let Some(c) = text(d, "classifier") {
                 key.push_str(&format!(":{c}"));
             }
@@ -1058,6 +1063,38 @@ pub fn pom_diff(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dependency_of_another_type_is_another_artifact() {
+        // Attack finding F1: `<type>pom</type>` puts no jar on the class path, yet pom-diff
+        // said the POMs match.
+        let dep = |extra: &str| {
+            format!(
+                "<project><dependencies><dependency><groupId>jakarta.servlet</groupId><artifactId>jakarta.servlet-api</artifactId><version>5.0.0</version>{extra}</dependency></dependencies></project>"
+            )
+        };
+        let keys = |xml: &str| {
+            Pom::parse(xml)
+                .unwrap()
+                .dependencies
+                .keys()
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(keys(&dep("")), ["jakarta.servlet:jakarta.servlet-api"]);
+        assert_eq!(
+            keys(&dep("<type>jar</type>")),
+            ["jakarta.servlet:jakarta.servlet-api"]
+        );
+        assert_eq!(
+            keys(&dep("<type>pom</type>")),
+            ["jakarta.servlet:jakarta.servlet-api:pom"]
+        );
+        assert_eq!(
+            keys(&dep("<type>test-jar</type><classifier>tests</classifier>")),
+            ["jakarta.servlet:jakarta.servlet-api:test-jar:tests"]
+        );
+    }
 
     const PARENT: &str = r#"<project><groupId>g</groupId><artifactId>parent</artifactId><version>2.0</version>
 <properties><servlet.version>5.0.0</servlet.version><maven.compiler.release>17</maven.compiler.release></properties>
