@@ -168,7 +168,8 @@ pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<Context>,
         default_branch: s(&payload, "/repository/default_branch"),
         ..Context::default()
     };
-    c.pr_context = about_pull_request(&payload, &repository, &mut c)?;
+    c.pr_context = about_pull_request(&payload, &repository, &mut c)?
+        || about_a_branch_off_the_default(&event, &payload, c.default_branch.as_deref());
     // An event GitHub sends only about a pull request always carries its base commit: one
     // whose payload gives none is broken or forged, never judged by a fallback branch.
     if named_for_pull_request(&event) && (!c.pr_context || c.base_sha.is_none()) {
@@ -325,6 +326,38 @@ fn about_pull_request(
         return Ok(true);
     }
     Ok(false)
+}
+
+/// Whether an event that may concern a pull request (none of [`NEVER_ABOUT_A_PULL_REQUEST`])
+/// is about a branch other than the default one, or does not say which branch: a `status` on
+/// a commit of a pull request's branch, a `deployment` or `deployment_status` of its ref, a
+/// dispatch run on it (attack finding N1). A pull request's head is such a branch, and the
+/// payload of these events never says whether it is one, so the run is read as one: its
+/// config comes from the trusted default branch, as for a `check_suite` off the default
+/// branch.
+fn about_a_branch_off_the_default(
+    event: &str,
+    payload: &Value,
+    default_branch: Option<&str>,
+) -> bool {
+    if NEVER_ABOUT_A_PULL_REQUEST.contains(&event) {
+        return false;
+    }
+    let mut branches: Vec<String> = ["/ref", "/deployment/ref", "/deployment_status/ref"]
+        .iter()
+        .filter_map(|p| s(payload, p))
+        .map(|r| r.strip_prefix("refs/heads/").unwrap_or(&r).to_string())
+        .collect();
+    if let Some(list) = payload.get("branches").and_then(Value::as_array) {
+        branches.extend(list.iter().filter_map(|b| s(b, "/name")));
+    }
+    let commit_scoped = payload.get("sha").is_some()
+        || payload.get("deployment").is_some()
+        || payload.get("deployment_status").is_some();
+    match default_branch {
+        Some(d) => branches.iter().any(|b| b != d) || (branches.is_empty() && commit_scoped),
+        None => !branches.is_empty() || commit_scoped,
+    }
 }
 
 /// Reads a `pull_requests` list into `c` and says whether it names any. One listed pull
@@ -1000,6 +1033,44 @@ mod tests {
         };
         assert!(check("feat").pr_context);
         assert!(!check("main").pr_context);
+        // Attack finding N1: a status, deployment or dispatch about a branch other than the
+        // default one may be a pull request's head (the payload never says): one; about the
+        // default branch: none; a push to a branch: none.
+        let about = |event: &str, body: &str| {
+            with_payload(
+                Some(event),
+                Some(&format!(
+                    r#"{{{body},"repository":{{"default_branch":"main"}}}}"#
+                )),
+            )
+            .unwrap()
+            .unwrap()
+            .pr_context
+        };
+        let status = |branch: &str| {
+            format!(r#""sha":"{h}","state":"success","branches":[{{"name":"{branch}"}}]"#)
+        };
+        assert!(about("status", &status("feat")));
+        assert!(!about("status", &status("main")));
+        assert!(about("status", &format!(r#""sha":"{h}","branches":[]"#)));
+        assert!(about("deployment", r#""deployment":{"ref":"feat"}"#));
+        assert!(about(
+            "deployment_status",
+            r#""deployment":{"ref":"feat"},"deployment_status":{"state":"success"}"#
+        ));
+        assert!(!about("deployment", r#""deployment":{"ref":"main"}"#));
+        assert!(about(
+            "workflow_dispatch",
+            r#""ref":"refs/heads/feat","inputs":{}"#
+        ));
+        assert!(!about(
+            "workflow_dispatch",
+            r#""ref":"refs/heads/main","inputs":{}"#
+        ));
+        assert!(!about(
+            "push",
+            &format!(r#""ref":"refs/heads/feat","after":"{h}""#)
+        ));
         // Free text that merely mentions a pull request does not make a push one.
         let push = with_payload(
             Some("push"),
