@@ -189,6 +189,12 @@ pub fn tree_dependent(line: &str, glob: bool) -> Vec<String> {
             ));
         }
     }
+    if lists_names(line) && reparses(line) {
+        out.push(
+            "names listed by find, ls, git ls-files or grep -l reach a program that parses text again (sh, eval, awk's system(), perl, python, xargs or find -exec running a shell): a name with a blank, a quote, a ; or a leading - becomes other words, an option or code"
+                .to_string(),
+        );
+    }
     if out.is_empty() && splits_names(line) {
         out.push(
             "names listed by find, ls, git ls-files or grep -l are read back as text (read, mapfile, a process substitution) without NUL delimiters: a name with a backslash, a blank or a newline reads as another name"
@@ -248,7 +254,34 @@ pub fn splits_names(line: &str) -> bool {
                         .is_none_or(|c| c.is_whitespace() || c == ')')
             })
         });
-    xargs || substituted || (lists_names(line) && !nul_delimited(line) && reads_back(line))
+    xargs
+        || substituted
+        || (lists_names(line) && !nul_delimited(line) && reads_back(line))
+        || (lists_names(line) && reparses(line))
+}
+
+/// Programs that read text as code or split it into words of their own: shells (`… | sh`,
+/// `sh -c '…$0'`), `eval`, and the interpreters that run commands they build (`awk`'s
+/// `system()`, `perl`, `python`, `ruby`, `node`) or split lines (`parallel`).
+const REPARSERS: &[&str] = &[
+    "sh", "bash", "dash", "zsh", "ksh", "mksh", "busybox", "eval", "awk", "gawk", "mawk", "nawk",
+    "perl", "python", "python3", "ruby", "node", "parallel",
+];
+
+/// Whether a stage of the line hands text to a program that parses it again (a
+/// [`REPARSERS`] program run as a stage, or by `find -exec` or `xargs`): names listed
+/// earlier in the line then become words, options or code of a command judge-ci cannot see,
+/// NUL delimiters or not (attack finding N2: `find … | sed 's/^/grep -q javax /' | sh`, an
+/// awk `system()`, `xargs -0 sh -c 'grep … $0'`).
+fn reparses(line: &str) -> bool {
+    let is = |w: &str| REPARSERS.contains(&w.rsplit('/').next().unwrap_or(w));
+    commands_of(line, &['|', ';', '&', '\n', '(', '`', '{', '}']).any(|words| {
+        match words.first().copied() {
+            Some(w) if is(w) => true,
+            Some("find" | "xargs") => words.iter().skip(1).any(|w| is(w)),
+            _ => false,
+        }
+    })
 }
 
 /// Whether a stage of the line runs a program whose output is a list of names: `find`, `ls`,
@@ -353,6 +386,27 @@ fn unquoted_glob(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_that_reach_a_program_parsing_text_again_split() {
+        // Attack finding N2.
+        for line in [
+            "! find src -name '*.java' | sed 's/^/grep -q javax.servlet /' | sh",
+            "find src -name '*.java' | awk '{ if (system(\"grep -q javax \" $0) == 0) exit 1 }'",
+            "find src -name '*.java' -exec sh -c 'grep -q javax $0 && exit 1' {} \\;",
+            "find src -name '*.java' -print0 | xargs -0 sh -c 'for f; do grep -q javax $f; done'",
+            "git ls-files | /bin/bash",
+        ] {
+            assert!(splits_names(line), "{line}");
+        }
+        for line in [
+            "! grep -Rn javax.servlet src",
+            "find src -name '*.java' -print0 | xargs -0 grep -L jakarta",
+            "sh -c 'mvn -q -o test'",
+        ] {
+            assert!(!splits_names(line), "{line}");
+        }
+    }
 
     #[test]
     fn constructs_whose_meaning_depends_on_the_tree_are_named() {
