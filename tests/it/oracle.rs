@@ -1300,3 +1300,41 @@ fn a_trusted_test_s_failure_message_reaches_no_surface_under_reveal_names_or_non
         );
     }
 }
+
+/// Attack finding OF2: the expected tests were a source scan for `@Test`-family annotations,
+/// so a hidden JUnit 3 test (`extends TestCase`, `testX()`), which Surefire and the Vintage
+/// engine run, was never run nor charged, and a subject failing it was accepted. judge-ci
+/// now selects every trusted class and expects what the reference's run discovers.
+#[test]
+fn a_hidden_junit_3_test_the_subject_fails_is_charged() {
+    let root = tempfile::tempdir().unwrap();
+    let ws = build_task(root.path(), "report");
+    std::fs::write(
+        root.path().join("reference/src/test/java/t/MoreTest.java"),
+        "package t;\npublic class MoreTest extends junit.framework.TestCase {\n  public void testAddsMore() { assertEquals(5, App.add(2, 3)); }\n}\n",
+    )
+    .unwrap();
+    // Right for the annotated tests, wrong only where the JUnit 3 test looks.
+    std::fs::write(
+        ws.join("src/main/java/t/App.java"),
+        "package t;\npublic class App {\n  public static int add(int a, int b) { return a == 2 ? 0 : a + b; }\n}\n",
+    )
+    .unwrap();
+    let config = "schema: judge-ci.v1\nname: t\nversion: \"1\"\nreference:\n  path: ../reference\nrestore: [\"src/test/**\"]\njury:\n  tiers:\n    - name: build\n      policy: FINAL_TIER\n      checks:\n        - type: command\n          name: build\n          run: \"./mvnw -o -q -B compile\"\n          timeout: PT3M\n        - type: test-invariance\n          timeout: PT3M\nreport:\n  fail-on: error\n";
+    std::fs::write(ws.join("judge-ci.yml"), config).unwrap();
+    let o = common::judge_ci(&ws, &[]);
+    let report = common::report(&ws.join("judge-ci-out"));
+    let ti = &report["verdict"]["individualByName"]["test-invariance"];
+    assert_eq!(ti["status"], "fail", "{ti:#}");
+    assert!(
+        ti["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["actual"]
+                .as_str()
+                .is_some_and(|a| a.contains("t.MoreTest#testAddsMore"))),
+        "{ti:#}"
+    );
+    assert_eq!(o.status.code(), Some(1));
+}

@@ -510,7 +510,7 @@ pub async fn verify(
         return instrument_because(Some(Cause::JudgeMisconfigured), why);
     }
     let expected = expected(reference);
-    if expected.tests.is_empty() {
+    if expected.is_empty() {
         return Ok(built);
     }
     let carry = |status: Status| {
@@ -608,7 +608,7 @@ pub async fn invariance(
         return instrument_because(Some(Cause::JudgeMisconfigured), why);
     }
     let expected = expected(reference);
-    if expected.tests.is_empty() {
+    if expected.is_empty() {
         return instrument_because(
             Some(Cause::EvidenceMissing),
             "the reference has no tests under src/test/java, so test-invariance has no trusted tests to run",

@@ -81,11 +81,18 @@ impl Observed {
     }
 }
 
-/// The trusted tests: `Class#method` by class.
+/// The trusted tests: `Class#method` by class, and every top-level class of the trusted test
+/// sources, all of which judge-ci's runs select: the JUnit engines then discover what a
+/// source scan cannot see (JUnit 3 `TestCase` methods, `@Theory`, composed `@Test`
+/// annotations, a test interface's default methods: attack finding OF2), and what the
+/// reference's run discovers is expected of the subject's too ([`TestSets::grade`] charges
+/// every test of the reference's run).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Expected {
-    /// Every expected test, `pkg.Class#method`.
+    /// Every test the source scan finds, `pkg.Class#method`.
     pub tests: BTreeSet<String>,
+    /// Every top-level class of the trusted test sources but abstract ones.
+    pub sources: BTreeSet<String>,
 }
 
 impl Expected {
@@ -94,7 +101,13 @@ impl Expected {
         self.tests
             .iter()
             .filter_map(|t| t.split_once('#').map(|(c, _)| c.to_string()))
+            .chain(self.sources.iter().cloned())
             .collect()
+    }
+
+    /// Whether the trusted side has no test class at all.
+    pub fn is_empty(&self) -> bool {
+        self.tests.is_empty() && self.sources.is_empty()
     }
 }
 
@@ -114,6 +127,7 @@ const MAX_TEST_SOURCE: u64 = 4 * 1024 * 1024;
 pub fn expected(trusted: &Path) -> Expected {
     let root = trusted.join("src/test/java");
     let mut tests = BTreeSet::new();
+    let mut sources = BTreeSet::new();
     for e in walkdir::WalkDir::new(&root)
         .follow_links(false)
         .sort_by_file_name()
@@ -138,6 +152,9 @@ pub fn expected(trusted: &Path) -> Expected {
         else {
             continue;
         };
+        if stem == "package-info" || stem == "module-info" {
+            continue;
+        }
         let class = match PACKAGE.captures(&text) {
             Some(p) => format!("{}.{stem}", &p[1]),
             None => stem,
@@ -145,8 +162,9 @@ pub fn expected(trusted: &Path) -> Expected {
         for m in TEST_METHOD.captures_iter(&text) {
             tests.insert(format!("{class}#{}", &m[1]));
         }
+        sources.insert(class);
     }
-    Expected { tests }
+    Expected { tests, sources }
 }
 
 /// judge-ci's compiled oracle: its folder, the hashes of its class files, the JUnit jar.
@@ -610,7 +628,7 @@ fn parse(channel: &[u8], nonce: &str, expected: &Expected) -> Run {
             _ => {}
         }
     }
-    let tests = expected
+    let mut tests: BTreeMap<String, Observed> = expected
         .tests
         .iter()
         .map(|t| {
@@ -623,6 +641,15 @@ fn parse(channel: &[u8], nonce: &str, expected: &Expected) -> Run {
             (t.clone(), o)
         })
         .collect();
+    // What the engines discovered beyond the scan, in the trusted classes judge-ci selected:
+    // on the reference's run these are expected of the subject too.
+    let selected = expected.classes();
+    for (t, o) in seen {
+        let class = t.split_once('#').map_or(t.as_str(), |(c, _)| c);
+        if selected.contains(class) {
+            tests.entry(t).or_insert(o);
+        }
+    }
     Run { tests, done }
 }
 
@@ -1026,12 +1053,34 @@ mod tests {
     }
 
     #[test]
+    fn what_the_engines_discover_in_the_trusted_classes_is_kept() {
+        // Attack finding OF2: a JUnit 3 `testMul` (no annotation) ran and was not counted.
+        let e = Expected {
+            tests: ["t.AddTest#adds".to_string()].into(),
+            sources: ["t.AddTest".to_string(), "t.MulTest".to_string()].into(),
+        };
+        assert_eq!(e.classes().len(), 2);
+        let r = parse(
+            b"n F t.AddTest#adds SUCCESSFUL \nn F t.MulTest#testMul FAILED boom\nn F x.Other#planted SUCCESSFUL \n",
+            "n",
+            &e,
+        );
+        assert_eq!(r.tests["t.AddTest#adds"], Observed::Passed);
+        assert!(matches!(&r.tests["t.MulTest#testMul"], Observed::Failed(_)));
+        assert!(
+            !r.tests.contains_key("x.Other#planted"),
+            "only classes judge-ci selected"
+        );
+    }
+
+    #[test]
     fn only_lines_with_the_nonce_count_and_a_test_not_seen_finishing_is_not_run() {
         let e = Expected {
             tests: ["t.A#one", "t.A#two", "t.A#three", "t.B#four"]
                 .iter()
                 .map(|s| s.to_string())
                 .collect(),
+            ..Expected::default()
         };
         let channel = b"n0 S t.A#one\nn0 F t.A#one SUCCESSFUL \nforged F t.A#two SUCCESSFUL \nn0 S t.A#two\nn0 F t.A#three SUCCESSFUL \nn0 F t.A#three FAILED java.lang.AssertionError: boom\nn0 C t.B FAILED java.lang.ExceptionInInitializerError\n";
         let r = parse(channel, "n0", &e);
@@ -1050,6 +1099,7 @@ mod tests {
     fn a_nested_class_s_test_counts_as_its_top_level_class_s_and_testng_is_unsupported() {
         let e = Expected {
             tests: ["t.A#inner"].iter().map(|s| s.to_string()).collect(),
+            ..Expected::default()
         };
         let r = parse(b"n F t.A$Inner#inner SUCCESSFUL \n", "n", &e);
         assert_eq!(r.tests["t.A#inner"], Observed::Passed);
