@@ -299,6 +299,9 @@ pub async fn stored(
     report.config.name = bench.name.clone();
     report.config.check_name = opts.check_name(&bench.report);
     report.config.comment_key = opts.comment_key(&bench.report);
+    if !trust.trust_report {
+        advisory_names(&mut report.config);
+    }
     report.subject.run_url = trusted_run_url(&ctx);
     // The gate is this workflow's, never the report's: the judging job's fail-on is whatever
     // its workflow said (a pull request's own `pull_request` workflow is the pull request's
@@ -370,6 +373,23 @@ pub async fn stored(
     }
     Ok(publish_exit(opts, &published, super::EXIT_PASS))
 }
+
+/// What an advisory (unverified) report's check run and sticky comment are named after:
+/// the gate's names with [`ADVISORY_SUFFIX`] and [`ADVISORY_KEY_SUFFIX`]. A report judge-ci cannot vouch for never speaks
+/// under the trusted gate's names (attack finding GA5-2): a `neutral` check run satisfies a
+/// required check of the same name, and the gate's sticky comment would be rewritten to the
+/// report's verdict, so a later advisory publish could turn the gate's failure into a pass.
+pub fn advisory_names(config: &mut report::ConfigInfo) {
+    config.check_name = Some(format!("{}{ADVISORY_SUFFIX}", config.check_run_name()));
+    config.comment_key = Some(format!("{}{ADVISORY_KEY_SUFFIX}", config.sticky_key()));
+}
+
+/// Appended to an advisory report's check-run name.
+pub const ADVISORY_SUFFIX: &str = " (advisory)";
+
+/// Appended to an advisory report's sticky-comment key (the comment marker keeps only
+/// letters, digits and `-_.`).
+pub const ADVISORY_KEY_SUFFIX: &str = "-advisory";
 
 /// The outcome of a trusted stored report under this workflow's `fail-on`: its reading, and
 /// what could not run as its verdict and task commands show (not its own `erroredTiers` or

@@ -921,8 +921,8 @@ fn a_hand_made_pass_report_from_a_forks_workflow_is_only_advisory() {
     assert_eq!(runs.len(), 1, "{}", run.stderr);
     let create = &runs[0].create;
     assert_eq!(
-        create["name"], "judge-ci / gh-test",
-        "the trusted config names the check run"
+        create["name"], "judge-ci / gh-test (advisory)",
+        "the trusted config names the check run, marked advisory: never the gate's name"
     );
     assert_eq!(create["conclusion"], "neutral", "advisory, never success");
     let title = create["output"]["title"].as_str().unwrap();
@@ -1319,7 +1319,60 @@ fn a_stored_report_decides_neither_its_gate_nor_which_comments_go() {
     // The same report, trusted: delete-on-pass does what it says.
     let run = publish(&p, &gh2, &artifact, &["--delete-on-pass", "--trust-report"]);
     assert_eq!(run.out.status.code(), Some(0), "{}", run.stderr);
-    assert!(ours(&gh2).is_empty(), "{}", run.stderr);
+    assert_eq!(ours(&gh2).len(), 1, "{}", run.stderr);
+    assert!(
+        ours(&gh2)[0].body.contains("-advisory"),
+        "only the advisory comment is left (it has a key of its own): {}",
+        ours(&gh2)[0].body
+    );
+
+    // GA5-2: an advisory report speaks under names of its own, never the gate's. A neutral
+    // check run under the gate's name would satisfy the required check the gate failed, and
+    // the gate's sticky comment would be rewritten to the report's verdict.
+    let gh = FakeGitHub::start(Layout::DOTCOM);
+    gh.read_only(TOKEN);
+    let rejected = Project::new(2, "");
+    let (_u1, rejected_artifact, run) = fork_pull_request_run(&rejected, &gh);
+    assert_eq!(run.out.status.code(), Some(1), "{}", run.stderr);
+    let accepted = Project::new(0, "");
+    let (_u2, accepted_artifact, run) = fork_pull_request_run(&accepted, &gh);
+    assert_eq!(run.out.status.code(), Some(0), "{}", run.stderr);
+    let gh2 = FakeGitHub::start(Layout::DOTCOM);
+    gh2.add_pull(2, FORK_HEAD, "someone:main");
+    let run = publish(&rejected, &gh2, &rejected_artifact, &["--trust-report"]);
+    assert_eq!(run.out.status.code(), Some(0), "{}", run.stderr);
+    let gate_comment = ours(&gh2);
+    assert_eq!(gate_comment.len(), 1, "{}", run.stderr);
+    let run = publish(&accepted, &gh2, &accepted_artifact, &[]);
+    assert_eq!(run.out.status.code(), Some(0), "{}", run.stderr);
+    let runs: Vec<(String, String)> = gh2
+        .check_runs()
+        .iter()
+        .map(|r| {
+            let concluded = r
+                .updates
+                .iter()
+                .rev()
+                .find_map(|u| u["conclusion"].as_str())
+                .or_else(|| r.create["conclusion"].as_str());
+            (
+                r.create["name"].as_str().unwrap_or_default().to_string(),
+                concluded.unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    assert_eq!(runs[0].1, "failure", "{runs:?}");
+    assert_eq!(runs[1].1, "neutral", "{runs:?}");
+    assert_eq!(
+        runs[1].0,
+        format!("{} (advisory)", runs[0].0),
+        "the advisory check run is not the gate's"
+    );
+    let comments = ours(&gh2);
+    assert_eq!(comments.len(), 2, "the gate's comment is not rewritten");
+    assert_eq!(comments[0].id, gate_comment[0].id);
+    assert_eq!(comments[0].body, gate_comment[0].body);
 
     // F19: a first job's folder, a semantic check deferred in it, is refused. (Every copy of
     // the judgment is marked, as the first job writes it: the verdict checks they agree.)
