@@ -169,7 +169,7 @@ pub fn expected(trusted: &Path) -> Expected {
 
 /// judge-ci's compiled oracle: its folder, the hashes of its class files, the JUnit jar.
 pub struct Launcher {
-    dir: tempfile::TempDir,
+    dir: SealedDir,
     hashes: BTreeMap<String, String>,
     standalone: PathBuf,
     /// The `--limit-modules` list: the JDK's modules that [`ALLOWED_MODULES`] admits.
@@ -258,9 +258,7 @@ impl Launcher {
             .chain(STANDALONE.iter().map(PathBuf::from))
             .find(|p| p.is_file())
             .ok_or(OracleError::NoStandalone)?;
-        let dir = tempfile::Builder::new()
-            .prefix("judge-ci-oracle-")
-            .tempdir()
+        let dir = SealedDir::new("judge-ci-oracle-")
             .map_err(OracleError::io("make the oracle's folder"))?;
         let src = dir.path().join("src");
         let classes = dir.path().join("classes");
@@ -352,14 +350,50 @@ impl std::fmt::Debug for Launcher {
 
 /// Makes every file and folder under `dir` read-only.
 fn read_only(dir: &Path) {
+    set_modes(dir, 0o500, 0o400);
+}
+
+/// Gives every entry under `dir` the mode `dirs` (folders) or `files` (the rest).
+fn set_modes(dir: &Path, dirs: u32, files: u32) {
     use std::os::unix::fs::PermissionsExt;
+    // Folders last when closing them (their entries stay reachable), first when opening.
+    let closing = dirs & 0o200 == 0;
     for e in walkdir::WalkDir::new(dir)
-        .contents_first(true)
+        .contents_first(closing)
         .into_iter()
         .filter_map(Result::ok)
     {
-        let mode = if e.file_type().is_dir() { 0o555 } else { 0o444 };
+        let mode = if e.file_type().is_dir() { dirs } else { files };
         let _ = std::fs::set_permissions(e.path(), std::fs::Permissions::from_mode(mode));
+    }
+}
+
+/// A temporary folder of judge-ci's own that holds what the subject must not keep: the
+/// oracle's classes and the compiled trusted (hidden) tests. Only its owner can enter it
+/// (0700, then read-only 0500 and 0400 once written), and it is removed when dropped, read-only
+/// or not: before, the read-only folders were left in the temporary folder after the run,
+/// readable by every user of the machine and by later runs (attack finding FE5-2).
+struct SealedDir(tempfile::TempDir);
+
+impl SealedDir {
+    fn new(prefix: &str) -> std::io::Result<SealedDir> {
+        use std::os::unix::fs::PermissionsExt;
+        tempfile::Builder::new()
+            .prefix(prefix)
+            .permissions(std::fs::Permissions::from_mode(0o700))
+            .tempdir()
+            .map(SealedDir)
+    }
+
+    fn path(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl Drop for SealedDir {
+    fn drop(&mut self) {
+        // Writable again, so that the TempDir's own drop (after this) can remove the tree.
+        set_modes(self.0.path(), 0o700, 0o600);
     }
 }
 
@@ -656,7 +690,7 @@ fn parse(channel: &[u8], nonce: &str, expected: &Expected) -> Run {
 /// The trusted tests compiled by judge-ci: never the pull request's `target/test-classes`,
 /// which its build's processes wrote (and could have swapped for tests that assert nothing).
 struct TestClasses {
-    dir: tempfile::TempDir,
+    dir: SealedDir,
     hashes: BTreeMap<String, String>,
 }
 
@@ -689,9 +723,7 @@ async fn compile_tests(
     repos: &[PathBuf],
     timeout: Duration,
 ) -> Result<Compiled, RunFailure> {
-    let dir = tempfile::Builder::new()
-        .prefix("judge-ci-oracle-tests-")
-        .tempdir()
+    let dir = SealedDir::new("judge-ci-oracle-tests-")
         .map_err(|e| RunFailure::Instrument(OracleError::io("make a folder for the tests")(e)))?;
     let classes = dir.path().join("classes");
     std::fs::create_dir_all(&classes)
@@ -1033,6 +1065,25 @@ pub fn cross_check(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// FE5-2: the compiled hidden tests are owner-only while they exist, and gone afterwards,
+    /// read-only as they are.
+    #[test]
+    fn a_sealed_folder_is_its_owner_s_alone_and_removed_read_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = SealedDir::new("judge-ci-test-sealed-").unwrap();
+        let root = dir.path().to_path_buf();
+        let deep = root.join("classes/t");
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::write(deep.join("HiddenTest.class"), b"answer").unwrap();
+        read_only(&root);
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&root), 0o500);
+        assert_eq!(mode(&deep), 0o500);
+        assert_eq!(mode(&deep.join("HiddenTest.class")), 0o400);
+        drop(dir);
+        assert!(!root.exists(), "{} was left behind", root.display());
+    }
 
     #[test]
     fn the_expected_tests_are_read_from_the_trusted_sources() {
