@@ -2,11 +2,15 @@
 //! and exec (after `no_new_privs`): no unix-domain socket can be made (so none outside the
 //! workspace can be reached, the Docker socket above all; Landlock up to ABI 7 does not
 //! govern `connect` on a socket file, and a network namespace does not cut it), no io_uring
-//! (whose operations bypass the filter), no access to the kernel's key rings (shared by every
+//! (whose operations bypass the filter), no user namespace of the subject's own (`unshare`
+//! or `clone` with `CLONE_NEWUSER`; `clone3`, whose flags it cannot read, is ENOSYS), no access to the kernel's key rings (shared by every
 //! process of the same user), no `ptrace`, `process_vm_readv`/`writev`, `pidfd_getfd` or `perf_event_open` (one
 //! subject process does not take over another, a grader it was started by above all), and no
 //! system call of another ABI (32-bit, x32) through
-//! which the same calls could be made by other numbers. `socketpair` stays for stream and
+//! which the same calls could be made by other numbers. Sockets are an allow-list of families:
+//! internet ones (unless refused for the sealed oracle) and netlink's route protocol; every
+//! other family (vsock to the host, netlink's diagnostic, audit and uevent protocols, packet
+//! sockets, …) is refused. `socketpair` stays for stream and
 //! seqpacket sockets (connected to each other for good); a datagram pair is refused, since
 //! a datagram socket can be re-connected to any socket file.
 
@@ -26,6 +30,8 @@ const OFF_NR: u32 = 0;
 const OFF_ARCH: u32 = 4;
 const OFF_ARG0: u32 = 16;
 const OFF_ARG1: u32 = 24;
+/// The low word of the third argument (a socket's protocol).
+const OFF_ARG2: u32 = 32;
 
 #[cfg(target_arch = "x86_64")]
 const AUDIT_ARCH: u32 = 0xc000_003e;
@@ -108,19 +114,52 @@ impl Filter {
             p.push(jeq(nr as u32, 0, 1));
             p.push(deny(libc::EPERM));
         }
-        // socket(AF_UNIX, …): EACCES, as a permission refusal reads to programs (and
-        // socket(AF_INET or AF_INET6, …) when `deny_inet`).
-        let (inet, inet6) = if deny_inet {
-            (libc::AF_INET as u32, libc::AF_INET6 as u32)
+        // No user namespace of its own (attack finding E7-2): in one the subject regains every
+        // capability over what that namespace owns (net_admin, net_raw, sys_admin), which is
+        // the kernel surface (netfilter, packet sockets, mounts) the emptied capability sets
+        // close. unshare or clone with CLONE_NEWUSER: EPERM; clone3, whose flags are in memory
+        // the filter cannot read: ENOSYS, on which the C library falls back to clone.
+        p.extend([
+            jeq(libc::SYS_clone3 as u32, 0, 1),
+            deny(libc::ENOSYS),
+            jeq(libc::SYS_unshare as u32, 1, 0),
+            jeq(libc::SYS_clone as u32, 0, 4),
+            stmt(LD_W_ABS, OFF_ARG0),
+            stmt(
+                libc::BPF_ALU | libc::BPF_AND | libc::BPF_K,
+                libc::CLONE_NEWUSER as u32,
+            ),
+            jeq(0, 1, 0),
+            deny(libc::EPERM),
+            stmt(LD_W_ABS, OFF_NR),
+        ]);
+        // socket(): an allow-list of families, not a deny-list (attack finding FE5-2: with
+        // AF_UNIX refused, AF_VSOCK still reached the hypervisor's host and AF_NETLINK's
+        // sock_diag, audit and uevent protocols the kernel's view of other processes). Allowed:
+        // internet sockets (unless `deny_inet`: EACCES) and netlink's route protocol (the
+        // resolver asks it which address families the host has). AF_UNIX gets EACCES, as a
+        // permission refusal reads to programs; every other family EAFNOSUPPORT, as a kernel
+        // without it answers (programs that probe for a family handle that).
+        let inet_verdict = if deny_inet {
+            deny(libc::EACCES)
         } else {
-            (libc::AF_UNIX as u32, libc::AF_UNIX as u32)
+            stmt(RET_K, SECCOMP_RET_ALLOW)
         };
-        p.push(jeq(libc::SYS_socket as u32, 0, 5));
-        p.push(stmt(LD_W_ABS, OFF_ARG0));
-        p.push(jeq(libc::AF_UNIX as u32, 2, 0));
-        p.push(jeq(inet, 1, 0));
-        p.push(jeq(inet6, 0, 1));
-        p.push(deny(libc::EACCES));
+        let socket = [
+            stmt(LD_W_ABS, OFF_ARG0),
+            jeq(libc::AF_INET as u32, 1, 0),
+            jeq(libc::AF_INET6 as u32, 0, 1),
+            inet_verdict,
+            jeq(libc::AF_NETLINK as u32, 0, 3),
+            stmt(LD_W_ABS, OFF_ARG2),
+            jeq(libc::NETLINK_ROUTE as u32, 0, 1),
+            stmt(RET_K, SECCOMP_RET_ALLOW),
+            jeq(libc::AF_UNIX as u32, 0, 1),
+            deny(libc::EACCES),
+            deny(libc::EAFNOSUPPORT),
+        ];
+        p.push(jeq(libc::SYS_socket as u32, 0, socket.len() as u8));
+        p.extend(socket);
         // socketpair(AF_UNIX, SOCK_DGRAM, …): a datagram socket can be connect()ed (or
         // sendto()) to any socket file afterwards, the pair notwithstanding (attack finding
         // F22: journald's /dev/log, a service's notify socket). Stream and seqpacket pairs
@@ -192,6 +231,9 @@ mod tests {
                             return 1;
                         }
                     }
+                    if libc::socket(libc::AF_VSOCK, libc::SOCK_STREAM, 0) >= 0 {
+                        return 3;
+                    }
                     let mut sv = [0; 2];
                     if libc::socketpair(libc::AF_UNIX, libc::SOCK_STREAM, 0, sv.as_mut_ptr()) != 0 {
                         return 2;
@@ -236,6 +278,40 @@ mod tests {
                     let i = libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0);
                     if i < 0 {
                         return 2;
+                    }
+                    // E7-2: no user namespace of the subject's own, by any call.
+                    if libc::unshare(libc::CLONE_NEWUSER) == 0
+                        || *libc::__errno_location() != libc::EPERM
+                        || libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET) == 0
+                    {
+                        return 12;
+                    }
+                    if libc::syscall(libc::SYS_clone3, std::ptr::null::<u8>(), 0usize) != -1
+                        || *libc::__errno_location() != libc::ENOSYS
+                    {
+                        return 13;
+                    }
+                    // FE5-2: families are allowed by name; the rest reach outside the fence.
+                    if libc::socket(libc::AF_NETLINK, libc::SOCK_RAW, libc::NETLINK_ROUTE) < 0 {
+                        return 10;
+                    }
+                    for (family, kind, protocol) in [
+                        (libc::AF_VSOCK, libc::SOCK_STREAM, 0),
+                        (libc::AF_NETLINK, libc::SOCK_RAW, libc::NETLINK_SOCK_DIAG),
+                        (libc::AF_NETLINK, libc::SOCK_RAW, libc::NETLINK_AUDIT),
+                        (
+                            libc::AF_NETLINK,
+                            libc::SOCK_DGRAM,
+                            libc::NETLINK_KOBJECT_UEVENT,
+                        ),
+                        (libc::AF_PACKET, libc::SOCK_RAW, 0),
+                        (libc::AF_ALG, libc::SOCK_SEQPACKET, 0),
+                    ] {
+                        if libc::socket(family, kind, protocol) >= 0
+                            || *libc::__errno_location() != libc::EAFNOSUPPORT
+                        {
+                            return 11;
+                        }
                     }
                     let mut sv = [0; 2];
                     if libc::socketpair(libc::AF_UNIX, libc::SOCK_STREAM, 0, sv.as_mut_ptr()) != 0 {
