@@ -168,8 +168,8 @@ pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<Context>,
         default_branch: s(&payload, "/repository/default_branch"),
         ..Context::default()
     };
-    c.pr_context = about_pull_request(&payload, &repository, &mut c)?
-        || about_a_branch_off_the_default(&event, &payload, c.default_branch.as_deref());
+    c.pr_context =
+        about_pull_request(&payload, &repository, &mut c)? || about_a_branch(&event, &payload);
     // An event GitHub sends only about a pull request always carries its base commit: one
     // whose payload gives none is broken or forged, never judged by a fallback branch.
     if named_for_pull_request(&event) && (!c.pr_context || c.base_sha.is_none()) {
@@ -273,15 +273,13 @@ fn about_pull_request(
                 .get("pull_requests")
                 .filter(|l| l.as_array().is_some_and(|a| !a.is_empty()))
                 .or_else(|| check.pointer("/check_suite/pull_requests"));
-            let listed = one_pull_request(c, list)?;
-            // GitHub lists no pull request of a fork in a check's payload: a check on any
-            // branch but the default one may be a pull request's.
-            let branch = s(check, "/head_branch").or_else(|| s(check, "/check_suite/head_branch"));
-            let off_default = match (&branch, &c.default_branch) {
-                (Some(b), Some(d)) => b != d,
-                _ => true,
-            };
-            return Ok(listed || off_default || names_pull_request(check, 0).is_some());
+            // GitHub lists no pull request of a fork in a check's payload, and the branch it
+            // names is the head repository's, which the fork's author names (a fork's `main`):
+            // a branch name is no evidence that the commit is the default branch's (attack
+            // finding N7-1). Every check may be a pull request's; on the default branch's tip
+            // the default branch's config is the one the working tree holds anyway.
+            one_pull_request(c, list)?;
+            return Ok(true);
         }
     }
     // A dispatch carries what its sender chose (`workflow_dispatch` inputs, a
@@ -329,17 +327,12 @@ fn about_pull_request(
 }
 
 /// Whether an event that may concern a pull request (none of [`NEVER_ABOUT_A_PULL_REQUEST`])
-/// is about a branch other than the default one, or does not say which branch: a `status` on
-/// a commit of a pull request's branch, a `deployment` or `deployment_status` of its ref, a
-/// dispatch run on it (attack finding N1). A pull request's head is such a branch, and the
-/// payload of these events never says whether it is one, so the run is read as one: its
-/// config comes from the trusted default branch, as for a `check_suite` off the default
-/// branch.
-fn about_a_branch_off_the_default(
-    event: &str,
-    payload: &Value,
-    default_branch: Option<&str>,
-) -> bool {
+/// is about a branch or a commit, whichever branch it names: a `status` on a commit of a pull
+/// request's branch, a `deployment` or `deployment_status` of its ref, a dispatch run on it
+/// (attack findings N1, N7-1). A pull request's head may be any of them, and the payload never
+/// says whether it is one, so the run is read as one: its config comes from the trusted
+/// default branch, as for a `check_suite`.
+fn about_a_branch(event: &str, payload: &Value) -> bool {
     if NEVER_ABOUT_A_PULL_REQUEST.contains(&event) {
         return false;
     }
@@ -354,10 +347,11 @@ fn about_a_branch_off_the_default(
     let commit_scoped = payload.get("sha").is_some()
         || payload.get("deployment").is_some()
         || payload.get("deployment_status").is_some();
-    match default_branch {
-        Some(d) => branches.iter().any(|b| b != d) || (branches.is_empty() && commit_scoped),
-        None => !branches.is_empty() || commit_scoped,
-    }
+    // Which branch it names decides nothing (attack finding N7-1): a branch name is chosen by
+    // whoever pushed it (a fork's `main`), and a status's `branches` lists every branch whose
+    // head is the commit. On the default branch's tip the default branch's config is the one
+    // the working tree holds anyway.
+    !branches.is_empty() || commit_scoped
 }
 
 /// Reads a `pull_requests` list into `c` and says whether it names any. One listed pull
@@ -1020,7 +1014,8 @@ mod tests {
         assert!(!wr("push", "feat").pr_context);
         assert!(wr("push", "gh-readonly-queue/main/pr-7-abc").pr_context);
         // A check on a branch other than the default one with no pull request listed (what
-        // GitHub sends for a fork's pull request): one; on the default branch: none.
+        // GitHub sends for a fork's pull request): one; on a branch named like the default
+        // one: one too.
         let check = |branch: &str| {
             with_payload(
                 Some("check_run"),
@@ -1032,10 +1027,11 @@ mod tests {
             .unwrap()
         };
         assert!(check("feat").pr_context);
-        assert!(!check("main").pr_context);
+        // N7-1: a fork's branch may be called `main` too; the name is no evidence.
+        assert!(check("main").pr_context);
         // Attack finding N1: a status, deployment or dispatch about a branch other than the
-        // default one may be a pull request's head (the payload never says): one; about the
-        // default branch: none; a push to a branch: none.
+        // default one may be a pull request's head (the payload never says): one; about a
+        // branch named like the default one (N7-1): one too; a push to a branch: none.
         let about = |event: &str, body: &str| {
             with_payload(
                 Some(event),
@@ -1051,19 +1047,19 @@ mod tests {
             format!(r#""sha":"{h}","state":"success","branches":[{{"name":"{branch}"}}]"#)
         };
         assert!(about("status", &status("feat")));
-        assert!(!about("status", &status("main")));
+        assert!(about("status", &status("main")));
         assert!(about("status", &format!(r#""sha":"{h}","branches":[]"#)));
         assert!(about("deployment", r#""deployment":{"ref":"feat"}"#));
         assert!(about(
             "deployment_status",
             r#""deployment":{"ref":"feat"},"deployment_status":{"state":"success"}"#
         ));
-        assert!(!about("deployment", r#""deployment":{"ref":"main"}"#));
+        assert!(about("deployment", r#""deployment":{"ref":"main"}"#));
         assert!(about(
             "workflow_dispatch",
             r#""ref":"refs/heads/feat","inputs":{}"#
         ));
-        assert!(!about(
+        assert!(about(
             "workflow_dispatch",
             r#""ref":"refs/heads/main","inputs":{}"#
         ));

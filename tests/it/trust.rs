@@ -1263,3 +1263,68 @@ fn a_plan_the_pull_request_rewrites_or_deletes_does_not_set_its_own_exam() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(llm.violations().is_empty(), "{:?}", llm.violations());
 }
+
+#[test]
+fn an_event_naming_the_default_branch_is_judged_by_the_default_branch_s_config() {
+    // Attack finding N7-1: a fork's branch may be called `main`, and GitHub lists no pull
+    // request of a fork in a check's payload. A branch name in the payload (a check suite's
+    // `head_branch`, a status's `branches`, a deployment's `ref`) is no evidence that the
+    // commit is the default branch's: the default branch's config judges, not the head's.
+    let (d, base, head) = pull_request(STRICT_BASE, &[("judge-ci.yml", LOOSE)]);
+    let repo = d.path().join("repo");
+    let git = |args: &[&str]| {
+        let o = std::process::Command::new("git")
+            .current_dir(&repo)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "git {args:?}: {}", stderr(&o));
+    };
+    git(&["update-ref", "refs/remotes/origin/main", &base]);
+    let runner = d.path().join("runner");
+    std::fs::create_dir_all(&runner).unwrap();
+    let repository =
+        r#""repository":{"full_name":"Codertocat/Hello-World","default_branch":"main"}"#;
+    let payloads = [
+        (
+            "check_suite",
+            format!(
+                r#"{{"action":"completed","check_suite":{{"head_branch":"main","head_sha":"{head}","pull_requests":[]}},{repository}}}"#
+            ),
+        ),
+        (
+            "check_run",
+            format!(
+                r#"{{"action":"completed","check_run":{{"head_sha":"{head}","pull_requests":[],"check_suite":{{"head_branch":"main","head_sha":"{head}","pull_requests":[]}}}},{repository}}}"#
+            ),
+        ),
+        (
+            "status",
+            format!(
+                r#"{{"sha":"{head}","state":"success","branches":[{{"name":"main"}}],{repository}}}"#
+            ),
+        ),
+        (
+            "deployment_status",
+            format!(
+                r#"{{"deployment":{{"ref":"main","sha":"{head}"}},"deployment_status":{{"state":"success"}},{repository}}}"#
+            ),
+        ),
+    ];
+    for (event_name, payload) in payloads {
+        let path = runner.join(format!("{event_name}.json"));
+        std::fs::write(&path, payload).unwrap();
+        let out = runner.join(format!("out-{event_name}"));
+        let mut cmd = common::command(&repo, &["--dry-run", "--out", out.to_str().unwrap()]);
+        in_actions(&mut cmd, &runner, event_name, &path);
+        let o = cmd.output().unwrap();
+        assert_ne!(o.status.code(), Some(0), "{event_name}: {}", stderr(&o));
+        let r = report(&out);
+        assert_eq!(
+            r["config"]["source"]["commit"],
+            base.as_str(),
+            "{event_name}: {:#}",
+            r["config"]
+        );
+    }
+}
