@@ -161,18 +161,27 @@ pub fn check_out(opts: &RunOptions, loaded: &Loaded) -> Result<Trees, RunError> 
         }
     };
     let workspace = head.path.clone();
-    // A reference folder inside the repository is the base's too, written out of its tree.
-    let trusted_reference = match (&opts.reference, &bench.reference) {
-        (None, Some(ReferenceSpec::Path(p))) => {
-            bench
-                .source
-                .materialize_dir(p)
-                .map_err(|source| InputError::ReferencePath {
-                    path: p.clone(),
-                    source,
-                })?
-        }
-        _ => None,
+    // A reference folder inside the repository is the base's too, written out of its tree,
+    // whether the config names it or the workflow does (`--reference DIR`, the Action's
+    // `reference:` input): in a pull-request context the working tree is the pull request's,
+    // which could make the folder a link to itself or rewrite it (attack finding N7-6).
+    let named_folder = match (&opts.reference, &bench.reference) {
+        (Some(arg), _) => match materialize::Source::parse(arg) {
+            materialize::Source::Folder(p) => Some(std::path::absolute(&p).unwrap_or(p)),
+            _ => None,
+        },
+        (None, Some(ReferenceSpec::Path(p))) => Some(p.clone()),
+        (None, _) => None,
+    };
+    let trusted_reference = match &named_folder {
+        Some(p) => bench
+            .source
+            .materialize_dir(p)
+            .map_err(|source| InputError::ReferencePath {
+                path: p.clone(),
+                source,
+            })?,
+        None => None,
     };
     let reference_checkout = resolve_reference(
         opts,

@@ -51,7 +51,10 @@ pub(super) fn resolve_reference(
     contents: Contents,
 ) -> Result<Option<Checkout>, RunError> {
     let source = match (&opts.reference, &bench.reference) {
-        (Some(arg), _) => Source::parse(arg),
+        (Some(arg), _) => match (Source::parse(arg), trusted_reference) {
+            (Source::Folder(_), Some(t)) => Source::Folder(t.path().to_path_buf()),
+            (named, _) => named,
+        },
         (None, Some(ReferenceSpec::Path(p))) => match trusted_reference {
             Some(t) => Source::Folder(t.path().to_path_buf()),
             None => Source::Folder(p.clone()),

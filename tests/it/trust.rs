@@ -1328,3 +1328,29 @@ fn an_event_naming_the_default_branch_is_judged_by_the_default_branch_s_config()
         );
     }
 }
+
+#[test]
+fn a_reference_folder_the_workflow_names_is_read_from_the_base_too() {
+    // Attack finding N7-6: `--reference solution` (the Action's `reference:` input) named a
+    // folder of the repository, read from the working tree — the pull request's — where the
+    // pull request made it a link to the workspace itself: judged against itself, Accepted.
+    // In a pull-request context such a folder is the base's, as a config's `path:` is.
+    let config =
+        "name: gate\njury:\n  checks:\n    - {type: file-comparison, include: [\"src/**\"]}\n";
+    let (d, base, _) = pull_request(
+        &[
+            ("judge-ci.yml", config),
+            ("src/App.java", "import javax.servlet.Servlet;\n"),
+            ("solution/src/App.java", "import jakarta.servlet.Servlet;\n"),
+        ],
+        &[("notes.txt", "nothing migrated\n")],
+    );
+    let repo = d.path().join("repo");
+    std::fs::remove_dir_all(repo.join("solution")).unwrap();
+    std::os::unix::fs::symlink(".", repo.join("solution")).unwrap();
+    let head = commit_all(&repo, "the reference is the workspace");
+    let (o, out) = run_pr(d.path(), &repo, &base, &head, &["--reference", "solution"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let r = report(&out);
+    assert_eq!(r["outcome"]["gate"], "fail", "{:#}", r["outcome"]);
+}
