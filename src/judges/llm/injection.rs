@@ -135,7 +135,7 @@ fn decode_escapes(s: &str) -> String {
 }
 
 /// Invisible characters that only hide or reorder text.
-fn invisible(c: char) -> bool {
+pub(crate) fn invisible(c: char) -> bool {
     matches!(c,
         '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
         | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
@@ -145,7 +145,7 @@ fn invisible(c: char) -> bool {
 }
 
 /// Common Cyrillic and Greek letters that look like Latin ones.
-fn fold_confusable(c: char) -> char {
+pub(crate) fn fold_confusable(c: char) -> char {
     match c {
         'а' | 'α' => 'a',
         'в' | 'β' => 'b',
@@ -191,6 +191,16 @@ pub fn normalise(line: &str) -> String {
         .filter(|c| !is_combining_mark(*c) && !invisible(*c))
         .map(fold_confusable)
         .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// How a line reads to the eye: compatibility forms composed (NFKC: a fullwidth `ｅ` is an
+/// `e`), invisible characters dropped, look-alike letters folded; case and everything else
+/// kept. Two lines with the same skeleton and other text differ only where no reader sees it.
+pub(crate) fn skeleton(line: &str) -> String {
+    line.nfkc()
+        .filter(|c| !invisible(*c))
+        .map(fold_confusable)
         .collect()
 }
 
