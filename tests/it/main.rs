@@ -28,6 +28,7 @@ mod llm;
 mod oracle;
 mod protect;
 mod prove;
+mod prove_workflow;
 mod real_model;
 mod regression_workflow;
 mod reliability;
