@@ -61,6 +61,8 @@ pub struct Content<'a> {
     bytes: OnceLock<Result<Vec<u8>, std::sync::Arc<crate::judges::paths::FileError>>>,
     /// The SHA-256 of `bytes`.
     read_digest: OnceLock<Key>,
+    /// When `bytes` began to be read.
+    read_at: OnceLock<Time>,
 }
 
 impl<'a> Content<'a> {
@@ -74,6 +76,7 @@ impl<'a> Content<'a> {
             digest: OnceLock::new(),
             bytes: OnceLock::new(),
             read_digest: OnceLock::new(),
+            read_at: OnceLock::new(),
         }
     }
 
@@ -134,6 +137,7 @@ impl<'a> Content<'a> {
     pub fn bytes(&self) -> Result<&[u8], ContentError> {
         self.bytes
             .get_or_init(|| {
+                let _ = self.read_at.set(Time::of(SystemTime::now()));
                 match self.side {
                     Side::Workspace(root) => super::read_bounded(&root.join(self.rel)),
                     Side::Reference(t) => t.read(self.rel),
@@ -180,6 +184,27 @@ impl<'a> Content<'a> {
         }
         let read_at = Time::of(SystemTime::now());
         let key = self.read_digest()?;
+        Ok(self.learnt(key, read_at))
+    }
+
+    /// The digest of a file whose bytes were read and found equal to `same`'s: `same`'s
+    /// digest, taken instead of hashing the bytes again (a workspace file byte-identical to
+    /// the reference's), and remembered as [`Content::digest`] remembers one.
+    pub fn digest_as(&self, same: &Content) -> Result<Key, ContentError> {
+        if let Some(k) = self.known_digest() {
+            return Ok(k);
+        }
+        // Only for bytes this content read (and read whole): equal bytes have equal digests.
+        let (Some(Ok(_)), Some(read_at)) = (self.bytes.get(), self.read_at.get().copied()) else {
+            return self.digest();
+        };
+        let key = same.digest()?;
+        Ok(self.learnt(key, read_at))
+    }
+
+    /// Records `key`, the digest of the bytes read (before `read_at`), for the run and, when
+    /// the file cannot have changed under its stat data, for the next run.
+    fn learnt(&self, key: Key, read_at: Time) -> Key {
         let on_disk = |root: &Path| {
             settled(&self.stamp, read_at)
                 && std::fs::symlink_metadata(root.join(self.rel))
@@ -201,7 +226,7 @@ impl<'a> Content<'a> {
         {
             store.remember_digest(id, key);
         }
-        Ok(*self.digest.get_or_init(|| key))
+        *self.digest.get_or_init(|| key)
     }
 
     /// The model `parse` makes of the bytes: from the model cache by digest when it holds
@@ -259,6 +284,40 @@ pub fn bytes<'c>(
 mod tests {
     use super::*;
     use crate::lang::cache::Store;
+
+    /// A workspace file read and found byte-identical to the reference's takes the
+    /// reference's digest without being hashed, and the model cache finds it by that digest.
+    #[test]
+    fn a_byte_identical_workspace_file_takes_the_references_digest_unhashed() {
+        let ws = tempfile::tempdir().unwrap();
+        let rf = tempfile::tempdir().unwrap();
+        let text = b"package p;\nclass A {}\n";
+        std::fs::write(ws.path().join("A.java"), text).unwrap();
+        std::fs::write(rf.path().join("A.java"), text).unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let run = Comparisons::new(
+            Default::default(),
+            Some(std::sync::Arc::new(Store::new(
+                cache.path().to_path_buf(),
+                u64::MAX,
+            ))),
+        );
+        let tree = Tree::Folder(rf.path().to_path_buf());
+        let w = Content::new("A.java", Side::Workspace(ws.path()), Stat::default(), &run);
+        let r = Content::new("A.java", Side::Reference(&tree), Stat::default(), &run);
+        assert_eq!(w.bytes().unwrap(), r.bytes().unwrap());
+        let k = w.digest_as(&r).unwrap();
+        let sha: Key = Sha256::digest(text).into();
+        assert_eq!(k, sha);
+        assert!(
+            w.read_digest.get().is_none(),
+            "the workspace copy was hashed"
+        );
+        assert_eq!(w.known_digest(), Some(sha));
+        // Not read: digest_as falls back to hashing its own bytes.
+        let unread = Content::new("A.java", Side::Workspace(ws.path()), Stat::default(), &run);
+        assert_eq!(unread.digest_as(&r).unwrap(), sha);
+    }
 
     /// A file whose bytes changed after its digest was learnt: its model is stored under the
     /// digest of the bytes parsed, never under the digest learnt before (which a later run

@@ -209,6 +209,12 @@ type ListingKey = (PathBuf, PathBuf, Vec<String>, Vec<String>);
 /// settings and each POM (by path) resolved as Maven builds it, or why it cannot be read.
 type ReferencePoms = HashMap<PathBuf, Arc<pom::ReferencePoms>>;
 
+/// Which listing of the reference alone: its folder and the file set's globs.
+type ReferenceKey = (PathBuf, Vec<String>, Vec<String>);
+
+/// The reference's files a file set selects, with their stamps ([`tree::Tree::list`]).
+type ReferenceFiles = Arc<BTreeMap<String, Stamp>>;
+
 /// The structural judges' share of a run: what git knows of the run's folders
 /// ([`select::Sides`]), the run's model cache, and the byte comparisons of its pairs of trees,
 /// shared by every structural judge of the run so that each file is read once, not once per
@@ -232,6 +238,10 @@ pub struct Comparisons {
     /// ([`Content`]'s id): the reference does not change while the run lasts, so a file is
     /// hashed once however many workspaces are compared with it.
     reference_digests: Mutex<HashMap<Vec<u8>, crate::lang::cache::Key>>,
+    /// The reference's files each file set selects, listed once per run: the reference
+    /// does not change while the run lasts, so however many workspaces are compared with it
+    /// (`judge-ci prove`'s variants) each file set walks it once, not once per workspace.
+    reference_listings: Mutex<HashMap<ReferenceKey, ReferenceFiles>>,
 }
 
 /// Glob sets and import patterns compiled once per process, by their text: compiling them is
@@ -290,6 +300,37 @@ impl Comparisons {
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         Arc::clone(all.entry(reference.to_path_buf()).or_default())
+    }
+
+    /// The files of `reference` that `set` selects (compiled as `include`, `exclude`),
+    /// listed on first use and remembered for the run (a listing that fails is not).
+    fn reference_files(
+        &self,
+        reference: &tree::Tree,
+        set: &FileSet,
+        include: &GlobSet,
+        exclude: &GlobSet,
+    ) -> Result<ReferenceFiles, ListingError> {
+        let key = (
+            reference.folder().to_path_buf(),
+            set.include.clone(),
+            set.exclude.clone(),
+        );
+        let known = self
+            .reference_listings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+            .cloned();
+        if let Some(files) = known {
+            return Ok(files);
+        }
+        let files = Arc::new(reference.list(include, exclude)?);
+        self.reference_listings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, Arc::clone(&files));
+        Ok(files)
     }
 
     /// The digest learnt in this run for the reference file `id` names.
@@ -469,7 +510,7 @@ fn list_in(
     let reference_tree = tree::Tree::of(reference, &comparisons.sides);
     let (ws, rf) = rayon::join(
         || walk(workspace, &include, &exclude),
-        || reference_tree.list(&include, &exclude),
+        || comparisons.reference_files(&reference_tree, set, &include, &exclude),
     );
     let ((ws, mut not_regular), rf) = (ws?, rf?);
     // A link the reference holds too, to the same target, is no change of the subject's: it
@@ -531,7 +572,10 @@ fn list_in(
                         _ => matches!((cw.bytes(), cr.bytes()), (Ok(a), Ok(b)) if a == b),
                     };
                     if comparisons.store.is_some() {
-                        let _ = (cw.digest(), cr.digest());
+                        // Bytes found equal share the reference's digest: the workspace's
+                        // copy is not hashed again.
+                        let _ = if same { cw.digest_as(&cr) } else { cw.digest() };
+                        let _ = cr.digest();
                     }
                     (same, false)
                 }
@@ -756,6 +800,50 @@ mod tests {
             matches!(&e, ListingError::Glob(GlobError::Pattern { pattern, .. }) if pattern == "["),
             "{e}"
         );
+    }
+
+    /// Two workspaces listed against one reference in one run: the reference is walked once
+    /// per file set, and each listing is the one fresh comparisons give.
+    #[test]
+    fn the_reference_is_listed_once_per_file_set_for_every_workspace() {
+        let rf = tempfile::tempdir().unwrap();
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        for (d, x) in [(rf.path(), "1"), (a.path(), "1"), (b.path(), "2")] {
+            std::fs::create_dir_all(d.join("src")).unwrap();
+            std::fs::write(d.join("src/A.java"), x).unwrap();
+            std::fs::write(d.join("pom.xml"), "<project/>").unwrap();
+        }
+        let set = |inc: &str| FileSet {
+            include: vec![inc.into()],
+            exclude: Vec::new(),
+        };
+        let run = Comparisons::new(Default::default(), None);
+        for ws in [a.path(), b.path()] {
+            for s in [set("**/*.java"), set("**/*")] {
+                let shared = list(&run, ws, rf.path(), &s).unwrap();
+                let fresh = list(
+                    &Comparisons::new(Default::default(), None),
+                    ws,
+                    rf.path(),
+                    &s,
+                )
+                .unwrap();
+                assert_eq!(shared.both, fresh.both);
+                assert_eq!(shared.only_reference, fresh.only_reference);
+                assert_eq!(shared.identical, fresh.identical);
+            }
+        }
+        let listed = run
+            .reference_listings
+            .lock()
+            .unwrap()
+            .keys()
+            .map(|(_, inc, _)| inc.join(","))
+            .collect::<std::collections::BTreeSet<_>>();
+        assert_eq!(listed.len(), 2, "{listed:?}");
+        assert_eq!(run.reference_listings.lock().unwrap().len(), 2);
+        let java = list(&run, b.path(), rf.path(), &set("**/*.java")).unwrap();
+        assert!(!java.identical.contains("src/A.java"));
     }
 
     #[test]
