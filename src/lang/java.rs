@@ -78,13 +78,15 @@ fn parse_decoded(decoded: &Decoded, bodies: bool) -> JavaFile {
         file.error_lines.push(1);
     }
     if bodies {
-        let mut h = Sha256::new();
-        for child in named(root)
-            .filter(|c| !matches!(c.kind(), "package_declaration" | "import_declaration"))
-        {
-            h.update(body_hash(child, &src).as_bytes());
-        }
-        file.tokens_hash = Some(hex::encode(&h.finalize()[..8]));
+        file.tokens_hash = Some(super::tokens::hash(
+            root,
+            source,
+            super::tokens::Lexis {
+                is_comment,
+                break_may_end: None,
+            },
+            |c| matches!(c.kind(), "package_declaration" | "import_declaration"),
+        ));
     }
     let mut cursor = root.walk();
     for child in root.named_children(&mut cursor) {
@@ -183,6 +185,11 @@ impl Src<'_> {
     fn name_line(&self, n: Node) -> u32 {
         self.line(n.child_by_field_name("name").unwrap_or(n))
     }
+}
+
+/// Whether a node is a comment.
+fn is_comment(n: Node) -> bool {
+    matches!(n.kind(), "line_comment" | "block_comment")
 }
 
 /// Named children, comments left out (tree-sitter lists them among the named children

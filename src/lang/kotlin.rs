@@ -68,6 +68,17 @@ pub fn parse_with(source: &[u8], bodies: bool) -> SourceFile {
         too_deep: Cell::new(None),
     };
     let mut file = SourceFile::default();
+    if bodies {
+        file.tokens_hash = Some(super::tokens::hash(
+            root,
+            source,
+            super::tokens::Lexis {
+                is_comment,
+                break_may_end: Some(super::tokens::kotlin_break_may_end),
+            },
+            |c| matches!(c.kind(), "package_header" | "import" | "import_list"),
+        ));
+    }
     for child in named(root) {
         match child.kind() {
             "package_header" => {

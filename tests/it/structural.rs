@@ -289,3 +289,100 @@ fn a_fixture_changed_only_in_its_whitespace_is_a_difference() {
     }
     assert!(r.to_string().contains("whitespace only differs"), "{r:#}");
 }
+
+/// `file-comparison`'s verdict and file findings for one file changed between the reference
+/// and the workspace (both Maven projects with the same POM).
+fn compare_one(path: &str, theirs: &str, ours: &str) -> (String, Vec<String>) {
+    let pom = "<project><modelVersion>4.0.0</modelVersion><groupId>g</groupId><artifactId>a</artifactId><version>1</version></project>\n";
+    let reference = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    write_tree(reference.path(), &[("pom.xml", pom), (path, theirs)]);
+    write_tree(ws.path(), &[("pom.xml", pom), (path, ours)]);
+    let (_, r) = run(ws.path(), reference.path());
+    let fc = r["tiers"][0]["judges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["type"] == "file-comparison")
+        .cloned()
+        .unwrap();
+    (
+        fc["status"].as_str().unwrap_or("").to_string(),
+        kinds(&r, "files"),
+    )
+}
+
+/// Attack finding RC5-1 (trust.md points 14 and 20): a Kotlin file whose declarations are
+/// the reference's but whose values differ — a property initialiser, a `const val`, a default
+/// argument, a getter, a `by lazy` delegate — is `kotlin-differs`, never "all files match"
+/// (the model left out what kotlinc reads); comments and layout still match.
+#[test]
+fn a_kotlin_value_the_model_does_not_keep_is_a_difference() {
+    let path = "src/main/kotlin/a/K.kt";
+    for (theirs, ours) in [
+        (
+            "package a\nclass K { val x: Int = 1 }\n",
+            "package a\nclass K { val x: Int = 2 }\n",
+        ),
+        (
+            "package a\nconst val LIMIT = 10\n",
+            "package a\nconst val LIMIT = 99\n",
+        ),
+        (
+            "package a\nfun greet(name: String = \"Ada\") = \"Hi $name\"\n",
+            "package a\nfun greet(name: String = \"Bob\") = \"Hi $name\"\n",
+        ),
+        (
+            "package a\nclass K { val x: Int get() = 1 }\n",
+            "package a\nclass K { val x: Int get() = 2 }\n",
+        ),
+        (
+            "package a\nclass K { val x by lazy { 1 } }\n",
+            "package a\nclass K { val x by lazy { 2 } }\n",
+        ),
+    ] {
+        let (status, files) = compare_one(path, theirs, ours);
+        assert_eq!(status, "fail", "{ours}");
+        assert_eq!(files, vec![format!("kotlin-differs {path}")], "{ours}");
+    }
+    let (status, _) = compare_one(
+        path,
+        "package a\nclass K { val x: Int = 1 }\n",
+        "package a\n\n// the answer\nclass K {\n    val x: Int =\n        1 /* one */\n}\n",
+    );
+    assert_eq!(status, "pass");
+}
+
+/// Attack findings RC5-2 and F2 (trust.md points 2 and 20): an XML file that an XML consumer
+/// reads differently — another namespace URI, text with other whitespace, whitespace under
+/// `xml:space="preserve"`, another processing instruction — is `xml-differs`; a namespace
+/// prefix, a comment and layout between elements are not.
+#[test]
+fn xml_a_consumer_reads_differently_is_a_difference() {
+    let path = "src/main/resources/beans.xml";
+    for (theirs, ours) in [
+        (
+            "<beans xmlns=\"https://jakarta.ee/xml/ns/jakartaee\"><b/></beans>",
+            "<beans xmlns=\"http://java.sun.com/xml/ns/javaee\"><b/></beans>",
+        ),
+        (
+            "<a><msg>Hello, Ada!</msg></a>",
+            "<a><msg> Hello, Ada! </msg></a>",
+        ),
+        (
+            "<a xml:space=\"preserve\"><b/></a>",
+            "<a xml:space=\"preserve\">\n  <b/>\n</a>",
+        ),
+        ("<a><?target keep?></a>", "<a><?target drop?></a>"),
+    ] {
+        let (status, files) = compare_one(path, theirs, ours);
+        assert_eq!(status, "fail", "{ours}");
+        assert_eq!(files, vec![format!("xml-differs {path}")], "{ours}");
+    }
+    let (status, _) = compare_one(
+        path,
+        "<p:a xmlns:p=\"urn:x\" y=\"2\" x=\"1\"><p:b>t</p:b></p:a>",
+        "<q:a xmlns:q=\"urn:x\" x='1' y='2'>\n  <!-- note -->\n  <q:b>t</q:b>\n</q:a>\n",
+    );
+    assert_eq!(status, "pass");
+}

@@ -1,7 +1,8 @@
 //! `file-comparison`: every reference file against the workspace, by kind — POMs by their
-//! model, other XML as a tree (whitespace between elements and attribute order ignored), Java
-//! and Kotlin by their model (bodies included), any other text byte for byte; a short diff
-//! for what differs.
+//! model, other XML as its consumer reads it (comments, namespace prefixes,
+//! attribute order and layout between elements ignored), Java and Kotlin by their model and
+//! then by every token the compiler reads (comments and layout ignored), any other text byte
+//! for byte; a short diff for what differs.
 //!
 //! Text is compared as submitted, not with whitespace normalised as the library's
 //! `TextFileJudge` does: whitespace carries meaning in the files a test suite reads (Python's
@@ -43,42 +44,76 @@ fn short_diff(rel: &str, expected: &str, actual: &str) -> String {
     )
 }
 
-/// An XML document as a canonical string: elements with sorted attributes, trimmed text,
-/// comments and processing instructions dropped. No DTD is read.
-fn canonical_xml(text: &str) -> Result<String, crate::untrusted::XmlError> {
+/// The namespace of `xml:` names (`xml:space`).
+const XML_NS: &str = "http://www.w3.org/XML/1998/namespace";
+
+/// A name as an XML consumer reads it: its namespace URI and local name (the prefix is the
+/// document's choice and is not compared).
+fn expanded(ns: Option<&str>, local: &str) -> String {
+    match ns {
+        Some(ns) => format!("{{{ns}}}{local}"),
+        None => local.to_string(),
+    }
+}
+
+/// Whether whitespace-only text under `n` is content: an `xml:space="preserve"` on it or on
+/// its nearest ancestor that says (`default` turns it off again).
+fn preserves_space(n: roxmltree::Node) -> bool {
+    n.ancestors()
+        .filter(roxmltree::Node::is_element)
+        .find_map(|a| a.attribute((XML_NS, "space")))
+        == Some("preserve")
+}
+
+/// An XML document as what its consumer reads, one event a line: elements by namespace URI
+/// and local name, attributes sorted (by expanded name) with their values exactly, text
+/// exactly (CDATA and entities resolved), processing instructions with their data, in
+/// document order, those before and after the root element included. Left out: comments,
+/// namespace prefixes, attribute order, quoting, and whitespace-only text between elements
+/// unless `xml:space="preserve"` is in force. No DTD is read (a file with one is compared
+/// as text).
+fn canonical_xml(text: &str) -> Result<Vec<String>, crate::untrusted::XmlError> {
     let doc = crate::untrusted::parse_xml("the file", text, false)?;
     enum Item<'a, 'i> {
         Open(roxmltree::Node<'a, 'i>),
         Close(String),
-        Text(String),
     }
-    let mut out = String::new();
+    let mut out = Vec::new();
     // Iterative, so deeply nested (hostile) documents cannot overflow the stack.
-    let mut stack = vec![Item::Open(doc.root_element())];
+    let mut stack: Vec<Item> = doc.root().children().rev().map(Item::Open).collect();
     while let Some(item) = stack.pop() {
-        match item {
-            Item::Close(name) => out.push_str(&format!("</{name}>")),
-            Item::Text(t) => out.push_str(&format!("[{t}]")),
-            Item::Open(n) => {
+        let n = match item {
+            Item::Close(name) => {
+                out.push(format!("){name}"));
+                continue;
+            }
+            Item::Open(n) => n,
+        };
+        match n.node_type() {
+            roxmltree::NodeType::Element => {
+                let name = expanded(n.tag_name().namespace(), n.tag_name().name());
                 let mut attrs: Vec<String> = n
                     .attributes()
-                    .map(|a| format!("{}={:?}", a.name(), a.value()))
+                    .map(|a| format!("{}={:?}", expanded(a.namespace(), a.name()), a.value()))
                     .collect();
                 attrs.sort();
-                out.push_str(&format!("<{} {}>", n.tag_name().name(), attrs.join(" ")));
-                stack.push(Item::Close(n.tag_name().name().to_string()));
-                let kids: Vec<roxmltree::Node> = n.children().collect();
-                for k in kids.into_iter().rev() {
-                    if k.is_element() {
-                        stack.push(Item::Open(k));
-                    } else if k.is_text() {
-                        let t = k.text().unwrap_or("").trim();
-                        if !t.is_empty() {
-                            stack.push(Item::Text(t.to_string()));
-                        }
-                    }
+                out.push(format!("({name} {}", attrs.join(" ")));
+                stack.push(Item::Close(name));
+                stack.extend(n.children().rev().map(Item::Open));
+            }
+            roxmltree::NodeType::Text => {
+                let t = n.text().unwrap_or("");
+                let layout = t.chars().all(char::is_whitespace) && !preserves_space(n);
+                if !layout {
+                    out.push(format!("text {t:?}"));
                 }
             }
+            roxmltree::NodeType::PI => {
+                if let Some(pi) = n.pi() {
+                    out.push(format!("?{} {:?}", pi.target, pi.value.unwrap_or("")));
+                }
+            }
+            roxmltree::NodeType::Comment | roxmltree::NodeType::Root => {}
         }
     }
     Ok(out)
@@ -210,6 +245,52 @@ pub fn file_comparison(
 mod tests {
     use super::*;
 
+    /// RC5-2 / F2: what an XML consumer reads differs — a namespace URI, text's own
+    /// whitespace, whitespace under `xml:space="preserve"`, a processing instruction — so
+    /// the files differ; a prefix, a comment, attribute order and layout between elements
+    /// do not.
+    #[test]
+    fn xml_is_compared_as_its_consumer_reads_it() {
+        let differs = |r: &str, w: &str| {
+            compare("c.xml", w.as_bytes(), r.as_bytes(), None)
+                .iter()
+                .any(|f| f.kind == FindingKind::XmlDiffers)
+        };
+        for (r, w) in [
+            ("<a xmlns='urn:one'><b/></a>", "<a xmlns='urn:two'><b/></a>"),
+            (
+                "<p:a xmlns:p='urn:one' p:x='1'/>",
+                "<p:a xmlns:p='urn:one' xmlns:q='urn:two' q:x='1'/>",
+            ),
+            ("<a><b>t</b></a>", "<a><b> t </b></a>"),
+            ("<a><b>t</b></a>", "<a><b>t\n</b></a>"),
+            (
+                "<a xml:space='preserve'><b>t</b></a>",
+                "<a xml:space='preserve'> <b>t</b></a>",
+            ),
+            ("<a><?keep x?></a>", "<a><?keep y?></a>"),
+            ("<a/>", "<?pi x?><a/>"),
+            ("<a><b x='1'/></a>", "<a><b x=' 1'/></a>"),
+            ("<a>x<![CDATA[y]]></a>", "<a>x<![CDATA[ y]]></a>"),
+        ] {
+            assert!(differs(r, w), "{r} vs {w}");
+        }
+        for (r, w) in [
+            (
+                "<p:a xmlns:p='urn:one'><p:b/></p:a>",
+                "<q:a xmlns:q='urn:one'>\n  <q:b/>\n</q:a>",
+            ),
+            ("<a><b>t</b></a>", "<a><!-- note --><b>t</b></a>"),
+            (
+                "<a xml:space='preserve'><c xml:space='default'><b/></c></a>",
+                "<a xml:space='preserve'><c xml:space='default'> <b/> </c></a>",
+            ),
+            ("<a>x&amp;y</a>", "<a>x<![CDATA[&]]>y</a>"),
+        ] {
+            assert!(!differs(r, w), "{r} vs {w}");
+        }
+    }
+
     #[test]
     fn kinds_are_compared_by_their_own_rules() {
         assert!(compare("a.txt", b"hello world\n", b"hello world\n", None).is_empty());
@@ -246,7 +327,7 @@ mod tests {
             compare(
                 "c.xml",
                 b"<a y='2' x='1'>\n  <b>t</b>\n</a>",
-                b"<a x=\"1\" y=\"2\"><b> t </b></a>",
+                b"<a x=\"1\" y=\"2\"><!-- c --><b>t</b></a>",
                 None
             )
             .is_empty()
