@@ -20,7 +20,7 @@ use model::{Header, SourceFile};
 /// `header` put in it, Java's unicode-escape translation included. Bump it with any change
 /// to those types or to what a parser produces, so that entries written by an older judge-ci
 /// are never read as current ones.
-pub const MODEL_VERSION: u32 = 6;
+pub const MODEL_VERSION: u32 = 7;
 
 /// A source language the structural judges read (`languages:` on `import-diff` and
 /// `ast-diff`; `file-comparison` compares a file of one by its model).

@@ -115,7 +115,7 @@ impl<'s> Walk<'s> {
         loop {
             let n = cursor.node();
             // Enter `n`; descend when it has children to hash.
-            if (self.lexis.is_comment)(n) {
+            if (self.lexis.is_comment)(n) || self.trailing_comma(n) {
                 self.gap(n.start_byte());
                 // A line comment ends its line.
                 self.broke |= self
@@ -154,6 +154,28 @@ impl<'s> Walk<'s> {
                 self.leave(cursor.node());
             }
         }
+    }
+
+    /// Whether `n` is a comma that only trails a list: the next token, comments skipped, in
+    /// the same parent closes it (`)`, `]`, `}`, `>`, `->`, `;`). Kotlin and Java read
+    /// `f(a, b,)` as `f(a, b)`, so it is layout, like the line break after it. A comma the
+    /// grammar puts elsewhere is hashed (conservative: never a pass).
+    fn trailing_comma(&self, n: Node) -> bool {
+        const CLOSERS: &[&[u8]] = &[b")", b"]", b"}", b">", b"->", b";"];
+        if n.child_count() != 0 || self.bytes.get(n.byte_range()) != Some(b",".as_slice()) {
+            return false;
+        }
+        let mut next = n.next_sibling();
+        while let Some(s) = next.filter(|s| (self.lexis.is_comment)(*s)) {
+            next = s.next_sibling();
+        }
+        // The first token of the next sibling (a closer may open a node of its own, as
+        // Java's `;` opens an enum's declarations).
+        while let Some(s) = next.filter(|s| s.child_count() != 0) {
+            next = s.child(0);
+        }
+        next.and_then(|t| self.bytes.get(t.byte_range()))
+            .is_some_and(|t| CLOSERS.contains(&t))
     }
 
     /// Closes a node that had children.
@@ -232,12 +254,28 @@ mod tests {
             ("val s = \"\"\"a\n b\"\"\"", "val s = \"\"\"a\n  b\"\"\""),
             ("val s = \"${1} x\"", "val s = \"${1}  x\""),
             ("fun f() { val a = b\n-c }", "fun f() { val a = b -c }"),
+            ("val x = f(a, b)", "val x = f(a, b, c)"),
+            ("val x = f(a, b)", "val x = f(a,, b)"),
             (
                 "@file:JvmName(\"A\")\npackage p",
                 "@file:JvmName(\"B\")\npackage p",
             ),
         ] {
             assert_ne!(kt(a), kt(b), "{a} vs {b}");
+        }
+        // A trailing comma is layout: kotlinc reads the list without it.
+        for (a, b) in [
+            (
+                "class K(val a: Int, val b: Int)",
+                "class K(\n    val a: Int,\n    val b: Int, // b\n)",
+            ),
+            ("val x = listOf(1, 2)", "val x = listOf(1, 2,)"),
+            (
+                "fun f(x: Int) = when (x) { 1, 2 -> 0\n else -> 1 }",
+                "fun f(x: Int) = when (x) { 1, 2, -> 0\n else -> 1 }",
+            ),
+        ] {
+            assert_eq!(kt(a), kt(b), "{a} vs {b}");
         }
         assert_eq!(
             kt("package p\nimport a.B\nclass K { val x: Int = 1 }"),
@@ -277,6 +315,20 @@ mod tests {
         assert_eq!(
             jv("package p; import a.B; class J { int x = 1; }"),
             jv("package p;\nimport a.B;\n// c\nclass J {\n  int x =\n    1; /* d */\n}\n")
+        );
+        for (a, b) in [
+            (
+                "class J { int[] a = {1, 2}; }",
+                "class J { int[] a = {1, 2,}; }",
+            ),
+            ("enum J { A, B; int x; }", "enum J { A, B, ; int x; }"),
+            ("enum J { A, B }", "enum J { A, B, }"),
+        ] {
+            assert_eq!(jv(a), jv(b), "a trailing comma is layout: {a} vs {b}");
+        }
+        assert_ne!(
+            jv("class J { int[] a = {1, 2}; }"),
+            jv("class J { int[] a = {1, 2, 3}; }")
         );
         assert_eq!(
             jv("class J { int x = 1; }"),

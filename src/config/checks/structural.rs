@@ -186,7 +186,7 @@ pub const FILE_COMPARISON: CheckInfo = CheckInfo {
         diff: Some(DiffSection::Files),
         fail_reports_the_change: true,
     },
-    doc: "compares every reference file with the workspace: POMs by their model, other XML as a tree, Java and Kotlin by their model, any other text byte for byte (whitespace included, unlike the library's TextFileJudge: indentation, spaces in a value and line endings carry meaning in a test's fixtures)",
+    doc: "compares every reference file with the workspace: POMs by their model, other XML as a tree, Java and Kotlin by their model, any other text byte for byte (whitespace included, unlike the library's TextFileJudge: indentation, spaces in a value and line endings carry meaning in a test's fixtures); docs/languages.md says what each kind tolerates",
     keys: keys![
         key("include", Kind::StrList, "globs"),
         key("exclude", Kind::StrList, "globs (target/**, .git/**)")
