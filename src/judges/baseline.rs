@@ -64,6 +64,16 @@ pub enum Change {
     /// later check reads it instead of failing on it (`grep -r` exits 2, which `! grep` turns
     /// into a pass).
     MadeReadable,
+    /// It was left in a kept output folder or evidence path and is not plain data: a link, a
+    /// FIFO, a socket, a device, an entry named `.git` (attack findings E7-9, E7-10,
+    /// N7-2), or one whose name a program reads as an option or as more than one line
+    /// ([`super::misread_names`], N7-7). What is kept is read after the check by later checks and, once judge-ci
+    /// exits, by the job's next steps outside any fence (the checkout action's clean-up runs
+    /// git in every repository it finds at a submodule path, with the step's token); a link
+    /// leads them out of the tree, a dangling or looping one makes `grep -R` exit 2, a FIFO
+    /// blocks them, a planted repository configures what git runs. judge-ci removed it, and
+    /// the check that left it FAILs (what it left is not output).
+    NotData,
 }
 
 impl Change {
@@ -75,15 +85,16 @@ impl Change {
             Change::TypeChanged => "type changed",
             Change::Added => "added",
             Change::MadeReadable => "made readable",
+            Change::NotData => "not plain data, removed",
         }
     }
 
     /// Whether it changed the submitted files (the check FAILs), rather than only leaving
-    /// something behind.
+    /// something behind ([`Change::NotData`] FAILs it too, in words of its own).
     pub fn changes_the_submission(self) -> bool {
         match self {
             Change::Changed | Change::Removed | Change::TypeChanged => true,
-            Change::Added | Change::MadeReadable => false,
+            Change::Added | Change::MadeReadable | Change::NotData => false,
         }
     }
 }
@@ -496,21 +507,59 @@ impl Baseline {
         // back below (listed as changed), one kept for a later check is listed as opened.
         let opened = open_up(workspace, &|rel| hidden.iter().any(|h| rel.starts_with(h)))?;
         // What subject code added: removed (whole folders at once), outside what is kept.
+        // The kept folders the walk passes are listed, to be searched below.
+        let kept = std::cell::RefCell::new(Vec::new());
         let skip = |rel: &Path, is_dir: bool| {
-            hidden.iter().any(|h| rel.starts_with(h))
-                || keep.holds(rel)
+            if hidden.iter().any(|h| rel.starts_with(h)) {
+                return true;
+            }
+            let held = keep.holds(rel)
                 || is_dir
                     && !self.entries.contains_key(rel)
-                    && keep.is_output_folder(workspace, rel)
+                    && keep.is_output_folder(workspace, rel);
+            if held {
+                kept.borrow_mut().push(rel.to_path_buf());
+            }
+            held
         };
         let mut added: Vec<PathBuf> = Vec::new();
+        // An entry the walk cannot read does not stop the put-back (E7-8: a path longer
+        // than PATH_MAX aborted it, leaving every change in place): the first such error is
+        // returned once everything else is put back.
+        // returned once everything else is put back; one under an added folder judge-ci
+        // then removed whole is forgiven.
+        let mut failed: Option<GuardError> = None;
+        let mut unread: Vec<GuardError> = Vec::new();
         for e in walk(workspace, &skip) {
-            let (rel, _) = e?;
+            let rel = match e {
+                Ok((rel, _)) => rel,
+                Err(e) => {
+                    unread.push(e);
+                    continue;
+                }
+            };
             if !self.entries.contains_key(&rel)
                 && !keep.leads_to_kept(&rel)
                 && !added.iter().any(|a| rel.starts_with(a))
             {
                 added.push(rel);
+            }
+        }
+        for root in kept.into_inner() {
+            match self.not_data(workspace, &root, hidden) {
+                Ok(found) => {
+                    for rel in found {
+                        match remove_entry(&workspace.join(&rel)) {
+                            Ok(()) => changes.push((rel, Change::NotData)),
+                            Err(e) => {
+                                failed.get_or_insert(entry_error(&rel)(e));
+                            }
+                        }
+                    }
+                }
+                Err(e) => {
+                    failed.get_or_insert(e);
+                }
             }
         }
         for rel in opened {
@@ -520,8 +569,22 @@ impl Baseline {
             }
         }
         for rel in added {
-            remove_entry(&workspace.join(&rel)).map_err(entry_error(&rel))?;
-            changes.push((rel, Change::Added));
+            match remove_entry(&workspace.join(&rel)) {
+                Ok(()) => {
+                    let gone = workspace.join(&rel);
+                    unread.retain(|e| match e {
+                        GuardError::Walk(w) => !w.path().is_some_and(|p| p.starts_with(&gone)),
+                        _ => true,
+                    });
+                    changes.push((rel, Change::Added));
+                }
+                Err(e) => {
+                    failed.get_or_insert(entry_error(&rel)(e));
+                }
+            }
+        }
+        if let Some(e) = unread.into_iter().next() {
+            failed.get_or_insert(e);
         }
         // Recorded entries, parents before children.
         let mut remade: Vec<&Path> = Vec::new();
@@ -544,14 +607,62 @@ impl Baseline {
             if matches!(want, Entry::Dir { .. }) && change != Change::Changed {
                 remade.push(rel);
             }
-            self.put_back(workspace, rel, want, now.is_some())
-                .map_err(|e| GuardError::PutBack {
+            if let Err(e) = self.put_back(workspace, rel, want, now.is_some()) {
+                failed.get_or_insert(GuardError::PutBack {
                     path: rel.to_path_buf(),
                     source: Arc::new(e),
-                })?;
+                });
+            }
+        }
+        if let Some(e) = failed {
+            return Err(e);
         }
         changes.sort();
         Ok(changes)
+    }
+
+    /// What under the kept path `root` (relative to `workspace`; the path itself included) is
+    /// not plain data ([`Change::NotData`]): links, FIFOs, sockets, devices, entries named
+    /// `.git` and names a program misreads, each as the topmost such entry, leaving out what was submitted (restored as
+    /// recorded) and the folders `hidden` lists.
+    fn not_data(
+        &self,
+        workspace: &Path,
+        root: &Path,
+        hidden: &[PathBuf],
+    ) -> Result<Vec<PathBuf>, GuardError> {
+        let mut found = Vec::new();
+        let mut it = walkdir::WalkDir::new(workspace.join(root))
+            .follow_links(false)
+            .sort_by_file_name()
+            .into_iter();
+        let mut seen = 0usize;
+        while let Some(e) = it.next() {
+            let e = e.map_err(|e| GuardError::Walk(Arc::new(e)))?;
+            seen += 1;
+            if seen > MAX_ENTRIES {
+                return Err(GuardError::TooManyEntries);
+            }
+            let rel = e.path().strip_prefix(workspace).unwrap_or(e.path());
+            let submitted = self.entries.contains_key(rel);
+            if hidden.iter().any(|h| rel.starts_with(h)) {
+                if e.file_type().is_dir() {
+                    it.skip_current_dir();
+                }
+                continue;
+            }
+            let plain = matches!(Kind::of(e.file_type()), Kind::Regular | Kind::Directory)
+                && e.file_name() != ".git"
+                && super::misread_names::why(std::os::unix::ffi::OsStrExt::as_bytes(e.file_name()))
+                    .is_none();
+            if !plain && !submitted {
+                found.push(rel.to_path_buf());
+                if e.file_type().is_dir() {
+                    it.skip_current_dir();
+                }
+            }
+        }
+        Ok(found)
     }
 
     /// Writes the recorded `want` at `rel` in `workspace` (removing what is there when
@@ -688,18 +799,28 @@ pub fn judged_on_changed_files(
                 Change::MadeReadable => format!(
                     "subject code left {shown} unreadable where later checks read; judge-ci made it readable"
                 ),
+                Change::NotData => format!(
+                    "subject code left {shown} where later checks and the job's next steps read, and it is not plain data (a link, FIFO, socket, device or git folder); judge-ci removed it"
+                ),
                 c => format!(
                     "subject code left the submitted {shown} {}; judge-ci put it back as submitted",
                     c.word()
                 ),
             })
     });
-    let (left, submitted): (Vec<_>, Vec<_>) = changes
+    let of = |kind: Change| -> Vec<&(PathBuf, Change)> {
+        changes.iter().filter(|(_, c)| *c == kind).collect()
+    };
+    let submitted: Vec<_> = changes
         .iter()
-        .partition(|(_, c)| !c.changes_the_submission());
-    if submitted.is_empty() {
-        let (added, opened): (Vec<_>, Vec<_>) =
-            left.into_iter().partition(|(_, c)| *c == Change::Added);
+        .filter(|(_, c)| c.changes_the_submission())
+        .collect();
+    let (added, opened, odd) = (
+        of(Change::Added),
+        of(Change::MadeReadable),
+        of(Change::NotData),
+    );
+    if submitted.is_empty() && odd.is_empty() {
         let mut notes = Vec::new();
         if !added.is_empty() {
             notes.push(format!(
@@ -717,10 +838,34 @@ pub fn judged_on_changed_files(
         }
         return outcome.map(|j| j.noted(&notes.join(" "), findings));
     }
-    let mine = format!(
-        "Subject code changed the submitted files while this check ran: {}. What it built and tested is not the code that was submitted; judge-ci put the files back as submitted before anything else read the tree.",
-        named(&submitted)
-    );
+    let mut mine = Vec::new();
+    let mut failed = Vec::new();
+    if !submitted.is_empty() {
+        mine.push(format!(
+            "Subject code changed the submitted files while this check ran: {}. What it built and tested is not the code that was submitted; judge-ci put the files back as submitted before anything else read the tree.",
+            named(&submitted)
+        ));
+        failed.push(Check::failed(
+            "submitted_files_unchanged",
+            format!(
+                "{} submitted file(s) changed by subject code",
+                submitted.len()
+            ),
+        )?);
+    }
+    if !odd.is_empty() {
+        // A build's output is files and folders; what else it leaves where the next checks
+        // and steps read is a way to steer them, not output (E7-9, E7-10, N7-2).
+        mine.push(format!(
+            "Subject code left {} where later checks and the job's next steps read, and it is not output but a link, FIFO, socket, device or git folder; judge-ci removed {} before anything else read the tree.",
+            named(&odd),
+            if odd.len() == 1 { "it" } else { "them" }
+        ));
+        failed.push(Check::failed(
+            "outputs_plain_data",
+            format!("{} entr(ies) left that are not plain data", odd.len()),
+        )?);
+    }
     let (before, checks, found) = match &outcome {
         Ok(j) => (
             format!("{}: {}", j.status().upper(), j.reasoning()),
@@ -729,20 +874,16 @@ pub fn judged_on_changed_files(
         ),
         Err(f) => (format!("could not finish: {f}"), Vec::new(), Vec::new()),
     };
-    super::build(
-        Judgment::builder(Status::Fail)
-            .reasoning(format!("{mine} The check's own result was {before}"))
-            .checks(checks)
-            .check(Check::failed(
-                "submitted_files_unchanged",
-                format!(
-                    "{} submitted file(s) changed by subject code",
-                    submitted.len()
-                ),
-            )?)
-            .findings(found)
-            .findings(findings),
-    )
+    let mut b = Judgment::builder(Status::Fail)
+        .reasoning(format!(
+            "{} The check's own result was {before}",
+            mine.join(" ")
+        ))
+        .checks(checks);
+    for c in failed {
+        b = b.check(c);
+    }
+    super::build(b.findings(found).findings(findings))
 }
 
 #[cfg(test)]
@@ -978,6 +1119,126 @@ mod tests {
             paths: Vec::new(),
         };
         assert_eq!(added(&gradle), ["node_modules", "target"]);
+    }
+
+    /// Attack findings E7-9, E7-10, N7-2: a build leaves, in its kept `target/`, a git
+    /// repository at a path `.gitmodules` names (the checkout action's clean-up runs git in
+    /// it, unfenced, with the step's token), links out of the tree, a dangling and a looping
+    /// link (`! grep -R` exits 2 on them: a pass), a FIFO (a later reader blocks). Each is
+    /// removed and listed; the class files stay; the check that left them FAILs.
+    #[test]
+    fn what_is_kept_is_plain_data() {
+        let ws = tempfile::tempdir().unwrap();
+        let r = ws.path();
+        w(r, "pom.xml", "<project/>");
+        let none: &[PathBuf] = &[];
+        let keep = Keep {
+            tools: vec![BuildTool::Maven],
+            paths: vec![PathBuf::from("out/report")],
+        };
+        let b = Baseline::take(r, none, &keep, &|_| {}).unwrap();
+        w(r, "target/classes/A.class", "x");
+        w(r, "target/sub/.git/config", "[core]\n\tfsmonitor = evil\n");
+        w(r, "target/sub/file", "x");
+        w(r, "target/gitfile/.git", "gitdir: ../../.git/modules/x");
+        w(r, "out/report/r.xml", "<r/>");
+        w(r, "target/--exclude=*.java", "");
+        std::os::unix::fs::symlink("/etc", r.join("target/out")).unwrap();
+        std::os::unix::fs::symlink("nowhere", r.join("target/classes/dangling")).unwrap();
+        std::os::unix::fs::symlink("loop", r.join("target/loop")).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", r.join("out/report/link.xml")).unwrap();
+        nix::unistd::mkfifo(&r.join("target/pipe"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let changes = b.restore(r, none, &keep).unwrap();
+        let odd: Vec<String> = changes
+            .iter()
+            .map(|(p, c)| {
+                assert_eq!(*c, Change::NotData, "{}", p.display());
+                p.display().to_string()
+            })
+            .collect();
+        assert_eq!(
+            odd,
+            [
+                "out/report/link.xml",
+                "target/--exclude=*.java",
+                "target/classes/dangling",
+                "target/gitfile/.git",
+                "target/loop",
+                "target/out",
+                "target/pipe",
+                "target/sub/.git",
+            ]
+        );
+        for gone in &odd {
+            assert!(std::fs::symlink_metadata(r.join(gone)).is_err(), "{gone}");
+        }
+        for kept in [
+            "target/classes/A.class",
+            "target/sub/file",
+            "out/report/r.xml",
+        ] {
+            assert!(r.join(kept).is_file(), "{kept}");
+        }
+        assert!(
+            Path::new("/etc/passwd").exists(),
+            "a link is removed, not followed"
+        );
+        let outcome = judged_on_changed_files(
+            super::super::build(
+                crate::judgment::Judgment::builder(crate::judgment::Status::Pass).reasoning("ok"),
+            ),
+            &changes,
+        )
+        .unwrap();
+        assert_eq!(outcome.status(), crate::judgment::Status::Fail);
+        assert!(
+            outcome.reasoning().contains("not output but a link"),
+            "{}",
+            outcome.reasoning()
+        );
+    }
+
+    /// Attack finding E7-8: subject code adds a folder deeper than `PATH_MAX` and changes a
+    /// submitted file; the walk cannot read the deep entries, which aborted the put-back and
+    /// left the change in place. Now the added folder is removed whole and the file put back.
+    #[test]
+    fn an_entry_too_deep_to_walk_does_not_stop_the_put_back() {
+        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+        let ws = tempfile::tempdir().unwrap();
+        let r = ws.path();
+        w(r, "src/A.java", "class A {}");
+        let none: &[PathBuf] = &[];
+        let b = Baseline::take(r, none, &Keep::default(), &|_| {}).unwrap();
+        w(r, "src/A.java", "class A { evil }");
+        // 20 levels of 250-byte names: 5000 bytes, past PATH_MAX; made relative to fds.
+        std::fs::create_dir(r.join("deep")).unwrap();
+        let name = std::ffi::CString::new("d".repeat(250)).unwrap();
+        let mut at = std::fs::File::open(r.join("deep")).unwrap();
+        for _ in 0..20 {
+            let fd = at.as_raw_fd();
+            // SAFETY: `fd` is open, `name` is a valid C string.
+            assert_eq!(unsafe { libc::mkdirat(fd, name.as_ptr(), 0o700) }, 0);
+            // SAFETY: as above; the result is checked and owned.
+            let next =
+                unsafe { libc::openat(fd, name.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY) };
+            assert!(next >= 0);
+            // SAFETY: `next` is a new descriptor no one else owns.
+            at = std::fs::File::from(unsafe { OwnedFd::from_raw_fd(next) });
+        }
+        let changes = b.restore(r, none, &Keep::default()).unwrap();
+        assert!(
+            changes.contains(&(PathBuf::from("deep"), Change::Added)),
+            "{changes:?}"
+        );
+        assert!(
+            changes.contains(&(PathBuf::from("src/A.java"), Change::Changed)),
+            "{changes:?}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(r.join("src/A.java")).unwrap(),
+            "class A {}"
+        );
+        assert!(!r.join("deep").exists());
     }
 
     /// The attack (newer F13): a build leaves a mode-000 folder where a later `! grep -r`

@@ -11,6 +11,7 @@ pub mod evidence;
 mod fs;
 pub mod llm;
 pub mod maven;
+pub mod misread_names;
 pub mod oracle;
 pub mod paths;
 pub mod process;
@@ -717,24 +718,41 @@ fn protected_paths(
             changes.join("; ")
         ));
     }
-    if !findings.is_empty() {
-        let first: Vec<String> = findings.iter().take(3).map(|f| f.one_line()).collect();
+    let (names, code): (Vec<_>, Vec<_>) = findings
+        .iter()
+        .partition(|f| f.kind == crate::judgment::FindingKind::MisreadFileName);
+    if !code.is_empty() {
+        let first: Vec<String> = code.iter().take(3).map(|f| f.one_line()).collect();
         why.push(format!(
             "the pull request adds {} piece(s) of code that run at build or test time, which the reference does not: {}{}",
-            findings.len(),
+            code.len(),
             first.join("; "),
-            if findings.len() > 3 { "; …" } else { "" }
+            if code.len() > 3 { "; …" } else { "" }
         ));
     }
-    let mut b = Judgment::builder(Status::Fail)
-        .reasoning(why.join("; and "))
-        .findings(findings.iter().cloned());
-    if !findings.is_empty() {
+    if !names.is_empty() {
+        let first: Vec<String> = names.iter().take(3).map(|f| f.one_line()).collect();
+        why.push(format!(
+            "the pull request adds {} file name(s) a program the checks run reads as something else than a name: {}{}",
+            names.len(),
+            first.join("; "),
+            if names.len() > 3 { "; …" } else { "" }
+        ));
+    }
+    let mut b = Judgment::builder(Status::Fail).reasoning(why.join("; and "));
+    if !code.is_empty() {
         b = b.check(crate::judgment::Check::failed(
             "build_code_unchanged",
-            format!("{} build-code-added finding(s)", findings.len()),
+            format!("{} build-code-added finding(s)", code.len()),
         )?);
     }
+    if !names.is_empty() {
+        b = b.check(crate::judgment::Check::failed(
+            "file_names_read_as_names",
+            format!("{} misread-file-name finding(s)", names.len()),
+        )?);
+    }
+    b = b.findings(findings.iter().cloned());
     if !unjudged.is_empty() {
         b = b.check(crate::judgment::Check::failed(
             "every_change_judged",

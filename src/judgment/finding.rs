@@ -122,6 +122,9 @@ finding_kinds! {
     FileUnreadable => "file-unreadable", Difference;
     /// A link, FIFO, socket or device where a judge reads files: never read, never skipped.
     FileNotRegular => "file-not-regular", Difference;
+    /// A file name the pull request adds that a program reads as something else: a component
+    /// starting with `-` (an option) or holding a control character (a split or forged line).
+    MisreadFileName => "misread-file-name", Difference;
     /// A submitted file that subject code (a build, a command) changed, removed or replaced
     /// while a check ran, or an entry it added outside the build output folders; put back as
     /// submitted before anything else read the tree.

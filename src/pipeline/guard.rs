@@ -214,6 +214,41 @@ pub fn guard(
             }
         }
     }
+    // Names a program the checks run reads as something else (N7-7): a FAIL whatever the
+    // settings say, since an honest change never needs one.
+    let names = if runs_subject_code(bench) {
+        crate::judges::misread_names::scan(workspace, reference)
+    } else {
+        Vec::new()
+    };
+    if !names.is_empty() {
+        let spec = CheckSpec {
+            name: MISREAD_FILE_NAMES.into(),
+            weight: 1.0,
+            timeout: std::time::Duration::from_secs(10),
+            description: Some(
+                "the pull request adds no file name a program reads as an option or as more than one line"
+                    .into(),
+            ),
+            not_applicable_when: None,
+            kind: CheckKind::ProtectedPaths {
+                changes: Vec::new(),
+                findings: names,
+                unjudged: Vec::new(),
+            },
+            loc: None,
+        };
+        match first_checks(&mut bench.jury) {
+            Some(checks) => checks.push(spec),
+            None => {
+                return Err(InstrumentError::NoFirstTier {
+                    what: "misread file names",
+                    check: MISREAD_FILE_NAMES,
+                }
+                .into());
+            }
+        }
+    }
     let any = source.tree().is_some()
         || !bench.restore.is_empty()
         || !build_code.is_empty()
@@ -232,6 +267,9 @@ pub fn guard(
 
 /// The name of the judgment the run adds for changed files no check reads.
 pub const UNJUDGED_CHANGES: &str = "unjudged-changes";
+
+/// The name of the judgment the run adds for file names a program reads as something else.
+pub const MISREAD_FILE_NAMES: &str = "misread-file-names";
 
 /// The name of the judgment the run adds for code the pull request makes run at build time.
 pub const BUILD_CODE_ADDED: &str = "build-code-added";

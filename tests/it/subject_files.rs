@@ -249,10 +249,11 @@ fn symlinked_sources_are_findings_unprivileged() {
 }
 
 /// The attack: the build leaves, where evidence is read, a FIFO as a Surefire report and a
-/// link to `/dev/zero` (and a link to an old class file) among the class files. The readers
-/// skipped them silently (class-version passed on the rest) or turned them into an
-/// instrument ERROR that a lenient gate lets through. Each is a `file-not-regular` finding:
-/// FAIL.
+/// link to `/dev/zero` among the class files. The readers skipped them silently
+/// (class-version passed on the rest) or turned them into an instrument ERROR that a lenient
+/// gate lets through. Now neither outlives the build (attack findings E7-10, N7-2: what a
+/// check keeps is plain data): the build FAILs for leaving them, and no evidence judge
+/// passes on what is left.
 fn evidence_that_is_not_a_regular_file(uid: Option<u32>) {
     let root = tempfile::tempdir().unwrap();
     let (ws, tmp) = (root.path().join("ws"), root.path().join("tmp"));
@@ -263,15 +264,25 @@ fn evidence_that_is_not_a_regular_file(uid: Option<u32>) {
     let err = common::stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     let all = judgments(&ws);
-    for (name, kind) in [("tests", "fifo"), ("classes", "symlink")] {
-        let (_, status, findings) = all.iter().find(|j| j.0 == name).unwrap();
-        assert_eq!(status, "fail", "{name}: {all:?}");
+    let (_, status, findings) = all.iter().find(|j| j.0 == "build").unwrap();
+    assert_eq!(status, "fail", "{all:?}");
+    for odd in [
+        "target/classes/Zero.class",
+        "target/surefire-reports/TEST-a.ZTest.xml",
+    ] {
         assert!(
             findings
                 .iter()
-                .any(|f| f.starts_with("file-not-regular") && f.ends_with(kind)),
-            "{name}: {findings:?}"
+                .any(|f| *f == format!("submitted-file-changed {odd} not plain data, removed")),
+            "{odd}: {findings:?}"
         );
+        assert!(
+            std::fs::symlink_metadata(ws.join(odd)).is_err(),
+            "{odd} survived"
+        );
+    }
+    for (name, status, _) in &all {
+        assert_ne!(status, "pass", "{name}: {all:?}");
     }
 }
 
@@ -474,6 +485,136 @@ fn an_unreadable_folder_the_build_leaves_is_read_unprivileged() {
         "dropping to an unprivileged user (setpriv) needs root; run the tests as root"
     );
     an_unreadable_folder_the_build_leaves(Some(NOBODY));
+}
+
+/// Attack findings E7-9, E7-10 and N7-2: a build leaves, in its kept `target/`, a git
+/// repository at a submodule path (`.gitmodules` names `target/sub`: the checkout action's
+/// clean-up would run git in it after judge-ci, unfenced, with the step's token), a dangling
+/// link (the later `! grep -rn` exits 2 on it: a pass) and a link out of the tree. Now none
+/// of them survives the check that made it, which FAILs (they are not output): the grep
+/// never passes on them.
+#[test]
+fn what_a_build_keeps_is_plain_data() {
+    let root = tempfile::tempdir().unwrap();
+    let (ws, tmp) = (root.path().join("ws"), root.path().join("tmp"));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let config = r#"schema: judge-ci.v1
+name: planted
+version: "1"
+jury:
+  tiers:
+    - name: build
+      policy: REJECT_ON_ANY_FAIL
+      checks:
+        - type: command
+          name: build
+          run: "mkdir -p target/sub/.git target/classes && printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' > target/sub/.git/config && ln -s nowhere target/classes/dangling && ln -s / target/root && echo x > target/classes/A.class"
+    - name: final
+      policy: FINAL_TIER
+      checks:
+        - type: command
+          name: no-javax-left
+          run: "! grep -rn javax.servlet ."
+"#;
+    common::write_tree(
+        &ws,
+        &[
+            ("judge-ci.yml", config),
+            ("pom.xml", "<project/>\n"),
+            (
+                ".gitmodules",
+                "[submodule \"sub\"]\n\tpath = target/sub\n\turl = ./x\n",
+            ),
+            (
+                "src/Greeter.java",
+                "class Greeter { String legacy = \"javax.servlet.http.HttpServlet\"; }\n",
+            ),
+        ],
+    );
+    let o = judge(&ws, &tmp, None, Duration::from_secs(120));
+    let err = common::stderr(&o);
+    let all = judgments(&ws);
+    assert_eq!(o.status.code(), Some(1), "{all:?}\n{err}");
+    let find = |name: &str| {
+        all.iter()
+            .find(|j| j.0 == name)
+            .unwrap_or_else(|| panic!("{name}: {all:?}"))
+    };
+    assert_eq!(find("build").1, "fail", "{all:?}");
+    for (name, status, _) in &all {
+        assert_ne!(status, "pass", "{name}: {all:?}");
+    }
+    for odd in ["target/classes/dangling", "target/root", "target/sub/.git"] {
+        assert!(
+            find("build")
+                .2
+                .iter()
+                .any(|f| *f == format!("submitted-file-changed {odd} not plain data, removed")),
+            "{odd}: {all:?}"
+        );
+        assert!(
+            std::fs::symlink_metadata(ws.join(odd)).is_err(),
+            "{odd} survived"
+        );
+    }
+    assert!(ws.join("target/classes/A.class").is_file());
+}
+
+/// Attack finding N7-7: the pull request adds a file named `--exclude=*.java`; the trusted
+/// check `! grep -rn javax.servlet *` expands it into an option, greps no Java file and passes
+/// a leftover javax import. Now a name a program reads as an option (or that holds a line
+/// break) is a FAIL of judge-ci's own, `misread-file-names`, which no vote outweighs.
+#[test]
+fn a_file_name_a_program_reads_as_an_option_fails() {
+    let root = tempfile::tempdir().unwrap();
+    let (ws, tmp) = (root.path().join("ws"), root.path().join("tmp"));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let config = r#"schema: judge-ci.v1
+name: names
+version: "1"
+jury:
+  tiers:
+    - name: final
+      policy: FINAL_TIER
+      checks:
+        - type: command
+          name: no-javax-left
+          run: "! grep -rn javax.servlet *"
+"#;
+    common::write_tree(
+        &ws,
+        &[
+            ("judge-ci.yml", config),
+            ("--exclude=*.java", ""),
+            ("src/a\nb.txt", ""),
+            (
+                "src/Greeter.java",
+                "import javax.servlet.http.HttpServlet;\nclass Greeter {}\n",
+            ),
+        ],
+    );
+    let o = judge(&ws, &tmp, None, Duration::from_secs(120));
+    let all = judgments(&ws);
+    assert_eq!(o.status.code(), Some(1), "{all:?}\n{}", common::stderr(&o));
+    let (_, status, findings) = all
+        .iter()
+        .find(|j| j.0 == "misread-file-names")
+        .unwrap_or_else(|| panic!("{all:?}"));
+    assert_eq!(status, "fail");
+    assert_eq!(
+        findings,
+        &[
+            "misread-file-name --exclude=*.java ".to_string(),
+            "misread-file-name src/a\\nb.txt ".to_string()
+        ],
+        "{all:?}"
+    );
+    // The attack itself: the grep alone passes.
+    let grep = all.iter().find(|j| j.0 == "no-javax-left").unwrap();
+    assert_eq!(
+        grep.1, "pass",
+        "the repro no longer shows the attack: {all:?}"
+    );
 }
 
 /// The attack (newer attack pass F23): a command's `dir: src` where the pull request made
