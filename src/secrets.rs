@@ -21,13 +21,15 @@ static SECRETS: RwLock<Vec<Vec<u8>>> = RwLock::new(Vec::new());
 
 /// Whether an environment variable's value is treated as a secret: `GITHUB_TOKEN`,
 /// `GH_TOKEN`, and every name ending in `_TOKEN` or `_API_KEY` (`ANTHROPIC_API_KEY`,
-/// `ACTIONS_RUNTIME_TOKEN`, `ACTIONS_ID_TOKEN_REQUEST_TOKEN`, …), plus the Action's token input.
+/// `ACTIONS_RUNTIME_TOKEN`, `ACTIONS_ID_TOKEN_REQUEST_TOKEN`, …), plus the Action's token input
+/// and the key of the reference's digest (`JUDGE_CI_REFERENCE_KEY`).
 pub fn is_secret_name(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     upper.ends_with("_TOKEN")
         || upper.ends_with("_API_KEY")
         || upper == "INPUT_GITHUB-TOKEN"
         || upper == "INPUT_API-KEY"
+        || upper == "JUDGE_CI_REFERENCE_KEY"
 }
 
 /// Registers every secret in judge-ci's own environment (see [`is_secret_name`]). Called

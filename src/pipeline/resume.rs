@@ -144,6 +144,13 @@ pub fn first_job(dir: &Path, bench: &Benchmark, this: &ThisRun) -> Result<FirstJ
             "resume in the same workflow run as the first job, for the same event",
         );
     }
+    let withheld = |d: &Option<String>| d.as_deref() == Some(super::trees::WITHHELD_DIGEST);
+    if withheld(&report.subject.reference_digest) || withheld(&this.reference_digest) {
+        return refuse(
+            "judged against a reference this run cannot bind it to: the config's reveal hides the reference, so the report holds no digest of it without a key".to_string(),
+            "set JUDGE_CI_REFERENCE_KEY from a repository secret in both jobs (the digest is then keyed), or use reveal: full",
+        );
+    }
     if report.subject.reference_digest != this.reference_digest {
         return refuse(
             format!(

@@ -306,9 +306,15 @@ pub fn check_out(opts: &RunOptions, loaded: &Loaded) -> Result<Trees, RunError> 
     Ok(Trees {
         head,
         workspace,
-        reference_digest: reference_checkout
-            .as_ref()
-            .map(super::trees::reference_digest),
+        reference_digest: reference_checkout.as_ref().map(|c| {
+            let key = std::env::var_os(super::trees::REFERENCE_KEY_ENV);
+            super::trees::reported_digest(
+                &super::trees::reference_digest(c),
+                bench.report.reveal,
+                key.as_ref()
+                    .map(|k| std::os::unix::ffi::OsStrExt::as_bytes(k.as_os_str())),
+            )
+        }),
         reference_checkout,
         reference,
         _trusted_reference: trusted_reference,

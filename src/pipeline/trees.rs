@@ -208,6 +208,31 @@ pub fn reference_digest(checkout: &Checkout) -> String {
     }
 }
 
+/// The environment variable that holds the key of the reference's digest where `reveal`
+/// hides the reference (a repository secret, the same in every job of a split run).
+pub const REFERENCE_KEY_ENV: &str = "JUDGE_CI_REFERENCE_KEY";
+
+/// What a report holds for the reference's digest where `reveal` hides the reference and no
+/// key is set: nothing `resume` can bind a later job to, so it refuses one.
+pub const WITHHELD_DIGEST: &str = "withheld";
+
+/// The reference's digest as the report holds it (attack finding N7-5): under `reveal: full`
+/// the digest itself; otherwise the plain SHA-256 of the reference's files would be an
+/// offline oracle for them (a guessed solution whose digest matches is the answer key), so
+/// it is an HMAC-SHA256 under `key` (`JUDGE_CI_REFERENCE_KEY`), or [`WITHHELD_DIGEST`]
+/// without one.
+pub fn reported_digest(plain: &str, reveal: crate::config::Reveal, key: Option<&[u8]>) -> String {
+    match (reveal, key.filter(|k| !k.is_empty())) {
+        (crate::config::Reveal::Full, _) => plain.to_string(),
+        (_, Some(k)) => {
+            let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, k);
+            let tag = ring::hmac::sign(&key, plain.as_bytes());
+            format!("hmac-sha256:{}", hex::encode(tag.as_ref()))
+        }
+        (_, None) => WITHHELD_DIGEST.to_string(),
+    }
+}
+
 /// The SHA-256 (hex) of every entry under `root`, in sorted order, links not followed and
 /// `.git` left out; an entry that cannot be read is digested as its error.
 pub fn folder_digest(root: &Path) -> String {
@@ -303,5 +328,26 @@ mod digest_tests {
         let with_link = folder_digest(a.path());
         std::fs::remove_file(a.path().join("l")).unwrap();
         assert_ne!(with_link, folder_digest(a.path()));
+    }
+
+    /// N7-5: under `reveal: none` (or `names`) the report never holds the reference's plain
+    /// digest: keyed, it is the same for every job with the key and unlike the plain one;
+    /// without a key it is withheld.
+    #[test]
+    fn a_hidden_reference_s_digest_is_keyed_or_withheld() {
+        let plain = "sha256:abc";
+        assert_eq!(
+            reported_digest(plain, crate::config::Reveal::Full, None),
+            plain
+        );
+        for reveal in [crate::config::Reveal::None, crate::config::Reveal::Names] {
+            assert_eq!(reported_digest(plain, reveal, None), WITHHELD_DIGEST);
+            assert_eq!(reported_digest(plain, reveal, Some(b"")), WITHHELD_DIGEST);
+            let a = reported_digest(plain, reveal, Some(b"secret"));
+            assert!(a.starts_with("hmac-sha256:") && !a.contains("abc"), "{a}");
+            assert_eq!(a, reported_digest(plain, reveal, Some(b"secret")));
+            assert_ne!(a, reported_digest(plain, reveal, Some(b"other")));
+            assert_ne!(a, reported_digest("sha256:abd", reveal, Some(b"secret")));
+        }
     }
 }

@@ -72,6 +72,17 @@ impl Split {
     /// Runs judge-ci with `args` (plus --dry-run, --task, --out OUT) in the workspace, with the
     /// model key only when `key`.
     fn judge(&self, args: &[&str], out: &str, key: bool) -> (Output, Value) {
+        self.judge_with(args, out, key, &[])
+    }
+
+    /// [`Split::judge`] with `env` set too.
+    fn judge_with(
+        &self,
+        args: &[&str],
+        out: &str,
+        key: bool,
+        env: &[(&str, &str)],
+    ) -> (Output, Value) {
         let out = self.root.path().join(out);
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_judge-ci"));
         cmd.args(args)
@@ -94,6 +105,8 @@ impl Split {
         if key {
             cmd.env("JUDGE_CI_TEST_API_KEY", KEY);
         }
+        cmd.env_remove("JUDGE_CI_REFERENCE_KEY")
+            .envs(env.iter().copied());
         let o = cmd.output().unwrap();
         let report = std::fs::read_to_string(out.join("report.json"))
             .ok()
@@ -390,4 +403,48 @@ fn resume_refuses_a_first_job_judged_against_another_reference() {
     assert_eq!(o2.status.code(), Some(2), "{}", stderr(&o2));
     assert!(stderr(&o2).contains("another reference"), "{}", stderr(&o2));
     assert!(llm.seen().is_empty(), "nothing asked");
+}
+
+/// Attack finding N7-5: under `reveal: none` the report held the reference's plain SHA-256,
+/// an offline oracle for the answer key (a guessed reference whose digest matches is it).
+/// Now it is withheld, and `resume` refuses to bind a job to a withheld digest; with
+/// `JUDGE_CI_REFERENCE_KEY` in both jobs it is an HMAC and the split run goes on.
+#[test]
+fn under_reveal_none_the_reference_digest_is_keyed_or_withheld() {
+    let llm = FakeLlm::start(KEY);
+    let s = Split::new(&llm);
+    let config = s.ws().join("judge-ci.yml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("reveal: none\n{text}")).unwrap();
+    let (o1, first) = s.judge(&["--stop-before-semantic"], "first-hidden", false);
+    assert!(matches!(o1.status.code(), Some(0..=1)), "{}", stderr(&o1));
+    assert_eq!(
+        first["subject"]["referenceDigest"], "withheld",
+        "{:#}",
+        first["subject"]
+    );
+    let (o2, _) = s.judge(
+        &["resume", "--from", s.out("first-hidden").to_str().unwrap()],
+        "resumed-hidden",
+        true,
+    );
+    assert_eq!(o2.status.code(), Some(2), "{}", stderr(&o2));
+    assert!(
+        stderr(&o2).contains("JUDGE_CI_REFERENCE_KEY"),
+        "{}",
+        stderr(&o2)
+    );
+    let key = [("JUDGE_CI_REFERENCE_KEY", "a repository secret")];
+    let (o1, first) = s.judge_with(&["--stop-before-semantic"], "first-keyed", false, &key);
+    assert!(matches!(o1.status.code(), Some(0..=1)), "{}", stderr(&o1));
+    let digest = first["subject"]["referenceDigest"].as_str().unwrap_or("");
+    assert!(digest.starts_with("hmac-sha256:"), "{:#}", first["subject"]);
+    answer(&llm, "PASS");
+    let (o2, _) = s.judge_with(
+        &["resume", "--from", s.out("first-keyed").to_str().unwrap()],
+        "resumed-keyed",
+        true,
+        &key,
+    );
+    assert!(matches!(o2.status.code(), Some(0..=1)), "{}", stderr(&o2));
 }
