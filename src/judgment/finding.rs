@@ -106,6 +106,10 @@ finding_kinds! {
     /// A `<build>` setting (a source or test folder, a resource folder, a build extension)
     /// differs.
     BuildSettingChanged => "build-setting-changed", Difference;
+    /// A POM profile that Maven may activate on the build machine (a JDK, OS or environment
+    /// condition, or `activeByDefault`) and that differs from the reference's, or that only
+    /// one side has.
+    ProfileChanged => "profile-changed", Difference;
     /// Code the pull request makes run at build or test time that the trusted side does not
     /// (an annotation processor, a service registration, a build extension, a plugin, a
     /// JUnit extension, a tampering API such as `Runtime.halt`).

@@ -85,6 +85,43 @@ pub struct Pom {
     /// `<modules>` of the project and its active profiles: each module's folder and line.
     /// Maven builds those modules, so naming one changes what is built (attack FI6).
     pub modules: BTreeMap<String, u32>,
+    /// Each profile whose activation judge-ci cannot decide (a JDK, OS or environment
+    /// condition, or `activeByDefault` while no profile is certainly on), by id: its whole
+    /// text as Maven reads it ([`profile_text`]) and its line. Merging such profiles into
+    /// one model in document order is not what Maven does (it activates only those whose
+    /// condition holds on the build machine, and drops `activeByDefault` ones when another is
+    /// active), so a decoy profile could reset in the model what another sets in the build
+    /// (attack findings F7-1, F7-4): pom-diff compares them as they are, whatever its
+    /// aspects.
+    pub undecided_profiles: BTreeMap<String, At<String>>,
+}
+
+/// A profile's text as Maven reads it: every element, attribute and non-blank text in
+/// document order, comments and layout left out; one value to compare a profile by.
+pub fn profile_text(n: roxmltree::Node) -> String {
+    let mut out = String::new();
+    for d in n.descendants() {
+        match d.node_type() {
+            roxmltree::NodeType::Element => {
+                out.push('<');
+                out.push_str(d.tag_name().name());
+                let mut attrs: Vec<_> = d.attributes().map(|a| (a.name(), a.value())).collect();
+                attrs.sort_unstable();
+                for (k, v) in attrs {
+                    out.push_str(&format!(" {k}={v:?}"));
+                }
+                out.push_str(&format!(" depth={}>", d.ancestors().count()));
+            }
+            roxmltree::NodeType::Text => {
+                let t = d.text().unwrap_or_default().trim();
+                if !t.is_empty() {
+                    out.push_str(&format!("{t:?}"));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 fn child<'a, 'i>(n: roxmltree::Node<'a, 'i>, name: &str) -> Option<roxmltree::Node<'a, 'i>> {
@@ -283,6 +320,23 @@ impl Pom {
             .iter()
             .map(|p| effective_pom::activation(*p, ctx))
             .collect();
+        let any_on = states.contains(&effective_pom::Activation::On);
+        for (p, state) in profiles.iter().zip(&states) {
+            let undecided = match state {
+                effective_pom::Activation::Maybe => true,
+                effective_pom::Activation::Default => !any_on,
+                effective_pom::Activation::On | effective_pom::Activation::Off => false,
+            };
+            if undecided {
+                pom.undecided_profiles.insert(
+                    text(*p, "id").unwrap_or_default(),
+                    At {
+                        value: profile_text(*p),
+                        line: line(*p),
+                    },
+                );
+            }
+        }
         let mut sections = vec![root];
         for i in effective_pom::merged(&states) {
             pom.profiles
@@ -670,6 +724,35 @@ pub fn diff_poms(
     ignore_versions: bool,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
+    // Profiles Maven may or may not activate on the build machine: as they are, whatever
+    // the aspects (F7-1, F7-4).
+    let ids: std::collections::BTreeSet<&String> = e
+        .undecided_profiles
+        .keys()
+        .chain(a.undecided_profiles.keys())
+        .collect();
+    for id in ids {
+        let (ep, ap) = (e.undecided_profiles.get(id), a.undecided_profiles.get(id));
+        if ep.map(|p| &p.value) == ap.map(|p| &p.value) {
+            continue;
+        }
+        let side = |p: Option<&At<String>>| match p {
+            Some(_) => format!("<profile> {id}, which the build machine may activate"),
+            None => format!("<profile> {id} absent, or certainly on or off"),
+        };
+        let mut f = at(
+            Finding::new(rel, FindingKind::ProfileChanged),
+            ap.map_or(0, |p| p.line),
+        )
+        .expected(side(ep))
+        .actual(side(ap));
+        if ep.is_some() && ap.is_some() {
+            f = f.message(format!(
+                "{rel}: profile {id} differs from the reference's, and judge-ci cannot tell whether Maven activates it where the build runs"
+            ));
+        }
+        out.push(f);
+    }
     let has = |x: PomAspect| aspects.contains(&x);
     let strip = |gav: &str| {
         if ignore_versions {
@@ -1264,6 +1347,85 @@ mod tests {
             split.dependencies.contains_key("javax.servlet:a"),
             "{:?}",
             split.dependencies
+        );
+    }
+
+    /// Attack findings F7-1, F7-4: the workspace's POM sets the reference's version in the
+    /// project, a JDK-activated profile (active on the build machine) sets another and a
+    /// Shift_JIS source encoding, and an `activeByDefault` decoy after it sets the reference's
+    /// back. Merged in document order the model matched the reference; Maven activates the
+    /// JDK profile and, another being active, drops the decoy. Now each profile the build
+    /// machine decides is compared as it is; the same profile on both sides is no finding.
+    #[test]
+    fn a_profile_the_build_machine_decides_is_compared_as_it_is() {
+        let dep = |v: &str| {
+            format!(
+                "<dependencies><dependency><groupId>g</groupId><artifactId>a</artifactId><version>{v}</version></dependency></dependencies>"
+            )
+        };
+        let jdk = format!(
+            "<profile><id>jdk</id><activation><jdk>[17,)</jdk></activation><properties><project.build.sourceEncoding>Shift_JIS</project.build.sourceEncoding></properties>{}</profile>",
+            dep("6.0.0")
+        );
+        let decoy = format!(
+            "<profile><id>decoy</id><activation><activeByDefault>true</activeByDefault></activation>{}</profile>",
+            dep("5.0.0")
+        );
+        let reference = format!("<project>{}</project>", dep("5.0.0"));
+        let attack = format!(
+            "<project>{}<profiles>\n{jdk}\n{decoy}</profiles></project>",
+            dep("5.0.0")
+        );
+        let all = [
+            PomAspect::Parent,
+            PomAspect::Dependencies,
+            PomAspect::Plugins,
+            PomAspect::Properties,
+            PomAspect::JavaVersion,
+        ];
+        let read = |x: &str| {
+            let mut p = Pom::parse(x).unwrap();
+            p.resolve(None);
+            p
+        };
+        let (r, w) = (read(&reference), read(&attack));
+        let f = diff_poms("pom.xml", &r, &w, &[PomAspect::Dependencies], false);
+        let found: Vec<(&str, String)> = f
+            .iter()
+            .map(|x| (x.kind.token(), x.actual.clone().unwrap_or_default()))
+            .collect();
+        for id in ["decoy", "jdk"] {
+            assert!(
+                found
+                    .iter()
+                    .any(|(k, a)| *k == "profile-changed" && a.contains(id)),
+                "{id}: {found:?}"
+            );
+        }
+        // The same undecided profiles on both sides: nothing differs.
+        let same = read(&attack);
+        assert!(diff_poms("pom.xml", &same, &w, &all, false).is_empty());
+        // A layout or comment change inside a profile is not a difference; a value is.
+        let relaid = attack.replace("<id>jdk</id>", "<!-- c -->\n  <id>jdk</id>\n");
+        assert!(diff_poms("pom.xml", &w, &read(&relaid), &all, false).is_empty());
+        let changed = attack.replace("Shift_JIS", "UTF-8");
+        assert_eq!(
+            diff_poms("pom.xml", &w, &read(&changed), &all, false)
+                .iter()
+                .map(|x| x.kind.token())
+                .collect::<Vec<_>>(),
+            ["profile-changed", "property-changed"]
+        );
+        // A profile `.mvn/` switches on decides the default away: compared merged, as before.
+        let ctx = BuildContext {
+            config: MvnConfig::parse("-P jdk", ""),
+            dir: None,
+        };
+        let on = Pom::parse_in(&attack, &ctx).unwrap();
+        assert!(
+            on.undecided_profiles.is_empty(),
+            "{:?}",
+            on.undecided_profiles
         );
     }
 
