@@ -219,33 +219,142 @@ fn without_userinfo(value: &str) -> Option<String> {
     Some(format!("{}{}", &value[..start], &rest[at + 1..]))
 }
 
-/// The text of a git configuration file without the credentials a checkout leaves in it
-/// (attack finding F13): every `extraheader` (actions/checkout's
-/// `http.https://github.com/.extraheader = AUTHORIZATION: basic …`, the job's token) and the
-/// user information of `url`/`pushurl` values. `None` when there is nothing to remove.
-/// Subject processes see this copy in the file's place (a bind mount in their namespace).
+/// The text of a git configuration file without the credentials a checkout, a submodule
+/// checkout or a runner leaves in it (attack findings F13, E7-3, E7-7), found by what they
+/// are rather than by one key: every `extraheader` (actions/checkout's
+/// `http.https://github.com/.extraheader = AUTHORIZATION: basic …`, the job's token), the
+/// user information of any `scheme://user:token@host` in a value (`url`, `pushurl`,
+/// `insteadOf`, `http.proxy`, …) or in a section's name (`[url "https://x:TOKEN@github.com/"]`),
+/// and every line holding a secret judge-ci knows ([`crate::secrets`]: the token, any
+/// `*_TOKEN` or `*_API_KEY` of its environment) in any form. `None` when there is nothing to
+/// remove. Subject processes see this copy in the file's place (a bind mount in their
+/// namespace).
 pub fn without_credentials(text: &str) -> Option<String> {
     let mut changed = false;
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
         let t = line.trim_start();
+        let indent = &line[..line.len() - t.len()];
+        if crate::secrets::redact(line) != line {
+            changed = true;
+            continue;
+        }
+        if t.starts_with('[') {
+            // A section header: `[url "https://x:T@github.com/"]` keeps its name, without the
+            // user information.
+            match without_userinfo(t.trim_end()) {
+                Some(h) => {
+                    changed = true;
+                    out.push_str(&format!("{indent}{h}\n"));
+                }
+                None => out.push_str(line),
+            }
+            continue;
+        }
         let (key, value) = t.split_once('=').unwrap_or((t, ""));
         let key = key.trim().to_ascii_lowercase();
         if key == "extraheader" {
             changed = true;
             continue;
         }
-        if (key == "url" || key == "pushurl")
-            && let Some(v) = without_userinfo(value.trim())
-        {
+        if let Some(v) = without_userinfo(value.trim()) {
             changed = true;
-            let indent = &line[..line.len() - t.len()];
             out.push_str(&format!("{indent}{key} = {v}\n"));
             continue;
         }
         out.push_str(line);
     }
     changed.then_some(out)
+}
+
+/// Every file under the git folder `git` that git reads configuration from: `config` and
+/// `config.worktree` of the folder, of each linked work tree (`worktrees/*/`) and of each
+/// submodule's git folder (`modules/**/`), and every file an `[include]` or `[includeIf]`
+/// of one of them names, as far as they chain (E7-3: the scrub read `.git/config` alone,
+/// so a submodule checkout's token stayed readable). Links are not followed; at most
+/// [`MAX_CONFIG_FILES`] are listed.
+pub fn config_files(git: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = Vec::new();
+    let mut it = walkdir::WalkDir::new(git)
+        .follow_links(false)
+        .max_depth(12)
+        .sort_by_file_name()
+        .into_iter();
+    while let Some(Ok(e)) = it.next() {
+        let name = e.file_name().to_string_lossy();
+        if e.file_type().is_dir() {
+            if e.depth() > 0
+                && matches!(name.as_ref(), "objects" | "refs" | "logs" | "lfs" | "hooks")
+            {
+                it.skip_current_dir();
+            }
+            continue;
+        }
+        if e.file_type().is_file() && matches!(name.as_ref(), "config" | "config.worktree") {
+            found.push(e.path().to_path_buf());
+        }
+        if found.len() >= MAX_CONFIG_FILES {
+            return found;
+        }
+    }
+    let mut i = 0;
+    while i < found.len() && found.len() < MAX_CONFIG_FILES {
+        let text = std::fs::read_to_string(&found[i]).unwrap_or_default();
+        let dir = found[i].parent().map(Path::to_path_buf).unwrap_or_default();
+        for p in include_paths(&text) {
+            let p = match p.strip_prefix("~/") {
+                Some(rest) => match std::env::var_os("HOME") {
+                    Some(h) => PathBuf::from(h).join(rest),
+                    None => continue,
+                },
+                None => dir.join(p),
+            };
+            if !std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_file()) {
+                continue;
+            }
+            // The place a bind mount covers: `..` resolved.
+            if let Ok(p) = std::fs::canonicalize(&p)
+                && !found.contains(&p)
+            {
+                found.push(p);
+            }
+        }
+        i += 1;
+    }
+    found.truncate(MAX_CONFIG_FILES);
+    found
+}
+
+/// The most configuration files [`config_files`] lists for one git folder.
+pub const MAX_CONFIG_FILES: usize = 256;
+
+/// The `path` values of the `[include]` and `[includeIf "…"]` sections of a configuration
+/// file's text.
+fn include_paths(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut including = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if let Some(h) = t.strip_prefix('[') {
+            let name = h.trim_start().to_ascii_lowercase();
+            including = name.starts_with("include]")
+                || name.starts_with("include ")
+                || name.starts_with("includeif");
+            continue;
+        }
+        if !including {
+            continue;
+        }
+        if let Some((k, v)) = t.split_once('=')
+            && k.trim().eq_ignore_ascii_case("path")
+        {
+            let v = v.trim().trim_matches('"').to_string();
+            if !v.is_empty() {
+                out.push(v);
+            }
+        }
+    }
+    out
 }
 
 fn warn_unrestored(p: &Path, e: &std::io::Error) {
@@ -270,6 +379,67 @@ mod tests {
             "{clean}"
         );
         assert_eq!(super::without_credentials("[core]\n\tbare = false\n"), None);
+    }
+
+    /// E7-7: credentials elsewhere than `extraheader` and `url`: a rewriting rule whose name
+    /// holds the token, a proxy with a password, the token itself under any key.
+    #[test]
+    fn credentials_are_found_by_what_they_are_not_by_one_key() {
+        crate::secrets::register("ghs_REGISTERED_VALUE");
+        let config = "[url \"https://x-access-token:ghs_A@github.com/\"]\n\tinsteadOf = https://github.com/\n[http]\n\tproxy = http://user:hunter2@proxy:3128\n[custom]\n\tnote = ghs_REGISTERED_VALUE\n[core]\n\tbare = false\n";
+        let clean = super::without_credentials(config).unwrap();
+        for secret in ["ghs_A", "hunter2", "ghs_REGISTERED_VALUE"] {
+            assert!(!clean.contains(secret), "{secret}: {clean}");
+        }
+        assert!(clean.contains("[url \"https://github.com/\"]"), "{clean}");
+        assert!(clean.contains("proxy = http://proxy:3128"), "{clean}");
+        assert!(clean.contains("bare = false"), "{clean}");
+    }
+
+    /// E7-3: the configuration files git reads for a repository: its own, a linked work
+    /// tree's, a submodule's (nested), and what they include; not objects or hooks.
+    #[test]
+    fn every_configuration_file_git_reads_is_listed() {
+        let d = tempfile::tempdir().unwrap();
+        let g = d.path().join(".git");
+        for f in [
+            "config",
+            "worktrees/wt/config.worktree",
+            "modules/sub/config",
+            "modules/sub/modules/deeper/config",
+            "objects/config",
+            "hooks/config",
+        ] {
+            std::fs::create_dir_all(g.join(f).parent().unwrap()).unwrap();
+            std::fs::write(g.join(f), "[core]\n").unwrap();
+        }
+        std::fs::write(
+            g.join("config"),
+            "[include]\n\tpath = extra.inc\n[includeIf \"gitdir:/x/\"]\n\tpath = \"../outside.inc\"\n",
+        )
+        .unwrap();
+        std::fs::write(g.join("extra.inc"), "[include]\n\tpath = chained.inc\n").unwrap();
+        std::fs::write(g.join("chained.inc"), "").unwrap();
+        std::fs::write(d.path().join("outside.inc"), "").unwrap();
+        let root = std::fs::canonicalize(d.path()).unwrap();
+        let g = root.join(".git");
+        let mut found: Vec<String> = super::config_files(&g)
+            .iter()
+            .map(|p| p.strip_prefix(&root).unwrap().display().to_string())
+            .collect();
+        found.sort();
+        assert_eq!(
+            found,
+            [
+                ".git/chained.inc",
+                ".git/config",
+                ".git/extra.inc",
+                ".git/modules/sub/config",
+                ".git/modules/sub/modules/deeper/config",
+                ".git/worktrees/wt/config.worktree",
+                "outside.inc",
+            ]
+        );
     }
 
     use super::*;

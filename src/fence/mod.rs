@@ -426,15 +426,20 @@ impl Fence {
         let git = git_folders(&root, std::slice::from_ref(&root));
         // The job's token that actions/checkout leaves in .git/config (F13): subject
         // processes read a copy without it (with a mount namespace; see docs/fence.md).
+        // Every configuration file git reads for them (E7-3: submodules', linked work
+        // trees', included files), scrubbed by what credentials are (E7-7).
         let mut git_configs = Vec::new();
-        for (n, g) in git.iter().enumerate() {
-            let file = g.join("config");
-            if let Ok(text) = std::fs::read_to_string(&file)
-                && let Some(clean) = git_guard::without_credentials(&text)
-            {
-                let copy = tmp.path().join(format!(".git-config-{n}"));
-                std::fs::write(&copy, clean).map_err(FenceError::Temp)?;
-                git_configs.push((canonical(&copy), file));
+        let mut n = 0usize;
+        for g in &git {
+            for file in git_guard::config_files(g) {
+                if let Ok(text) = std::fs::read_to_string(&file)
+                    && let Some(clean) = git_guard::without_credentials(&text)
+                {
+                    let copy = tmp.path().join(format!(".git-config-{n}"));
+                    n += 1;
+                    std::fs::write(&copy, clean).map_err(FenceError::Temp)?;
+                    git_configs.push((canonical(&copy), file));
+                }
             }
         }
         let reference_view = self.reference_view(&root, &git);

@@ -360,6 +360,12 @@ fn scenario(extra_checks: &str) -> Scenario {
             "git-config-token",
             "! grep -q FENCECHECKOUT .git/config && ! git config --get-regexp 'extraheader' | grep -q FENCECHECKOUT && git config --get core.bare >/dev/null",
         ),
+        // Attack findings E7-3, E7-7: nor is a submodule checkout's token, one in a
+        // rewriting rule's name, or one in a file the configuration includes.
+        check(
+            "git-config-tokens-elsewhere",
+            "! grep -rqs FENCESUBMODULE .git/modules && ! grep -q FENCEINSTEADOF .git/config && ! grep -qs FENCEINCLUDED .git/extra.inc",
+        ),
         // Attack finding s3 N10: folders the subject locks in its private temporary folder
         // and HOME do not keep them (and what the caches' overlays took) on the runner.
         check(
@@ -459,6 +465,30 @@ fn scenario(extra_checks: &str) -> Scenario {
             "AUTHORIZATION: basic ghs_FENCECHECKOUTTOKEN",
         ],
     );
+    // A submodule checkout's token, a token in an insteadOf rule's name, an included file.
+    git(
+        &s.ws(),
+        &[
+            "config",
+            "--local",
+            "url.https://x-access-token:ghs_FENCEINSTEADOF@github.com/.insteadOf",
+            "https://github.com/",
+        ],
+    );
+    git(&s.ws(), &["config", "--local", "include.path", "extra.inc"]);
+    common::write_tree(
+        &s.ws(),
+        &[
+            (
+                ".git/modules/sub/config",
+                "[core]\n\tbare = false\n[http \"https://github.com/\"]\n\textraheader = AUTHORIZATION: basic ghs_FENCESUBMODULE\n",
+            ),
+            (
+                ".git/extra.inc",
+                "[http]\n\tproxy = http://user:FENCEINCLUDED@proxy.invalid:3128\n",
+            ),
+        ],
+    );
     s.git_config = std::fs::read(s.ws().join(".git/config")).unwrap();
     assert!(String::from_utf8_lossy(&s.git_config).contains("FENCECHECKOUTTOKEN"));
     s
@@ -508,6 +538,13 @@ fn controls(s: &Scenario, uid: Option<u32>) {
         s.tmp().display(),
         s.victim().parent().unwrap().display()
     )));
+    assert!(
+        as_user(&format!(
+            "grep -q FENCESUBMODULE {ws}/.git/modules/sub/config && grep -q FENCEINSTEADOF {ws}/.git/config && grep -q FENCEINCLUDED {ws}/.git/extra.inc",
+            ws = s.ws().display()
+        )),
+        "the tokens elsewhere in git's configuration are readable outside the fence"
+    );
     assert!(
         as_user(&format!(
             "grep -q FENCECHECKOUT {}/.git/config",
@@ -1343,4 +1380,66 @@ fn a_run_that_cannot_hide_the_reference_is_an_error_when_the_config_requires_it(
         "{text}"
     );
     assert!(!ws.join("ran").exists(), "the program did not start");
+}
+
+/// Attack findings E7-3, E7-7 where the fence writes no view of the git folder (no reference
+/// in git): a submodule checkout's token in `.git/modules/<sub>/config`, a token in an
+/// `insteadOf` rule's name and a proxy password in a file the configuration includes are
+/// covered by copies without them; the files themselves stay where git reads them.
+#[test]
+fn credentials_in_every_git_configuration_file_are_out_of_the_subjects_reach() {
+    let root = tempfile::tempdir().unwrap();
+    let (ws, reference) = (root.path().join("ws"), root.path().join("ref"));
+    let config = "name: creds\njury:\n  tiers:\n    - name: t\n      policy: FINAL_TIER\n      checks:\n        - {type: command, name: tokens, run: \"[ -f .git/modules/sub/config ] && [ -f .git/extra.inc ] && grep -q insteadOf .git/config && ! grep -rqs FENCESUBMODULE .git/modules && ! grep -q FENCEINSTEADOF .git/config && ! grep -qs FENCEINCLUDED .git/extra.inc\"}\n";
+    common::write_tree(&ws, &[("judge-ci.yml", config), ("a.txt", "a\n")]);
+    common::write_tree(&reference, &[("a.txt", "a\n")]);
+    common::git(&ws, &["init", "-q", "-b", "main"]);
+    common::commit_all(&ws, "subject");
+    common::git(
+        &ws,
+        &[
+            "config",
+            "--local",
+            "url.https://x-access-token:ghs_FENCEINSTEADOF@github.com/.insteadOf",
+            "https://github.com/",
+        ],
+    );
+    common::git(&ws, &["config", "--local", "include.path", "extra.inc"]);
+    common::write_tree(
+        &ws,
+        &[
+            (
+                ".git/modules/sub/config",
+                "[http \"https://github.com/\"]\n\textraheader = AUTHORIZATION: basic ghs_FENCESUBMODULE\n",
+            ),
+            (
+                ".git/extra.inc",
+                "[http]\n\tproxy = http://user:FENCEINCLUDED@proxy.invalid:3128\n",
+            ),
+        ],
+    );
+    let out = root.path().join("out");
+    let o = common::judge_ci(
+        &ws,
+        &[
+            "--dry-run",
+            "--reference",
+            reference.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    let r = common::report(&out);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}\n{:#}",
+        common::stderr(&o),
+        r["verdict"]
+    );
+    let real = std::fs::read_to_string(ws.join(".git/modules/sub/config")).unwrap();
+    assert!(
+        real.contains("FENCESUBMODULE"),
+        "the file itself is untouched"
+    );
 }
