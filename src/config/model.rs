@@ -74,6 +74,12 @@ pub const BUILD_FILES: &[&str] = &[
     "gradle.properties",
     "settings.gradle",
     "settings.gradle.kts",
+    // Which compiler, linker and runner cargo uses (attack finding N7-8), as `.mvn/` says
+    // how Maven runs.
+    "rust-toolchain",
+    "rust-toolchain.toml",
+    ".cargo/config",
+    ".cargo/config.toml",
 ];
 
 /// The paths protected when the config does not list its own: the workflows, the build

@@ -15,7 +15,10 @@
 //! read in turn for the programs it runs. Not followed: a word holding an expansion (`$X`,
 //! a backquote), a program another language's script starts (a Python judge's subprocess),
 //! files a tool reads by convention (a `Makefile`, `package.json`): list those under
-//! `protected:`.
+//! `protected:`. What a named or protected program is read with beside it (a Python
+//! script's folder, which it imports from first; the `node_modules` beside a Node script;
+//! the `GNUmakefile` make prefers to a protected `Makefile`) is protected with it
+//! (`protect::implicit_inputs`, attack findings N7-3, N7-4).
 
 use std::collections::{BTreeSet, HashMap};
 

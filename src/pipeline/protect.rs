@@ -347,6 +347,20 @@ fn watched(
             format!("run by check `{}`", p.check),
         );
     }
+    // What a protected program or file is read with by convention, beside it (attack
+    // findings N7-3, N7-4): a pinned script is not the judge's if the pull request decides
+    // what it imports or which makefile make reads first.
+    let literal: Vec<String> = w
+        .globs
+        .iter()
+        .filter(|g| !g.contains(['*', '?', '[', '{']))
+        .cloned()
+        .collect();
+    for path in literal {
+        for (glob, why) in implicit_inputs(&path) {
+            add(&mut w, glob, why);
+        }
+    }
     let blobs = super::programs::blobs_of(tree).map_err(|source| ProtectError::ReadTree {
         label: tree.label().to_string(),
         source,
@@ -389,6 +403,48 @@ fn watched(
         }
     }
     Ok(w)
+}
+
+/// The files a program at the repository-relative `path` is read with by convention, as
+/// globs beside it, each with why (attack findings N7-3, N7-4): a Python script imports from
+/// its own folder first (`sys.path[0]`: a `json.py`, a `json/__init__.py`, a compiled `json.so`
+/// or sourceless `json.pyc` there shadows the standard library's), a Node script resolves
+/// packages from the `node_modules` beside it and reads the module type from `package.json`,
+/// and `make` reads `GNUmakefile`, then `makefile`, before `Makefile`.
+pub fn implicit_inputs(path: &str) -> Vec<(String, String)> {
+    let (dir, name) = match path.rsplit_once('/') {
+        Some((d, n)) => (format!("{}/", globset::escape(d)), n),
+        None => (String::new(), path),
+    };
+    let beside = |what: &[&str], why: &str| -> Vec<(String, String)> {
+        what.iter()
+            .map(|g| (format!("{dir}{g}"), format!("{why} {path}")))
+            .collect()
+    };
+    let ext = name.rsplit_once('.').map(|(_, e)| e);
+    match (name, ext) {
+        ("GNUmakefile" | "makefile" | "Makefile", _) => beside(
+            &["GNUmakefile", "makefile", "Makefile"],
+            "read by make before or instead of",
+        ),
+        (_, Some("py")) => beside(
+            &[
+                "*.py",
+                "*.pyc",
+                "*.so",
+                "*/__init__.py",
+                "*/__init__.pyc",
+                "*/__init__.so",
+                "__pycache__/**",
+            ],
+            "imported first by the Python script",
+        ),
+        (_, Some("js" | "mjs" | "cjs")) => beside(
+            &["node_modules/**", "package.json"],
+            "resolved first by the Node script",
+        ),
+        _ => Vec::new(),
+    }
 }
 
 /// Every protected file the subject ([`Presented`]: the pull request's working tree laid out as
@@ -1181,6 +1237,30 @@ mod tests {
                 .unwrap()
                 .is_empty()
         );
+    }
+
+    /// N7-3, N7-4: what a pinned program is read with by convention is pinned with it.
+    #[test]
+    fn what_a_program_reads_beside_it_is_watched_with_it() {
+        let globs =
+            |p: &str| -> Vec<String> { implicit_inputs(p).into_iter().map(|(g, _)| g).collect() };
+        let py = globs("judge/check.py");
+        for g in [
+            "judge/*.py",
+            "judge/*/__init__.py",
+            "judge/*.so",
+            "judge/__pycache__/**",
+        ] {
+            assert!(py.contains(&g.to_string()), "{g}: {py:?}");
+        }
+        assert_eq!(
+            globs("ci/Makefile"),
+            ["ci/GNUmakefile", "ci/makefile", "ci/Makefile"]
+        );
+        assert!(globs("check.mjs").contains(&"node_modules/**".to_string()));
+        assert!(globs("scripts/run.sh").is_empty());
+        // A folder name with glob characters is matched as it is.
+        assert_eq!(globs("a[1]/x.py")[0], "a[[]1[]]/*.py");
     }
 
     #[test]

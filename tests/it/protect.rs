@@ -154,3 +154,54 @@ fn a_program_planted_on_a_path_entry_inside_the_workspace_never_stands_in_for_a_
         "the report says which PATH entries were withheld: {fence}"
     );
 }
+
+/// Attack finding N7-3: the base's config runs a pinned Python judge,
+/// `python3 judges/check.py`. The pull request leaves it alone and adds `judges/re.py` (the
+/// script's folder is the first entry of `sys.path`, so its `import re` loads the pull
+/// request's module, which passes). Now what a program is read with by convention beside it
+/// is pinned with it (`protect::implicit_inputs`; the makefile siblings of N7-4 are its unit
+/// test's): the added file is removed before any judge runs, the judge reads the
+/// submission, and the file is a protected-path change.
+#[test]
+fn what_a_pinned_program_imports_beside_it_is_the_base_s_too() {
+    let config = "name: gate\njury:\n  checks:\n    - {type: command, name: check, run: python3 judges/check.py}\n";
+    let d = tempfile::tempdir().unwrap();
+    let repo = d.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    write_tree(
+        &repo,
+        &[
+            ("judge-ci.yml", config),
+            (
+                "judges/check.py",
+                "import re, sys\nsys.exit(1 if re.search('javax', open('src/App.java').read()) else 0)\n",
+            ),
+            ("src/App.java", "import javax.servlet.Filter;\n"),
+        ],
+    );
+    let base = commit_all(&repo, "base");
+    write_tree(
+        &repo,
+        &[
+            ("judges/re.py", "def search(*a):\n    return None\n"),
+            (
+                "src/App.java",
+                "import javax.servlet.Filter;\nclass App {}\n",
+            ),
+        ],
+    );
+    let head = commit_all(&repo, "the pull request");
+    let (o, out) = run_pr(d.path(), &repo, &base, &head, &[]);
+    let r = report(&out);
+    assert_eq!(status(&r, "check"), "fail", "{:#}", r["verdict"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        protected_changes(&r)
+            .iter()
+            .any(|(p, c, why)| p == "judges/re.py"
+                && c == "added"
+                && why.contains("imported first by the Python script judges/check.py")),
+        "{:#}",
+        r["trust"]
+    );
+}
