@@ -41,6 +41,12 @@ pub const WITHHELD: &str = "[withheld]";
 pub struct Vocabulary {
     reference: HashSet<String>,
     subject: HashSet<String>,
+    /// The dotted names of the findings' `expected` values (the reference's side by
+    /// definition), cut wherever free text quotes them whether the workspace holds them or
+    /// not (attack finding S8-1: the gap analysis quoted a finding's message, `expected
+    /// jakarta.servlet:jakarta.servlet-api:5.0.0`, which the vocabulary left because the
+    /// workspace held each word).
+    expected: HashSet<String>,
     /// Whether the reference could not be read whole (a file too large, a tree too big):
     /// words of what was not read are not cut.
     pub partial: bool,
@@ -124,6 +130,21 @@ impl Vocabulary {
         self.reference.contains(&w) && !self.subject.contains(&w)
     }
 
+    /// Adds a finding's `expected` value: its whole dotted names, and those of their
+    /// `:`-separated parts that hold a digit (a version), are cut wherever they appear.
+    pub fn add_expected(&mut self, text: &str) {
+        for (_, run) in dotted_runs(text) {
+            if is_compound(run) {
+                self.expected.insert(run.to_lowercase());
+            }
+            for part in run.split(':') {
+                if is_compound(part) && part.chars().any(|c| c.is_ascii_digit()) {
+                    self.expected.insert(part.to_lowercase());
+                }
+            }
+        }
+    }
+
     /// How many words are cut (for the tests and the report's note).
     pub fn len(&self) -> usize {
         self.reference.difference(&self.subject).count()
@@ -136,14 +157,28 @@ impl Vocabulary {
 
     /// `text` with every reference-only word (or dotted name) replaced by [`WITHHELD`].
     pub fn cut(&self, text: &str) -> String {
-        if self.reference.is_empty() {
+        if self.reference.is_empty() && self.expected.is_empty() {
             return text.to_string();
         }
+        let quoted = |run: &str| self.expected.contains(&run.to_lowercase());
         // Spans to cut, in order, never overlapping.
         let mut cuts: Vec<(usize, usize)> = Vec::new();
         for (at, run) in dotted_runs(text) {
-            if is_compound(run) && self.secret(run) {
+            if is_compound(run) && (self.secret(run) || quoted(run)) {
                 cuts.push((at, at + run.len()));
+                continue;
+            }
+            // A version part of a coordinate (`g:a:5.0.0`) that an expected value holds.
+            let mut off = 0;
+            let mut parts_cut = false;
+            for part in run.split(':') {
+                if is_compound(part) && quoted(part) {
+                    cuts.push((at + off, at + off + part.len()));
+                    parts_cut = true;
+                }
+                off += part.len() + 1;
+            }
+            if parts_cut {
                 continue;
             }
             for (off, w) in words(run) {
@@ -205,7 +240,9 @@ impl Revealed {
         }
         let mut value =
             serde_json::to_value(&report).map_err(|source| RevealError { level, source })?;
-        redact(&mut value, level, vocabulary);
+        let mut vocabulary = vocabulary.clone();
+        expected_values(&value, &mut vocabulary);
+        redact(&mut value, level, &vocabulary);
         let mut report: Report =
             serde_json::from_value(value).map_err(|source| RevealError { level, source })?;
         report.reveal = level;
@@ -234,6 +271,22 @@ impl Revealed {
     /// The report, revealed.
     pub fn into_report(self) -> Report {
         self.0
+    }
+}
+
+/// Adds every finding's `expected` value in `v` to `vocabulary` ([`Vocabulary::add_expected`]).
+fn expected_values(v: &Value, vocabulary: &mut Vocabulary) {
+    match v {
+        Value::Array(a) => a.iter().for_each(|x| expected_values(x, vocabulary)),
+        Value::Object(o) => {
+            if o.contains_key("kind")
+                && let Some(Value::String(e)) = o.get("expected")
+            {
+                vocabulary.add_expected(e);
+            }
+            o.values().for_each(|x| expected_values(x, vocabulary));
+        }
+        _ => {}
     }
 }
 
@@ -479,6 +532,28 @@ mod tests {
             "use version [withheld], not 4.0.1"
         );
         assert_eq!(v.cut("nothing secret here"), "nothing secret here");
+    }
+
+    /// S8-1: a finding's expected value is cut wherever free text quotes it, even where the
+    /// workspace holds every word of it; the subject's own value stays.
+    #[test]
+    fn an_expected_value_is_cut_wherever_it_is_quoted() {
+        let mut v = vocab("", "");
+        v.add_expected("jakarta.servlet:jakarta.servlet-api:5.0.0 (provided)");
+        assert_eq!(
+            v.cut("dependency-missing: expected jakarta.servlet:jakarta.servlet-api:5.0.0 (provided), found nothing"),
+            format!("dependency-missing: expected {WITHHELD} (provided), found nothing")
+        );
+        assert_eq!(
+            v.cut("found jakarta.servlet:jakarta.servlet-api:5.0.1, the reference has 5.0.0"),
+            format!(
+                "found jakarta.servlet:jakarta.servlet-api:5.0.1, the reference has {WITHHELD}"
+            )
+        );
+        assert_eq!(
+            v.cut("g:a:5.0.0 in the workspace"),
+            format!("g:a:{WITHHELD} in the workspace")
+        );
     }
 
     #[test]
