@@ -5,8 +5,9 @@
 //! `testFailureIgnore`, `skip`), a JUnit extension or `junit-platform.properties`, and the
 //! tampering APIs added in main or test code (`Runtime.halt`, shutdown hooks, `System.exit`
 //! in tests, reflection into the test framework, Surefire or judge-ci's oracle,
-//! `sun.misc.Unsafe`). Each is a `build-code-added` finding with file and line, read before
-//! any subject process runs.
+//! `sun.misc.Unsafe`, and code that reads its own call stack, command line or class path,
+//! which can tell a test run from production whatever names it compares with). Each is a
+//! `build-code-added` finding with file and line, read before any subject process runs.
 //!
 //! "Added" is against the trusted side judge-ci has as a folder, the reference: what the
 //! reference also has (the same file, the same plugin, the same line of code) is not the
@@ -89,6 +90,11 @@ static APIS: LazyLock<Vec<Api>> = LazyLock::new(|| {
             r#""(?:org\.junit|junit\.|org\.apache\.maven\.surefire|org\.apache\.maven\.plugin\.surefire|org\.opentest4j)[^"]*"|(?i:judgeci|judge_ci)"#,
             false,
             "names the test framework, Surefire or judge-ci's oracle in a string or identifier: reflection into the machinery that records results",
+        ),
+        api(
+            r#"\bStackWalker\b|\.\s*getStackTrace\s*\(|\bgetAllStackTraces\s*\(|\bgetCallerClass\s*\(|\bgetClassContext\s*\(|\bgetInputArguments\s*\(|\bRuntimeMXBean\b|"sun\.java\.command"|"java\.class\.path"|"jdk\.module\.path"|\bProcessHandle\b"#,
+            false,
+            "reads its own call stack, command line or class path: code that can tell a test run from production and answer each differently, whatever names it compares with (attack finding S8-2)",
         ),
         api(
             r"\bimport\s+(?:static\s+)?(?:org\.junit\.platform\.launcher|org\.junit\.runner\.notification|org\.apache\.maven\.surefire|org\.apache\.maven\.plugin\.surefire)\b",
@@ -388,6 +394,8 @@ mod tests {
                 ("src/main/java/t/Main.java", "class Main { void m() { System.exit(1); } }\n"),
                 ("src/main/java/t/Native.java", "class Native {\n  static { System.load(\"/tmp/x.so\"); }\n  Object m = new java.io.File(\"/proc/self/mem\");\n  Object d = com.sun.management.HotSpotDiagnosticMXBean.class;\n}\n"),
                 ("src/main/resources/libpeek.so", "\u{7f}ELF"),
+                // S8-2: production code that tells a test run apart by its call stack.
+                ("src/main/java/t/Greeter.java", "class Greeter {\n  String greet() {\n    boolean t = StackWalker.getInstance().walk(s -> s.anyMatch(f -> f.getClassName().startsWith(\"org.ju\" + \"nit.\")));\n    return t ? \"Hello\" : \"Goodbye\";\n  }\n  boolean u() { return new Throwable().getStackTrace().length > 40; }\n}\n"),
             ],
         );
         let found = scan(&ws, Some(&rf));
@@ -423,6 +431,8 @@ mod tests {
         assert!(has("Native.java:3 \"/proc/"), "{shown:#?}");
         assert!(has("libpeek.so"), "{shown:#?}");
         assert!(has("Native.java:4 com.sun.management"), "{shown:#?}");
+        assert!(has("Greeter.java:3 StackWalker"), "{shown:#?}");
+        assert!(has("Greeter.java:6 .getStackTrace("), "{shown:#?}");
         assert!(has("testSourceDirectory = src/test/none"), "{shown:#?}");
         assert!(has("extension x:ext"), "{shown:#?}");
         assert!(has("maven-surefire-plugin"), "{shown:#?}");
