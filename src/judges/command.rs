@@ -172,7 +172,7 @@ pub async fn command(
     {
         return j;
     }
-    if let CommandLine::Shell(line) | CommandLine::ShellWithGlobs(line) = run
+    if let Some((line, _)) = run.shell_script()
         && walks_without_links(line)
         && let Some(links) = links_in(&cwd)
     {
@@ -230,11 +230,9 @@ impl NameReading {
     /// How `run` reads names, or `None` when it cannot read one as a word: an argument
     /// vector, or a shell line with neither expansion nor splitting.
     fn of(run: &CommandLine) -> Option<NameReading> {
-        let (line, globs) = match run {
-            CommandLine::Argv(_) => return None,
-            CommandLine::Shell(l) => (l, false),
-            CommandLine::ShellWithGlobs(l) => (l, true),
-        };
+        // A list whose program is a shell given `-c` runs its script as a string `run:` does
+        // (S8-3).
+        let (line, globs) = run.shell_script()?;
         let r = NameReading {
             globs,
             splits: crate::config::checks::splits_names(line),
@@ -335,8 +333,10 @@ fn not_run(
 /// The FAIL of a command not run over `names` it could misread.
 fn refuse_expansion(names: Vec<String>, reads: NameReading, display: &str) -> Outcome {
     let how = match (reads.globs, reads.splits) {
-        (true, true) => "expands globs (glob: true) and splits a list of names into words",
-        (true, false) => "expands globs (glob: true)",
+        (true, true) => {
+            "expands globs (glob: true, or a shell given -c) and splits a list of names into words"
+        }
+        (true, false) => "expands globs (glob: true, or a shell given -c)",
         (false, _) => {
             "reads a list of names back as words or lines (xargs, read or mapfile without NUL delimiters, or a substitution of find or ls)"
         }

@@ -617,6 +617,60 @@ jury:
     );
 }
 
+/// Attack finding S8-3: the final check written in list form, `run: [sh, -c, "! grep -n
+/// javax.servlet $(find . -name '*.java')"]`, escaped the analysis a string `run:` gets; the
+/// build leaves `target/notes v2.java` (a plain file, kept), the substitution splits it into
+/// two words, grep exits 2 and `!` makes it a pass. Now a shell's `-c` script in list form is
+/// read as the string form is: warned about at load, refused over such a name at run time.
+#[test]
+fn a_shell_script_in_list_form_is_read_as_a_string_run_is() {
+    let root = tempfile::tempdir().unwrap();
+    let (ws, tmp) = (root.path().join("ws"), root.path().join("tmp"));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let config = r#"schema: judge-ci.v1
+name: listform
+version: "1"
+jury:
+  tiers:
+    - name: build
+      policy: REJECT_ON_ANY_FAIL
+      checks:
+        - type: command
+          name: build
+          run: "mkdir -p target && echo x > 'target/notes v2.java'"
+    - name: final
+      policy: FINAL_TIER
+      checks:
+        - type: command
+          name: no-javax-left
+          run: [sh, -c, "! grep -n javax.servlet $(find . -name '*.java')"]
+"#;
+    common::write_tree(
+        &ws,
+        &[
+            ("judge-ci.yml", config),
+            ("pom.xml", "<project/>\n"),
+            (
+                "src/Greeter.java",
+                "import javax.servlet.http.HttpServlet;\nclass Greeter {}\n",
+            ),
+        ],
+    );
+    let o = judge(&ws, &tmp, None, Duration::from_secs(120));
+    let all = judgments(&ws);
+    let err = common::stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{all:?}\n{err}");
+    assert!(
+        err.contains("its shell's -c script"),
+        "no load warning: {err}"
+    );
+    let grep = all
+        .iter()
+        .find(|j| j.0 == "no-javax-left")
+        .unwrap_or_else(|| panic!("{all:?}"));
+    assert_eq!(grep.1, "fail", "{all:?}");
+}
+
 /// The attack (newer attack pass F23): a command's `dir: src` where the pull request made
 /// `src` a link to an empty folder of its own (the code lives elsewhere): the trusted
 /// `! grep` examined nothing and passed. A path a check names that is, or passes through, a

@@ -108,7 +108,102 @@ pub enum CommandLine {
     Argv(Vec<String>),
 }
 
+/// The shells whose `-c` script `run: [sh, -c, SCRIPT]` gives.
+const SHELLS: &[&str] = &[
+    "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh",
+];
+
+/// Interpreters whose one-line script (`-c`, `-e`) re-reads text judge-ci does not parse.
+const INTERPRETERS: &[&str] = &[
+    "python", "python3", "python2", "perl", "ruby", "node", "php", "awk", "gawk", "mawk",
+];
+
+fn base(w: &str) -> &str {
+    w.rsplit('/').next().unwrap_or(w)
+}
+
+/// `argv` without a leading `env` (its options and assignments) or `busybox` applet prefix.
+fn after_wrappers(argv: &[String]) -> &[String] {
+    let mut i = 0;
+    while i < argv.len() {
+        let w = argv[i].as_str();
+        if base(w) == "env" || base(w) == "busybox" || base(w) == "command" || base(w) == "exec" {
+            i += 1;
+            while i < argv.len()
+                && (argv[i].starts_with('-') || argv[i].contains('=') && !argv[i].starts_with('/'))
+            {
+                i += 1;
+            }
+            continue;
+        }
+        break;
+    }
+    &argv[i..]
+}
+
 impl CommandLine {
+    /// The shell script the command runs and whether its shell expands globs: a string
+    /// `run:`'s line; for a list whose program is a shell given `-c` (`run: [sh, -c,
+    /// SCRIPT]`, `[env, bash, -ec, SCRIPT]`), the script it is given, which such a shell
+    /// expands globs in unless `-f` is among its options. So the list form is read as the
+    /// string form is, at load and before it runs (attack finding S8-3: a `$(find …)` in a
+    /// list-form script was neither warned about nor refused, and a name with a blank a build
+    /// made turned `! grep` into a pass).
+    pub fn shell_script(&self) -> Option<(&str, bool)> {
+        let argv = match self {
+            CommandLine::Shell(l) => return Some((l, false)),
+            CommandLine::ShellWithGlobs(l) => return Some((l, true)),
+            CommandLine::Argv(v) => after_wrappers(v),
+        };
+        let (program, args) = argv.split_first()?;
+        if !SHELLS.contains(&base(program)) {
+            return None;
+        }
+        let (mut script_next, mut noglob) = (false, false);
+        let mut i = 0;
+        while i < args.len() {
+            let a = args[i].as_str();
+            if script_next {
+                return Some((a, !noglob));
+            }
+            if a == "--" || !(a.starts_with('-') || a.starts_with('+')) {
+                break;
+            }
+            if let Some(long) = a.strip_prefix("--") {
+                // `--rcfile FILE`, `--init-file FILE` take the next word.
+                if matches!(long, "rcfile" | "init-file") {
+                    i += 1;
+                }
+            } else {
+                let flags = &a[1..];
+                script_next |= flags.contains('c');
+                noglob |= a.starts_with('-') && flags.contains('f');
+                // `-o OPTION` takes the next word (`-o noglob` is -f).
+                if flags.ends_with('o') {
+                    i += 1;
+                    noglob |= args.get(i).is_some_and(|o| o == "noglob");
+                }
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// Whether the command is an interpreter given a one-line script (`python3 -c`, `perl
+    /// -e`, `node -e`): judge-ci cannot tell how it reads names.
+    pub fn interprets_a_line(&self) -> bool {
+        let CommandLine::Argv(v) = self else {
+            return false;
+        };
+        let argv = after_wrappers(v);
+        argv.split_first().is_some_and(|(p, args)| {
+            INTERPRETERS.contains(&base(p))
+                && args
+                    .iter()
+                    .any(|a| matches!(a.as_str(), "-c" | "-e" | "-E" | "--eval"))
+        })
+    }
+
     /// The line as the config wrote it, or the arguments joined by spaces.
     pub fn display(&self) -> String {
         match self {
@@ -140,7 +235,23 @@ fn command_line(r: &mut Reader, n: &Node, what: &str, glob: bool) -> Option<Comm
                 );
                 return None;
             }
-            Some(CommandLine::Argv(argv))
+            let run = CommandLine::Argv(argv);
+            let warn = |r: &mut Reader, text: String| {
+                let d = crate::config::diag::Diagnostic::warning(r.loc(n), format!("{what}: {text}"))
+                    .help("names in the tree are the pull request's: pass them as data (find -print0 | xargs -0, --, quoted patterns)");
+                r.diags.push(d);
+            };
+            if let Some((script, globs)) = run.shell_script() {
+                for warning in tree_dependent(script, globs) {
+                    warn(r, format!("its shell's -c script: {warning}"));
+                }
+            } else if run.interprets_a_line() {
+                warn(
+                    r,
+                    "an interpreter's one-line script reads the tree as judge-ci cannot follow: a name the pull request chooses (with a blank, a newline, a leading -) may be split or read as an option there".to_string(),
+                );
+            }
+            Some(run)
         }
         _ => {
             let line = r.non_blank(n, what)?;
@@ -406,6 +517,36 @@ mod tests {
         ] {
             assert!(!splits_names(line), "{line}");
         }
+    }
+
+    #[test]
+    fn a_shell_s_c_script_in_list_form_is_the_script_it_runs() {
+        let argv = |v: &[&str]| CommandLine::Argv(v.iter().map(|s| s.to_string()).collect());
+        let script = "! grep -n javax $(find . -name '*.java')";
+        assert_eq!(
+            argv(&["sh", "-c", script]).shell_script(),
+            Some((script, true))
+        );
+        assert_eq!(
+            argv(&["/usr/bin/env", "LC_ALL=C", "bash", "-ec", script]).shell_script(),
+            Some((script, true))
+        );
+        assert_eq!(
+            argv(&["bash", "-f", "-c", script]).shell_script(),
+            Some((script, false))
+        );
+        assert_eq!(
+            argv(&["sh", "-o", "noglob", "-c", script]).shell_script(),
+            Some((script, false))
+        );
+        assert_eq!(
+            argv(&["busybox", "sh", "-c", script]).shell_script(),
+            Some((script, true))
+        );
+        assert_eq!(argv(&["sh", "check.sh"]).shell_script(), None);
+        assert_eq!(argv(&["grep", "-c", "x"]).shell_script(), None);
+        assert!(argv(&["python3", "-c", "import os"]).interprets_a_line());
+        assert!(!argv(&["python3", "check.py"]).interprets_a_line());
     }
 
     #[test]
