@@ -57,7 +57,8 @@ impl Layer {
             Layer::HiddenReference => match &status.reference {
                 super::reference::Exposure::NoReference => true,
                 super::reference::Exposure::Hidden => bits,
-                super::reference::Exposure::InsideWorkspace(_) => false,
+                super::reference::Exposure::InsideWorkspace(_)
+                | super::reference::Exposure::CopiedIn(_) => false,
                 super::reference::Exposure::ThroughGit { no_copy, .. } => {
                     bits && no_copy.is_none() && status.held & held::GIT_VIEW != 0
                 }

@@ -120,6 +120,9 @@ pub struct Fence {
     /// Per writable root: how the reference stands for its subject processes, and the copy
     /// of its repository with HEAD's objects alone that covers its git folders (made once).
     views: Mutex<Vec<(PathBuf, Arc<ReferenceView>)>>,
+    /// The reference's files judge-ci itself copied into the workspace (`restore:`) whose
+    /// bytes it did not hold (see [`Fence::note_reference_copied`]).
+    copied_in: Mutex<Vec<String>>,
     /// The layers of the last sealed process (judge-ci's test oracle), if one ran.
     last_sealed: Mutex<Option<Status>>,
     /// `PATH` entries withheld from subject processes (see [`Prepared::path`]).
@@ -161,6 +164,20 @@ impl Fence {
     /// through git, and [`Fence::report_line`] says so.
     pub fn note_reference_objects(&self, git_dir: &Path) {
         *lock(&self.reference_git) = Some(canonical(git_dir));
+    }
+
+    /// Records the reference's files judge-ci copied into the workspace (`restore:`) whose
+    /// bytes the workspace did not hold: subject processes read them there, so the reference
+    /// is not hidden from them, whatever folder rules say (attack finding S8-4: a build read
+    /// the restored hidden tests and sent them out while the fence line said "reference
+    /// hidden" and `require: [hidden-reference]` was met).
+    pub fn note_reference_copied(&self, files: &[String]) {
+        if files.is_empty() {
+            return;
+        }
+        lock(&self.copied_in).extend(files.iter().cloned());
+        // A view made before (a task's setup ran first) is made again with this exposure.
+        lock(&self.views).clear();
     }
 
     /// The same fence with `sandbox.require` = `layers`: a subject process whose fence
@@ -326,6 +343,16 @@ impl Fence {
                     }
                 }
             }
+        };
+        // What judge-ci copied in is read wherever the reference itself lies.
+        let copied = lock(&self.copied_in).clone();
+        let exposure = match exposure {
+            reference::Exposure::Hidden | reference::Exposure::ThroughGit { .. }
+                if !copied.is_empty() =>
+            {
+                reference::Exposure::CopiedIn(copied)
+            }
+            other => other,
         };
         let v = Arc::new(ReferenceView { exposure, view });
         views.push((root.to_path_buf(), Arc::clone(&v)));
@@ -1069,7 +1096,9 @@ impl Prepared {
             Exposure::ThroughGit { no_copy: None, .. } if !self.views.is_empty() => {
                 child::held::LANDLOCK | child::held::GIT_VIEW
             }
-            Exposure::InsideWorkspace(_) | Exposure::ThroughGit { .. } => child::held::NEVER,
+            Exposure::InsideWorkspace(_) | Exposure::ThroughGit { .. } | Exposure::CopiedIn(_) => {
+                child::held::NEVER
+            }
         }
     }
 

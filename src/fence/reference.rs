@@ -28,6 +28,9 @@ pub enum Exposure {
     Hidden,
     /// The reference lies inside the workspace, which subject processes read and write whole.
     InsideWorkspace(PathBuf),
+    /// judge-ci copied reference files into the workspace (`restore:`) whose bytes it did
+    /// not hold: subject processes read them there.
+    CopiedIn(Vec<String>),
     /// The workspace's git folder holds the reference's objects: covered by a copy with
     /// HEAD's objects alone ([`HeadView`]) where a mount namespace allows it.
     ThroughGit {
@@ -46,6 +49,12 @@ impl Exposure {
             Exposure::InsideWorkspace(r) => Some(format!(
                 "the reference {} lies inside the workspace: subject code can read it",
                 r.display()
+            )),
+            Exposure::CopiedIn(files) => Some(format!(
+                "restore: copied {} of the reference's files into the workspace ({}{}): subject code can read them",
+                files.len(),
+                files.iter().take(3).cloned().collect::<Vec<_>>().join(", "),
+                if files.len() > 3 { ", …" } else { "" }
             )),
             Exposure::ThroughGit { git_dir, no_copy } => {
                 let why = match (no_copy, namespaces) {

@@ -260,6 +260,7 @@ pub fn guard(
         protected_action: bench.protected_action.to_string(),
         restored: restored.restored,
         restore_removed: restored.removed,
+        restore_revealed: restored.revealed,
         build_code_added: build_code,
         base_build_files,
     }))

@@ -864,6 +864,11 @@ pub fn restore(
                 path: shown.clone(),
                 source,
             })?;
+        // What the workspace held there, read without following a link or blocking.
+        let held = crate::untrusted::read(&workspace.join(&rel), bytes.len() as u64 + 1).ok();
+        if held.as_deref() != Some(bytes.as_slice()) {
+            out.revealed.push(shown.clone());
+        }
         write_inside(workspace, &rel, &bytes, &shown)?;
         out.restored.push(shown);
     }
@@ -878,6 +883,9 @@ pub struct Restored {
     pub restored: Vec<String>,
     /// Files under the restored globs the reference does not have, removed before judging.
     pub removed: Vec<String>,
+    /// The restored files whose bytes the workspace did not hold before: reference content
+    /// subject processes can now read (the fence says so: attack finding S8-4).
+    pub revealed: Vec<String>,
 }
 
 #[cfg(test)]

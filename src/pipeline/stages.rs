@@ -387,13 +387,25 @@ pub fn prepare(opts: &RunOptions, loaded: &mut Loaded, trees: &Trees) -> Result<
         trees.comparisons.sides(),
         &opts.out,
     )?;
+    if let Some(t) = &trust {
+        loaded.fence.note_reference_copied(&t.restore_revealed);
+    }
     let bench = &loaded.bench;
     let github = loaded.github.as_ref();
+    // Outside Actions, the commit judge-ci itself sees checked out: a later job (`resume`)
+    // is bound to it in every environment (attack finding S8-5: outside Actions the report
+    // held no head, and a first job's judgments were taken for another commit).
     let head_sha = trees
         .head
         .commit
         .clone()
-        .or_else(|| github.and_then(|g| g.head_sha.clone()));
+        .or_else(|| github.and_then(|g| g.head_sha.clone()))
+        .or_else(|| {
+            github.is_none().then_some(())?;
+            let repo = git2::Repository::discover(workspace).ok()?;
+            let commit = repo.head().ok()?.peel_to_commit().ok()?;
+            Some(commit.id().to_string())
+        });
     // A resumed run takes the first job's judgments of checks that run subject code, and
     // runs none itself (not even task commands).
     let first = match &opts.split {

@@ -259,6 +259,11 @@ pub struct TrustInfo {
     /// (content, mode, type) before any judge ran.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub base_build_files: Vec<String>,
+    /// The restored files whose bytes the workspace did not hold (reference content now
+    /// readable to subject code; the fence line says so). Not in the JSON: under `reveal:
+    /// none` their names are the reference's, and `restored` lists them where shown.
+    #[serde(skip)]
+    pub restore_revealed: Vec<String>,
 }
 
 /// A protected file the pull request changes.

@@ -1443,3 +1443,64 @@ fn credentials_in_every_git_configuration_file_are_out_of_the_subjects_reach() {
         "the file itself is untouched"
     );
 }
+
+/// Attack finding S8-4: `restore:` copies the reference's tests into the workspace, where the
+/// build reads them (and may send them out); the fence line said "reference hidden" and
+/// `sandbox.require: [hidden-reference]` was met. Now a restored file whose bytes the
+/// workspace did not hold makes the reference not hidden: required, no subject code starts,
+/// and the fence line names what was copied. Restoring files the workspace already holds
+/// as they are reveals nothing and keeps the layer.
+#[test]
+fn reference_files_restore_copies_in_are_not_hidden() {
+    let run = |workspace_test: &str| {
+        let root = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        let (ws, reference) = (root.path().join("ws"), root.path().join("reference"));
+        common::write_tree(
+            &reference,
+            &[(
+                "src/test/HiddenTest.java",
+                "class HiddenTest { String s = \"SECRET-4711\"; }\n",
+            )],
+        );
+        let config = format!(
+            "schema: judge-ci.v1\nname: r\nversion: \"1\"\nreference:\n  path: ../reference\nrestore: [\"src/test/**\"]\nsandbox:\n  require: [hidden-reference]\njury:\n  checks:\n{}",
+            check("ran", "touch ran")
+        );
+        common::write_tree(
+            &ws,
+            &[
+                ("judge-ci.yml", &config),
+                ("src/test/HiddenTest.java", workspace_test),
+            ],
+        );
+        git(&ws, &["init", "-q", "-b", "main"]);
+        git(&ws, &["add", "-A"]);
+        git(&ws, &["commit", "-qm", "subject"]);
+        let o = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
+            .current_dir(&ws)
+            .env_remove("GITHUB_ACTIONS")
+            .env("NO_COLOR", "1")
+            .env("TMPDIR", root.path())
+            .output()
+            .unwrap();
+        let report = common::report(&ws.join("judge-ci-out"));
+        (report, common::stderr(&o), root)
+    };
+    let (report, err, _root) = run("class HiddenTest {}\n");
+    assert_eq!(
+        report["tiers"][0]["judges"][0]["status"], "error",
+        "{report}\n{err}"
+    );
+    let text = report.to_string();
+    assert!(
+        text.contains("sandbox.require names hidden-reference, which did not hold")
+            && text.contains("restore: copied 1 of the reference's files into the workspace"),
+        "{text}"
+    );
+    // The workspace already holds the reference's test as it is: nothing is revealed.
+    let (report, err, _root) = run("class HiddenTest { String s = \"SECRET-4711\"; }\n");
+    assert_eq!(
+        report["tiers"][0]["judges"][0]["status"], "pass",
+        "{report}\n{err}"
+    );
+}

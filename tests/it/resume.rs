@@ -448,3 +448,33 @@ fn under_reveal_none_the_reference_digest_is_keyed_or_withheld() {
     );
     assert!(matches!(o2.status.code(), Some(0..=1)), "{}", stderr(&o2));
 }
+
+/// Attack finding S8-5: outside Actions the report held no head, so `resume` took a first
+/// job's judgments (its build's PASS) for another commit checked out after it. Now the
+/// commit judge-ci sees checked out binds the later job in every environment.
+#[test]
+fn outside_actions_resume_is_bound_to_the_commit_checked_out() {
+    let llm = FakeLlm::start(KEY);
+    let s = Split::new(&llm);
+    common::git(&s.ws(), &["init", "-q", "-b", "main"]);
+    common::commit_all(&s.ws(), "the first job's commit");
+    let (o1, first) = s.judge(&["--stop-before-semantic"], "first-git", false);
+    assert!(matches!(o1.status.code(), Some(0..=1)), "{}", stderr(&o1));
+    assert!(
+        first["subject"]["headSha"]
+            .as_str()
+            .is_some_and(|h| h.len() == 40),
+        "{:#}",
+        first["subject"]
+    );
+    std::fs::write(s.ws().join("README.md"), "another commit\n").unwrap();
+    common::commit_all(&s.ws(), "another commit");
+    let (o2, _) = s.judge(
+        &["resume", "--from", s.out("first-git").to_str().unwrap()],
+        "resumed-git",
+        true,
+    );
+    assert_eq!(o2.status.code(), Some(2), "{}", stderr(&o2));
+    assert!(stderr(&o2).contains("judged head"), "{}", stderr(&o2));
+    assert!(llm.seen().is_empty(), "nothing asked");
+}
