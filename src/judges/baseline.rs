@@ -653,6 +653,7 @@ impl Baseline {
             }
             let plain = matches!(Kind::of(e.file_type()), Kind::Regular | Kind::Directory)
                 && e.file_name() != ".git"
+                && !(e.file_type().is_dir() && super::misread_names::is_git_repository(e.path()))
                 && super::misread_names::why(std::os::unix::ffi::OsStrExt::as_bytes(e.file_name()))
                     .is_none();
             if !plain && !submitted {
@@ -1143,6 +1144,10 @@ mod tests {
         w(r, "target/gitfile/.git", "gitdir: ../../.git/modules/x");
         w(r, "out/report/r.xml", "<r/>");
         w(r, "target/--exclude=*.java", "");
+        // A bare repository under another name (S8-8).
+        w(r, "target/tools/HEAD", "ref: refs/heads/main\n");
+        w(r, "target/tools/objects/.keep", "");
+        w(r, "target/tools/refs/.keep", "");
         std::os::unix::fs::symlink("/etc", r.join("target/out")).unwrap();
         std::os::unix::fs::symlink("nowhere", r.join("target/classes/dangling")).unwrap();
         std::os::unix::fs::symlink("loop", r.join("target/loop")).unwrap();
@@ -1167,6 +1172,7 @@ mod tests {
                 "target/out",
                 "target/pipe",
                 "target/sub/.git",
+                "target/tools",
             ]
         );
         for gone in &odd {

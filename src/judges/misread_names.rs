@@ -6,7 +6,8 @@
 //! pipes (`git ls-files | while read f`, `find | xargs`). A check whose `run:` handles
 //! names carefully is unaffected, but judge-ci cannot see which does; an honest change never
 //! needs such a name, so each the pull request adds is a finding and the run FAILs on it
-//! (`misread-file-names`) whenever a check runs a program over the workspace.
+//! (`misread-file-names`) whenever a check runs a program over the workspace. So is a folder
+//! laid out as a git repository under any name (attack finding S8-8), which git reads as one.
 
 use std::path::Path;
 
@@ -28,6 +29,18 @@ pub fn why(component: &[u8]) -> Option<&'static str> {
     }
 }
 
+/// Whether the folder `dir` is laid out as a git repository (a `HEAD` file, `objects/` and
+/// `refs/` folders), whatever its name: git run inside it reads it as one (a bare
+/// repository), with its configuration (`core.fsmonitor`, `core.worktree`, hooks), as git
+/// itself guards against with `safe.bareRepository` (attack finding S8-8).
+pub fn is_git_repository(dir: &Path) -> bool {
+    let is = |name: &str, dir_wanted: bool| {
+        std::fs::symlink_metadata(dir.join(name))
+            .is_ok_and(|m| if dir_wanted { m.is_dir() } else { m.is_file() })
+    };
+    is("HEAD", false) && is("objects", true) && is("refs", true)
+}
+
 /// Every entry of `workspace` (links not followed, `.git` at the top left out) whose name a
 /// program may misread ([`why`]) and that the reference does not have at the same path, as a
 /// `misread-file-name` finding naming it escaped.
@@ -45,8 +58,12 @@ pub fn scan(workspace: &Path, reference: Option<&Path>) -> Vec<Finding> {
             it.skip_current_dir();
             continue;
         }
-        let Some(why) = why(e.file_name().as_bytes()) else {
-            continue;
+        let why = match why(e.file_name().as_bytes()) {
+            Some(why) => why,
+            None if e.file_type().is_dir() && is_git_repository(e.path()) => {
+                "it is laid out as a git repository (HEAD, objects/, refs/): git run inside it reads its configuration and hooks, outside any fence in the job's later steps"
+            }
+            None => continue,
         };
         let Ok(rel) = e.path().strip_prefix(workspace) else {
             continue;
@@ -112,5 +129,14 @@ mod tests {
             ]
         );
         assert!(scan(ws.path(), None).len() == 6);
+        // A repository laid out under another name (S8-8).
+        for f in ["tools/HEAD", "tools/objects/.keep", "tools/refs/.keep"] {
+            w(ws.path(), f.as_bytes());
+        }
+        let found: Vec<String> = scan(ws.path(), Some(reference.path()))
+            .iter()
+            .map(|f| f.path.clone())
+            .collect();
+        assert!(found.contains(&"tools".to_string()), "{found:?}");
     }
 }
