@@ -66,29 +66,17 @@ pub fn guard(
         None => Vec::new(),
     };
     if bench.unjudged_action == crate::config::ProtectedAction::Fail && !unjudged.is_empty() {
-        let spec = CheckSpec {
-            name: UNJUDGED_CHANGES.into(),
-            weight: 1.0,
-            timeout: std::time::Duration::from_secs(10),
-            description: Some("every file the pull request changes is read by some check".into()),
-            not_applicable_when: None,
-            kind: CheckKind::ProtectedPaths {
+        add_first(
+            bench,
+            UNJUDGED_CHANGES,
+            "every file the pull request changes is read by some check",
+            CheckKind::ProtectedPaths {
                 changes: Vec::new(),
                 findings: Vec::new(),
                 unjudged: unjudged.clone(),
             },
-            loc: None,
-        };
-        match first_checks(&mut bench.jury) {
-            Some(checks) => checks.push(spec),
-            None => {
-                return Err(InstrumentError::NoFirstTier {
-                    what: "unjudged changes",
-                    check: "unjudged-changes",
-                }
-                .into());
-            }
-        }
+            "unjudged changes",
+        )?;
     }
     let changes = match source.tree() {
         Some(t) => {
@@ -108,13 +96,11 @@ pub fn guard(
         None => Vec::new(),
     };
     if bench.protected_action == crate::config::ProtectedAction::Fail && !changes.is_empty() {
-        let spec = CheckSpec {
-            name: "protected-paths".into(),
-            weight: 1.0,
-            timeout: std::time::Duration::from_secs(10),
-            description: Some("the pull request leaves protected paths unchanged".into()),
-            not_applicable_when: None,
-            kind: CheckKind::ProtectedPaths {
+        add_first(
+            bench,
+            "protected-paths",
+            "the pull request leaves protected paths unchanged",
+            CheckKind::ProtectedPaths {
                 changes: changes
                     .iter()
                     .map(|c| {
@@ -128,18 +114,8 @@ pub fn guard(
                 findings: Vec::new(),
                 unjudged: Vec::new(),
             },
-            loc: None,
-        };
-        match first_checks(&mut bench.jury) {
-            Some(checks) => checks.push(spec),
-            None => {
-                return Err(InstrumentError::NoFirstTier {
-                    what: "protected paths",
-                    check: "protected-paths",
-                }
-                .into());
-            }
-        }
+            "protected paths",
+        )?;
     }
     // The judges run with the base's protected files, wrappers and settings, not the pull
     // request's: whatever `protected-action` says, a changed one is never the one used.
@@ -187,32 +163,17 @@ pub fn guard(
         Vec::new()
     };
     if bench.protected_action == crate::config::ProtectedAction::Fail && !build_code.is_empty() {
-        let spec = CheckSpec {
-            name: BUILD_CODE_ADDED.into(),
-            weight: 1.0,
-            timeout: std::time::Duration::from_secs(10),
-            description: Some(
-                "the pull request adds no code that runs at build or test time beyond the reference's"
-                    .into(),
-            ),
-            not_applicable_when: None,
-            kind: CheckKind::ProtectedPaths {
+        add_first(
+            bench,
+            BUILD_CODE_ADDED,
+            "the pull request adds no code that runs at build or test time beyond the reference's",
+            CheckKind::ProtectedPaths {
                 changes: Vec::new(),
                 findings: build_code.clone(),
                 unjudged: Vec::new(),
             },
-            loc: None,
-        };
-        match first_checks(&mut bench.jury) {
-            Some(checks) => checks.push(spec),
-            None => {
-                return Err(InstrumentError::NoFirstTier {
-                    what: "build code",
-                    check: "build-code-added",
-                }
-                .into());
-            }
-        }
+            "build code",
+        )?;
     }
     // Names a program the checks run reads as something else (N7-7): a FAIL whatever the
     // settings say, since an honest change never needs one.
@@ -222,32 +183,17 @@ pub fn guard(
         Vec::new()
     };
     if !names.is_empty() {
-        let spec = CheckSpec {
-            name: MISREAD_FILE_NAMES.into(),
-            weight: 1.0,
-            timeout: std::time::Duration::from_secs(10),
-            description: Some(
-                "the pull request adds no file name a program reads as an option or as more than one line"
-                    .into(),
-            ),
-            not_applicable_when: None,
-            kind: CheckKind::ProtectedPaths {
+        add_first(
+            bench,
+            MISREAD_FILE_NAMES,
+            "the pull request adds no file name a program reads as an option or as more than one line",
+            CheckKind::ProtectedPaths {
                 changes: Vec::new(),
                 findings: names,
                 unjudged: Vec::new(),
             },
-            loc: None,
-        };
-        match first_checks(&mut bench.jury) {
-            Some(checks) => checks.push(spec),
-            None => {
-                return Err(InstrumentError::NoFirstTier {
-                    what: "misread file names",
-                    check: MISREAD_FILE_NAMES,
-                }
-                .into());
-            }
-        }
+            "misread file names",
+        )?;
     }
     let any = source.tree().is_some()
         || !bench.restore.is_empty()
@@ -283,6 +229,33 @@ fn runs_subject_code(bench: &Benchmark) -> bool {
         .all_checks()
         .iter()
         .any(|c| crate::judges::split::replayed(&c.kind))
+}
+
+/// Adds judge-ci's own trust check `name` (a [`CheckKind::ProtectedPaths`] judgment) to the
+/// first tier, refusing a jury without one (`what` names what it is about).
+fn add_first(
+    bench: &mut Benchmark,
+    name: &'static str,
+    description: &str,
+    kind: CheckKind,
+    what: &'static str,
+) -> Result<(), RunError> {
+    let spec = CheckSpec {
+        name: name.into(),
+        weight: 1.0,
+        timeout: std::time::Duration::from_secs(10),
+        description: Some(description.into()),
+        not_applicable_when: None,
+        kind,
+        loc: None,
+    };
+    match first_checks(&mut bench.jury) {
+        Some(checks) => {
+            checks.push(spec);
+            Ok(())
+        }
+        None => Err(InstrumentError::NoFirstTier { what, check: name }.into()),
+    }
 }
 
 /// The checks of the first tier (or the flat jury, or the first member's); `None` only for
