@@ -87,7 +87,7 @@ pub struct Pom {
     pub modules: BTreeMap<String, u32>,
     /// Each profile whose activation judge-ci cannot decide (a JDK, OS or environment
     /// condition, or `activeByDefault` while no profile is certainly on), by id: its whole
-    /// text as Maven reads it ([`profile_text`]) and its line. Merging such profiles into
+    /// text as Maven reads it (`profile_text`) and its line. Merging such profiles into
     /// one model in document order is not what Maven does (it activates only those whose
     /// condition holds on the build machine, and drops `activeByDefault` ones when another is
     /// active), so a decoy profile could reset in the model what another sets in the build
