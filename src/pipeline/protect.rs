@@ -357,7 +357,7 @@ fn watched(
         .cloned()
         .collect();
     for path in literal {
-        for (glob, why) in implicit_inputs(&path) {
+        for (glob, why) in implicit_inputs(&path, prefix) {
             add(&mut w, glob, why);
         }
     }
@@ -410,12 +410,19 @@ fn watched(
 /// its own folder first (`sys.path[0]`: a `json.py`, a `json/__init__.py`, a compiled `json.so`
 /// or sourceless `json.pyc` there shadows the standard library's), a Node script resolves
 /// packages from the `node_modules` beside it and reads the module type from `package.json`,
-/// and `make` reads `GNUmakefile`, then `makefile`, before `Makefile`.
-pub fn implicit_inputs(path: &str) -> Vec<(String, String)> {
-    let (dir, name) = match path.rsplit_once('/') {
-        Some((d, n)) => (format!("{}/", globset::escape(d)), n),
-        None => (String::new(), path),
+/// and `make` reads `GNUmakefile`, then `makefile`, before `Makefile`. A script at the
+/// workspace's top (`workspace`, repository-relative) gets no Python or Node siblings: that
+/// folder is the subject's own code, which pinning would replace by the base's unseen (a
+/// Python task whose judge is `python3 check.py` beside `app.py`); keep such a judge in a
+/// folder of its own.
+pub fn implicit_inputs(path: &str, workspace: &str) -> Vec<(String, String)> {
+    let (folder, name) = path.rsplit_once('/').unwrap_or(("", path));
+    let dir = if folder.is_empty() {
+        String::new()
+    } else {
+        format!("{}/", globset::escape(folder))
     };
+    let at_top = folder == workspace.trim_matches('/');
     let beside = |what: &[&str], why: &str| -> Vec<(String, String)> {
         what.iter()
             .map(|g| (format!("{dir}{g}"), format!("{why} {path}")))
@@ -427,6 +434,7 @@ pub fn implicit_inputs(path: &str) -> Vec<(String, String)> {
             &["GNUmakefile", "makefile", "Makefile"],
             "read by make before or instead of",
         ),
+        (_, Some("py" | "js" | "mjs" | "cjs")) if at_top => Vec::new(),
         (_, Some("py")) => beside(
             &[
                 "*.py",
@@ -1250,8 +1258,9 @@ mod tests {
     /// N7-3, N7-4: what a pinned program is read with by convention is pinned with it.
     #[test]
     fn what_a_program_reads_beside_it_is_watched_with_it() {
-        let globs =
-            |p: &str| -> Vec<String> { implicit_inputs(p).into_iter().map(|(g, _)| g).collect() };
+        let globs = |p: &str| -> Vec<String> {
+            implicit_inputs(p, "").into_iter().map(|(g, _)| g).collect()
+        };
         let py = globs("judge/check.py");
         for g in [
             "judge/*.py",
@@ -1265,7 +1274,11 @@ mod tests {
             globs("ci/Makefile"),
             ["ci/GNUmakefile", "ci/makefile", "ci/Makefile"]
         );
-        assert!(globs("check.mjs").contains(&"node_modules/**".to_string()));
+        assert!(globs("judge/check.mjs").contains(&"judge/node_modules/**".to_string()));
+        // At the workspace's top the folder is the subject's code: nothing beside is pinned.
+        assert!(globs("check.py").is_empty());
+        assert!(implicit_inputs("app/check.py", "app").is_empty());
+        assert!(!implicit_inputs("app/judge/check.py", "app").is_empty());
         assert!(globs("scripts/run.sh").is_empty());
         // A folder name with glob characters is matched as it is.
         assert_eq!(globs("a[1]/x.py")[0], "a[[]1[]]/*.py");
