@@ -632,8 +632,11 @@ impl Baseline {
         hidden: &[PathBuf],
     ) -> Result<Vec<PathBuf>, GuardError> {
         let mut found = Vec::new();
+        // Not even the kept path itself is followed: a link there (`classes -> /etc`) is the
+        // entry to remove, never a way into what it leads to.
         let mut it = walkdir::WalkDir::new(workspace.join(root))
             .follow_links(false)
+            .follow_root_links(false)
             .sort_by_file_name()
             .into_iter();
         let mut seen = 0usize;
@@ -1135,7 +1138,7 @@ mod tests {
         let none: &[PathBuf] = &[];
         let keep = Keep {
             tools: vec![BuildTool::Maven],
-            paths: vec![PathBuf::from("out/report")],
+            paths: vec![PathBuf::from("out/report"), PathBuf::from("classes")],
         };
         let b = Baseline::take(r, none, &keep, &|_| {}).unwrap();
         w(r, "target/classes/A.class", "x");
@@ -1152,6 +1155,16 @@ mod tests {
         std::os::unix::fs::symlink("nowhere", r.join("target/classes/dangling")).unwrap();
         std::os::unix::fs::symlink("loop", r.join("target/loop")).unwrap();
         std::os::unix::fs::symlink("/etc/passwd", r.join("out/report/link.xml")).unwrap();
+        // A kept path that is itself a link out of the tree: removed as a link, nothing
+        // under it walked (an evidence path `classes -> <a folder outside>`).
+        let outside = tempfile::tempdir().unwrap();
+        w(outside.path(), "victim/keep.txt", "x");
+        std::os::unix::fs::symlink(
+            outside.path().join("victim/keep.txt"),
+            outside.path().join("victim/link"),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(outside.path().join("victim"), r.join("classes")).unwrap();
         nix::unistd::mkfifo(&r.join("target/pipe"), nix::sys::stat::Mode::S_IRWXU).unwrap();
         let changes = b.restore(r, none, &keep).unwrap();
         let odd: Vec<String> = changes
@@ -1164,6 +1177,7 @@ mod tests {
         assert_eq!(
             odd,
             [
+                "classes",
                 "out/report/link.xml",
                 "target/--exclude=*.java",
                 "target/classes/dangling",
@@ -1188,6 +1202,11 @@ mod tests {
         assert!(
             Path::new("/etc/passwd").exists(),
             "a link is removed, not followed"
+        );
+        assert!(outside.path().join("victim/keep.txt").exists());
+        assert!(
+            std::fs::symlink_metadata(outside.path().join("victim/link")).is_ok(),
+            "nothing through the kept path's link is removed"
         );
         let outcome = judged_on_changed_files(
             super::super::build(

@@ -199,8 +199,22 @@ fn a_supertype_spelled_with_unicode_escapes_and_a_default_profile_are_rejected()
         "{imports:?}"
     );
     let pom = findings(&r, "pom");
-    assert_eq!(pom, ["dependency-unexpected:pom.xml:36"], "{pom:?}");
-    let dep = &r["diffs"]["pom"][0];
+    // The default profile (line 32) is one only the build machine decides: compared whole
+    // as well (attack findings F7-1, F7-4).
+    assert_eq!(
+        pom,
+        [
+            "profile-changed:pom.xml:32",
+            "dependency-unexpected:pom.xml:36"
+        ],
+        "{pom:?}"
+    );
+    let dep = r["diffs"]["pom"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["kind"] == "dependency-unexpected")
+        .unwrap();
     assert_eq!(
         dep["actual"],
         "javax.servlet:javax.servlet-api:4.0.1 (provided)"

@@ -238,9 +238,10 @@ fn environment_a_timeout_and_an_unresolvable_dependency() {
 fn evaluation_a_path_escaping_through_a_symlink_and_an_llm_without_its_key() {
     // The symlink appears while the jury runs (an earlier tier's command makes it where a
     // later evidence check reads, a path the guard keeps for that check), after the preflight
-    // check that refuses such paths up front: the check refuses to read through it, and the
-    // link is the subject's doing (a FAIL of the check, classified as the agent's execution),
-    // never an instrument problem that would leave the task out of the score (trust.md 12).
+    // check that refuses such paths up front. What a check keeps is plain data (attack
+    // findings E7-10, N7-2): the link is removed when the command ends and that check FAILs,
+    // the subject's doing (classified as the agent's execution), never an instrument
+    // problem that would leave the task out of the score (trust.md 12).
     let r = judge(
         "name: d\njury:\n  tiers:\n    - name: setup\n      policy: REJECT_ON_ANY_FAIL\n      checks:\n        - {type: command, name: link, run: \"ln -s /etc classes\"}\n    - name: check\n      checks:\n        - {type: class-version, name: secrets, java: 17, dir: classes}\n",
         &[],
@@ -249,10 +250,10 @@ fn evaluation_a_path_escaping_through_a_symlink_and_an_llm_without_its_key() {
     )
     .report;
     assert_finding(
-        &finding_in(&r, "secrets"),
+        &finding_in(&r, "link"),
         "Execution",
         "execution",
-        "is not a regular file, never read: classes (symlink)",
+        "Subject code left classes (not plain data, removed)",
     );
 
     let llm = FakeLlm::start("k");
