@@ -346,6 +346,13 @@ fn renamed_namespace(item: &Item<'_>) -> Option<(String, String)> {
                     format!("forbidden import still present: {actual} at {at}"),
                 ));
             }
+            FindingKind::ReferenceForbidden => {
+                let actual = f.actual.as_deref().unwrap_or_default();
+                return Some((
+                    namespace_of(actual),
+                    format!("forbidden API still named in full: {actual} at {at}"),
+                ));
+            }
             FindingKind::CompilerError => {
                 let r = Pattern::MissingPackage.regex();
                 let msg = f.message.as_deref().unwrap_or_default();

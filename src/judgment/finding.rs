@@ -161,6 +161,9 @@ finding_kinds! {
     ImportUnexpected => "import-unexpected", Difference;
     /// An import the config forbids, still present.
     ImportForbidden => "import-forbidden", Difference;
+    /// A name the config forbids as an import, spelled in full in the code instead
+    /// (`javax.servlet.Filter f` without an import).
+    ReferenceForbidden => "reference-forbidden", Difference;
     /// An import the config requires, absent from every file.
     ImportRequired => "import-required", Difference;
     /// A compiler error in the build's log.

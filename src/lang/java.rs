@@ -39,10 +39,10 @@ pub fn parse_with(source: &[u8], bodies: bool) -> JavaFile {
     parse_decoded(&escapes::decode(source), bodies)
 }
 
-/// Parses source whose unicode escapes are already translated.
-fn parse_decoded(decoded: &Decoded, bodies: bool) -> JavaFile {
-    let source = decoded.text.as_slice();
-    let tree: Option<Tree> = PARSER.with(|p| {
+/// Parses text (escapes translated) with this thread's parser; `None` only if the grammar
+/// cannot be loaded.
+fn tree(source: &[u8]) -> Option<Tree> {
+    PARSER.with(|p| {
         let mut slot = p.borrow_mut();
         if slot.is_none() {
             let mut parser = Parser::new();
@@ -55,8 +55,33 @@ fn parse_decoded(decoded: &Decoded, bodies: bool) -> JavaFile {
             *slot = Some(parser);
         }
         slot.as_mut().and_then(|parser| parser.parse(source, None))
-    });
-    let Some(tree) = tree else {
+    })
+}
+
+/// The qualified names the file spells outside its package and imports
+/// ([`super::names`]), read as javac reads them (unicode escapes translated), each with its
+/// line in the original file.
+pub fn qualified_names(source: &[u8]) -> Vec<super::names::QualifiedName> {
+    let decoded = escapes::decode(source);
+    let Some(tree) = tree(&decoded.text) else {
+        return Vec::new();
+    };
+    let line = |at: usize| decoded.line(at);
+    super::names::qualified_names(
+        tree.root_node(),
+        &decoded.text,
+        &super::names::Grammar {
+            is_comment,
+            skip_top: |c| matches!(c.kind(), "package_declaration" | "import_declaration"),
+            line: &line,
+        },
+    )
+}
+
+/// Parses source whose unicode escapes are already translated.
+fn parse_decoded(decoded: &Decoded, bodies: bool) -> JavaFile {
+    let source = decoded.text.as_slice();
+    let Some(tree) = tree(source) else {
         return JavaFile {
             error_lines: vec![1],
             ..JavaFile::default()

@@ -41,7 +41,18 @@ pub fn parse(source: &[u8]) -> SourceFile {
 
 /// Parses Kotlin source; `bodies: false` skips hashing function bodies.
 pub fn parse_with(source: &[u8], bodies: bool) -> SourceFile {
-    let tree: Option<Tree> = PARSER.with(|p| {
+    let Some(tree) = tree(source) else {
+        return SourceFile {
+            error_lines: vec![1],
+            ..SourceFile::default()
+        };
+    };
+    parse_tree(&tree, source, bodies)
+}
+
+/// Parses source with this thread's parser; `None` only if the grammar cannot be loaded.
+fn tree(source: &[u8]) -> Option<Tree> {
+    PARSER.with(|p| {
         let mut slot = p.borrow_mut();
         if slot.is_none() {
             let mut parser = Parser::new();
@@ -54,13 +65,37 @@ pub fn parse_with(source: &[u8], bodies: bool) -> SourceFile {
             *slot = Some(parser);
         }
         slot.as_mut().and_then(|parser| parser.parse(source, None))
-    });
-    let Some(tree) = tree else {
-        return SourceFile {
-            error_lines: vec![1],
-            ..SourceFile::default()
-        };
+    })
+}
+
+/// The qualified names the file spells outside its package and imports
+/// ([`super::names`]), backticks dropped as kotlinc drops them.
+pub fn qualified_names(source: &[u8]) -> Vec<super::names::QualifiedName> {
+    let Some(tree) = tree(source) else {
+        return Vec::new();
     };
+    let line = |at: usize| {
+        let breaks = source
+            .get(..at)
+            .unwrap_or_default()
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count();
+        u32::try_from(breaks + 1).unwrap_or(u32::MAX)
+    };
+    super::names::qualified_names(
+        tree.root_node(),
+        source,
+        &super::names::Grammar {
+            is_comment,
+            skip_top: |c| matches!(c.kind(), "package_header" | "import" | "import_list"),
+            line: &line,
+        },
+    )
+}
+
+/// The model of a parsed file.
+fn parse_tree(tree: &Tree, source: &[u8], bodies: bool) -> SourceFile {
     let root = tree.root_node();
     let src = Src {
         bytes: source,

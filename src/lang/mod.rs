@@ -10,6 +10,7 @@ pub mod escapes;
 pub mod java;
 pub mod kotlin;
 pub mod model;
+pub mod names;
 pub mod tokens;
 
 use crate::judgment::FindingKind;
@@ -98,6 +99,15 @@ impl Language {
         match self {
             Language::Java => java::header(source),
             Language::Kotlin => kotlin::header(source),
+        }
+    }
+
+    /// The qualified names a file spells in its code outside its package and imports
+    /// ([`names`]): what `import-diff`'s `forbid` reads beside the imports.
+    pub fn qualified_names(self, source: &[u8]) -> Vec<names::QualifiedName> {
+        match self {
+            Language::Java => java::qualified_names(source),
+            Language::Kotlin => kotlin::qualified_names(source),
         }
     }
 

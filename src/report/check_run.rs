@@ -154,7 +154,9 @@ pub fn annotations(r: &Report) -> Vec<Value> {
             }
             let level = if matches!(
                 d.kind,
-                FindingKind::ImportForbidden | FindingKind::TestFailing
+                FindingKind::ImportForbidden
+                    | FindingKind::ReferenceForbidden
+                    | FindingKind::TestFailing
             ) {
                 "failure"
             } else {

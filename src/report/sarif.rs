@@ -76,6 +76,11 @@ fn describe(kind: FindingKind) -> (String, String, String) {
             "The file imports a package or class that the configuration forbids (for example a javax.* API after a Jakarta migration).",
             "Replace the import with the allowed equivalent the reference uses.",
         ),
+        FindingKind::ReferenceForbidden => fixed(
+            "A forbidden API is named in full in the code.",
+            "The code names a package or class that the configuration forbids by its fully qualified name, without importing it (for example javax.servlet.Filter after a Jakarta migration).",
+            "Use the allowed equivalent the reference uses.",
+        ),
         FindingKind::ImportRequired => fixed(
             "A required import is used nowhere.",
             "The configuration requires an import that no file of the change uses.",

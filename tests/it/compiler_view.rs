@@ -249,3 +249,50 @@ fn an_import_after_an_empty_declaration_is_forbidden() {
         "import javax.servlet.Filter;"
     );
 }
+
+/// S8-6: a forbidden API named in full in a body, without an import (and split by layout and
+/// a comment, as javac allows), is still forbidden.
+#[test]
+fn a_forbidden_name_spelled_in_full_without_an_import_is_forbidden() {
+    let tmp = attack(&[(
+        "qualified-name/GreetingServlet.java",
+        &format!("{PKG}/GreetingServlet.java"),
+    )]);
+    let ws = tmp.path().join("workspace");
+    assert_servlet_uses_javax_filter(&ws);
+
+    let o = judge_ci(&ws, &["--dry-run"]);
+    assert_eq!(o.status.code(), Some(1), "{}\n{}", stderr(&o), stdout(&o));
+    let r = report(&ws.join("judge-ci-out"));
+    assert_eq!(r["interpretation"]["decidedBy"], "migration");
+    let imports = findings(&r, "imports");
+    assert_eq!(
+        imports,
+        [format!("reference-forbidden:{PKG}/GreetingServlet.java:14")],
+        "{imports:?}"
+    );
+    assert_eq!(r["diffs"]["imports"][0]["actual"], "javax.servlet.Filter");
+}
+
+/// An import whose name a line break splits (`import javax\n    .servlet.Filter;`) is read
+/// as javac reads it, not skipped by the cheap filter that looks for the pattern's text.
+#[test]
+fn an_import_split_across_lines_is_forbidden() {
+    let tmp = attack(&[(
+        "spaced-import/GreetingServlet.java",
+        &format!("{PKG}/GreetingServlet.java"),
+    )]);
+    let ws = tmp.path().join("workspace");
+    assert_servlet_uses_javax_filter(&ws);
+
+    let o = judge_ci(&ws, &["--dry-run"]);
+    assert_eq!(o.status.code(), Some(1), "{}\n{}", stderr(&o), stdout(&o));
+    let r = report(&ws.join("judge-ci-out"));
+    assert_eq!(r["interpretation"]["decidedBy"], "migration");
+    let imports = findings(&r, "imports");
+    assert_eq!(
+        imports,
+        [format!("import-forbidden:{PKG}/GreetingServlet.java:7")],
+        "{imports:?}"
+    );
+}

@@ -422,7 +422,8 @@ pub enum CheckKind {
         files: FileSet,
         /// The languages read (a file in the one its extension names, else the first).
         languages: Vec<crate::lang::Language>,
-        /// Imports that must not appear anywhere in the workspace.
+        /// Imports that must not appear anywhere in the workspace, nor be named in full in its
+        /// code.
         forbid: Vec<String>,
         /// Imports that must appear somewhere in the workspace.
         require: Vec<String>,

@@ -29,7 +29,11 @@ pub const IMPORT_DIFF: CheckInfo = CheckInfo {
         key("include", Kind::StrList, "globs (the languages' sources: **/*.java)"),
         key("exclude", Kind::StrList, "globs"),
         key("languages", Kind::EnumList(token::accepted::<Language>), "source languages (java); a file is read in the language of its extension"),
-        key("forbid", Kind::StrList, "forbidden import patterns"),
+        key(
+            "forbid",
+            Kind::StrList,
+            "forbidden import patterns, also matched against every fully qualified name in the code (`javax.servlet.Filter f` without an import)",
+        ),
         key("require", Kind::StrList, "required import patterns")
     ],
     default_timeout: super::CHECK_TIMEOUT,

@@ -11,6 +11,7 @@ use std::sync::Mutex;
 use crate::config::checks::FileSet;
 use crate::lang::Language;
 use crate::lang::model::{Header, Import};
+use crate::lang::names::QualifiedName;
 
 use super::super::Outcome;
 use super::content::{self, Content};
@@ -76,14 +77,32 @@ impl Pattern {
         body.split('*').next().unwrap_or("")
     }
 
+    /// The first segment of [`Pattern::literal`]: what the bytes of a file must contain to
+    /// spell a match in code, where a name may be split by whitespace or comments
+    /// (`javax . /* x */ servlet`) but a segment cannot.
+    fn first_segment(&self) -> &str {
+        self.literal().split('.').next().unwrap_or("")
+    }
+
     fn matches(&self, i: &Import) -> bool {
         self.re.is_match(i.path.trim_end_matches(".*")) || self.re.is_match(&i.path)
     }
+
+    /// Whether a qualified name in code names what the pattern forbids: the name or one of
+    /// its prefixes of two segments or more matches (`javax.servlet.Filter.class` is a use
+    /// of `javax.servlet.Filter`).
+    fn matches_name(&self, name: &str) -> bool {
+        let mut dots = name.match_indices('.').map(|(i, _)| i).skip(1);
+        std::iter::from_fn(|| dots.next())
+            .map(|end| &name[..end])
+            .chain(std::iter::once(name))
+            .any(|prefix| self.re.is_match(prefix))
+    }
 }
 
-/// A workspace file scanned for forbidden and required imports: its path, its language and
-/// its imports.
-type Scanned = (String, Language, Vec<Import>);
+/// A workspace file scanned for forbidden and required imports: its path, its language, its
+/// imports and the qualified names its code spells that a forbid pattern matches.
+type Scanned = (String, Language, Vec<Import>, Vec<QualifiedName>);
 
 /// The imports of one file of both trees, in `language`.
 fn compare(rel: &str, w: &Content, r: &Content, language: Language) -> Vec<Finding> {
@@ -159,11 +178,14 @@ pub fn import_diff(
     // them (escapes translated); a file is parsed only if its bytes contain the literal part
     // of some pattern or a unicode escape (which could spell one).
     if !forbid.is_empty() || !require.is_empty() {
+        // A name's segments may be split by layout or comments in an import or in code, so
+        // the cheap filter looks for a first segment only.
         let needles: Vec<&str> = forbid
             .iter()
             .chain(&require)
-            .map(Pattern::literal)
+            .map(Pattern::first_segment)
             .collect();
+        let forbid_needles: Vec<&str> = forbid.iter().map(Pattern::first_segment).collect();
         let ws_files: Vec<&String> = listing.both.iter().chain(&listing.only_workspace).collect();
         let escapes: Mutex<Vec<Finding>> = Mutex::new(Vec::new());
         // A file too large to read cannot be cleared of a forbidden import: a finding.
@@ -189,7 +211,18 @@ pub fn import_diff(
                         .unwrap_or_else(|e| e.into_inner())
                         .extend(super::ast::escape_findings(rel, &[], &h.unicode_escapes));
                 }
-                Some(Ok(((*rel).clone(), language(rel), h.imports)))
+                // A forbidden API named in full in the code, without an import (S8-6).
+                let named =
+                    if text.contains("\\u") || forbid_needles.iter().any(|n| text.contains(n)) {
+                        language(rel)
+                            .qualified_names(&bytes)
+                            .into_iter()
+                            .filter(|q| forbid.iter().any(|p| p.matches_name(&q.name)))
+                            .collect()
+                    } else {
+                        Vec::new()
+                    };
+                Some(Ok(((*rel).clone(), language(rel), h.imports, named)))
             })
             .collect();
         findings.extend(escapes.into_inner().unwrap_or_else(|e| e.into_inner()));
@@ -208,7 +241,16 @@ pub fn import_diff(
                 Err(_) => {}
             }
         }
-        for (rel, lang, imports) in &hits {
+        for (rel, _, _, named) in &hits {
+            for q in named {
+                findings.push(
+                    Finding::new(rel.as_str(), FindingKind::ReferenceForbidden)
+                        .at(q.line)
+                        .actual(q.name.clone()),
+                );
+            }
+        }
+        for (rel, lang, imports, _) in &hits {
             for i in imports
                 .iter()
                 .filter(|i| forbid.iter().any(|p| p.matches(i)))
@@ -230,7 +272,7 @@ pub fn import_diff(
         for p in &require {
             if !hits
                 .iter()
-                .any(|(_, _, imports)| imports.iter().any(|i| p.matches(i)))
+                .any(|(_, _, imports, _)| imports.iter().any(|i| p.matches(i)))
             {
                 findings.push(
                     Finding::new("", FindingKind::ImportRequired)
@@ -276,5 +318,20 @@ mod tests {
         let q = Pattern::new("javax.*.Filter").unwrap();
         assert!(q.matches(&imp("javax.servlet.Filter")));
         assert!(!q.matches(&imp("javax.servlet.http.Filter")));
+    }
+
+    #[test]
+    fn names_in_code() {
+        let p = Pattern::new("javax.servlet.*").unwrap();
+        assert!(p.matches_name("javax.servlet.Filter"));
+        assert!(p.matches_name("javax.servlet.http.HttpServletRequest.getSession"));
+        assert!(!p.matches_name("javaxx.servlet.Filter"));
+        assert!(!p.matches_name("jakarta.servlet.Filter"));
+        assert_eq!(p.first_segment(), "javax");
+        let exact = Pattern::new("javax.servlet.Filter").unwrap();
+        assert!(exact.matches_name("javax.servlet.Filter.class"));
+        assert!(exact.matches_name("javax.servlet.Filter"));
+        assert!(!exact.matches_name("javax.servlet.FilterChain"));
+        assert!(!exact.matches_name("javax.servlet"));
     }
 }
