@@ -193,10 +193,7 @@ fn check_binding(
     path: &Path,
     trusted: (&Path, &str),
 ) -> Result<(), InputError> {
-    let other = |why: String| InputError::OtherRun {
-        path: path.to_path_buf(),
-        why,
-    };
+    let other = |why: String| other_run(path, why);
     if let Some(ours) = expected_run_id(ctx)
         && report.subject.run_id.as_deref() != Some(ours.as_str())
     {
@@ -205,24 +202,37 @@ fn check_binding(
             report.subject.run_id.as_deref().unwrap_or("(none named)")
         )));
     }
-    if let (Some(ours), Some(theirs)) = (&ctx.base_sha, &report.subject.base_sha)
-        && ours != theirs
+    if let Some(ours) = &ctx.base_sha
+        && report.subject.base_sha.as_deref() != Some(ours.as_str())
     {
         return Err(other(format!(
-            "it judged against base {theirs}, and this event's base is {ours}"
+            "it judged against base {}, and this event's base is {ours}",
+            report.subject.base_sha.as_deref().unwrap_or("(none named)")
         )));
     }
     let (config, sha) = trusted;
     let theirs = report.config.sha256.as_str();
-    if !theirs.is_empty() && theirs != sha {
+    if theirs != sha {
         return Err(other(format!(
             "it was judged with a config of sha256 {}, and this job's trusted config {} has sha256 {} (publish from a job whose config is the one the judging job read, or judge again)",
-            theirs.chars().take(12).collect::<String>(),
+            if theirs.is_empty() {
+                "(none named)".to_string()
+            } else {
+                theirs.chars().take(12).collect::<String>()
+            },
             config.display(),
             sha.chars().take(12).collect::<String>()
         )));
     }
     Ok(())
+}
+
+/// A report refused because it is bound to another run, base or commit than the event.
+fn other_run(path: &Path, why: String) -> InputError {
+    InputError::OtherRun {
+        path: path.to_path_buf(),
+        why,
+    }
 }
 
 /// The URL of the run that computed the report, from this workflow's own event: a
@@ -279,20 +289,35 @@ pub async fn stored(
         }
         Err(e) => return Err(InputError::from(e).into()),
     };
-    if let (Some(ours), Some(theirs)) = (&ctx.head_sha, &report.subject.head_sha)
-        && ours != theirs
+    // A binding field the event knows is required in the report: a report that names no
+    // commit or no base is refused, never taken as a match (attack findings G10-1, G10-2).
+    if let Some(ours) = &ctx.head_sha
+        && report.subject.head_sha.as_deref() != Some(ours.as_str())
     {
         return Err(InputError::OtherCommit {
             path,
-            theirs: theirs.clone(),
+            theirs: report
+                .subject
+                .head_sha
+                .clone()
+                .unwrap_or_else(|| "(no commit named)".into()),
             ours: ours.clone(),
         }
         .into());
     }
     check_binding(&report, &ctx, &path, (&config_path, &bench.sha256))?;
     refuse_first_job(&report, &path)?;
+    // The commit is the event's, never the report's word (G10-1's class): an event that names
+    // none publishes nothing.
     if ctx.head_sha.is_none() {
-        ctx.head_sha = report.subject.head_sha.clone();
+        return Err(other_run(
+            &path,
+            format!(
+                "the {} event names no head commit, so the report cannot be bound to one (publish from the `workflow_run` workflow that follows the judging run)",
+                ctx.event
+            ),
+        )
+        .into());
     }
     // What the report may not decide: its name, check-run name and comment key, its run, its
     // trust.

@@ -845,6 +845,90 @@ fn publish_from_a_stored_report_in_a_workflow_run() {
     );
     assert!(gh6.requests().is_empty());
 
+    // G10-1: a report that leaves out a binding field the event knows (its commit, its
+    // config digest) is refused, never taken as a match.
+    for (field, pointer) in [
+        ("headSha", "/subject/headSha"),
+        ("sha256", "/config/sha256"),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let forged = tmp.path().join("out");
+        common::copy_tree(Path::new(&artifact), &forged);
+        let path = forged.join("report.json");
+        let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        // The commit left out; the config digest (a required field) left empty.
+        let (parent, key) = pointer.rsplit_once('/').unwrap();
+        let fields = v.pointer_mut(parent).unwrap().as_object_mut().unwrap();
+        if field == "headSha" {
+            fields.remove(key);
+        } else {
+            fields.insert(key.into(), "".into());
+        }
+        v["interpretation"]["reading"] = "ACCEPTED".into();
+        std::fs::write(&path, serde_json::to_string(&v).unwrap()).unwrap();
+        let gh7 = FakeGitHub::start(Layout::DOTCOM);
+        gh7.add_pull(2, FORK_HEAD, "someone:main");
+        let run = trusted.run(
+            elsewhere.path(),
+            &gh7,
+            "workflow_run",
+            &wr,
+            Some(TOKEN),
+            &[
+                "publish",
+                "--trust-report",
+                "--from",
+                forged.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(run.out.status.code(), Some(2), "{field}: {}", run.stderr);
+        assert!(run.stderr.contains("(no"), "{field}: {}", run.stderr);
+        assert!(gh7.requests().is_empty(), "{field}");
+    }
+
+    // G10-2: where the event names the base (a same-repository run lists its pull request),
+    // a report that names none is refused too.
+    let stored: Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(&artifact).join("report.json")).unwrap(),
+    )
+    .unwrap();
+    let base = stored["subject"]["baseSha"].as_str().unwrap().to_string();
+    let with_base = edited_event(trusted.dir.path(), "workflow_run.completed.json", |v| {
+        v["workflow_run"]["head_sha"] = FORK_HEAD.into();
+        v["workflow_run"]["id"] = RUN_ID.into();
+        v["workflow_run"]["pull_requests"] = json!([{
+            "number": 2,
+            "head": {"sha": FORK_HEAD, "ref": "main"},
+            "base": {"sha": base, "ref": "master"}
+        }]);
+    });
+    let tmp = tempfile::tempdir().unwrap();
+    let forged = tmp.path().join("out");
+    common::copy_tree(Path::new(&artifact), &forged);
+    let mut v = stored.clone();
+    v["subject"].as_object_mut().unwrap().remove("baseSha");
+    std::fs::write(
+        forged.join("report.json"),
+        serde_json::to_string(&v).unwrap(),
+    )
+    .unwrap();
+    let gh8 = FakeGitHub::start(Layout::DOTCOM);
+    let run = trusted.run(
+        elsewhere.path(),
+        &gh8,
+        "workflow_run",
+        &with_base,
+        Some(TOKEN),
+        &["publish", "--from", forged.to_str().unwrap()],
+    );
+    assert_eq!(run.out.status.code(), Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("judged against base (none named)"),
+        "{}",
+        run.stderr
+    );
+    assert!(gh8.requests().is_empty());
+
     // A saved event naming a PR whose head is another commit is not believed.
     let gh4 = FakeGitHub::start(Layout::DOTCOM);
     gh4.add_pull(
