@@ -463,7 +463,9 @@ pub enum Command {
     /// Compare a suite with a baseline suite (a `suite.json`, or a folder holding one): per
     /// task NEW, REGRESSED, IMPROVED, UNCHANGED or COULD_NOT_JUDGE. A task missing from the
     /// current run, and one now not assessed where the baseline judged it, are regressions.
-    /// Exit 1 when more tasks regressed than --max-regressions.
+    /// Exit 1 when more tasks regressed than --max-regressions; 3 when none did but a task the
+    /// baseline passed could not be judged now (the instrument failed), so no regression can be
+    /// ruled out.
     Compare(CompareArgs),
     /// Prove a config: the reference must be accepted and the base rejected; each unit of the
     /// base → reference change (a hunk; a POM dependency, plugin or property) reverted alone

@@ -141,6 +141,7 @@ pub fn compare(args: cli::CompareArgs) -> anyhow::Result<i32> {
         }
     }
     append_summary(&md)?;
+    let unjudged = cmp.unjudged_passes();
     if cmp.regressions > max_regressions {
         let kinds: Vec<String> = cmp
             .regression_kinds
@@ -153,6 +154,14 @@ pub fn compare(args: cli::CompareArgs) -> anyhow::Result<i32> {
             kinds.join(", ")
         );
         Ok(1)
+    } else if !unjudged.is_empty() {
+        eprintln!(
+            "judge-ci: {} task(s) could not be judged where the baseline passed them (the instrument failed): {}; no comparison can say they did not regress, so this run neither passes the gate nor may become a baseline: fix the runner and run again (exit {})",
+            unjudged.len(),
+            unjudged.join(", "),
+            pipeline::EXIT_INSTRUMENT
+        );
+        Ok(pipeline::EXIT_INSTRUMENT)
     } else {
         Ok(0)
     }

@@ -147,6 +147,23 @@ pub struct Comparison {
     pub unstable: Vec<(String, GapCategory, GapCategory)>,
 }
 
+impl Comparison {
+    /// The tasks the baseline passed (accepted or undecided) that the instrument could not
+    /// judge now: no regression is counted for them, and none can be ruled out, so `compare`
+    /// fails with the instrument's exit code (attack finding G10-9: a run that judged nothing
+    /// passed the gate and became the baseline that hid the next regressions).
+    pub fn unjudged_passes(&self) -> Vec<&str> {
+        self.changes
+            .iter()
+            .filter(|c| {
+                c.change == Change::CouldNotJudge
+                    && matches!(c.baseline, Some(Reading::Accepted | Reading::Undecided))
+            })
+            .map(|c| c.key.as_str())
+            .collect()
+    }
+}
+
 fn rank(r: Option<Reading>) -> Option<u8> {
     match r {
         Some(Reading::Accepted) => Some(2),

@@ -709,6 +709,33 @@ fn a_task_the_subject_made_unjudgeable_counts_against_it_and_only_the_instrument
         .find(|l| l.starts_with("| `") && l.contains("gone"))
         .unwrap();
     assert!(row.contains("🛠️"), "{row}");
+
+    // G10-9: against a baseline that accepted the task, a run whose instrument could not
+    // judge it says nothing about a regression: compare exits 3 (not 0), so the run neither
+    // passes the gate nor becomes the next baseline.
+    let mut base = s.clone();
+    for t in base["tasks"].as_array_mut().unwrap() {
+        if t["id"] == "gone" {
+            t["reading"] = "ACCEPTED".into();
+            t["instrumentFailed"] = false.into();
+            t.as_object_mut().unwrap().remove("error");
+        }
+    }
+    std::fs::write(
+        root.path().join("base.json"),
+        serde_json::to_string(&base).unwrap(),
+    )
+    .unwrap();
+    let o = common::judge_ci(
+        root.path(),
+        &["compare", "--baseline", "base.json", "out/suite.json"],
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", common::stderr(&o));
+    assert!(
+        common::stderr(&o).contains("could not be judged where the baseline"),
+        "{}",
+        common::stderr(&o)
+    );
 }
 
 /// trust.md point 12 (attack findings F21, F34): in a suite, a task whose tests tier ends
