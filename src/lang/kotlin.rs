@@ -74,15 +74,7 @@ pub fn qualified_names(source: &[u8]) -> Vec<super::names::QualifiedName> {
     let Some(tree) = tree(source) else {
         return Vec::new();
     };
-    let line = |at: usize| {
-        let breaks = source
-            .get(..at)
-            .unwrap_or_default()
-            .iter()
-            .filter(|b| **b == b'\n')
-            .count();
-        u32::try_from(breaks + 1).unwrap_or(u32::MAX)
-    };
+    let line = |at: usize| line_of(source, at);
     super::names::qualified_names(
         tree.root_node(),
         source,
@@ -300,15 +292,19 @@ impl<'a> Lexer<'a> {
 
     /// The line of byte `at`, from 1.
     fn line(&self, at: usize) -> u32 {
-        let lines = self
-            .s
-            .get(..at)
-            .unwrap_or_default()
-            .iter()
-            .filter(|b| **b == b'\n')
-            .count();
-        u32::try_from(lines + 1).unwrap_or(u32::MAX)
+        line_of(self.s, at)
     }
+}
+
+/// The line of byte `at` of `text`, from 1 (Kotlin lines are the file's own).
+fn line_of(text: &[u8], at: usize) -> u32 {
+    let lines = text
+        .get(..at)
+        .unwrap_or_default()
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count();
+    u32::try_from(lines + 1).unwrap_or(u32::MAX)
 }
 
 /// The source being modelled.

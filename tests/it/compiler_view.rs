@@ -98,17 +98,7 @@ fn assert_servlet_uses_javax_filter(ws: &Path) {
 
 #[test]
 fn an_import_spelled_with_escapes_is_forbidden_at_its_original_line() {
-    let tmp = attack(&[(
-        "escaped-import/GreetingServlet.java",
-        &format!("{PKG}/GreetingServlet.java"),
-    )]);
-    let ws = tmp.path().join("workspace");
-    assert_servlet_uses_javax_filter(&ws);
-
-    let o = judge_ci(&ws, &["--dry-run"]);
-    assert_eq!(o.status.code(), Some(1), "{}\n{}", stderr(&o), stdout(&o));
-    let r = report(&ws.join("judge-ci-out"));
-    assert_eq!(r["interpretation"]["decidedBy"], "migration");
+    let (_tmp, r) = rejected_servlet("escaped-import/GreetingServlet.java");
     let file = format!("{PKG}/GreetingServlet.java");
     let imports = findings(&r, "imports");
     assert_eq!(
@@ -223,21 +213,23 @@ fn a_supertype_spelled_with_unicode_escapes_and_a_default_profile_are_rejected()
     assert!(md.contains("unicode-escape"), "{md}");
 }
 
-#[test]
-fn an_import_after_an_empty_declaration_is_forbidden() {
-    let tmp = attack(&[(
-        "empty-declaration/GreetingServlet.java",
-        &format!("{PKG}/GreetingServlet.java"),
-    )]);
+/// Runs the example's jury on the workspace with `fixture` as its GreetingServlet, after
+/// proving the attack real (javac compiles it and the class uses javax.servlet.Filter), and
+/// returns the report of the rejection (decided by the example's migration tier).
+fn rejected_servlet(fixture: &str) -> (tempfile::TempDir, Value) {
+    let tmp = attack(&[(fixture, &format!("{PKG}/GreetingServlet.java"))]);
     let ws = tmp.path().join("workspace");
-
-    // The attack is real: javac 17 compiles the file, and the class uses javax.servlet.Filter.
     assert_servlet_uses_javax_filter(&ws);
-
     let o = judge_ci(&ws, &["--dry-run"]);
     assert_eq!(o.status.code(), Some(1), "{}\n{}", stderr(&o), stdout(&o));
     let r = report(&ws.join("judge-ci-out"));
     assert_eq!(r["interpretation"]["decidedBy"], "migration");
+    (tmp, r)
+}
+
+#[test]
+fn an_import_after_an_empty_declaration_is_forbidden() {
+    let (_tmp, r) = rejected_servlet("empty-declaration/GreetingServlet.java");
     let imports = findings(&r, "imports");
     assert_eq!(
         imports,
@@ -254,17 +246,7 @@ fn an_import_after_an_empty_declaration_is_forbidden() {
 /// a comment, as javac allows), is still forbidden.
 #[test]
 fn a_forbidden_name_spelled_in_full_without_an_import_is_forbidden() {
-    let tmp = attack(&[(
-        "qualified-name/GreetingServlet.java",
-        &format!("{PKG}/GreetingServlet.java"),
-    )]);
-    let ws = tmp.path().join("workspace");
-    assert_servlet_uses_javax_filter(&ws);
-
-    let o = judge_ci(&ws, &["--dry-run"]);
-    assert_eq!(o.status.code(), Some(1), "{}\n{}", stderr(&o), stdout(&o));
-    let r = report(&ws.join("judge-ci-out"));
-    assert_eq!(r["interpretation"]["decidedBy"], "migration");
+    let (_tmp, r) = rejected_servlet("qualified-name/GreetingServlet.java");
     let imports = findings(&r, "imports");
     assert_eq!(
         imports,
@@ -278,17 +260,7 @@ fn a_forbidden_name_spelled_in_full_without_an_import_is_forbidden() {
 /// as javac reads it, not skipped by the cheap filter that looks for the pattern's text.
 #[test]
 fn an_import_split_across_lines_is_forbidden() {
-    let tmp = attack(&[(
-        "spaced-import/GreetingServlet.java",
-        &format!("{PKG}/GreetingServlet.java"),
-    )]);
-    let ws = tmp.path().join("workspace");
-    assert_servlet_uses_javax_filter(&ws);
-
-    let o = judge_ci(&ws, &["--dry-run"]);
-    assert_eq!(o.status.code(), Some(1), "{}\n{}", stderr(&o), stdout(&o));
-    let r = report(&ws.join("judge-ci-out"));
-    assert_eq!(r["interpretation"]["decidedBy"], "migration");
+    let (_tmp, r) = rejected_servlet("spaced-import/GreetingServlet.java");
     let imports = findings(&r, "imports");
     assert_eq!(
         imports,
