@@ -497,6 +497,6 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct FenceExecArgs {
     /// The command and its arguments (after `--`).
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+    #[arg(trailing_var_arg = true, required = true)]
     pub command: Vec<std::ffi::OsString>,
 }

@@ -10,10 +10,11 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     // `fence-exec` execs the subject's command with the process as it is: no redaction
     // threads between it and its output, nothing judge-ci sets up for itself.
-    if std::env::args_os()
-        .nth(1)
-        .is_some_and(|a| a == "fence-exec")
-    {
+    // `fence-exec --help` (or `-h`) alone asks for its help, never runs a program of that
+    // name (attack finding G10-8): clap prints it.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().take(3).collect();
+    let asks_help = args.get(2).is_some_and(|a| a == "--help" || a == "-h");
+    if args.get(1).is_some_and(|a| a == "fence-exec") && !asks_help {
         let args: Vec<std::ffi::OsString> = std::env::args_os().skip(2).collect();
         return exit_code(commands::fence_exec::run(&args));
     }

@@ -632,3 +632,18 @@ fn a_conventional_metadata_key_no_judge_can_use_is_refused_at_its_line() {
     let o = judge_ci(ws.path(), &["validate"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+/// G10-8: `fence-exec --help` prints its help; it never runs a program called `--help`.
+#[test]
+fn fence_exec_help_is_help() {
+    let tmp = tempfile::tempdir().unwrap();
+    for flag in ["--help", "-h"] {
+        let o = judge_ci(tmp.path(), &["fence-exec", flag]);
+        assert_eq!(o.status.code(), Some(0), "{flag}: {}", stderr(&o));
+        assert!(
+            stdout(&o).contains("Usage: judge-ci fence-exec"),
+            "{flag}: {}",
+            stdout(&o)
+        );
+    }
+}
