@@ -341,8 +341,8 @@ pub struct CompareArgs {
     pub baseline: PathBuf,
     /// The current suite.
     pub current: PathBuf,
-    /// A score change up to this much is no change.
-    #[arg(long, default_value_t = 0.05, value_name = "X")]
+    /// A score change up to this much is no change (a number from 0 up to, not including, 1).
+    #[arg(long, default_value_t = 0.05, value_name = "X", value_parser = tolerance)]
     pub tolerance: f64,
     /// Regressions allowed before the exit code fails.
     #[arg(long, default_value_t = 0, value_name = "N")]
@@ -353,6 +353,21 @@ pub struct CompareArgs {
     /// Also write compare.md, compare.json and compare.html here.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+}
+
+/// A score tolerance: finite, at least 0 and below 1 (NaN would make every score change none,
+/// a negative one every equal score a regression: attack finding G10-12).
+fn tolerance(text: &str) -> Result<f64, String> {
+    let x: f64 = text.parse().map_err(|_| {
+        format!("`{text}` is not a number; give one from 0 up to, not including, 1")
+    })?;
+    if x.is_finite() && (0.0..1.0).contains(&x) {
+        Ok(x)
+    } else {
+        Err(format!(
+            "{text} is outside 0 ≤ X < 1: a tolerance of 1 or more hides every score change, and a negative one makes equal scores regressions"
+        ))
+    }
 }
 
 /// Options of `prove`.

@@ -647,3 +647,24 @@ fn fence_exec_help_is_help() {
         );
     }
 }
+
+/// G10-12: `compare --tolerance` takes a finite number from 0 below 1; NaN, infinity, 1 and
+/// negative values are refused as bad input (exit 2) naming the flag.
+#[test]
+fn compare_refuses_a_tolerance_outside_its_range() {
+    let tmp = tempfile::tempdir().unwrap();
+    for bad in ["NaN", "inf", "1", "-0.5", "x"] {
+        let o = judge_ci(
+            tmp.path(),
+            &[
+                "compare",
+                "--baseline",
+                "a.json",
+                "b.json",
+                &format!("--tolerance={bad}"),
+            ],
+        );
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
+        assert!(stderr(&o).contains("--tolerance"), "{bad}: {}", stderr(&o));
+    }
+}
