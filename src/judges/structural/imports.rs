@@ -92,9 +92,9 @@ impl Pattern {
     /// its prefixes of two segments or more matches (`javax.servlet.Filter.class` is a use
     /// of `javax.servlet.Filter`).
     fn matches_name(&self, name: &str) -> bool {
-        let mut dots = name.match_indices('.').map(|(i, _)| i).skip(1);
-        std::iter::from_fn(|| dots.next())
-            .map(|end| &name[..end])
+        name.match_indices('.')
+            .skip(1)
+            .map(|(end, _)| &name[..end])
             .chain(std::iter::once(name))
             .any(|prefix| self.re.is_match(prefix))
     }
@@ -175,11 +175,9 @@ pub fn import_diff(
     );
 
     // Forbidden and required imports are rules on the whole workspace, read as javac reads
-    // them (escapes translated); a file is parsed only if its bytes contain the literal part
+    // them (escapes translated); a file is parsed only if its bytes contain the first segment
     // of some pattern or a unicode escape (which could spell one).
     if !forbid.is_empty() || !require.is_empty() {
-        // A name's segments may be split by layout or comments in an import or in code, so
-        // the cheap filter looks for a first segment only.
         let needles: Vec<&str> = forbid
             .iter()
             .chain(&require)
@@ -241,16 +239,12 @@ pub fn import_diff(
                 Err(_) => {}
             }
         }
-        for (rel, _, _, named) in &hits {
-            for q in named {
-                findings.push(
-                    Finding::new(rel.as_str(), FindingKind::ReferenceForbidden)
-                        .at(q.line)
-                        .actual(q.name.clone()),
-                );
-            }
-        }
-        for (rel, lang, imports, _) in &hits {
+        for (rel, lang, imports, named) in &hits {
+            findings.extend(named.iter().map(|q| {
+                Finding::new(rel.as_str(), FindingKind::ReferenceForbidden)
+                    .at(q.line)
+                    .actual(q.name.clone())
+            }));
             for i in imports
                 .iter()
                 .filter(|i| forbid.iter().any(|p| p.matches(i)))
