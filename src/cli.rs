@@ -501,16 +501,23 @@ pub enum Command {
     /// Write a git revision's tree into a folder (what `--reference REV` does, kept).
     Checkout(CheckoutArgs),
     /// For an `external` judge: run the subject's code (`"$JUDGE_CI" fence-exec -- sh
-    /// ./run-tests.sh`) fenced apart from the judge: no descriptor above stderr, and a
-    /// Landlock domain nested in the judge's, so the code can neither reach the judge's
-    /// answer channel, memory or descriptors nor (Landlock ABI 6) signal it. Exits 126
-    /// without running anything when the nesting cannot be made.
+    /// ./run-tests.sh`) fenced apart from the judge: no descriptor above stderr, standard
+    /// input from /dev/null, a temporary folder and HOME of its own, and a Landlock domain
+    /// nested in the judge's that shuts the judge's TMPDIR, HOME, /dev/shm, reference and
+    /// metadata, so the code can neither reach the judge's answer channel, memory, files or
+    /// descriptors nor (Landlock ABI 6) signal it; whatever it leaves running is killed before
+    /// fence-exec returns. Exits as the command did; 126 without running anything when the
+    /// nesting cannot be made.
     FenceExec(FenceExecArgs),
 }
 
 /// `judge-ci fence-exec -- CMD [ARG…]`.
 #[derive(Debug, Args)]
 pub struct FenceExecArgs {
+    /// Hand the judge's standard input on to the command (input the judge feeds it); never
+    /// use it where standard input is the context judge-ci wrote.
+    #[arg(long)]
+    pub stdin: bool,
     /// The command and its arguments (after `--`).
     #[arg(trailing_var_arg = true, required = true)]
     pub command: Vec<std::ffi::OsString>,

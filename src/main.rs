@@ -96,7 +96,15 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<i32> {
         Some(Command::Validate(args)) => commands::validate::run(args),
         Some(Command::Interpret(args)) => commands::interpret::run(args),
         Some(Command::Checkout(args)) => commands::checkout::run(args),
-        Some(Command::FenceExec(args)) => Ok(commands::fence_exec::run(&args.command)),
+        Some(Command::FenceExec(args)) => {
+            let mut all: Vec<std::ffi::OsString> = Vec::new();
+            if args.stdin {
+                all.push("--stdin".into());
+            }
+            all.push("--".into());
+            all.extend(args.command);
+            Ok(commands::fence_exec::run(&all))
+        }
         Some(Command::Render(args)) => commands::render::run(args),
         Some(Command::Diagnose(args)) => commands::diagnose::run(args),
         Some(Command::Suite(args)) => commands::suite::run(args),

@@ -461,7 +461,7 @@ fn loopback_up() {
 /// links holds open without `O_CLOEXEC` (the redacted streams' originals, a log file, a
 /// socket). Descriptors still needed before exec (the Landlock ruleset, std's error pipe)
 /// stay usable until then.
-fn close_on_exec_above_stderr() -> io::Result<()> {
+pub(super) fn close_on_exec_above_stderr() -> io::Result<()> {
     const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
     // SAFETY: system calls on integers.
     unsafe {

@@ -165,7 +165,7 @@ fn sweep_locked(live: &[i32]) {
 }
 
 /// The processes whose parent is `parent` (from `/proc/<pid>/stat`).
-fn children(parent: i32) -> Vec<i32> {
+pub(crate) fn children(parent: i32) -> Vec<i32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };

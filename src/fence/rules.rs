@@ -480,16 +480,18 @@ pub fn writable_bits(abi: i32) -> u64 {
 
 /// The folders and files to grant read access beneath, so that everything is readable
 /// except `hidden`: the entries of every folder on the way to a hidden path, minus it.
-fn read_roots(dir: &Path, hidden: &[PathBuf], out: &mut Vec<PathBuf>) {
+/// A link is left out: access through it is decided where it leads.
+pub(super) fn read_roots(dir: &Path, hidden: &[PathBuf], out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for e in entries.flatten() {
         let p = e.path();
-        if hidden.contains(&p) {
+        let kind = e.file_type();
+        if hidden.contains(&p) || kind.as_ref().is_ok_and(|t| t.is_symlink()) {
             continue;
         }
-        let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+        let is_dir = kind.is_ok_and(|t| t.is_dir());
         if is_dir && hidden.iter().any(|h| h.starts_with(&p)) {
             read_roots(&p, hidden, out);
         } else {
@@ -518,6 +520,23 @@ pub struct Grants {
     pub readable: Vec<PathBuf>,
     /// `/dev/shm` is the subject's own (a tmpfs in its mount namespace): full access.
     pub private_shm: bool,
+}
+
+impl Grants {
+    /// Every folder and file beneath which the ruleset grants some access (the system's
+    /// folders, `/proc`, the grants, the devices): what a fence nested in this one starts
+    /// from when the folders above them cannot be listed ([`super::nest`]).
+    pub fn roots(&self) -> Vec<PathBuf> {
+        let mut out = system_reads();
+        out.push(PathBuf::from("/proc"));
+        out.extend(self.readable.iter().cloned());
+        out.extend(self.writable.iter().cloned());
+        out.extend(DEVICES_RW.iter().chain(DEVICES_R.iter()).map(PathBuf::from));
+        if self.private_shm {
+            out.push(PathBuf::from("/dev/shm"));
+        }
+        out
+    }
 }
 
 /// The device files a program may open: read and write for the null, zero and full

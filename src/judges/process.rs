@@ -258,6 +258,10 @@ fn command(
     // home folder of its own: the real one is hidden (what earlier steps left there).
     cmd.env("TMPDIR", fence.tmp.path());
     cmd.env("HOME", &fence.home);
+    // Where its fence grants access, for `judge-ci fence-exec` (which cannot list `/`).
+    if let Some(roots) = fence.landlock_roots() {
+        cmd.env("JUDGE_CI_FENCE_ROOTS", roots);
+    }
     for (k, v) in &spec.env {
         cmd.env(k, v);
     }

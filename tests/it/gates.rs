@@ -159,6 +159,60 @@ fn subject_code_a_judge_runs_through_fence_exec_cannot_reach_the_judge() {
 }
 
 #[test]
+fn the_code_fence_exec_runs_reaches_none_of_the_judges_files_nor_its_input_and_leaves_nothing_running()
+ {
+    // Attack findings G10-3, G10-4, G10-20: the judge keeps its expected answer in its own
+    // TMPDIR, runs the pull request's code through fence-exec, then reads its context from
+    // standard input. The code read the answer there (or rewrote it), forged the context on
+    // the judge's stdin (`/proc/self/fd/0` is that pipe), and left a `setsid` helper that
+    // rewrote both files once fence-exec had returned: each made the judge pass.
+    let ws = tempfile::tempdir().unwrap();
+    let judge_sh = r#"#!/bin/sh
+echo 42 > "$TMPDIR/expected.txt"
+echo judge > "$HOME/note"
+"$JUDGE_CI" fence-exec -- sh ./run-tests.sh > "$TMPDIR/actual.txt" 2>/dev/null
+sleep 2
+case "$(cat)" in *forged*) in=forged;; *workspace*) in=intact;; *) in=missing;; esac
+if cmp -s "$TMPDIR/expected.txt" "$TMPDIR/actual.txt"; then s=pass; else s=fail; fi
+echo "{\"status\":\"$s\",\"reasoning\":\"expected $(cat "$TMPDIR/expected.txt") got $(cat "$TMPDIR/actual.txt") stdin=$in home=$(cat "$HOME/note")\"}" >&3
+"#;
+    // The judge's TMPDIR is the code's own, or (fence-exec's private one) its parent.
+    let tests_sh = r#"#!/bin/sh
+for j in "$TMPDIR" "$(dirname "$TMPDIR")"; do
+  [ -f "$j/expected.txt" ] || [ -d "$j/home" ] || continue
+  ans=$(cat "$j/expected.txt" 2>/dev/null)
+  if echo 41 > "$j/expected.txt" 2>/dev/null; then ans=41; fi
+  echo subject > "$j/home/note" 2>/dev/null
+  setsid sh -c "sleep 1; echo 41 > '$j/expected.txt'; echo 41 > '$j/actual.txt'" >/dev/null 2>&1 </dev/null &
+done
+echo subject > "$HOME/note" 2>/dev/null
+read -r line && ans=stdin-was-readable
+echo '{"forged":true}' > /proc/self/fd/0 2>/dev/null
+echo "${ans:-41}"
+"#;
+    write_tree(
+        ws.path(),
+        &[
+            (
+                "judge-ci.yml",
+                "name: ext\njury:\n  checks:\n    - {type: external, name: oracle, run: ./judge.sh}\n",
+            ),
+            ("judge.sh", judge_sh),
+            ("run-tests.sh", tests_sh),
+        ],
+    );
+    common::chmod_x(&ws.path().join("judge.sh"));
+    let (code, r, err) = judge(ws.path(), &[]);
+    let j = &r["verdict"]["individual"][0];
+    let why = j["reasoning"].as_str().unwrap_or_default();
+    assert_eq!(j["status"], "fail", "{j}\n{err}");
+    assert!(why.contains("expected 42 got 41"), "{why}");
+    assert!(why.contains("stdin=intact"), "{why}");
+    assert!(why.contains("home=judge"), "{why}");
+    assert_eq!(code, 1, "{j}");
+}
+
+#[test]
 fn fence_exec_runs_the_command_and_refuses_without_one() {
     let ws = tempfile::tempdir().unwrap();
     let o = judge_ci(
@@ -169,6 +223,22 @@ fn fence_exec_runs_the_command_and_refuses_without_one() {
     assert_eq!(common::stdout(&o).trim(), "ran");
     let o = judge_ci(ws.path(), &["fence-exec", "--"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // Standard input is /dev/null unless the judge hands its own on.
+    for (flags, seen) in [(&[][..], ""), (&["--stdin"][..], "fed")] {
+        use std::io::Write;
+        let mut args = vec!["fence-exec"];
+        args.extend_from_slice(flags);
+        args.extend(["--", "cat"]);
+        let mut c = common::command(ws.path(), &args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The command may have ended before it is fed (a closed pipe).
+        let _ = c.stdin.take().unwrap().write_all(b"fed");
+        let o = c.wait_with_output().unwrap();
+        assert_eq!(common::stdout(&o), seen, "{flags:?}");
+    }
     let o = judge_ci(
         ws.path(),
         &["fence-exec", "--", "judge-ci-no-such-program-27"],
