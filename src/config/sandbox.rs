@@ -28,6 +28,11 @@ pub enum Layer {
     ReadOnlyGit,
     /// Build caches are per-run overlays whose writes are discarded.
     CacheOverlay,
+    /// The protected files judge-ci pinned to the trusted side's copy (the scripts a check
+    /// runs, the build wrappers and settings) are mounted read-only, and the folders on the
+    /// way to them cannot be moved, so no subject process changes one while a check reads
+    /// it, even to put it back before the check ends.
+    ReadOnlyProtected,
     /// Subject processes can read the reference in no form the run knows of: its folder is
     /// hidden (not inside the workspace), and where the workspace's git objects hold it, a
     /// copy of the repository with HEAD's objects alone covers `.git`.
@@ -41,7 +46,7 @@ pub enum Layer {
 
 impl Layer {
     /// Every layer, in the order of the config's names.
-    pub const ALL: [Layer; 10] = [
+    pub const ALL: [Layer; 11] = [
         Layer::Landlock,
         Layer::Namespaces,
         Layer::Capabilities,
@@ -50,6 +55,7 @@ impl Layer {
         Layer::PrivateHome,
         Layer::ReadOnlyGit,
         Layer::CacheOverlay,
+        Layer::ReadOnlyProtected,
         Layer::HiddenReference,
         Layer::SealedOracle,
     ];
@@ -65,6 +71,7 @@ impl Layer {
             Layer::PrivateHome => "private-home",
             Layer::ReadOnlyGit => "read-only-git",
             Layer::CacheOverlay => "cache-overlay",
+            Layer::ReadOnlyProtected => "read-only-protected",
             Layer::HiddenReference => "hidden-reference",
             Layer::SealedOracle => "sealed-oracle",
         }
@@ -89,7 +96,7 @@ impl super::token::Tokens for Layer {
 #[rustfmt::skip]
 pub const SANDBOX_KEYS: &[Key] = &[
     key("network", Kind::Bool, "false: subject processes get no network (a network namespace; refused where none can be made)"),
-    key("require", Kind::EnumList(super::token::accepted::<Layer>), "fence layers without which no subject process starts (its check is an ERROR naming the layer): landlock, namespaces, capabilities, unix-sockets, private-shm, private-home, read-only-git, cache-overlay, hidden-reference, sealed-oracle (judge-ci's test oracle only: no network, read-only workspace, no native code from a writable folder)"),
+    key("require", Kind::EnumList(super::token::accepted::<Layer>), "fence layers without which no subject process starts (its check is an ERROR naming the layer): landlock, namespaces, capabilities, unix-sockets, private-shm, private-home, read-only-git, cache-overlay, read-only-protected (the pinned protected files a check runs or reads), hidden-reference, sealed-oracle (judge-ci's test oracle only: no network, read-only workspace, no native code from a writable folder)"),
 ];
 
 /// The fence settings of a config.

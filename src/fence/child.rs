@@ -41,6 +41,9 @@ pub mod held {
     /// folder, the caches' overlays) and the workspace (read-only) are mounted `noexec`, and
     /// the network is a namespace of its own with only loopback.
     pub const SEALED: u32 = 1 << 9;
+    /// Every pinned protected file of the workspace is mounted read-only and every folder
+    /// on the way to one is a mount point (so it cannot be moved or replaced).
+    pub const PROTECTED_READ_ONLY: u32 = 1 << 10;
 }
 
 /// A build cache's per-run view: an overlay on the cache itself whose upper layer lives in
@@ -112,6 +115,11 @@ pub struct Mounts {
     pub views: Vec<(CString, CString)>,
     /// Git folders to make read-only.
     pub read_only: Vec<ReadOnly>,
+    /// The pinned protected files to make read-only (see [`held::PROTECTED_READ_ONLY`]).
+    pub protected: Vec<ReadOnly>,
+    /// The folders on the way to them, inside the workspace, each bound on itself so that
+    /// renaming or removing it fails (a mount point is busy).
+    pub protected_dirs: Vec<CString>,
     /// A private tmpfs on `/dev/shm`.
     pub shm: bool,
     /// Build caches to overlay.
@@ -225,6 +233,24 @@ impl Mounts {
             .all(|r| read_only(&r.path, r.keep_flags | git_flags))
         {
             held |= held::GIT_READ_ONLY;
+        }
+        // Folders first (a file bound read-only, then its folder bound on itself, would leave
+        // the file's mount beneath the folder's new one, out of sight).
+        // SAFETY: mount on valid C strings.
+        let pinned = self.protected_dirs.iter().all(|d| unsafe {
+            libc::mount(
+                d.as_ptr(),
+                d.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND | libc::MS_REC,
+                std::ptr::null(),
+            ) == 0
+        }) && self
+            .protected
+            .iter()
+            .all(|r| read_only(&r.path, r.keep_flags));
+        if pinned {
+            held |= held::PROTECTED_READ_ONLY;
         }
         // SAFETY: mount on valid C strings.
         unsafe {

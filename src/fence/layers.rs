@@ -10,13 +10,14 @@ pub use crate::config::sandbox::Layer;
 impl Layer {
     /// The layers the fence line lists after Landlock and the namespaces (which keep their
     /// own wording: "landlock ABI 6", "pid namespace").
-    pub const REPORTED: [Layer; 6] = [
+    pub const REPORTED: [Layer; 7] = [
         Layer::Capabilities,
         Layer::UnixSockets,
         Layer::PrivateShm,
         Layer::PrivateHome,
         Layer::ReadOnlyGit,
         Layer::CacheOverlay,
+        Layer::ReadOnlyProtected,
     ];
 
     /// What the fence line says when the layer held.
@@ -30,6 +31,7 @@ impl Layer {
             Layer::PrivateHome => "private HOME",
             Layer::ReadOnlyGit => "read-only .git",
             Layer::CacheOverlay => "cache overlay",
+            Layer::ReadOnlyProtected => "read-only protected files",
             Layer::HiddenReference => "reference hidden",
             Layer::SealedOracle => "sealed test oracle",
         }
@@ -45,6 +47,7 @@ impl Layer {
             Layer::PrivateShm => held::PRIVATE_SHM,
             Layer::ReadOnlyGit => held::GIT_READ_ONLY,
             Layer::CacheOverlay => held::CACHE_OVERLAY,
+            Layer::ReadOnlyProtected => held::PROTECTED_READ_ONLY,
             Layer::SealedOracle => held::SEALED,
         }
     }
@@ -88,7 +91,7 @@ impl Layer {
                     "no home folder known".to_string()
                 }
             }
-            Layer::PrivateShm | Layer::ReadOnlyGit => no_ns(),
+            Layer::PrivateShm | Layer::ReadOnlyGit | Layer::ReadOnlyProtected => no_ns(),
             Layer::HiddenReference => status
                 .reference
                 .exposed_text(status.pid_namespace.is_ok())

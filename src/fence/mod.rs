@@ -127,6 +127,8 @@ pub struct Fence {
     last_sealed: Mutex<Option<Status>>,
     /// `PATH` entries withheld from subject processes (see [`Prepared::path`]).
     path_dropped: Mutex<Vec<PathBuf>>,
+    /// The protected files pinned to the trusted side's copy (see [`Fence::pin_protected`]).
+    protected: Mutex<Vec<PathBuf>>,
 }
 
 /// How the run's reference stands for one writable root's subject processes, with the copy
@@ -178,6 +180,22 @@ impl Fence {
         lock(&self.copied_in).extend(files.iter().cloned());
         // A view made before (a task's setup ran first) is made again with this exposure.
         lock(&self.views).clear();
+    }
+
+    /// Makes `files` (the protected files judge-ci pinned to the trusted side's copy: the
+    /// scripts a check runs, the build wrappers and settings) read-only to every subject
+    /// process started from now on, and the folders on the way to them immovable (attack
+    /// findings G10-22, G10-23: a script rewritten while its shell read it, then put back
+    /// before the check ended, decided the check). Needs a mount namespace
+    /// ([`Layer::ReadOnlyProtected`]).
+    pub fn pin_protected(&self, files: &[PathBuf]) {
+        let mut p = lock(&self.protected);
+        for f in files {
+            let c = canonical(f);
+            if !p.contains(&c) {
+                p.push(c);
+            }
+        }
     }
 
     /// The same fence with `sandbox.require` = `layers`: a subject process whose fence
@@ -451,6 +469,7 @@ impl Fence {
             .cloned()
             .unwrap_or(dir);
         let git = git_folders(&root, std::slice::from_ref(&root));
+        let (protected, protected_dirs) = protected_mounts(&lock(&self.protected), &root);
         // The job's token that actions/checkout leaves in .git/config (F13): subject
         // processes read a copy without it (with a mount namespace; see docs/fence.md).
         // Every configuration file git reads for them (E7-3: submodules', linked work
@@ -603,6 +622,8 @@ impl Fence {
             namespaces,
             network_cut,
             git_folders: git,
+            protected,
+            protected_dirs,
             git_configs,
             views,
             exposure: reference_view.exposure.clone(),
@@ -620,6 +641,29 @@ impl Fence {
         }
         Ok(prepared)
     }
+}
+
+/// The pinned protected files inside `root` (regular files only: a link is decided where it
+/// leads), and every folder strictly between `root` and one of them, shallowest first.
+fn protected_mounts(files: &[PathBuf], root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let mut kept = Vec::new();
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for f in files.iter().filter(|f| f.starts_with(root) && f != &root) {
+        if !std::fs::symlink_metadata(f).is_ok_and(|m| m.is_file()) {
+            continue;
+        }
+        kept.push(f.clone());
+        for a in f.ancestors().skip(1) {
+            if a == root || !a.starts_with(root) {
+                break;
+            }
+            if !dirs.iter().any(|d| d == a) {
+                dirs.push(a.to_path_buf());
+            }
+        }
+    }
+    dirs.sort_by_key(|d| d.components().count());
+    (kept, dirs)
 }
 
 /// What the report says of judge-ci's test oracle's JVM: whether it was sealed (no network,
@@ -897,6 +941,10 @@ pub struct Prepared {
     namespaces: bool,
     network_cut: bool,
     git_folders: Vec<PathBuf>,
+    /// The pinned protected files inside the writable root, and the folders on the way to
+    /// them (shallowest first; see [`protected_mounts`]).
+    protected: Vec<PathBuf>,
+    protected_dirs: Vec<PathBuf>,
     /// (a copy without credentials, the git configuration file it covers).
     git_configs: Vec<(PathBuf, PathBuf)>,
     /// The copy with HEAD's objects alone mounted over each of `git_folders` (one each, in
@@ -971,14 +1019,17 @@ impl Prepared {
     }
 
     fn mounts(&self) -> child::Mounts {
-        let read_only = self
-            .git_folders
+        let read_only_of = |p: &PathBuf| {
+            let path = cstring(p)?;
+            let keep_flags = child::locked_flags(&path);
+            Some(child::ReadOnly { path, keep_flags })
+        };
+        let read_only = self.git_folders.iter().filter_map(read_only_of).collect();
+        let protected = self.protected.iter().filter_map(read_only_of).collect();
+        let protected_dirs = self
+            .protected_dirs
             .iter()
-            .filter_map(|p| {
-                let path = cstring(p)?;
-                let keep_flags = child::locked_flags(&path);
-                Some(child::ReadOnly { path, keep_flags })
-            })
+            .filter_map(|d| cstring(d))
             .collect();
         let overlays = self
             .caches
@@ -1051,6 +1102,8 @@ impl Prepared {
         child::Mounts {
             views,
             read_only,
+            protected,
+            protected_dirs,
             shm: true,
             overlays,
             masked,

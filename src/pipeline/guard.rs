@@ -9,6 +9,18 @@ use crate::config::checks::CheckKind;
 use crate::config::{Benchmark, CheckSpec, ConfigSource, JurySpec};
 use crate::report;
 
+/// Where the guard works: the workspace, the reference checkout, and the output folder (left
+/// out of what the pull request is said to change).
+#[derive(Clone, Copy, Debug)]
+pub struct Place<'a> {
+    /// The workspace.
+    pub workspace: &'a Path,
+    /// The reference checkout, if any.
+    pub reference: Option<&'a Path>,
+    /// The output folder.
+    pub out: &'a Path,
+}
+
 /// Protected paths and `restore:` before any judge runs: the changes the pull request makes to
 /// protected paths (against the trusted tree the config came from; none without one), a FAIL
 /// judgment `protected-paths` added to the first tier under `protected-action: fail`, then
@@ -19,11 +31,15 @@ pub fn guard(
     bench: &mut Benchmark,
     source: &ConfigSource,
     written: Option<&crate::config::source::GitTree>,
-    workspace: &Path,
-    reference: Option<&Path>,
+    place: Place<'_>,
     sides: &crate::judges::structural::select::Sides,
-    out: &Path,
+    fence: &crate::fence::Fence,
 ) -> Result<Option<report::TrustInfo>, RunError> {
+    let Place {
+        workspace,
+        reference,
+        out,
+    } = place;
     // What the pull request changes that no check reads, as it was submitted (before pinned
     // and restored files change the workspace).
     let mut unjudged = super::unjudged::unjudged(
@@ -122,7 +138,7 @@ pub fn guard(
     let base_build_files = match source.tree() {
         Some(t) => {
             let layout = protect::layout(t, workspace);
-            let mut pinned = protect::pin_protected(
+            let protected = protect::pin_protected(
                 t,
                 &layout.root,
                 bench.protected.as_deref(),
@@ -130,9 +146,13 @@ pub fn guard(
                 &programs,
             )
             .map_err(InstrumentError::Protected)?;
-            for p in protect::pin_build_files(t, workspace, &layout.prefix)
-                .map_err(InstrumentError::BuildFiles)?
-            {
+            let build = protect::pin_build_files(t, workspace, &layout.prefix)
+                .map_err(InstrumentError::BuildFiles)?;
+            // No subject process changes one while a check runs or reads it (G10-22/23).
+            fence.pin_protected(&protected.files);
+            fence.pin_protected(&build.files);
+            let mut pinned = protected.changed;
+            for p in build.changed {
                 let shown = if layout.prefix.is_empty() {
                     p
                 } else {

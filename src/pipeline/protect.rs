@@ -689,7 +689,7 @@ pub fn pin_build_files(
     tree: &GitTree,
     workspace: &Path,
     prefix: &str,
-) -> Result<Vec<String>, ProtectError> {
+) -> Result<Pinned, ProtectError> {
     let globs: Vec<String> = BUILD_FILES.iter().map(|s| s.to_string()).collect();
     pin_to_trusted(tree, workspace, prefix, &globs)
 }
@@ -699,14 +699,14 @@ pub fn pin_build_files(
 /// `watched`; relative to the repository root `root`) what the trusted tree records, so a
 /// judge that runs or reads one (a wrapper, a settings file, a script a check runs) uses the
 /// trusted side's copy whatever `protected-action` says (trust.md point 2). Returns what
-/// changed.
+/// changed and what is pinned.
 pub fn pin_protected(
     tree: &GitTree,
     root: &Path,
     protected: Option<&[String]>,
     prefix: &str,
     programs: &[Program],
-) -> Result<Vec<String>, ProtectError> {
+) -> Result<Pinned, ProtectError> {
     let globs = watched(tree, protected, prefix, programs)?.globs;
     pin_to_trusted(tree, root, "", &globs)
 }
@@ -714,13 +714,13 @@ pub fn pin_protected(
 /// Makes every path under `dir` that `globs` match (relative to `dir`, which is at `prefix` in
 /// the tree) exactly what the trusted tree records: its content, its mode (executable or not)
 /// and its type (a file, or a link with the recorded target); one the tree lacks is removed.
-/// Returns what changed, each "path (the base's)" or "path (removed: not in the base)".
+/// Returns what changed and every file it pinned.
 fn pin_to_trusted(
     tree: &GitTree,
     dir: &Path,
     prefix: &str,
     globs: &[String],
-) -> Result<Vec<String>, ProtectError> {
+) -> Result<Pinned, ProtectError> {
     use std::os::unix::fs::PermissionsExt;
     let set = globset(globs)?;
     let under = |p: &str| -> Option<String> {
@@ -804,7 +804,22 @@ fn pin_to_trusted(
             changed.push(format!("{rel} (removed: not in the base)"));
         }
     }
-    Ok(changed)
+    let files = base
+        .iter()
+        .filter(|(_, _, mode)| matches!(Entry::recorded(Oid::ZERO_SHA1, *mode), Entry::File { .. }))
+        .map(|(p, _, _)| dir.join(p))
+        .collect();
+    Ok(Pinned { changed, files })
+}
+
+/// What [`pin_protected`] and [`pin_build_files`] did.
+#[derive(Debug, Default)]
+pub struct Pinned {
+    /// What changed, each "path (the base's)" or "path (removed: not in the base)".
+    pub changed: Vec<String>,
+    /// Every regular file now as the trusted tree records it (the fence makes them
+    /// read-only to subject processes: [`crate::fence::Fence::pin_protected`]).
+    pub files: Vec<std::path::PathBuf>,
 }
 
 /// Copies every file of `reference` that `globs` match into `workspace` at the same path,
@@ -1168,7 +1183,7 @@ mod tests {
         let ws = root.join("svc");
         let l = layout(&tree, &ws);
         assert_eq!(l.prefix, "svc");
-        let changed = pin_build_files(&tree, &ws, &l.prefix).unwrap();
+        let changed = pin_build_files(&tree, &ws, &l.prefix).unwrap().changed;
         assert_eq!(changed.len(), 2, "{changed:?}");
         assert!(!ws.join(".mvn/extra.config").exists());
         assert_eq!(
@@ -1229,7 +1244,7 @@ mod tests {
             "{changes:?}"
         );
         assert_eq!(changes[0].pattern, ".mvn/**");
-        let changed = pin_build_files(&tree, root, "").unwrap();
+        let changed = pin_build_files(&tree, root, "").unwrap().changed;
         assert_eq!(
             changed,
             [
@@ -1500,7 +1515,9 @@ mod tests {
                 ("scripts/mine.sh", ChangeKind::Added, None),
             ]
         );
-        let pinned = pin_protected(&tree, root, Some(&globs), "", &[]).unwrap();
+        let pinned = pin_protected(&tree, root, Some(&globs), "", &[])
+            .unwrap()
+            .changed;
         assert_eq!(pinned.len(), 4, "{pinned:?}");
         assert!(
             protected_changes(&tree, &at(root), Some(&globs), &[], &[])
@@ -1580,7 +1597,9 @@ mod tests {
             ],
             "{found:?}"
         );
-        let pinned = pin_protected(&tree, root, Some(&globs), "", &[]).unwrap();
+        let pinned = pin_protected(&tree, root, Some(&globs), "", &[])
+            .unwrap()
+            .changed;
         assert_eq!(pinned.len(), 2, "{pinned:?}");
         assert_eq!(
             std::fs::read_to_string(root.join("scripts/check-impl.sh")).unwrap(),
@@ -1632,7 +1651,9 @@ mod tests {
                 ("app/settings.gradle.kts", ChangeKind::Added),
             ]
         );
-        let changed = pin_build_files(&tree, &root.join("app"), "app").unwrap();
+        let changed = pin_build_files(&tree, &root.join("app"), "app")
+            .unwrap()
+            .changed;
         assert_eq!(changed.len(), 3, "{changed:?}");
         assert_eq!(
             std::fs::read_to_string(root.join("app/gradle.properties")).unwrap(),

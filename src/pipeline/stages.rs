@@ -382,10 +382,13 @@ pub fn prepare(opts: &RunOptions, loaded: &mut Loaded, trees: &Trees) -> Result<
         &mut loaded.bench,
         &loaded.config_source,
         written.as_ref(),
-        workspace,
-        trees.reference.as_deref(),
+        super::guard::Place {
+            workspace,
+            reference: trees.reference.as_deref(),
+            out: &opts.out,
+        },
         trees.comparisons.sides(),
-        &opts.out,
+        &loaded.fence,
     )?;
     if let Some(t) = &trust {
         loaded.fence.note_reference_copied(&t.restore_revealed);

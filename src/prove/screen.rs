@@ -133,10 +133,13 @@ impl Screen {
                 &mut bench,
                 &ConfigSource::WorkTree,
                 None,
-                dir,
-                Some(&self.reference),
+                crate::pipeline::guard::Place {
+                    workspace: dir,
+                    reference: Some(&self.reference),
+                    out: &out,
+                },
                 self.comparisons.sides(),
-                &out,
+                &self.fence,
             )
             .ok()?;
         }

@@ -205,3 +205,69 @@ fn what_a_pinned_program_imports_beside_it_is_the_base_s_too() {
         r["trust"]
     );
 }
+
+#[test]
+fn a_script_a_check_runs_cannot_be_changed_while_it_runs_even_when_put_back_before_it_ends() {
+    // Attack findings G10-22, G10-23: the base's `ci/test.sh` runs the pull request's tests,
+    // then (after more lines than a shell reads at once) the base's `ci/verdict.sh` with its
+    // exit status. The pull request's code (1) overwrites the unread tail of test.sh in place
+    // with `exit 0` and puts the original back a second later, or (2) moves `ci/` aside and
+    // puts a folder with a verdict of its own in its place, moved back a second later. The
+    // shell executes the forgery, the files are as the base has them when the check ends,
+    // and the check passed. Now the pinned scripts are read-only and their folder cannot be
+    // moved: the base's script decides (the code exits 1, so the check fails).
+    let padding = "# the base's script goes on here\n".repeat(600);
+    let test_sh = format!(
+        "#!/bin/sh\nrc=0\nfor t in tests/*.sh; do sh \"$t\" || rc=1; done\n{padding}# tail\nsh ci/verdict.sh $rc\n"
+    );
+    let app = r#"#!/bin/sh
+case "$(cat mode)" in
+rewrite)
+  cp ci/test.sh "$TMPDIR/saved"
+  off=$(grep -b '^# tail' ci/test.sh | cut -d: -f1)
+  if printf 'echo forged; sleep 2; exit 0\n' | dd of=ci/test.sh bs=1 seek="$off" conv=notrunc 2>/dev/null; then
+    (sleep 1; cat "$TMPDIR/saved" > ci/test.sh) >/dev/null 2>&1 &
+  fi ;;
+move)
+  if mv ci ci.away 2>/dev/null; then
+    mkdir ci && cp ci.away/* ci/ && printf 'sleep 2; exit 0\n' > ci/verdict.sh
+    (sleep 1; rm -rf ci; mv ci.away ci) >/dev/null 2>&1 &
+  fi ;;
+esac
+exit 1
+"#;
+    for mode in ["rewrite", "move"] {
+        let d = tempfile::tempdir().unwrap();
+        let repo = d.path().join("repo");
+        std::fs::create_dir_all(&repo).unwrap();
+        write_tree(
+            &repo,
+            &[
+                (
+                    "judge-ci.yml",
+                    "name: gate\njury:\n  checks:\n    - {type: command, name: tests, run: \"sh ci/test.sh\"}\n",
+                ),
+                ("ci/test.sh", &test_sh),
+                ("ci/verdict.sh", "exit \"$1\"\n"),
+                ("tests/a.sh", "exit 0\n"),
+            ],
+        );
+        let base = commit_all(&repo, "base");
+        write_tree(&repo, &[("tests/b.sh", app), ("mode", mode)]);
+        let head = commit_all(&repo, "the pull request");
+        let (o, out) = run_pr(d.path(), &repo, &base, &head, &[]);
+        let r = report(&out);
+        let j = &r["verdict"]["individualByName"]["tests"];
+        assert_eq!(j["status"], "fail", "{mode}: {j}\n{}", stderr(&o));
+        assert!(
+            !j.to_string().contains("forged"),
+            "{mode}: the forgery ran: {j}"
+        );
+        assert_eq!(o.status.code(), Some(1), "{mode}: {}", stderr(&o));
+        assert!(
+            r["fence"].to_string().contains("read-only protected files"),
+            "{mode}: {}",
+            r["fence"]
+        );
+    }
+}
