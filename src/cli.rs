@@ -239,9 +239,12 @@ pub struct PublishStoredArgs {
     /// report's, names the check run and keys the sticky comment.
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
-    /// Post the report as a verdict (success/failure). Without it the report counts as
-    /// computed in the pull request's own workflow: the check run is neutral and says "not
-    /// verified". Wrong for forks, whose workflow is the pull request's own file.
+    /// Post the report as a verdict (success/failure) and gate this job by it: the trusted
+    /// config's fail-on decides, the exit code is the run's (0 pass, 1 rejected, 3 could
+    /// not judge), and the reading and gate are step outputs. Without it the report counts
+    /// as computed in the pull request's own workflow: the check run is neutral and says
+    /// "not verified", and the job exits 0. Wrong for forks, whose workflow is the pull
+    /// request's own file.
     #[arg(long)]
     pub trust_report: bool,
     /// Most check-run annotations.

@@ -84,6 +84,14 @@ pub enum InstrumentError {
         /// Why.
         source: std::io::Error,
     },
+    /// The step outputs could not be appended to `$GITHUB_OUTPUT` (a later step reads them).
+    #[error("cannot write the step outputs {path}: {source}")]
+    StepOutputs {
+        /// `$GITHUB_OUTPUT`.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
     /// The snapshot of the submitted workspace could not be taken.
     #[error("cannot take the snapshot of the workspace the structural judges read: {0}")]
     Snapshot(#[source] std::io::Error),

@@ -194,6 +194,14 @@ fn check_binding(
     trusted: (&Path, &str),
 ) -> Result<(), InputError> {
     let other = |why: String| other_run(path, why);
+    // Another judge-ci's report may mean something else by the same fields.
+    let version = env!("CARGO_PKG_VERSION");
+    if report.tool.version != version {
+        return Err(other(format!(
+            "it was written by judge-ci {}, and this is judge-ci {version} (publish with the version that judged)",
+            report.tool.version
+        )));
+    }
     if let Some(ours) = expected_run_id(ctx)
         && report.subject.run_id.as_deref() != Some(ours.as_str())
     {
@@ -307,6 +315,9 @@ pub async fn stored(
     }
     check_binding(&report, &ctx, &path, (&config_path, &bench.sha256))?;
     refuse_first_job(&report, &path)?;
+    // The folder as the judging run wrote it (the same check `resume` makes): a surface
+    // changed or a file planted beside the report is not that run's output.
+    super::resume::as_written(dir, &report).map_err(|why| other_run(&path, why))?;
     // The commit is the event's, never the report's word (G10-1's class): an event that names
     // none publishes nothing.
     if ctx.head_sha.is_none() {
@@ -382,6 +393,16 @@ pub async fn stored(
         outputs::append(Path::new(&p), &summary)
             .map_err(|source| InstrumentError::JobSummary { path: p, source })?;
     }
+    // A trusted verdict gates this job as the run would have (attack finding G10-10: it
+    // exited 0 on a rejection and gave later steps no reading): its reading and gate as step
+    // outputs, before any request, and its exit code below.
+    if trust.trust_report
+        && let Ok(p) = std::env::var("GITHUB_OUTPUT")
+    {
+        let text = outputs::format_outputs(&outputs::outputs(&report, Some(&path)));
+        outputs::append(Path::new(&p), &text)
+            .map_err(|source| InstrumentError::StepOutputs { path: p, source })?;
+    }
     let published = after(
         &ctx,
         &report,
@@ -396,7 +417,13 @@ pub async fn stored(
             println!("{c}");
         }
     }
-    Ok(publish_exit(opts, &published, super::EXIT_PASS))
+    let code = if trust.trust_report {
+        eprintln!("judge-ci: {}", report.outcome.reason);
+        report.outcome.exit_code
+    } else {
+        super::EXIT_PASS
+    };
+    Ok(publish_exit(opts, &published, code))
 }
 
 /// What an advisory (unverified) report's check run and sticky comment are named after:

@@ -219,62 +219,11 @@ pub fn first_job(dir: &Path, bench: &Benchmark, this: &ThisRun) -> Result<FirstJ
             "resume with the --task the first job ran (its setup and post commands run there, never in the second job)",
         );
     }
-    // This judge-ci always records the digests: a report without them was edited.
-    if report.surface_digests.is_empty() {
+    if let Err(why) = as_written(dir, &report) {
         return refuse(
-            "records no surfaceDigests, which every report of this judge-ci holds".to_string(),
+            why,
             "pass the first job's folder as it wrote it (its artifact, downloaded whole)",
         );
-    }
-    // A surface is a plain file name of the folder: the report names no other file for this
-    // job to open (attack finding G10: `/proc/self/environ`, `../x`).
-    if let Some(name) = report
-        .surface_digests
-        .keys()
-        .find(|n| n.is_empty() || n.contains('/') || n.contains('\\') || *n == "." || *n == "..")
-    {
-        return refuse(
-            format!("names {name:?} in surfaceDigests, which is not a file name of its folder"),
-            "pass the first job's folder as it wrote it (its artifact, downloaded whole)",
-        );
-    }
-    // Nothing but what the first job wrote: a file beside them was planted or added later.
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for e in entries.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let written = name == "report.json"
-                || name == super::publish::EVENT_FILE
-                || report.surface_digests.contains_key(&name);
-            if !written {
-                return refuse(
-                    format!(
-                        "{} is not a file the first job wrote",
-                        dir.join(&name).display()
-                    ),
-                    "pass the first job's folder as it wrote it (its artifact, downloaded whole)",
-                );
-            }
-        }
-    }
-    for (name, digest) in &report.surface_digests {
-        use sha2::Digest;
-        let file = dir.join(name);
-        let found = crate::untrusted::read_io(&file, crate::untrusted::MAX_STORED_BYTES)
-            .map(|b| hex::encode(sha2::Sha256::digest(&b)))
-            .map_err(|e| e.to_string());
-        if found.as_ref() != Ok(digest) {
-            return refuse(
-                format!(
-                    "{} is not the file the first job wrote ({})",
-                    file.display(),
-                    match found {
-                        Ok(d) => format!("SHA-256 {d}, the report records {digest}"),
-                        Err(e) => e,
-                    }
-                ),
-                "pass the first job's folder as it wrote it (its artifact, downloaded whole)",
-            );
-        }
     }
     let mut judgments = judgments_of(&report.verdict);
     // A stored judgment counts only for a check of the same name and type in this config.
@@ -297,4 +246,62 @@ pub fn first_job(dir: &Path, bench: &Benchmark, this: &ThisRun) -> Result<FirstJ
         })),
         commands: report.task.map(|t| t.commands).unwrap_or_default(),
     })
+}
+
+/// Whether `dir` holds what the judge-ci run that wrote `report` (its `report.json`) left
+/// there and nothing else: every surface the report records, with the digest it records,
+/// and no other file but the event copy. A later step that reads the folder (`resume`,
+/// `publish`) refuses anything else, saying why: a file planted beside the reports, one
+/// changed after the run, a report edited to drop its digests.
+pub fn as_written(dir: &Path, report: &Report) -> Result<(), String> {
+    // This judge-ci always records the digests: a report without them was edited.
+    if report.surface_digests.is_empty() {
+        return Err(
+            "records no surfaceDigests, which every report of this judge-ci holds".to_string(),
+        );
+    }
+    // A surface is a plain file name of the folder: the report names no other file for this
+    // job to open (attack finding G10: `/proc/self/environ`, `../x`).
+    if let Some(name) = report
+        .surface_digests
+        .keys()
+        .find(|n| n.is_empty() || n.contains('/') || n.contains('\\') || *n == "." || *n == "..")
+    {
+        return Err(format!(
+            "names {name:?} in surfaceDigests, which is not a file name of its folder"
+        ));
+    }
+    // Nothing but what the run wrote: a file beside them was planted or added later.
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let written = name == "report.json"
+                || name == super::publish::EVENT_FILE
+                || report.surface_digests.contains_key(&name);
+            if !written {
+                return Err(format!(
+                    "{} is not a file the run wrote",
+                    dir.join(&name).display()
+                ));
+            }
+        }
+    }
+    for (name, digest) in &report.surface_digests {
+        use sha2::Digest;
+        let file = dir.join(name);
+        let found = crate::untrusted::read_io(&file, crate::untrusted::MAX_STORED_BYTES)
+            .map(|b| hex::encode(sha2::Sha256::digest(&b)))
+            .map_err(|e| e.to_string());
+        if found.as_ref() != Ok(digest) {
+            return Err(format!(
+                "{} is not the file the run wrote ({})",
+                file.display(),
+                match found {
+                    Ok(d) => format!("SHA-256 {d}, the report records {digest}"),
+                    Err(e) => e,
+                }
+            ));
+        }
+    }
+    Ok(())
 }

@@ -616,7 +616,7 @@ fn resume_takes_only_the_first_job_of_its_own_run_as_it_was_written() {
     let (code, err) = job(&resume, "100");
     assert_eq!(code, Some(2), "{err}");
     assert!(
-        err.contains("planted.json is not a file the first job wrote"),
+        err.contains("planted.json is not a file the run wrote"),
         "{err}"
     );
     std::fs::remove_file(first.join("planted.json")).unwrap();
@@ -643,7 +643,7 @@ fn resume_takes_only_the_first_job_of_its_own_run_as_it_was_written() {
     let (code, err) = job(&resume, "100");
     assert_eq!(code, Some(2), "{err}");
     assert!(
-        err.contains("report.sarif is not the file the first job wrote"),
+        err.contains("report.sarif is not the file the run wrote"),
         "{err}"
     );
 }

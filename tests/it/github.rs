@@ -886,6 +886,43 @@ fn publish_from_a_stored_report_in_a_workflow_run() {
         assert!(gh7.requests().is_empty(), "{field}");
     }
 
+    // G10-2's class: the folder must be as the judging run wrote it, by the same judge-ci
+    // (what `resume` already refused): another version's report, a surface changed after the
+    // run, a file planted beside the report.
+    for (what, says) in [
+        ("version", "this is judge-ci"),
+        ("surface", "is not the file the run wrote"),
+        ("planted", "is not a file the run wrote"),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let forged = tmp.path().join("out");
+        common::copy_tree(Path::new(&artifact), &forged);
+        match what {
+            "version" => {
+                let path = forged.join("report.json");
+                let mut v: Value =
+                    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+                v["tool"]["version"] = "0.0.1".into();
+                std::fs::write(&path, serde_json::to_string(&v).unwrap()).unwrap();
+            }
+            "surface" => std::fs::write(forged.join("report.md"), "accepted\n").unwrap(),
+            _ => std::fs::write(forged.join("extra.json"), "{}").unwrap(),
+        }
+        let gh9 = FakeGitHub::start(Layout::DOTCOM);
+        gh9.add_pull(2, FORK_HEAD, "someone:main");
+        let run = trusted.run(
+            elsewhere.path(),
+            &gh9,
+            "workflow_run",
+            &wr,
+            Some(TOKEN),
+            &["publish", "--from", forged.to_str().unwrap()],
+        );
+        assert_eq!(run.out.status.code(), Some(2), "{what}: {}", run.stderr);
+        assert!(run.stderr.contains(says), "{what}: {}", run.stderr);
+        assert!(gh9.requests().is_empty(), "{what}");
+    }
+
     // G10-2: where the event names the base (a same-repository run lists its pull request),
     // a report that names none is refused too.
     let stored: Value = serde_json::from_str(
@@ -1368,7 +1405,8 @@ fn a_stored_report_decides_neither_its_gate_nor_which_comments_go() {
     let gh2 = FakeGitHub::start(Layout::DOTCOM);
     gh2.add_pull(2, FORK_HEAD, "someone:main");
     let run = publish(&p, &gh2, &artifact, &["--trust-report"]);
-    assert_eq!(run.out.status.code(), Some(0), "{}", run.stderr);
+    // ... and this job's exit (G10-10).
+    assert_eq!(run.out.status.code(), Some(1), "{}", run.stderr);
     assert_eq!(
         gh2.check_runs()[0].create["conclusion"],
         "failure",
@@ -1424,7 +1462,12 @@ fn a_stored_report_decides_neither_its_gate_nor_which_comments_go() {
     let gh2 = FakeGitHub::start(Layout::DOTCOM);
     gh2.add_pull(2, FORK_HEAD, "someone:main");
     let run = publish(&rejected, &gh2, &rejected_artifact, &["--trust-report"]);
-    assert_eq!(run.out.status.code(), Some(0), "{}", run.stderr);
+    // A trusted rejection gates this job as the run would have (G10-10): exit 1, the reading
+    // and the gate as step outputs, and what decided on stderr.
+    assert_eq!(run.out.status.code(), Some(1), "{}", run.stderr);
+    assert_eq!(run.outputs["reading"], "REJECTED", "{:?}", run.outputs);
+    assert_eq!(run.outputs["gate"], "fail", "{:?}", run.outputs);
+    assert!(run.stderr.contains("fail-on"), "{}", run.stderr);
     let gate_comment = ours(&gh2);
     assert_eq!(gate_comment.len(), 1, "{}", run.stderr);
     let run = publish(&accepted, &gh2, &accepted_artifact, &[]);

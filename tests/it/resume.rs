@@ -331,7 +331,7 @@ fn the_stored_report_cannot_decide_what_the_first_job_did_not_compute() {
             }),
         ),
         (
-            "is not the file the first job wrote",
+            "is not the file the run wrote",
             Box::new(|v: &mut Value| {
                 v["surfaceDigests"]["report.md"] = json!("0".repeat(64));
             }),
