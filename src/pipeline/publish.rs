@@ -318,6 +318,26 @@ pub async fn stored(
     // The folder as the judging run wrote it (the same check `resume` makes): a surface
     // changed or a file planted beside the report is not that run's output.
     super::resume::as_written(dir, &report).map_err(|why| other_run(&path, why))?;
+    // What the report derives from its verdict is derived again, never believed (attack
+    // finding G10-25: a rejection whose `interpretation.reading` alone said ACCEPTED was
+    // posted as a success under --trust-report).
+    let derived = crate::jury::interpret::interpret_verdict(&report.verdict);
+    if derived.reading != report.interpretation.reading
+        || derived.decided_by != report.interpretation.decided_by
+    {
+        let shown = |r: Option<crate::jury::interpret::Reading>| {
+            r.map_or("none".to_string(), |r| format!("{r:?}"))
+        };
+        return Err(other_run(
+            &path,
+            format!(
+                "its interpretation says {}, and its verdict reads {}: the report was edited",
+                shown(report.interpretation.reading),
+                shown(derived.reading)
+            ),
+        )
+        .into());
+    }
     // The commit is the event's, never the report's word (G10-1's class): an event that names
     // none publishes nothing.
     if ctx.head_sha.is_none() {
@@ -339,6 +359,10 @@ pub async fn stored(
         advisory_names(&mut report.config);
     }
     report.subject.run_url = trusted_run_url(&ctx);
+    // Every link the surfaces build (a finding's file) is on this event's server and
+    // repository, never the report's (attack finding G10-24).
+    report.subject.server_url = ctx.server_url.clone();
+    report.subject.repository = Some(ctx.repository.clone());
     // The gate is this workflow's, never the report's: the judging job's fail-on is whatever
     // its workflow said (a pull request's own `pull_request` workflow is the pull request's
     // file). With --trust-report the reading and what could not run are trusted, and the

@@ -893,6 +893,8 @@ fn publish_from_a_stored_report_in_a_workflow_run() {
         ("version", "this is judge-ci"),
         ("surface", "is not the file the run wrote"),
         ("planted", "is not a file the run wrote"),
+        // G10-25: a derived field is derived again, never believed.
+        ("reading", "the report was edited"),
     ] {
         let tmp = tempfile::tempdir().unwrap();
         let forged = tmp.path().join("out");
@@ -906,6 +908,13 @@ fn publish_from_a_stored_report_in_a_workflow_run() {
                 std::fs::write(&path, serde_json::to_string(&v).unwrap()).unwrap();
             }
             "surface" => std::fs::write(forged.join("report.md"), "accepted\n").unwrap(),
+            "reading" => {
+                let path = forged.join("report.json");
+                let mut v: Value =
+                    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+                v["interpretation"]["reading"] = "ACCEPTED".into();
+                std::fs::write(&path, serde_json::to_string(&v).unwrap()).unwrap();
+            }
             _ => std::fs::write(forged.join("extra.json"), "{}").unwrap(),
         }
         let gh9 = FakeGitHub::start(Layout::DOTCOM);
@@ -922,6 +931,34 @@ fn publish_from_a_stored_report_in_a_workflow_run() {
         assert!(run.stderr.contains(says), "{what}: {}", run.stderr);
         assert!(gh9.requests().is_empty(), "{what}");
     }
+
+    // G10-24: the links the surfaces build are on this event's server and repository, not
+    // the report's.
+    let tmp = tempfile::tempdir().unwrap();
+    let forged = tmp.path().join("out");
+    common::copy_tree(Path::new(&artifact), &forged);
+    let path = forged.join("report.json");
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    v["subject"]["serverUrl"] = "https://evil.example".into();
+    v["subject"]["repository"] = "attacker/lookalike".into();
+    std::fs::write(&path, serde_json::to_string(&v).unwrap()).unwrap();
+    let gh10 = FakeGitHub::start(Layout::DOTCOM);
+    gh10.add_pull(2, FORK_HEAD, "someone:main");
+    let run = trusted.run(
+        elsewhere.path(),
+        &gh10,
+        "workflow_run",
+        &wr,
+        Some(TOKEN),
+        &["publish", "--from", forged.to_str().unwrap()],
+    );
+    assert_eq!(run.out.status.code(), Some(0), "{}", run.stderr);
+    let posted = format!("{:?}{:?}", gh10.comments(), gh10.check_runs());
+    assert!(posted.contains("Hello-World/blob/"), "{posted}");
+    assert!(
+        !posted.contains("evil.example") && !posted.contains("lookalike"),
+        "{posted}"
+    );
 
     // G10-2: where the event names the base (a same-repository run lists its pull request),
     // a report that names none is refused too.
