@@ -3,7 +3,6 @@
 
 use super::{append_summary, bad_input, runtime};
 use crate::cli;
-use anyhow::Context;
 use judge_ci::pipeline::{self, save::write_file};
 use judge_ci::suite;
 use std::io::IsTerminal;
@@ -21,6 +20,9 @@ pub fn run(args: cli::SuiteArgs) -> anyhow::Result<i32> {
         llm_limit,
         output,
     } = args;
+    if let Err(e) = pipeline::save::check_out_dir(&out) {
+        return bad_input(e);
+    }
     let llm_limits = match judge_ci::config::llm::Limits::from_flags(&llm_limit) {
         Ok(l) => l,
         Err(e) => return bad_input(e),
@@ -87,6 +89,9 @@ pub fn run(args: cli::SuiteArgs) -> anyhow::Result<i32> {
 /// `merge`: combines the output folders of sharded suite runs.
 pub fn merge(args: cli::MergeArgs) -> anyhow::Result<i32> {
     let cli::MergeArgs { dirs, out, html } = args;
+    if let Err(e) = pipeline::save::check_out_dir(&out) {
+        return bad_input(e);
+    }
     match suite::merge(&dirs, &out) {
         Ok(report) => {
             finish_suite(&report, &out, html)?;
@@ -112,6 +117,12 @@ pub fn compare(args: cli::CompareArgs) -> anyhow::Result<i32> {
         format,
         out,
     } = args;
+    // The same rules as every output folder: never through a link (attack finding G10-19).
+    if let Some(dir) = &out
+        && let Err(e) = pipeline::save::check_out_dir(dir)
+    {
+        return bad_input(e);
+    }
     let (base, cur) = match (read_suite(&baseline), read_suite(&current)) {
         (Ok(b), Ok(c)) => (b, c),
         (Err(e), _) | (_, Err(e)) => return bad_input(e),
@@ -130,7 +141,12 @@ pub fn compare(args: cli::CompareArgs) -> anyhow::Result<i32> {
     let md = suite::render::markdown(&cur, Some(&cmp));
     super::print_result(format, &md, &cmp)?;
     if let Some(dir) = &out {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        // A folder that cannot be made is the instrument's failure (exit 3): a later step
+        // reads what goes in it.
+        std::fs::create_dir_all(dir).map_err(|error| pipeline::save::WriteError {
+            path: dir.clone(),
+            error,
+        })?;
         for (name, text) in [
             ("compare.md", md.clone()),
             ("compare.json", serde_json::to_string_pretty(&cmp)? + "\n"),

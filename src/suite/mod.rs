@@ -638,6 +638,12 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<SuiteReport, SuiteError> {
         }
     }
     manifest::check(&parts)?;
+    // The folder first: one that cannot be made is the instrument's failure (exit 3), not
+    // a copy problem of the input's.
+    std::fs::create_dir_all(out).map_err(|source| OutputError::CreateFolder {
+        path: out.to_path_buf(),
+        source,
+    })?;
     let mut tasks: Vec<TaskResult> = Vec::new();
     for p in &parts {
         for t in &p.report.tasks {

@@ -513,6 +513,47 @@ fn compare_classifies_every_change_and_gates_on_regressions() {
         "{}",
         common::stderr(&o)
     );
+
+    // G10-19: the output folder's rules are run's: never written through a link (bad
+    // input, nothing written where it leads), and one that cannot be made is the
+    // instrument's failure (exit 3), since a later step reads it.
+    std::fs::create_dir_all(root.join("elsewhere")).unwrap();
+    std::os::unix::fs::symlink(root.join("elsewhere"), root.join("linked")).unwrap();
+    std::fs::write(root.join("plain-file"), "").unwrap();
+    let compare = |out: &str| {
+        run(
+            root,
+            &[
+                "compare",
+                "--baseline",
+                "base/suite.json",
+                "current",
+                "--max-regressions",
+                "4",
+                "--out",
+                out,
+            ],
+        )
+    };
+    let o = compare("linked");
+    assert_eq!(o.status.code(), Some(2), "{}", common::stderr(&o));
+    assert!(
+        common::stderr(&o).contains("symbolic link"),
+        "{}",
+        common::stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read_dir(root.join("elsewhere")).unwrap().count(),
+        0
+    );
+    let o = run(root, &["merge", "current", "--out", "linked/merged"]);
+    assert_eq!(o.status.code(), Some(2), "{}", common::stderr(&o));
+    assert_eq!(
+        std::fs::read_dir(root.join("elsewhere")).unwrap().count(),
+        0
+    );
+    let o = compare("plain-file/cmp");
+    assert_eq!(o.status.code(), Some(3), "{}", common::stderr(&o));
 }
 
 #[test]
