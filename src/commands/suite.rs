@@ -210,6 +210,9 @@ enum SuiteFileError {
         #[source]
         source: serde_json::Error,
     },
+    /// A task key appears twice.
+    #[error("{}: task `{key}` appears more than once; a suite report holds each task once (merge shards with judge-ci merge)", .path.display())]
+    DuplicateTask { path: PathBuf, key: String },
 }
 
 /// A suite report from a `suite.json` or a folder holding one.
@@ -225,7 +228,14 @@ fn read_suite(p: &Path) -> Result<suite::SuiteReport, SuiteFileError> {
             Ok(t) => t,
             Err(source) => return Err(SuiteFileError::Read { path, source }),
         };
-    serde_json::from_str(&text).map_err(|source| SuiteFileError::Json { path, source })
+    let report: suite::SuiteReport =
+        serde_json::from_str(&text).map_err(|source| SuiteFileError::Json {
+            path: path.clone(),
+            source,
+        })?;
+    report
+        .recounted()
+        .map_err(|key| SuiteFileError::DuplicateTask { path, key })
 }
 
 /// After a suite or merge: the optional HTML page and the job summary.

@@ -395,6 +395,25 @@ impl SuiteReport {
         }
     }
 
+    /// The same report with every derived field (totals, per-tier rates, gap counts)
+    /// computed again from its tasks: a stored report is read for its tasks, never for what
+    /// it says they add up to (attack finding G10-7). A task key that appears twice is
+    /// returned as the error: which of the two stands is no reader's choice.
+    pub fn recounted(self) -> Result<SuiteReport, String> {
+        let mut seen = std::collections::HashSet::new();
+        if let Some(t) = self.tasks.iter().find(|t| !seen.insert(t.key.as_str())) {
+            return Err(t.key.clone());
+        }
+        let fresh = SuiteReport::new(self.suite.root.clone(), None, self.tasks);
+        Ok(SuiteReport {
+            totals: fresh.totals,
+            tiers: fresh.tiers,
+            gaps: fresh.gaps,
+            tasks: fresh.tasks,
+            ..self
+        })
+    }
+
     /// Writes `suite.json` and `suite.md` into `out`.
     pub fn write(&self, out: &Path) -> Result<(), SuiteError> {
         std::fs::create_dir_all(out).map_err(|source| OutputError::CreateFolder {

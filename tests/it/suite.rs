@@ -554,6 +554,43 @@ fn compare_classifies_every_change_and_gates_on_regressions() {
     );
     let o = compare("plain-file/cmp");
     assert_eq!(o.status.code(), Some(3), "{}", common::stderr(&o));
+
+    // G10-7: what a suite report says its tasks add up to is counted again from its tasks
+    // (a forged pass rate of 100% beside a regression), and a task twice is refused.
+    let mut forged: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("current/suite.json")).unwrap())
+            .unwrap();
+    let rate = forged["totals"]["passRate"].clone();
+    forged["totals"]["passRate"] = 1.0.into();
+    forged["totals"]["accepted"] = forged["totals"]["tasks"].clone();
+    std::fs::create_dir_all(root.join("lying")).unwrap();
+    std::fs::write(root.join("lying/suite.json"), forged.to_string()).unwrap();
+    let o = run(
+        root,
+        &[
+            "compare",
+            "--baseline",
+            "base/suite.json",
+            "lying",
+            "--format",
+            "json",
+            "--max-regressions",
+            "4",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let c: Value = serde_json::from_str(&common::stdout(&o)).unwrap();
+    assert_eq!(c["currentPassRate"], rate, "{c:#}");
+    let first = forged["tasks"][0].clone();
+    forged["tasks"].as_array_mut().unwrap().push(first);
+    std::fs::write(root.join("lying/suite.json"), forged.to_string()).unwrap();
+    let o = run(root, &["compare", "--baseline", "base/suite.json", "lying"]);
+    assert_eq!(o.status.code(), Some(2), "{}", common::stderr(&o));
+    assert!(
+        common::stderr(&o).contains("appears more than once"),
+        "{}",
+        common::stderr(&o)
+    );
 }
 
 #[test]
