@@ -1012,7 +1012,7 @@ impl Drop for Prepared {
 
 impl Prepared {
     /// Where the process's Landlock ruleset grants access, as a JSON list (see
-    /// [`rules::Grants::roots`]); `None` without one.
+    /// `Grants::roots` in the rules module); `None` without one.
     pub fn landlock_roots(&self) -> Option<String> {
         self.ruleset.as_ref()?;
         serde_json::to_string(&self.grants.roots()).ok()
