@@ -202,9 +202,15 @@ async fn resolve(
         && ctx.event == "workflow_run"
         && let (Some(branch), Some(want)) = (&ctx.head_branch, &sha)
     {
+        // The head repository's owner (a fork's), from its owner or its full name; the base
+        // owner only when the event names no head repository (attack finding G10-14).
         let owner = ctx
             .head_owner
             .clone()
+            .or_else(|| {
+                let full = ctx.head_repository.as_deref()?;
+                Some(full.split_once('/')?.0.to_string())
+            })
             .unwrap_or_else(|| repo.split('/').next().unwrap_or_default().to_string());
         let head = url::form_urlencoded::byte_serialize(format!("{owner}:{branch}").as_bytes())
             .collect::<String>();
