@@ -423,7 +423,21 @@ fn the_regression_workflow_records_a_baseline_compares_with_it_and_never_promote
     };
     let summary = || std::fs::read_to_string(runner.path("summary.md")).unwrap_or_default();
 
-    // 1. No baseline recorded: the run is the first baseline, attached to its release.
+    // 0. No baseline recorded and nothing saying this is the first (a change deleted the
+    //    record, attack finding G10-16): the run fails before any comparison, attaches nothing.
+    write_event("v0.9.0");
+    let job = run.release("v0.9.0");
+    assert!(job.failed, "{}", run.log);
+    assert!(
+        !run.releases.join("v0.9.0/suite.json").exists(),
+        "{}",
+        run.log
+    );
+    assert!(run.log.contains("bench/baseline.first"), "{}", run.log);
+
+    // 1. No baseline recorded, and the repository says this is the first: the run is the
+    //    first baseline, attached to its release.
+    std::fs::write(run.repo.join("bench/baseline.first"), "").unwrap();
     write_event("v1.0.0");
     let job = run.release("v1.0.0");
     assert!(!job.failed, "{}", run.log);
@@ -448,7 +462,7 @@ fn the_regression_workflow_records_a_baseline_compares_with_it_and_never_promote
     );
     // The summary's two lines, committed, make it the baseline.
     let lines = next_baseline(&summary());
-    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines.len(), 3, "{lines:?}");
     let st = Command::new("bash")
         .args(["-euc", &lines.join("\n")])
         .current_dir(&run.repo)
@@ -461,6 +475,7 @@ fn the_regression_workflow_records_a_baseline_compares_with_it_and_never_promote
             .trim(),
         "v1.0.0"
     );
+    assert!(!run.repo.join("bench/baseline.first").exists());
 
     // 2. The next release compares with it, passes, and becomes a candidate.
     write_event("v1.1.0");
