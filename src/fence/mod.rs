@@ -1112,6 +1112,23 @@ impl Prepared {
         }
     }
 
+    /// Lets this process alone read `paths` although the run hides them (an `external`
+    /// judge's reference): the ruleset is made again with them granted.
+    pub fn grant_read(&mut self, paths: &[PathBuf]) {
+        if paths.is_empty() || self.ruleset.is_none() {
+            return;
+        }
+        self.grants
+            .readable
+            .extend(paths.iter().map(|p| canonical(p)));
+        let (ruleset, landlock) = match rules::ruleset(&self.grants, &self.hidden) {
+            Ok((fd, abi)) => (Some(fd), Ok(abi)),
+            Err(why) => (None, Err(why)),
+        };
+        self.ruleset = ruleset;
+        self.landlock = landlock;
+    }
+
     /// Without a mount namespace there is no overlay: the caches become read-only (nothing
     /// planted survives, nothing can be added) and `/dev/shm` is not granted at all.
     fn rebuild_without_namespaces(&mut self) {

@@ -11,7 +11,7 @@ use crate::fence::Fence;
 use crate::judgment::{Cause, Check, Judgment, JudgmentContext, ReasonCode, Status};
 
 use super::paths::{Resolved, resolve};
-use super::process::{self, Exit, ProcessOutput, ProcessSpec};
+use super::process::{self, Exit, Private, ProcessOutput, ProcessSpec};
 use super::{Outcome, build, instrument, instrument_because};
 use super::{maven, resolution};
 
@@ -42,6 +42,7 @@ fn spec_for(
         timeout,
         stdin: None,
         answer: false,
+        private: Private::default(),
     }
 }
 
@@ -396,6 +397,7 @@ pub async fn build_tool_run(
         timeout,
         stdin: None,
         answer: false,
+        private: Private::default(),
     };
     let display = spec.display();
     let tmp = std::env::temp_dir();

@@ -63,6 +63,19 @@ pub struct ProcessSpec {
     /// and error stay logs: whatever the program starts inherits them, so subject code it
     /// runs could print there first (`external` judges answer on this channel instead).
     pub answer: bool,
+    /// What this process alone is given beyond its fence (an `external` judge's reference
+    /// and metadata): no other process of the run sees it.
+    pub private: Private,
+}
+
+/// What one process is given beyond the run's fence (see [`ProcessSpec::private`]).
+#[derive(Clone, Debug, Default)]
+pub struct Private {
+    /// Folders it may read although the run hides them (an `external` judge's reference).
+    pub readable: Vec<PathBuf>,
+    /// Files written into its private temporary folder before it starts, each named in its
+    /// environment: (variable, file name, bytes). The variable holds the file's path.
+    pub files: Vec<(String, String, Vec<u8>)>,
 }
 
 /// The descriptor number of the answer channel (see [`ProcessSpec::answer`]).
@@ -83,6 +96,7 @@ impl ProcessSpec {
             timeout,
             stdin: None,
             answer: false,
+            private: Private::default(),
         }
     }
 
@@ -333,6 +347,14 @@ async fn run_fenced(
         policy.prepare(&spec.dir, home.as_deref())
     };
     let mut fence = prepared.map_err(|e| std::io::Error::other(e.to_string()))?;
+    fence.grant_read(&spec.private.readable);
+    // In its private temporary folder: no other process of the run can read them.
+    let mut private_env = Vec::new();
+    for (var, name, bytes) in &spec.private.files {
+        let path = fence.tmp.path().join(name);
+        std::fs::write(&path, bytes)?;
+        private_env.push((var.clone(), path));
+    }
     let pipe = if spec.answer {
         Some(answer_pipe()?)
     } else {

@@ -791,6 +791,39 @@ public class App {
     assert_eq!(code, Some(1), "{:?}", seats(&report));
 }
 
+#[test]
+fn a_line_code_under_test_writes_on_judge_ci_s_channel_is_the_pull_request_s_fail() {
+    // Attack finding A11-1: the oracle's listener wrote its nonce, then the line, in four
+    // writes; code under test flooded the channel with `F <test> SUCCESSFUL` lines until one
+    // landed right after a nonce, and a test that failed passed. The listener now writes
+    // each line whole, so a line without the nonce is the code under test's: here its tests
+    // even pass, and the line alone fails the build.
+    let root = tempfile::tempdir().unwrap();
+    let ws = build_task(root.path(), "report");
+    let app = r#"package t;
+public class App {
+  public static int add(int a, int b) {
+    if (System.getProperty("sun.java.command", "").contains("JudgeCiOracle")) {
+      try (java.io.FileOutputStream o = new java.io.FileOutputStream("/proc/self/fd/3")) {
+        o.write(" F t.AppTest#adds SUCCESSFUL \n".getBytes());
+      } catch (Exception e) { }
+    }
+    return a + b;
+  }
+}
+"#;
+    std::fs::write(ws.join("src/main/java/t/App.java"), app).unwrap();
+    let (code, report, build) = judge_build(&ws);
+    assert_eq!(build["status"], "fail", "{build:#}");
+    assert!(
+        build["reasoning"]
+            .as_str()
+            .is_some_and(|r| r.contains("did not come from its test oracle")),
+        "{build:#}"
+    );
+    assert_eq!(code, Some(1), "{:?}", seats(&report));
+}
+
 /// Code under test that reads the oracle's nonce back from its own JVM (attack finding F2):
 /// inside judge-ci's oracle it collects every 32-hex-digit token from the JVM's writable
 /// memory (`/proc/self/maps` + `/proc/self/mem`) and from a heap dump

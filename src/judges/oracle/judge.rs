@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::{Expected, Oracle, OracleError, Run, TestSets, cross_check, expected, observe};
 use crate::fence::Fence;
-use crate::judges::process::{self, Exit, ProcessSpec};
+use crate::judges::process::{self, Exit, Private, ProcessSpec};
 use crate::judges::{Outcome, build, instrument_because, structural};
 use crate::judgment::{Cause, Check, Finding, FindingKind, Judgment, ReasonCode, Status};
 
@@ -119,7 +119,9 @@ async fn base_run(
             .iter()
             .map(|t| (t.clone(), super::Observed::Failed(why.to_string())))
             .collect(),
-        done: false,
+        // judge-ci's own account of a run it did not start: whole, nothing foreign.
+        done: true,
+        foreign: 0,
     };
     let dir = match hidden_folder(fence) {
         Ok(d) => d,
@@ -176,6 +178,7 @@ async fn maven(
         timeout,
         stdin: None,
         answer: false,
+        private: Private::default(),
     };
     let display = spec.display();
     let out = process::run(&spec, fence)
@@ -286,6 +289,24 @@ async fn grade(
     )
     .await
     {
+        // Only code under test writes a line without the nonce (the oracle's lines are
+        // whole): what the channel says is not the oracle's alone, and no test counts as
+        // passed (attack finding A11-1). Nor does a run the oracle did not see to its end
+        // (the JVM ended under the tests: `System.exit`, a kill).
+        Ok(r) if r.foreign > 0 => {
+            let why = format!(
+                "{} line(s) on judge-ci's result channel did not come from its test oracle: only code under test writes there, so no test counts as passed",
+                r.foreign
+            );
+            (r, Some(why))
+        }
+        Ok(r) if !r.done => (
+            r,
+            Some(
+                "the test run ended before judge-ci's oracle reported its end (the code under test stopped the JVM), so what it reported is not a whole run"
+                    .to_string(),
+            ),
+        ),
         Ok(r) => (r, None),
         // The subject's tests did not finish in time: what finished counts, the rest did
         // not pass (as SWE-bench counts a test that times out), when the reference's did.

@@ -35,7 +35,7 @@ pub mod judge;
 
 pub use error::OracleError;
 
-use super::process::{self, Exit, ProcessSpec};
+use super::process::{self, Exit, Private, ProcessSpec};
 use super::structural::{self, Pom};
 use crate::fence::Fence;
 
@@ -283,6 +283,7 @@ impl Launcher {
             timeout: Duration::from_secs(120),
             stdin: None,
             answer: false,
+            private: Private::default(),
         };
         // judge-ci's own program, not the subject's: fenced on its own, writing only there.
         let own = Fence::new(None, std::sync::Arc::default());
@@ -307,6 +308,7 @@ impl Launcher {
             timeout: Duration::from_secs(60),
             stdin: None,
             answer: false,
+            private: Private::default(),
         };
         let listed = process::run(&list, &own)
             .await
@@ -522,6 +524,9 @@ pub struct Run {
     pub tests: BTreeMap<String, Observed>,
     /// Whether the oracle said it had finished (its last line).
     pub done: bool,
+    /// Lines on the channel without the nonce: the oracle writes each of its lines whole
+    /// (one write, shorter than a pipe's atomic size), so only code under test wrote these.
+    pub foreign: usize,
 }
 
 /// Why a run of the oracle gave no observation at all.
@@ -613,8 +618,10 @@ fn parse(channel: &[u8], nonce: &str, expected: &Expected) -> Run {
     let mut seen: BTreeMap<String, Observed> = BTreeMap::new();
     let mut class_failed: BTreeMap<String, String> = BTreeMap::new();
     let mut done = false;
+    let mut foreign = 0;
     for line in text.lines() {
         let Some(rest) = line.strip_prefix(nonce).and_then(|r| r.strip_prefix(' ')) else {
+            foreign += 1;
             continue;
         };
         if rest == "DONE" {
@@ -684,7 +691,11 @@ fn parse(channel: &[u8], nonce: &str, expected: &Expected) -> Run {
             tests.entry(t).or_insert(o);
         }
     }
-    Run { tests, done }
+    Run {
+        tests,
+        done,
+        foreign,
+    }
 }
 
 /// The trusted tests compiled by judge-ci: never the pull request's `target/test-classes`,
@@ -788,6 +799,7 @@ async fn compile_tests(
         timeout,
         stdin: None,
         answer: false,
+        private: Private::default(),
     };
     // judge-ci's own compile (no subject code runs in it: -proc:none), writing only there.
     let out = process::run(&spec, &own)
@@ -852,7 +864,9 @@ pub async fn observe(
                     .iter()
                     .map(|t| (t.clone(), Observed::Failed(why.clone())))
                     .collect(),
-                done: false,
+                // judge-ci's own account (the tests never ran): whole, nothing foreign.
+                done: true,
+                foreign: 0,
             });
         }
     };
@@ -893,6 +907,7 @@ pub async fn observe(
         timeout,
         stdin: Some(format!("{nonce}\n").into_bytes()),
         answer: true,
+        private: Private::default(),
     };
     // With /proc hidden: the code under test cannot read the nonce from its JVM's memory
     // (attack finding F2).
@@ -1136,6 +1151,7 @@ mod tests {
         let channel = b"n0 S t.A#one\nn0 F t.A#one SUCCESSFUL \nforged F t.A#two SUCCESSFUL \nn0 S t.A#two\nn0 F t.A#three SUCCESSFUL \nn0 F t.A#three FAILED java.lang.AssertionError: boom\nn0 C t.B FAILED java.lang.ExceptionInInitializerError\n";
         let r = parse(channel, "n0", &e);
         assert!(!r.done);
+        assert_eq!(r.foreign, 1, "the forged line is counted");
         assert_eq!(r.tests["t.A#one"], Observed::Passed);
         assert_eq!(
             r.tests["t.A#two"],
