@@ -563,28 +563,6 @@ pub async fn external(
         "goal": ctx.goal,
         "metadata": Value::Object(ctx.metadata.clone()),
     });
-    let meta_file = match tempfile::Builder::new()
-        .prefix("judge-ci-metadata-")
-        .suffix(".json")
-        .tempfile()
-    {
-        Ok(f) => f,
-        Err(e) => {
-            return instrument_because(
-                Cause::of_io(&e),
-                format!("cannot write the metadata file for the external judge: {e}"),
-            );
-        }
-    };
-    if let Err(e) = std::fs::write(
-        meta_file.path(),
-        serde_json::to_vec(&ctx.metadata).unwrap_or_default(),
-    ) {
-        return instrument_because(
-            Cause::of_io(&e),
-            format!("cannot write the metadata file for the external judge: {e}"),
-        );
-    }
     let mut spec = spec_for(run, workspace, env, timeout);
     spec.env.extend([
         (
@@ -593,10 +571,6 @@ pub async fn external(
         ),
         ("JUDGE_REFERENCE".to_string(), reference),
         ("JUDGE_GOAL".to_string(), ctx.goal.clone()),
-        (
-            "JUDGE_METADATA".to_string(),
-            meta_file.path().display().to_string(),
-        ),
         (
             "JUDGE_ANSWER_FD".to_string(),
             process::ANSWER_FD.to_string(),
@@ -611,6 +585,15 @@ pub async fn external(
         spec.env
             .push(("JUDGE_CI".to_string(), exe.display().to_string()));
     }
+    // The metadata in the judge's private temporary folder and the reference readable to it
+    // alone: the run hides both from every other process (attack finding G10-5: the judge
+    // could read neither), and `fence-exec` hides them from the code the judge runs.
+    spec.private.files.push((
+        "JUDGE_METADATA".to_string(),
+        "judge-metadata.json".to_string(),
+        serde_json::to_vec(&ctx.metadata).unwrap_or_default(),
+    ));
+    spec.private.readable.extend(ctx.reference.iter().cloned());
     spec.answer = true;
     spec.stdin = Some(serde_json::to_vec(&context).unwrap_or_default());
     let display = spec.display();

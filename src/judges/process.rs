@@ -279,6 +279,9 @@ fn command(
     for (k, v) in &spec.env {
         cmd.env(k, v);
     }
+    for (var, name, _) in &spec.private.files {
+        cmd.env(var, fence.tmp.path().join(name));
+    }
     fence.apply(&mut cmd);
     if let Some(fd) = answer {
         // After the fence's own step (which may close or mark descriptors), in the process
@@ -348,12 +351,10 @@ async fn run_fenced(
     };
     let mut fence = prepared.map_err(|e| std::io::Error::other(e.to_string()))?;
     fence.grant_read(&spec.private.readable);
-    // In its private temporary folder: no other process of the run can read them.
-    let mut private_env = Vec::new();
-    for (var, name, bytes) in &spec.private.files {
-        let path = fence.tmp.path().join(name);
-        std::fs::write(&path, bytes)?;
-        private_env.push((var.clone(), path));
+    // In its private temporary folder: no other process of the run can read them
+    // (`command` names each in the environment).
+    for (_, name, bytes) in &spec.private.files {
+        std::fs::write(fence.tmp.path().join(name), bytes)?;
     }
     let pipe = if spec.answer {
         Some(answer_pipe()?)

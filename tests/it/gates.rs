@@ -213,6 +213,41 @@ echo "${ans:-41}"
 }
 
 #[test]
+fn an_external_judge_reads_its_reference_and_metadata_and_the_code_it_fences_reads_neither() {
+    // Attack finding G10-5: the judge was handed JUDGE_REFERENCE and JUDGE_METADATA and the
+    // fence hid both from it. Now they are its own (the metadata in its private folder, the
+    // reference readable to it alone); the code it runs through fence-exec reads neither.
+    let d = tempfile::tempdir().unwrap();
+    let (ws, reference) = (d.path().join("ws"), d.path().join("ref"));
+    std::fs::create_dir_all(&reference).unwrap();
+    std::fs::write(reference.join("answer.txt"), "42\n").unwrap();
+    let judge_sh = r#"#!/bin/sh
+m=$(cat "$JUDGE_METADATA" 2>/dev/null | tr -d '"{} ' ); r=$(cat "$JUDGE_REFERENCE/answer.txt" 2>/dev/null)
+sub=$("$JUDGE_CI" fence-exec -- sh -c 'cat "$JUDGE_METADATA" "$JUDGE_REFERENCE/answer.txt" 2>/dev/null' | tr -d '\n"{} ')
+echo "{\"status\":\"pass\",\"reasoning\":\"meta=$m ref=$r sub=[$sub]\"}" >&3
+"#;
+    write_tree(
+        &ws,
+        &[
+            (
+                "judge-ci.yml",
+                "name: ext\nmetadata: {expected: \"42\"}\nreference:\n  path: ../ref\njury:\n  checks:\n    - {type: external, name: oracle, run: ./judge.sh}\n",
+            ),
+            ("judge.sh", judge_sh),
+        ],
+    );
+    common::chmod_x(&ws.join("judge.sh"));
+    let (_, r, err) = judge(&ws, &[]);
+    let why = r["verdict"]["individual"][0]["reasoning"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(why.contains("meta=expected:42"), "{why}\n{err}");
+    assert!(why.contains("ref=42"), "{why}");
+    assert!(why.contains("sub=[]"), "the fenced code read them: {why}");
+}
+
+#[test]
 fn fence_exec_runs_the_command_and_refuses_without_one() {
     let ws = tempfile::tempdir().unwrap();
     let o = judge_ci(

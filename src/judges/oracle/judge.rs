@@ -671,6 +671,7 @@ mod tests {
         let run = |o: super::super::Observed| super::super::Run {
             tests: [("t.A#one".to_string(), o)].into_iter().collect(),
             done: true,
+            foreign: 0,
         };
         let failed = super::super::Observed::Failed("does not compile".into());
         let sets = TestSets::grade(

@@ -1224,6 +1224,7 @@ mod tests {
                 .map(|(k, v)| (k.to_string(), v.clone()))
                 .collect(),
             done: true,
+            foreign: 0,
         };
         let failed = || Observed::Failed("x".into());
         let reference = run(&[
