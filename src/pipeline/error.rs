@@ -311,6 +311,23 @@ pub enum InputError {
         /// The commit this workflow runs for.
         ours: String,
     },
+    /// In a pull-request context the workspace's checkout is not the pull request's head
+    /// (nor GitHub's test merge of it): judging it would post a verdict on the head for a
+    /// tree that is not it (attack finding B11-8).
+    #[error(
+        "the workspace {} has commit {found} checked out, and the {event} event is for the pull request's head {head}; judge-ci judges the head (or GitHub's merge commit of it), never another tree under its name",
+        .workspace.display()
+    )]
+    CheckoutNotHead {
+        /// The workspace.
+        workspace: PathBuf,
+        /// Its HEAD.
+        found: String,
+        /// The event's head commit.
+        head: String,
+        /// The event.
+        event: String,
+    },
     /// `publish` of a report bound to another run or base than the event names.
     #[error("{}: {why}; not publishing a report of another run", .path.display())]
     OtherRun {
@@ -392,6 +409,9 @@ impl InputError {
                 "name a reference (the config's `reference:` or --reference), or remove `restore:`",
             ),
             InputError::FirstJob { help, .. } => Some(help),
+            InputError::CheckoutNotHead { .. } => Some(
+                "check out the head (`ref: ${{ github.event.pull_request.head.sha }}` for actions/checkout in pull_request_target), or judge it with --head",
+            ),
             InputError::PlanFile { .. } => Some(
                 "commit the plan on the base branch (the criteria the pull request is judged by), or list the criteria in the check's `criteria:`",
             ),

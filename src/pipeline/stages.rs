@@ -395,6 +395,11 @@ pub fn prepare(opts: &RunOptions, loaded: &mut Loaded, trees: &Trees) -> Result<
     }
     let bench = &loaded.bench;
     let github = loaded.github.as_ref();
+    if trees.head.commit.is_none()
+        && let Some(g) = github
+    {
+        checkout_is_head(workspace, g)?;
+    }
     // Outside Actions, the commit judge-ci itself sees checked out: a later job (`resume`)
     // is bound to it in every environment (attack finding S8-5: outside Actions the report
     // held no head, and a first job's judgments were taken for another commit).
@@ -737,4 +742,32 @@ fn run_id(github: Option<&Context>) -> Option<String> {
 fn task_runs_code(task: &Option<Task>, opts: &RunOptions) -> bool {
     task.as_ref()
         .is_some_and(|t| !t.post.is_empty() || opts.actions && !t.setup.is_empty())
+}
+
+/// In a pull-request context, refuses a workspace whose checked-out commit is neither the
+/// event's head nor a merge commit of it (GitHub's `refs/pull/N/merge`): the verdict is
+/// posted on the head, so the tree judged must be the head's (attack finding B11-8: a
+/// `pull_request_target` checkout without `ref:` is the base, judged and posted as the
+/// head's). A workspace that is no git checkout is not checked (nothing to compare).
+fn checkout_is_head(workspace: &Path, g: &crate::github::context::Context) -> Result<(), RunError> {
+    let (Some(head), Some(_)) = (&g.head_sha, &g.base_sha) else {
+        return Ok(());
+    };
+    let Ok(repo) = git2::Repository::discover(workspace) else {
+        return Ok(());
+    };
+    let Ok(commit) = repo.head().and_then(|h| h.peel_to_commit()) else {
+        return Ok(());
+    };
+    let found = commit.id().to_string();
+    if found == *head || commit.parent_ids().any(|p| p.to_string() == *head) {
+        return Ok(());
+    }
+    Err(InputError::CheckoutNotHead {
+        workspace: workspace.to_path_buf(),
+        found,
+        head: head.clone(),
+        event: g.event.clone(),
+    }
+    .into())
 }

@@ -1354,3 +1354,53 @@ fn a_reference_folder_the_workflow_names_is_read_from_the_base_too() {
     let r = report(&out);
     assert_eq!(r["outcome"]["gate"], "fail", "{:#}", r["outcome"]);
 }
+
+#[test]
+fn a_checkout_that_is_not_the_pull_requests_head_is_not_judged_as_it() {
+    // Attack finding B11-8: in `pull_request_target` without `ref:`, actions/checkout gives
+    // the base; judge-ci judged it and posted the verdict on the head. Now the checkout must be
+    // the event's head or GitHub's merge commit of it.
+    let d = tempfile::tempdir().unwrap();
+    let repo = d.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    common::write_tree(
+        &repo,
+        &[
+            (
+                "judge-ci.yml",
+                "name: gate\njury:\n  checks:\n    - {type: file-exists, path: a.txt}\n",
+            ),
+            ("a.txt", "base\n"),
+        ],
+    );
+    let base = common::commit_all(&repo, "base");
+    common::write_tree(&repo, &[("a.txt", "head\n")]);
+    let head = common::commit_all(&repo, "the pull request");
+    common::git(&repo, &["checkout", "-q", &base]);
+    let (o, _) = run_pr(d.path(), &repo, &base, &head, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", common::stderr(&o));
+    assert!(
+        common::stderr(&o).contains("judges the head"),
+        "{}",
+        common::stderr(&o)
+    );
+    // GitHub's test merge of the head (`refs/pull/N/merge`) is the head's tree.
+    common::git(&repo, &["checkout", "-q", &base]);
+    common::git(
+        &repo,
+        &[
+            "-c",
+            "user.email=a@b",
+            "-c",
+            "user.name=a",
+            "merge",
+            "-q",
+            "--no-ff",
+            "-m",
+            "merge",
+            &head,
+        ],
+    );
+    let (o, _) = run_pr(d.path(), &repo, &base, &head, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+}
