@@ -99,7 +99,11 @@ pub fn prepare(out: &Path) -> Result<Prepared, PrepareError> {
     if !names.is_empty() {
         return Err(PrepareError::Committed {
             out: out.to_path_buf(),
-            names,
+            // Names the pull request chose, printed on the step log: escaped.
+            names: names
+                .iter()
+                .map(|n| crate::untrusted::shown(Path::new(n)))
+                .collect(),
         });
     }
     Ok(Prepared { before })
@@ -231,14 +235,16 @@ pub fn clear_planted(prepared: &Prepared, out: &Path) {
             Err(e) => Err(e),
         };
         match gone {
+            // The name is the subject's: escaped, so a newline in it never starts a line
+            // the runner reads as a workflow command (attack finding B11-12).
             Ok(()) => eprintln!(
                 "judge-ci: error: removed {}, which a subject process left in the output folder",
-                path.display()
+                crate::untrusted::shown(&path)
             ),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => eprintln!(
                 "judge-ci: error: cannot remove {}: {e}; a subject process left it there: do not read it",
-                path.display()
+                crate::untrusted::shown(&path)
             ),
         }
     }

@@ -467,7 +467,7 @@ fn a_file_a_subject_plants_beside_the_reports_fails_the_run() {
         &[
             (
                 "judge-ci.yml",
-                "name: plant\njury:\n  checks:\n    - type: command\n      run: \"mkdir -p judge-ci-out && echo '{}' > judge-ci-out/extra.sarif\"\n",
+                "name: plant\njury:\n  checks:\n    - type: command\n      run: \"mkdir -p judge-ci-out && echo '{}' > judge-ci-out/extra.sarif && echo x > \\\"judge-ci-out/$(printf 'n\\\\n::error::planted')\\\"\"\n",
             ),
             (
                 "judge-ci-out/notes.txt",
@@ -496,6 +496,16 @@ fn a_file_a_subject_plants_beside_the_reports_fails_the_run() {
         "{err}"
     );
     assert!(ws.path().join("judge-ci-out/notes.txt").exists(), "{err}");
+    // A name the subject chose never starts a line of the log of its own (attack finding
+    // B11-12: a newline in it made `::error::…` a workflow command).
+    assert!(
+        err.contains("::error::planted"),
+        "the planted name is said: {err}"
+    );
+    assert!(
+        !err.lines().any(|l| l.starts_with("::error::planted")),
+        "{err}"
+    );
 
     // In Actions the step outputs and the job summary a later step or person reads say the
     // gate failed and why, never the verdict's own "pass" (attack finding G1).
