@@ -13,8 +13,11 @@
 //! settings option of any program (`--config`, `--settings`, `--rules`, `--init-script`, …);
 //! and any word naming a file the trusted tree records as executable. A named shell script is
 //! read in turn for the programs it runs. Not followed: a word holding an expansion (`$X`,
-//! a backquote), a program another language's script starts (a Python judge's subprocess),
-//! files a tool reads by convention (a `Makefile`, `package.json`): list those under
+//! a backquote), a program another language's script starts (a Python judge's subprocess).
+//! Files a tool reads by convention from the folder it runs in are protected whether or not
+//! the trusted tree has them (`conventional_files`: make's makefiles, npm's and yarn's
+//! settings, git's ignore files; for `python -m X` where the tree has no X of its own, the
+//! module or package X it would import first; attack finding B11-1); list others under
 //! `protected:`. What a named or protected program is read with beside it (a Python
 //! script's folder, which it imports from first; the `node_modules` beside a Node script;
 //! the `GNUmakefile` make prefers to a protected `Makefile`) is protected with it
@@ -269,6 +272,10 @@ fn base_name(w: &str) -> &str {
 #[derive(Default)]
 struct Named {
     files: Vec<String>,
+    /// Files the program reads by convention from the folder it runs in, whether or not the
+    /// trusted tree has them (a `GNUmakefile` the pull request adds is read before the
+    /// `Makefile`): protected and pinned, so one the pull request adds is removed and said.
+    conventional: Vec<String>,
     lines: Vec<String>,
     /// Files named as scripts of a shell (read in turn whatever their first line says).
     shell_scripts: Vec<String>,
@@ -345,6 +352,17 @@ fn named_by(words: &[Word]) -> Named {
     let args = &words[i + 1..];
     let arg = |k: usize| args.get(k).and_then(|w| w.as_deref());
     let name = base_name(program);
+    n.conventional
+        .extend(conventional_files(name).iter().map(|f| f.to_string()));
+    if name.starts_with("python")
+        && let Some(k) = args.iter().position(|w| w.as_deref() == Some("-m"))
+        && let Some(module) = arg(k + 1)
+    {
+        // `python -m X` imports X from the folder it runs in first: X is the tool's only
+        // where the trusted tree has no X of its own (attack finding B11-1).
+        let top = module.split('.').next().unwrap_or(module);
+        n.conventional.push(format!("\0tool-module:{top}"));
+    }
     let interpreter = |name: &str| {
         name.starts_with("python")
             || name.starts_with("pypy")
@@ -501,6 +519,25 @@ fn named_by(words: &[Word]) -> Named {
     n
 }
 
+/// What `program` (a base name) reads by convention from the folder it runs in, so that a
+/// file the pull request adds there changes what a trusted command does (attack finding
+/// B11-1): make's makefiles (it prefers `GNUmakefile`, then `makefile`), npm's and yarn's
+/// project settings (`.npmrc` can set `script-shell`), git's ignore and attribute files.
+fn conventional_files(program: &str) -> &'static [&'static str] {
+    match program {
+        "make" | "gmake" => &["GNUmakefile", "makefile", "Makefile"],
+        "npm" | "npx" | "pnpm" | "yarn" => &[
+            "package.json",
+            ".npmrc",
+            ".yarnrc",
+            ".yarnrc.yml",
+            ".pnpmfile.cjs",
+        ],
+        "git" => &[".gitignore", ".gitattributes"],
+        _ => &[],
+    }
+}
+
 /// The files `line` names as programs, relative to `cwd`, that `blobs` holds; the shell
 /// scripts among them are read in turn (bounded).
 fn collect(
@@ -517,6 +554,33 @@ fn collect(
             if depth < MAX_DEPTH {
                 collect(tree, blobs, cwd, simple_commands(line), depth + 1, found);
             }
+        }
+        for f in &named.conventional {
+            if let Some(module) = f.strip_prefix("\0tool-module:") {
+                let file = resolve(cwd, &format!("{module}.py"));
+                let dir = resolve(cwd, module);
+                let theirs = |p: &Option<String>| {
+                    p.as_ref().is_some_and(|p| {
+                        blobs.contains_key(p)
+                            || blobs.keys().any(|k| k.starts_with(&format!("{p}/")))
+                    })
+                };
+                if !theirs(&file) && !theirs(&dir) {
+                    // What Python imports X from ahead of the standard library: a module,
+                    // a sourceless one, or a regular package (a folder without
+                    // `__init__` is a namespace portion, which a later regular one beats).
+                    for f in [
+                        format!("{module}.py"),
+                        format!("{module}.pyc"),
+                        format!("{module}/__init__.py"),
+                        format!("{module}/__init__.pyc"),
+                    ] {
+                        found.extend(resolve(cwd, &f));
+                    }
+                }
+                continue;
+            }
+            found.extend(resolve(cwd, f));
         }
         for f in &named.files {
             let (word, only_executable) = match f.strip_prefix("\0maybe:") {

@@ -271,3 +271,53 @@ exit 1
         );
     }
 }
+
+#[test]
+fn a_file_a_trusted_tool_reads_by_convention_that_the_pull_request_adds_is_not_read() {
+    // Attack finding B11-1: `run: [make, test]` with the base's Makefile; the pull request
+    // adds a `GNUmakefile` (which make reads first) whose `test` passes. And `python3 -m
+    // unittest` with a `unittest/` package the pull request adds (imported from the folder
+    // before the standard library's). Both were accepted; now each added file is a
+    // protected-path change, removed before the check runs.
+    for (config, added, name) in [
+        (
+            "name: gate\njury:\n  checks:\n    - {type: command, name: tests, run: [make, test]}\n",
+            ("GNUmakefile", "test:\n\t@true\n"),
+            "GNUmakefile",
+        ),
+        (
+            "name: gate\njury:\n  checks:\n    - {type: command, name: tests, run: [python3, -m, unittest, -q]}\n",
+            ("unittest/__init__.py", "import os\nos._exit(0)\n"),
+            "unittest/__init__.py",
+        ),
+    ] {
+        let d = tempfile::tempdir().unwrap();
+        let repo = d.path().join("repo");
+        std::fs::create_dir_all(&repo).unwrap();
+        write_tree(
+            &repo,
+            &[
+                ("judge-ci.yml", config),
+                ("Makefile", "test:\n\t@exit 1\n"),
+                (
+                    "test_app.py",
+                    "import unittest\nclass T(unittest.TestCase):\n    def test_fails(self):\n        self.fail('the change is wrong')\n",
+                ),
+            ],
+        );
+        let base = commit_all(&repo, "base");
+        write_tree(&repo, &[added]);
+        let head = commit_all(&repo, "the pull request");
+        let (o, out) = run_pr(d.path(), &repo, &base, &head, &[]);
+        let r = report(&out);
+        assert_eq!(status(&r, "tests"), "fail", "{name}: {:#}", r["verdict"]);
+        assert_eq!(o.status.code(), Some(1), "{name}: {}", stderr(&o));
+        assert!(
+            protected_changes(&r)
+                .iter()
+                .any(|(p, c, _)| p == name && c == "added"),
+            "{name}: {:#}",
+            r["trust"]
+        );
+    }
+}
