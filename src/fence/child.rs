@@ -167,9 +167,9 @@ fn read_only(path: &CStr, keep: libc::c_ulong) -> bool {
     restricted(path, libc::MS_RDONLY | keep)
 }
 
-/// Bind-mounts `path` (with what is mounted beneath it) on itself and remounts it with
-/// `nosuid`, `nodev` and `flags`.
-fn restricted(path: &CStr, flags: libc::c_ulong) -> bool {
+/// Bind-mounts `path` (with what is mounted beneath it) on itself: it becomes a mount
+/// point, which cannot be renamed or removed.
+fn bound_on_itself(path: &CStr) -> bool {
     // SAFETY: mount on valid C strings.
     unsafe {
         libc::mount(
@@ -179,14 +179,23 @@ fn restricted(path: &CStr, flags: libc::c_ulong) -> bool {
             libc::MS_BIND | libc::MS_REC,
             std::ptr::null(),
         ) == 0
-            && libc::mount(
+    }
+}
+
+/// Bind-mounts `path` (with what is mounted beneath it) on itself and remounts it with
+/// `nosuid`, `nodev` and `flags`.
+fn restricted(path: &CStr, flags: libc::c_ulong) -> bool {
+    // SAFETY: mount on valid C strings.
+    bound_on_itself(path)
+        && unsafe {
+            libc::mount(
                 std::ptr::null(),
                 path.as_ptr(),
                 std::ptr::null(),
                 libc::MS_REMOUNT | libc::MS_BIND | libc::MS_NOSUID | libc::MS_NODEV | flags,
                 std::ptr::null(),
             ) == 0
-    }
+        }
 }
 
 impl Mounts {
@@ -236,19 +245,11 @@ impl Mounts {
         }
         // Folders first (a file bound read-only, then its folder bound on itself, would leave
         // the file's mount beneath the folder's new one, out of sight).
-        // SAFETY: mount on valid C strings.
-        let pinned = self.protected_dirs.iter().all(|d| unsafe {
-            libc::mount(
-                d.as_ptr(),
-                d.as_ptr(),
-                std::ptr::null(),
-                libc::MS_BIND | libc::MS_REC,
-                std::ptr::null(),
-            ) == 0
-        }) && self
-            .protected
-            .iter()
-            .all(|r| read_only(&r.path, r.keep_flags));
+        let pinned = self.protected_dirs.iter().all(|d| bound_on_itself(d))
+            && self
+                .protected
+                .iter()
+                .all(|r| read_only(&r.path, r.keep_flags));
         if pinned {
             held |= held::PROTECTED_READ_ONLY;
         }

@@ -754,41 +754,52 @@ fn with_a_base_the_trusted_tests_split_into_fail_to_pass_and_pass_to_pass() {
     );
 }
 
-#[test]
-fn code_under_test_that_floods_judge_ci_s_channel_is_the_pull_request_s_fail() {
-    // Attack finding F5: inside the oracle's JVM the subject's code wrote megabytes to
-    // judge-ci's descriptor: the build became an instrument ERROR that `fail-on: fail`
-    // accepted. Only code in the tests' JVM writes there: a FAIL naming the flood.
+/// Judges the build task with code under test that, inside judge-ci's oracle, writes
+/// `write` (Java statements on the stream `o`) on judge-ci's channel and still adds right:
+/// the build FAILs saying `says`, and the run exits 1 under `fail_on`.
+fn writing_on_the_channel_fails(write: &str, fail_on: &str, says: &str) {
     let root = tempfile::tempdir().unwrap();
     let ws = build_task(root.path(), "report");
-    let app = r#"package t;
-public class App {
-  public static int add(int a, int b) {
-    if (System.getProperty("sun.java.command", "").contains("JudgeCiOracle")) {
-      try (java.io.FileOutputStream o = new java.io.FileOutputStream("/proc/self/fd/3")) {
-        byte[] junk = new byte[64 * 1024];
-        java.util.Arrays.fill(junk, (byte) 'x');
-        for (int i = 0; i < 40; i++) o.write(junk);
-      } catch (Exception e) { }
-    }
+    let app = format!(
+        r#"package t;
+public class App {{
+  public static int add(int a, int b) {{
+    if (System.getProperty("sun.java.command", "").contains("JudgeCiOracle")) {{
+      try (java.io.FileOutputStream o = new java.io.FileOutputStream("/proc/self/fd/3")) {{
+        {write}
+      }} catch (Exception e) {{ }}
+    }}
     return a + b;
-  }
-}
-"#;
+  }}
+}}
+"#
+    );
     std::fs::write(ws.join("src/main/java/t/App.java"), app).unwrap();
     let config = std::fs::read_to_string(ws.join("judge-ci.yml"))
         .unwrap()
-        .replace("fail-on: error", "fail-on: fail");
+        .replace("fail-on: error", &format!("fail-on: {fail_on}"));
     std::fs::write(ws.join("judge-ci.yml"), config).unwrap();
     let (code, report, build) = judge_build(&ws);
     assert_eq!(build["status"], "fail", "{build:#}");
     assert!(
         build["reasoning"]
             .as_str()
-            .is_some_and(|r| r.contains("channel carried more than")),
+            .is_some_and(|r| r.contains(says)),
         "{build:#}"
     );
     assert_eq!(code, Some(1), "{:?}", seats(&report));
+}
+
+#[test]
+fn code_under_test_that_floods_judge_ci_s_channel_is_the_pull_request_s_fail() {
+    // Attack finding F5: inside the oracle's JVM the subject's code wrote megabytes to
+    // judge-ci's descriptor: the build became an instrument ERROR that `fail-on: fail`
+    // accepted. Only code in the tests' JVM writes there: a FAIL naming the flood.
+    writing_on_the_channel_fails(
+        "byte[] junk = new byte[64 * 1024]; java.util.Arrays.fill(junk, (byte) 'x'); for (int i = 0; i < 40; i++) o.write(junk);",
+        "fail",
+        "channel carried more than",
+    );
 }
 
 #[test]
@@ -798,30 +809,11 @@ fn a_line_code_under_test_writes_on_judge_ci_s_channel_is_the_pull_request_s_fai
     // landed right after a nonce, and a test that failed passed. The listener now writes
     // each line whole, so a line without the nonce is the code under test's: here its tests
     // even pass, and the line alone fails the build.
-    let root = tempfile::tempdir().unwrap();
-    let ws = build_task(root.path(), "report");
-    let app = r#"package t;
-public class App {
-  public static int add(int a, int b) {
-    if (System.getProperty("sun.java.command", "").contains("JudgeCiOracle")) {
-      try (java.io.FileOutputStream o = new java.io.FileOutputStream("/proc/self/fd/3")) {
-        o.write(" F t.AppTest#adds SUCCESSFUL \n".getBytes());
-      } catch (Exception e) { }
-    }
-    return a + b;
-  }
-}
-"#;
-    std::fs::write(ws.join("src/main/java/t/App.java"), app).unwrap();
-    let (code, report, build) = judge_build(&ws);
-    assert_eq!(build["status"], "fail", "{build:#}");
-    assert!(
-        build["reasoning"]
-            .as_str()
-            .is_some_and(|r| r.contains("did not come from its test oracle")),
-        "{build:#}"
+    writing_on_the_channel_fails(
+        r#"o.write(" F t.AppTest#adds SUCCESSFUL \n".getBytes());"#,
+        "error",
+        "did not come from its test oracle",
     );
-    assert_eq!(code, Some(1), "{:?}", seats(&report));
 }
 
 /// Code under test that reads the oracle's nonce back from its own JVM (attack finding F2):
