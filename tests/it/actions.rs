@@ -16,11 +16,23 @@ fn a_pull_request_run_leaves_summary_outputs_and_annotations() {
     std::fs::write(&summary, "earlier step\n").unwrap();
     // The workspace is a checkout whose base commit holds the config (read from there).
     let base = common::commit_all(&ws, "base");
-    let event = common::pull_request_event(
-        runner.path(),
-        &base,
-        "ec26c3e57ca3a959ca5aad62de7213c562f8c821",
+    // The checkout is the pull request's head (judge-ci refuses any other tree under its name).
+    common::git(
+        &ws,
+        &[
+            "-c",
+            "user.email=a@b",
+            "-c",
+            "user.name=a",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "the pull request",
+        ],
     );
+    let head = common::git(&ws, &["rev-parse", "HEAD"]).trim().to_string();
+    let event = common::pull_request_event(runner.path(), &base, &head);
     let o = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
         .args([
             "--dry-run",
@@ -68,8 +80,7 @@ fn a_pull_request_run_leaves_summary_outputs_and_annotations() {
     );
 
     // Findings lead the explanation and link to their line in the PR's head commit.
-    let blob =
-        "https://github.com/Codertocat/Hello-World/blob/ec26c3e57ca3a959ca5aad62de7213c562f8c821";
+    let blob = format!("https://github.com/Codertocat/Hello-World/blob/{head}");
     for link in [
         format!(
             "[`src/main/java/com/example/greeting/HealthFilter.java:3`]({blob}/src/main/java/com/example/greeting/HealthFilter.java#L3)"
@@ -138,7 +149,8 @@ fn a_pull_request_run_leaves_summary_outputs_and_annotations() {
     let report = common::report(&runner.path().join("out"));
     assert_eq!(report["subject"]["pullRequest"], 2);
     assert_eq!(
-        report["subject"]["headSha"], "ec26c3e57ca3a959ca5aad62de7213c562f8c821",
+        report["subject"]["headSha"],
+        head.as_str(),
         "the PR head, not GITHUB_SHA"
     );
     assert_eq!(report["subject"]["event"], "pull_request");
