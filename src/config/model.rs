@@ -44,8 +44,9 @@ pub struct Benchmark {
     /// `diagnostics`: the gap analysis's inputs and user rules.
     pub diagnostics: super::diagnostics::DiagnosticsSettings,
     /// `protected`: globs of paths whose change by the pull request is a finding; `None`
-    /// means the defaults ([`default_protected`]). The config and the files it names are
-    /// protected whatever this says.
+    /// means the defaults ([`default_protected`]), a list adds to [`ALWAYS_PROTECTED`]
+    /// ([`protected_globs`]). The config and the files it names are protected whatever this
+    /// says.
     pub protected: Option<Vec<String>>,
     /// `protected-action`.
     pub protected_action: ProtectedAction,
@@ -82,14 +83,37 @@ pub const BUILD_FILES: &[&str] = &[
     ".cargo/config.toml",
 ];
 
+/// The paths protected whatever `protected:` lists: the workflows and actions. In a
+/// `pull_request` run they are the workflow that runs judge-ci, so a list that leaves them out
+/// would let the pull request rewrite its own gate unnoticed (attack finding B11-14).
+pub const ALWAYS_PROTECTED: &[&str] = &[".github/**"];
+
 /// The paths protected when the config does not list its own: the workflows, the build
 /// wrappers ([`BUILD_FILES`]) and the build settings.
 pub fn default_protected() -> Vec<String> {
-    [".github/**"]
-        .into_iter()
-        .chain(BUILD_FILES.iter().copied())
+    ALWAYS_PROTECTED
+        .iter()
+        .chain(BUILD_FILES)
+        .copied()
         .map(str::to_string)
         .collect()
+}
+
+/// The globs a run protects for a config's `protected:` (`None`: not given): the defaults,
+/// or what it lists added to [`ALWAYS_PROTECTED`], never instead of it.
+pub fn protected_globs(listed: Option<&[String]>) -> Vec<String> {
+    match listed {
+        None => default_protected(),
+        Some(list) => {
+            let mut globs: Vec<String> = ALWAYS_PROTECTED.iter().map(|g| g.to_string()).collect();
+            for g in list {
+                if !globs.contains(g) {
+                    globs.push(g.clone());
+                }
+            }
+            globs
+        }
+    }
 }
 
 /// What a change to a protected path does (`protected-action`).

@@ -37,7 +37,7 @@ pub const BENCHMARK_KEYS: &[Key] = &[
     key("diagnostics", Kind::Object, "gap-analysis inputs and user rules"),
     key("llm", Kind::Object, "defaults for semantic judges"),
     key("report", Kind::Object, "how results are reported"),
-    key("protected", Kind::StrList, "globs of paths a pull request may not change unnoticed (.github/**, build wrappers); the config and the files it names always are"),
+    key("protected", Kind::StrList, "globs of paths a pull request may not change unnoticed (default: .github/**, build wrappers); a list adds to .github/**, the config and the files it names, which always are"),
     key("protected-action", Kind::Enum(token::accepted::<ProtectedAction>), "what a change to a protected path does: report it as a finding (default), or also fail with a FAIL judgment protected-paths in the first tier"),
     key("unjudged-action", Kind::Enum(token::accepted::<ProtectedAction>), "what a changed file no check reads does: report it in the report and the comment (default), or also fail with a FAIL judgment unjudged-changes in the first tier"),
     key("restore", Kind::StrList, "globs of files copied from the reference into the workspace before any judge runs (test files)"),

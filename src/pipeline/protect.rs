@@ -12,7 +12,7 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 use super::programs::Program;
 use crate::config::source::GitTree;
-use crate::config::{BUILD_FILES, default_protected};
+use crate::config::{BUILD_FILES, protected_globs};
 use crate::report::{ChangeKind, ConfigFileInfo, ProtectedChange};
 
 /// The largest protected file compared (a larger one is a change: the trusted side's are
@@ -318,7 +318,7 @@ fn watched(
         w.why.push(why);
         true
     };
-    for g in protected.map_or_else(default_protected, <[String]>::to_vec) {
+    for g in protected_globs(protected) {
         add(&mut w, g.clone(), g);
     }
     // What decides how git records and presents every path, protected ones included: the
@@ -940,6 +940,37 @@ mod tests {
         let repo = git2::Repository::open(root).unwrap();
         let id = repo.head().unwrap().peel_to_commit().unwrap().id();
         GitTree::new(repo.path().to_path_buf(), root, id, "base".into())
+    }
+
+    /// Attack finding B11-14: a config listing its own `protected:` (here only the tests)
+    /// still protects the workflows, which in a `pull_request` run are the gate itself.
+    #[test]
+    fn a_protected_list_adds_to_the_workflows_never_replaces_them() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        let tree = base_of(
+            root,
+            &[
+                (".github/workflows/judge.yml", "on: pull_request\n", 0o644),
+                ("src/test/T.java", "class T {}\n", 0o644),
+            ],
+        );
+        std::fs::write(root.join(".github/workflows/judge.yml"), "on: push\n").unwrap();
+        std::fs::write(root.join("src/test/T.java"), "class T { }\n").unwrap();
+        let globs = ["src/test/**".to_string()];
+        let found = protected_changes(&tree, &at(root), Some(&globs), &[], &[]).unwrap();
+        let got: Vec<(&str, &str)> = found
+            .iter()
+            .map(|c| (c.path.as_str(), c.pattern.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (".github/workflows/judge.yml", ".github/**"),
+                ("src/test/T.java", "src/test/**"),
+            ],
+            "{found:?}"
+        );
     }
 
     /// Newer attack pass F3 and F20: what the pull request commits is compared as git

@@ -19,7 +19,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use crate::config::checks::SourceSelection;
 use crate::config::source::GitTree;
-use crate::config::{Benchmark, default_protected};
+use crate::config::{Benchmark, protected_globs};
 
 /// Most files looked at on either side; a larger tree is listed up to this bound.
 const MAX_FILES: usize = 200_000;
@@ -431,7 +431,7 @@ pub fn unjudged(
             .contains(rel)
     };
     let mut own = GlobSetBuilder::new();
-    for g in bench.protected.clone().unwrap_or_else(default_protected) {
+    for g in protected_globs(bench.protected.as_deref()) {
         if let Ok(g) = Glob::new(&g) {
             own.add(g);
         }
