@@ -13,7 +13,7 @@
 //! reference also has (the same file, the same plugin, the same line of code) is not the
 //! pull request's doing.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::Path;
 use std::sync::LazyLock;
 
@@ -251,6 +251,60 @@ pub fn scan(workspace: &Path, reference: Option<&Path>) -> Vec<Finding> {
     out
 }
 
+/// What Maven builds from `ours` that it does not build from the reference's POM at the
+/// same path (`base`): another packaging (`pom` compiles no source and runs no test, so a
+/// build passes with nothing built: attack B11-5) and each module named by one side only.
+/// Without a reference POM, only a `pom` packaging beside Java sources counts: those sources
+/// are then never compiled.
+fn what_is_built(rel: &str, ours: &Pom, base: Option<&Pom>, workspace: &Path) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let packaging_changed = match base {
+        Some(b) => b.packaging != ours.packaging,
+        None => {
+            let dir = Path::new(rel).parent().unwrap_or(Path::new(""));
+            ours.packaging == "pom"
+                && ["src/main/java", "src/test/java"]
+                    .iter()
+                    .any(|s| workspace.join(dir).join(s).is_dir())
+        }
+    };
+    if packaging_changed {
+        out.push(
+            Finding::new(rel.to_string(), FindingKind::BuildCodeAdded)
+                .at_known(ours.packaging_line)
+                .expected(format!(
+                    "<packaging> {}",
+                    base.map_or("jar", |b| b.packaging.as_str())
+                ))
+                .actual(format!("<packaging> {}", ours.packaging))
+                .message("a packaging the reference does not use: it decides what Maven compiles and which tests run (`pom` builds none)"),
+        );
+    }
+    if let Some(b) = base {
+        let names: BTreeSet<&String> = ours.modules.keys().chain(b.modules.keys()).collect();
+        for m in names {
+            let (o, t) = (ours.modules.get(m), b.modules.get(m));
+            if o.is_some() != t.is_some() {
+                let side = |named: bool| {
+                    if named {
+                        format!("<module> {m}")
+                    } else {
+                        format!("<module> {m} (not named)")
+                    }
+                };
+                out.push(
+                    Finding::new(rel.to_string(), FindingKind::BuildCodeAdded)
+                        .at_known(o.copied().unwrap_or(0))
+                        .expected(side(t.is_some()))
+                        .actual(side(o.is_some()))
+                        .message("a module the reference's build does not have, or one it builds that the pull request drops"),
+                );
+            }
+        }
+    }
+    out
+}
+
 /// Plugin configuration keys that switch tests or checks off, or make failures pass.
 fn weakening(key: &str) -> bool {
     let k = key.to_ascii_lowercase();
@@ -285,8 +339,24 @@ fn poms(workspace: &Path, reference: Option<&Path>) -> Vec<Finding> {
         .into_iter()
         .collect();
     let mut out = Vec::new();
-    for (rel, ours) in structural::effective_poms(workspace) {
+    let ours_all = structural::effective_poms(workspace);
+    // A POM of the reference the workspace has no readable model of: removed, or made so
+    // that judge-ci cannot read it (nothing below would compare it, while Maven builds it or
+    // fails on it as it is).
+    for rel in theirs
+        .keys()
+        .filter(|rel| !ours_all.iter().any(|(r, _)| r == *rel))
+    {
+        out.push(
+            Finding::new(rel.clone(), FindingKind::BuildCodeAdded)
+                .expected(format!("{rel} as the reference has it"))
+                .actual(format!("{rel} removed, or not a POM judge-ci can read"))
+                .message("a POM of the reference the pull request removes or makes unreadable: what Maven builds there is no longer the reference's"),
+        );
+    }
+    for (rel, ours) in ours_all {
         let base = theirs.get(&rel);
+        out.extend(what_is_built(&rel, &ours, base, workspace));
         for (k, p) in &ours.plugins {
             let theirs_p = base.and_then(|b| b.plugins.get(k));
             match theirs_p {
@@ -446,5 +516,88 @@ mod tests {
         );
         // An unchanged tree has nothing to say.
         assert!(scan(&rf, Some(&rf)).is_empty());
+    }
+
+    #[test]
+    fn a_pom_that_changes_what_maven_builds_is_found() {
+        let d = tempfile::tempdir().unwrap();
+        let (ws, rf) = (d.path().join("ws"), d.path().join("ref"));
+        let parent = POM.replace(
+            "</version></project>",
+            "</version><packaging>pom</packaging><modules><module>core</module></modules></project>",
+        );
+        let main = "class A {}\n";
+        write(
+            &rf,
+            &[
+                ("pom.xml", POM),
+                ("src/main/java/t/A.java", main),
+                ("multi/pom.xml", &parent),
+                ("multi/core/pom.xml", POM),
+                ("multi/core/src/main/java/A.java", main),
+                ("broken/pom.xml", POM),
+            ],
+        );
+        write(
+            &ws,
+            &[
+                // B11-5: `pom` packaging compiles nothing and runs no test, and Maven exits 0.
+                (
+                    "pom.xml",
+                    &POM.replace(
+                        "</version></project>",
+                        "</version>\n<packaging>pom</packaging></project>",
+                    ),
+                ),
+                ("src/main/java/t/A.java", main),
+                // The module that holds the sources is no longer built; another one is.
+                (
+                    "multi/pom.xml",
+                    &parent.replace("<module>core</module>", "<module>empty</module>"),
+                ),
+                ("multi/core/pom.xml", POM),
+                ("multi/core/src/main/java/A.java", main),
+                ("multi/empty/pom.xml", POM),
+                // A POM judge-ci cannot read is not a POM without findings.
+                ("broken/pom.xml", "<project><oops"),
+            ],
+        );
+        let shown: Vec<String> = scan(&ws, Some(&rf))
+            .iter()
+            .map(|f| {
+                format!(
+                    "{}:{} {} -> {}",
+                    f.path,
+                    f.line.unwrap_or(0),
+                    f.expected.as_deref().unwrap_or(""),
+                    f.actual.as_deref().unwrap_or("")
+                )
+            })
+            .collect();
+        let has = |needle: &str| shown.iter().any(|s| s.contains(needle));
+        assert!(
+            has("pom.xml:2 <packaging> jar -> <packaging> pom"),
+            "{shown:#?}"
+        );
+        assert!(
+            has("multi/pom.xml:1 <module> empty (not named) -> <module> empty"),
+            "{shown:#?}"
+        );
+        assert!(
+            has("multi/pom.xml:0 <module> core -> <module> core (not named)"),
+            "{shown:#?}"
+        );
+        assert!(
+            has("broken/pom.xml:0 broken/pom.xml as the reference has it"),
+            "{shown:#?}"
+        );
+        // Without a reference, `pom` packaging beside Java sources is found; a parent
+        // without sources of its own is an ordinary aggregator.
+        let alone: Vec<String> = scan(&ws, None)
+            .iter()
+            .filter(|f| f.actual.as_deref() == Some("<packaging> pom"))
+            .map(|f| f.path.clone())
+            .collect();
+        assert_eq!(alone, ["pom.xml"]);
     }
 }

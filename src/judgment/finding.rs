@@ -302,6 +302,12 @@ impl Finding {
         self
     }
 
+    /// [`Finding::at`] when `line` is known: 0 (what a parser records for an element
+    /// that is absent) leaves the finding without a line.
+    pub fn at_known(self, line: u32) -> Self {
+        if line > 0 { self.at(line) } else { self }
+    }
+
     /// With a column.
     pub fn column(mut self, column: u32) -> Self {
         self.column = Some(column);

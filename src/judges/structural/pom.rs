@@ -712,7 +712,7 @@ fn parent_in(tree: &Tree, at: &Path, relative_path: &str) -> Option<String> {
 
 /// `f` at `line`, unless the value came from a parent POM (line 0).
 fn at(f: Finding, line: u32) -> Finding {
-    if line > 0 { f.at(line) } else { f }
+    f.at_known(line)
 }
 
 /// Compares two resolved POMs.
