@@ -421,6 +421,7 @@ mod tests {
             instrument_failed: false,
             subject_error: None,
             definition: None,
+            criteria_set_by_subject: vec![],
         }
     }
 

@@ -102,6 +102,27 @@ pub struct TaskResult {
     /// comparable only when it is the same.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub definition: Option<String>,
+    /// The checks whose criteria the subject set (a `semantic-diff` plan read from the
+    /// submitted workspace): its verdict rests on an exam it wrote, so every surface says so
+    /// (trust.md point 26, attack B11-11).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub criteria_set_by_subject: Vec<String>,
+}
+
+/// The checks of a report whose judgments carry criteria the subject set.
+fn criteria_set_by_subject(r: &Report) -> Vec<String> {
+    crate::judges::split::judgments_of(&r.verdict)
+        .into_iter()
+        .filter(|(_, j)| {
+            j.metadata()
+                .get(crate::judges::llm::CRITERIA_SET_BY_KEY)
+                .and_then(|v| v.as_str())
+                == Some("subject")
+        })
+        .map(|(name, _)| name)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect()
 }
 
 /// Whether every ERROR judgment of a not-assessed report has a cause of judge-ci's own.
@@ -172,6 +193,7 @@ impl TaskResult {
             instrument_failed: false,
             subject_error: None,
             definition: None,
+            criteria_set_by_subject: Vec::new(),
         }
     }
 
@@ -210,6 +232,7 @@ impl TaskResult {
             instrument_failed: r.interpretation.reading == Some(Reading::NotAssessed)
                 && only_the_instrument_failed(r),
             subject_error: subject_error(r),
+            criteria_set_by_subject: criteria_set_by_subject(r),
             ..TaskResult::of(t)
         }
     }

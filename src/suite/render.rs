@@ -36,6 +36,9 @@ fn task_word(x: &super::model::TaskResult) -> String {
                 icons::reading(Some(r)).lower()
             )
         }
+        r if !x.criteria_set_by_subject.is_empty() => {
+            format!("{} (criteria set by the subject)", reading_word(r))
+        }
         r => reading_word(r),
     }
 }
@@ -133,6 +136,29 @@ pub fn markdown(s: &SuiteReport, cmp: Option<&Comparison>) -> String {
         md.push_str(&format!(
             "Not passing though the reading would pass: an ERROR the change can cause counts against it (trust.md point 12):\n{}\n\n",
             errored.join("\n")
+        ));
+    }
+    let set_by_subject: Vec<String> = s
+        .tasks
+        .iter()
+        .filter(|x| !x.criteria_set_by_subject.is_empty())
+        .map(|x| {
+            format!(
+                "- `{}`: {}, by {}",
+                inline(&x.key),
+                reading_word(x.reading),
+                x.criteria_set_by_subject
+                    .iter()
+                    .map(|c| code_span(c))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+        .collect();
+    if !set_by_subject.is_empty() {
+        md.push_str(&format!(
+            "Criteria set by the subject: these checks verified the VERIFY: lines of the submitted workspace's own plan, an exam the subject wrote (trust.md point 26):\n{}\n\n",
+            set_by_subject.join("\n")
         ));
     }
     if let Some(c) = cmp {

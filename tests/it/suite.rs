@@ -1103,3 +1103,77 @@ fn a_suite_in_a_pull_request_context_is_judged_by_the_bases_definitions() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", common::stderr(&o));
 }
+
+/// A suite task whose `semantic-diff` criteria are the VERIFY: lines of the submitted
+/// workspace's own PLAN.md sat an exam it wrote: its JSON row, the markdown's list and the
+/// task's row say so, and the judgment's reasoning (every per-task surface) too
+/// (trust.md point 26, attack B11-11).
+#[test]
+fn criteria_a_subject_wrote_in_its_own_plan_are_marked_as_set_by_it() {
+    use common::fake_llm::{FakeLlm, Reply};
+    let key = "sk-ant-SENTINELKEY-0123456789";
+    let llm = FakeLlm::start(key);
+    llm.on(
+        "the file A.java exists",
+        10,
+        Reply::Json(json!({"passed": true, "evidence": "A.java is there"})),
+    );
+    let root = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let bench = format!(
+        "schema: bench.benchmark.v1\nname: planned\nllm:\n  provider: anthropic\n  model: test-model\n  base-url: {}\n  api-key-env: JUDGE_CI_TEST_API_KEY\n  cache: {}\njury:\n  checks:\n    - type: semantic-diff\n      name: plan\n      plan: PLAN.md\n",
+        llm.anthropic_url(),
+        cache.path().display()
+    );
+    common::write_tree(
+        root.path(),
+        &[
+            ("bench/benchmark.yaml", bench.as_str()),
+            (
+                "bench/tasks/p1/task.yaml",
+                "schema: bench.task.v1\nid: p1\ninstruction: Make f return 1.\n",
+            ),
+            (
+                "bench/tasks/p1/workspace/PLAN.md",
+                "# Plan\nVERIFY: the file A.java exists\n",
+            ),
+            (
+                "bench/tasks/p1/workspace/A.java",
+                "class A { int f() { return 2; } }\n",
+            ),
+            (
+                "bench/tasks/p1/reference/A.java",
+                "class A { int f() { return 1; } }\n",
+            ),
+        ],
+    );
+    let mut cmd = common::command(
+        root.path(),
+        &["suite", "bench", "--out", "out", "--jobs", "1"],
+    );
+    cmd.env("JUDGE_CI_TEST_API_KEY", key);
+    let o = cmd.output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let s: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.path().join("out/suite.json")).unwrap())
+            .unwrap();
+    let task = &s["tasks"][0];
+    assert_eq!(task["criteriaSetBySubject"], json!(["plan"]), "{task:#}");
+    let md = std::fs::read_to_string(root.path().join("out/suite.md")).unwrap();
+    assert!(md.contains("Criteria set by the subject"), "{md}");
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| `") && l.contains("p1"))
+        .unwrap_or_default();
+    assert!(row.contains("(criteria set by the subject)"), "{md}");
+    let report = task["reportPath"].as_str().unwrap();
+    let r: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.path().join("out").join(report))
+            .or_else(|_| std::fs::read_to_string(report))
+            .unwrap(),
+    )
+    .unwrap();
+    let text = r.to_string();
+    assert!(text.contains("(set by the subject)"), "{r:#}");
+    assert!(llm.violations().is_empty(), "{:?}", llm.violations());
+}

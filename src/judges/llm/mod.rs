@@ -34,6 +34,13 @@ use super::{Outcome, build, instrument, instrument_because};
 use provider::{Ask, LlmError, Model, Reply};
 use replies::Cache;
 
+/// The metadata key of a judgment whose criteria the subject set (a plan read from its
+/// workspace), with the value `subject`: suites and reports find such judgments by it.
+pub const CRITERIA_SET_BY_KEY: &str = "criteriaSetBy";
+
+/// The words that mark criteria the subject set, in a judgment's reasoning.
+pub const SET_BY_SUBJECT_MARK: &str = "(set by the subject)";
+
 /// The metadata key holding a judgment's model usage.
 pub const USAGE_KEY: &str = "llm";
 
@@ -816,6 +823,8 @@ async fn ask_question(
     };
     // Criteria from a plan in the workspace are the author's text, like the diff.
     let mut untrusted_criteria = false;
+    // The workspace's plan whose VERIFY: lines are the criteria: an exam the subject wrote.
+    let mut subject_plan: Option<String> = None;
     // Each request gets its own boundary; the template must show the author's material
     // (the diff, untrusted criteria) only inside it.
     let ask_for = |vars: &prompt::Vars<'_>,
@@ -1000,6 +1009,7 @@ async fn ask_question(
                         }
                     }
                     untrusted_criteria = true;
+                    subject_plan = Some(plan);
                     lines
                 }
                 CriteriaSource::Goal => sentences(&ctx.goal),
@@ -1046,16 +1056,24 @@ async fn ask_question(
                     all.len() - asked.len()
                 ));
             }
-            session.finish(
-                Judgment::builder(if score >= 0.5 {
-                    Status::Pass
-                } else {
-                    Status::Fail
-                })
-                .score(score)
-                .checks(checks)
-                .reasoning(reasoning),
-            )
+            let mut b = Judgment::builder(if score >= 0.5 {
+                Status::Pass
+            } else {
+                Status::Fail
+            })
+            .score(score)
+            .checks(checks);
+            if let Some(plan) = subject_plan {
+                // Every surface shows the reasoning: the criteria are marked as the subject's
+                // own wherever this judgment is (trust.md point 26, attack B11-11).
+                reasoning.push_str(&format!(
+                    " {SET_BY_SUBJECT_MARK}: the criteria are the VERIFY: lines of the workspace's {plan}"
+                ));
+                b = b
+                    .metadata(CRITERIA_SET_BY_KEY, "subject")
+                    .metadata("criteriaFrom", plan);
+            }
+            session.finish(b.reasoning(reasoning))
         }
         Question::Correctness => {
             let ask = match ask_for(&vars, false, answer::yes_no_schema()) {
