@@ -137,11 +137,7 @@ pub fn prepare(
     for root in rules {
         // A path the judge's own fence does not let it open is out of reach anyway.
         let Ok(fd) = PathFd::new(&root) else { continue };
-        let access = if root.is_dir() {
-            handled
-        } else {
-            handled & AccessFs::from_file(ABI::V6)
-        };
+        let access = super::rules::rights_at(&root, handled);
         created = created
             .add_rule(PathBeneath::new(fd, access))
             .map_err(fail)?;

@@ -502,13 +502,20 @@ pub(super) fn read_roots(dir: &Path, hidden: &[PathBuf], out: &mut Vec<PathBuf>)
 
 fn rule(path: &Path, access: landlock::BitFlags<AccessFs>) -> Option<PathBeneath<PathFd>> {
     let fd = PathFd::new(path).ok()?;
-    let is_dir = std::fs::metadata(path).is_ok_and(|m| m.is_dir());
-    let access = if is_dir {
+    Some(PathBeneath::new(fd, rights_at(path, access)))
+}
+
+/// `access` as Landlock takes it beneath `path`: a file gets only the rights a file can have
+/// (a rule granting a folder's rights on a file is refused), a folder all of them.
+pub(super) fn rights_at(
+    path: &Path,
+    access: landlock::BitFlags<AccessFs>,
+) -> landlock::BitFlags<AccessFs> {
+    if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
         access
     } else {
         access & AccessFs::from_file(ABI_USED)
-    };
-    Some(PathBeneath::new(fd, access))
+    }
 }
 
 /// What the ruleset grants beyond reading the system's folders.
