@@ -267,12 +267,78 @@ pub enum PomError {
         /// The root element's name.
         root: String,
     },
+    /// An element Maven reads once appears twice where it is: Maven refuses such a POM
+    /// ("Duplicated tag"), so judge-ci never compares only the first of them (attack A14-1).
+    #[error(
+        "not a POM Maven reads: <{tag}> appears more than once in <{parent}> (line {line}); Maven refuses it with \"Duplicated tag\""
+    )]
+    DuplicatedTag {
+        /// The repeated element.
+        tag: String,
+        /// The element it repeats in.
+        parent: String,
+        /// The line of its second appearance.
+        line: u32,
+    },
     /// The tree the POM is resolved in cannot be read.
     #[error("cannot read {}", .folder.display())]
     Tree {
         /// The tree's folder.
         folder: PathBuf,
     },
+}
+
+/// The POM elements whose children are a list (each child an item, repeated by design).
+const LIST_ELEMENTS: &[&str] = &[
+    "dependencies",
+    "modules",
+    "plugins",
+    "executions",
+    "goals",
+    "profiles",
+    "repositories",
+    "pluginRepositories",
+    "exclusions",
+    "resources",
+    "testResources",
+    "includes",
+    "excludes",
+    "extensions",
+    "developers",
+    "contributors",
+    "licenses",
+    "mailingLists",
+    "roles",
+    "otherArchives",
+    "notifiers",
+    "reports",
+    "reportSets",
+    "filters",
+    "reportPlugins",
+];
+
+/// The first element of the POM `root` that repeats where Maven's model reads one (its name,
+/// its parent's, the second one): every element but a list's items, outside the free-form
+/// `configuration` of plugins and the `properties` map, as Maven's strict reader refuses them.
+fn duplicated_tag<'a, 'i>(
+    root: roxmltree::Node<'a, 'i>,
+) -> Option<(String, String, roxmltree::Node<'a, 'i>)> {
+    let mut pending = vec![root];
+    while let Some(n) = pending.pop() {
+        let name = n.tag_name().name();
+        if matches!(name, "configuration" | "properties") {
+            continue;
+        }
+        let list = LIST_ELEMENTS.contains(&name);
+        let mut seen = std::collections::HashSet::new();
+        for c in n.children().filter(roxmltree::Node::is_element) {
+            if !list && !seen.insert(c.tag_name().name()) {
+                return Some((c.tag_name().name().to_string(), name.to_string(), c));
+            }
+            pending.push(c);
+        }
+    }
+    None
 }
 
 impl Pom {
@@ -292,6 +358,13 @@ impl Pom {
             });
         }
         let line = |n: roxmltree::Node| doc.text_pos_at(n.range().start).row;
+        if let Some((tag, parent, at)) = duplicated_tag(root) {
+            return Err(PomError::DuplicatedTag {
+                tag,
+                parent,
+                line: line(at),
+            });
+        }
         let mut pom = Pom {
             packaging: text(root, "packaging").unwrap_or_else(|| "jar".into()),
             packaging_line: child(root, "packaging").map_or(0, line),
@@ -1145,6 +1218,30 @@ pub fn pom_diff(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_pom_with_a_tag_maven_reads_once_repeated_is_not_read() {
+        // A14-1: a second <dependencies> (or a second <groupId> in one dependency) that only
+        // the first of was compared; Maven refuses both POMs.
+        let deps = "<dependencies><dependency><groupId>jakarta.servlet</groupId><artifactId>a</artifactId></dependency></dependencies>";
+        let twice = format!(
+            "<project>\n{deps}\n<dependencies><dependency><groupId>javax.servlet</groupId><artifactId>a</artifactId></dependency></dependencies></project>"
+        );
+        let e = Pom::parse(&twice).unwrap_err().to_string();
+        assert!(
+            e.contains("<dependencies> appears more than once in <project> (line 3)"),
+            "{e}"
+        );
+        let inner = "<project><dependencies><dependency><groupId>jakarta.servlet</groupId><groupId>javax.servlet</groupId><artifactId>a</artifactId></dependency></dependencies></project>";
+        let e = Pom::parse(inner).unwrap_err().to_string();
+        assert!(
+            e.contains("<groupId> appears more than once in <dependency>"),
+            "{e}"
+        );
+        // Lists repeat their items, and a plugin's configuration is free-form.
+        let fine = "<project><modules><module>a</module><module>b</module></modules><build><plugins><plugin><artifactId>p</artifactId><configuration><arg>x</arg><arg>y</arg></configuration><executions><execution><goals><goal>a</goal><goal>b</goal></goals></execution><execution/></executions></plugin></plugins></build></project>";
+        assert!(Pom::parse(fine).is_ok());
+    }
+
     use super::*;
 
     #[test]
