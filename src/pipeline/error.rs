@@ -226,6 +226,18 @@ pub enum InputError {
         #[source]
         source: std::io::Error,
     },
+    /// In a pull-request context, a check's command names a program or script through an
+    /// expansion judge-ci cannot resolve before it runs, so it cannot make that program the
+    /// trusted side's (attack B14-1).
+    #[error(
+        "check '{check}': `run:` names {what}; in a pull-request context judge-ci runs only programs it can make the base's copies, and what this expansion names is known only when it runs (the pull request's tree can decide it)"
+    )]
+    UnresolvedProgram {
+        /// The check.
+        check: String,
+        /// What is named by an expansion.
+        what: String,
+    },
     /// `report.template` does not render.
     #[error(transparent)]
     Template(#[from] crate::report::markdown::TemplateError),
@@ -411,6 +423,9 @@ impl InputError {
             InputError::FirstJob { help, .. } => Some(help),
             InputError::CheckoutNotHead { .. } => Some(
                 "check out the head (`ref: ${{ github.event.pull_request.head.sha }}` for actions/checkout in pull_request_target), or judge it with --head",
+            ),
+            InputError::UnresolvedProgram { .. } => Some(
+                "write the script's or program's path out in `run:` (`sh ci/check.sh`), or list it under `protected:` and name it literally",
             ),
             InputError::PlanFile { .. } => Some(
                 "commit the plan on the base branch (the criteria the pull request is judged by), or list the criteria in the check's `criteria:`",

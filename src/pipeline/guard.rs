@@ -62,7 +62,13 @@ pub fn guard(
                     source: e,
                 })
             })?;
-            let found = super::programs::programs(bench, t, &blobs, &prefix);
+            let super::programs::Found {
+                programs: found,
+                unresolved,
+            } = super::programs::programs(bench, t, &blobs, &prefix);
+            if let Some((check, what)) = unresolved.into_iter().next() {
+                return Err(InputError::UnresolvedProgram { check, what }.into());
+            }
             let up = "../".repeat(prefix.split('/').filter(|c| !c.is_empty()).count());
             let shown: std::collections::HashSet<String> = found
                 .iter()
@@ -195,6 +201,30 @@ pub fn guard(
             "build code",
         )?;
     }
+    // Outside a pull-request context no base pins the build's own files, and the reference
+    // is the trusted side: a wrapper or setting the workspace has otherwise is a FAIL whatever
+    // the settings say (B11-3, B11-4), as a changed one is a protected change in a pull request.
+    if source.tree().is_none()
+        && runs_subject_code(bench)
+        && let Some(r) = reference
+    {
+        let tree = crate::judges::structural::tree::Tree::of(r, sides);
+        let unlike = protect::build_files_unlike_reference(workspace, &tree)
+            .map_err(InstrumentError::Protected)?;
+        if !unlike.is_empty() {
+            add_first(
+                bench,
+                BUILD_FILES_UNLIKE_REFERENCE,
+                "the build's wrappers and settings are the reference's (outside a pull request the reference is the trusted side)",
+                CheckKind::ProtectedPaths {
+                    changes: unlike,
+                    findings: Vec::new(),
+                    unjudged: Vec::new(),
+                },
+                "build files unlike the reference's",
+            )?;
+        }
+    }
     // Names a program the checks run reads as something else (N7-7): a FAIL whatever the
     // settings say, since an honest change never needs one.
     let names = if runs_subject_code(bench) {
@@ -240,6 +270,10 @@ pub const MISREAD_FILE_NAMES: &str = "misread-file-names";
 
 /// The name of the judgment the run adds for code the pull request makes run at build time.
 pub const BUILD_CODE_ADDED: &str = "build-code-added";
+
+/// The name of the judgment the run adds, outside a pull-request context, for build
+/// wrappers and settings the workspace has otherwise than the reference.
+pub const BUILD_FILES_UNLIKE_REFERENCE: &str = "build-files-unlike-reference";
 
 /// Whether any check runs subject code (a build, a command, an external judge) or reads what
 /// it produced: then code the pull request makes run at build time matters.

@@ -127,15 +127,21 @@ fn simple_commands(line: &str) -> Vec<Vec<Word>> {
         in_word: bool,
         known: bool,
         redirect: bool,
+        /// The redirection is `<`: its file is the command's standard input.
+        redirect_in: bool,
     }
     impl Lexer {
         fn word(&mut self) {
             if self.in_word && !self.redirect {
                 self.cmd
                     .push(self.known.then(|| std::mem::take(&mut self.word)));
+            } else if self.in_word && self.redirect_in && self.known {
+                // `sh < ci/check.sh`: the file a shell reads its program from.
+                self.cmd.push(Some(format!("{STDIN}{}", self.word)));
             }
             if self.in_word {
                 self.redirect = false;
+                self.redirect_in = false;
             }
             self.word.clear();
             self.in_word = false;
@@ -156,6 +162,7 @@ fn simple_commands(line: &str) -> Vec<Vec<Word>> {
         in_word: false,
         known: true,
         redirect: false,
+        redirect_in: false,
     };
     let mut chars = line.chars().peekable();
     while let Some(c) = chars.next() {
@@ -169,11 +176,12 @@ fn simple_commands(line: &str) -> Vec<Vec<Word>> {
                 } else {
                     l.word();
                 }
-                while chars
-                    .next_if(|c| matches!(c, '<' | '>' | '&' | '|'))
-                    .is_some()
-                {}
+                let mut op = c.to_string();
+                while let Some(n) = chars.next_if(|c| matches!(c, '<' | '>' | '&' | '|')) {
+                    op.push(n);
+                }
                 l.redirect = true;
+                l.redirect_in = op == "<";
             }
             '#' if !l.in_word => while chars.next_if(|c| *c != '\n').is_some() {},
             '\'' => {
@@ -228,6 +236,9 @@ fn simple_commands(line: &str) -> Vec<Vec<Word>> {
     l.out
 }
 
+/// The mark of a word that is the file a command's standard input is redirected from.
+const STDIN: &str = "\0stdin:";
+
 /// Reserved words that may begin a command in front of the program.
 const KEYWORDS: &[&str] = &[
     "!", "if", "then", "else", "elif", "do", "while", "until", "{", "}", "time", "fi", "done",
@@ -279,11 +290,34 @@ struct Named {
     lines: Vec<String>,
     /// Files named as scripts of a shell (read in turn whatever their first line says).
     shell_scripts: Vec<String>,
+    /// `cd DIR`: the folder the next commands of the line run in (`Some(None)`: one named
+    /// by an expansion).
+    cd: Option<Option<String>>,
+    /// A shell or interpreter given no script: it runs what its standard input holds (`cat
+    /// ci/check.sh | sh`).
+    reads_stdin: bool,
+    /// The makefiles `make` reads (its conventional ones and `-f`'s): their recipes are
+    /// commands it runs.
+    makefiles: Vec<String>,
+    /// Where a program or a script is named by an expansion (`sh $f`, `eval …`): what it is.
+    unresolved: Vec<String>,
 }
 
 /// The program words of one simple command.
 fn named_by(words: &[Word]) -> Named {
     let mut n = Named::default();
+    let stdin: Vec<String> = words
+        .iter()
+        .flatten()
+        .filter_map(|w| w.strip_prefix(STDIN))
+        .map(str::to_string)
+        .collect();
+    let kept: Vec<Word> = words
+        .iter()
+        .filter(|w| !w.as_deref().is_some_and(|w| w.starts_with(STDIN)))
+        .cloned()
+        .collect();
+    let words = &kept[..];
     let mut i = 0;
     let text = |i: usize| words.get(i).and_then(|w| w.as_deref());
     // Keywords, assignments, wrappers and their options, judge-ci's own `fence-exec --`.
@@ -297,6 +331,7 @@ fn named_by(words: &[Word]) -> Named {
                 }
                 continue;
             }
+            n.unresolved.push("a program named by an expansion".into());
             break;
         };
         if matches!(w, "for" | "case" | "select") {
@@ -351,7 +386,36 @@ fn named_by(words: &[Word]) -> Named {
     }
     let args = &words[i + 1..];
     let arg = |k: usize| args.get(k).and_then(|w| w.as_deref());
+    // A word there that holds an expansion: what it names is not known before it runs.
+    let expanded = |k: usize| args.get(k).is_some_and(Option::is_none);
     let name = base_name(program);
+    match name {
+        "cd" | "pushd" => {
+            n.cd = Some(match (arg(0), expanded(0)) {
+                (Some(d), _) if !d.starts_with('-') => Some(d.to_string()),
+                (_, true) => None,
+                _ => Some(String::new()),
+            });
+            return n;
+        }
+        "eval" => {
+            n.unresolved
+                .push("`eval`, whose command is built when it runs".into());
+            return n;
+        }
+        "make" | "gmake" => {
+            n.makefiles
+                .extend(conventional_files(name).iter().map(|f| f.to_string()));
+            for (k, a) in args.iter().enumerate() {
+                if matches!(a.as_deref(), Some("-f" | "--file" | "--makefile"))
+                    && let Some(f) = arg(k + 1)
+                {
+                    n.makefiles.push(f.to_string());
+                }
+            }
+        }
+        _ => {}
+    }
     n.conventional
         .extend(conventional_files(name).iter().map(|f| f.to_string()));
     if name.starts_with("python")
@@ -388,20 +452,44 @@ fn named_by(words: &[Word]) -> Named {
         "sh" | "bash" | "dash" | "zsh" | "ksh" | "ash" | "mksh" | "busybox"
     );
     let mut k = 0;
+    let runs_scripts = shell || interpreter(name) || matches!(name, "." | "source");
+    for f in stdin.iter().filter(|_| runs_scripts) {
+        n.files.push(f.clone());
+        if shell {
+            n.shell_scripts.push(f.clone());
+        }
+    }
     if matches!(name, "." | "source") {
         if let Some(a) = arg(0) {
             n.files.push(a.to_string());
             n.shell_scripts.push(a.to_string());
+        } else if expanded(0) {
+            n.unresolved
+                .push(format!("the script `{name}` reads, named by an expansion"));
         }
     } else if shell {
-        while let Some(a) = arg(k) {
+        n.reads_stdin = stdin.is_empty();
+        loop {
+            let Some(a) = arg(k) else {
+                if expanded(k) {
+                    n.reads_stdin = false;
+                    n.unresolved
+                        .push(format!("the script `{name}` runs, named by an expansion"));
+                }
+                break;
+            };
             if name == "busybox" && k == 0 && a == "sh" {
                 k += 1;
                 continue;
             }
             if a == "-c" {
-                if let Some(line) = arg(k + 1) {
-                    n.lines.push(line.to_string());
+                n.reads_stdin = false;
+                match arg(k + 1) {
+                    Some(line) => n.lines.push(line.to_string()),
+                    None if expanded(k + 1) => n.unresolved.push(format!(
+                        "the command string `{name} -c` runs, named by an expansion"
+                    )),
+                    None => {}
                 }
                 break;
             }
@@ -411,6 +499,7 @@ fn named_by(words: &[Word]) -> Named {
             }
             if a == "--" {
                 if let Some(s) = arg(k + 1) {
+                    n.reads_stdin = false;
                     n.files.push(s.to_string());
                     n.shell_scripts.push(s.to_string());
                 }
@@ -419,6 +508,7 @@ fn named_by(words: &[Word]) -> Named {
             if a.starts_with(['-', '+']) {
                 // `-ec '…'`: the command string after a bundle holding c.
                 if a.starts_with('-') && a.contains('c') && !a.starts_with("--") {
+                    n.reads_stdin = false;
                     if let Some(line) = arg(k + 1) {
                         n.lines.push(line.to_string());
                     }
@@ -427,18 +517,29 @@ fn named_by(words: &[Word]) -> Named {
                 k += 1;
                 continue;
             }
+            n.reads_stdin = false;
             n.files.push(a.to_string());
             n.shell_scripts.push(a.to_string());
             break;
         }
     } else if interpreter(name) {
-        while let Some(a) = arg(k) {
+        n.reads_stdin = stdin.is_empty();
+        loop {
+            let Some(a) = arg(k) else {
+                if expanded(k) {
+                    n.reads_stdin = false;
+                    n.unresolved
+                        .push(format!("the script `{name}` runs, named by an expansion"));
+                }
+                break;
+            };
             if matches!(
                 a,
                 "-c" | "-m" | "-e" | "-E" | "--eval" | "-p" | "--print" | "-r"
             ) && name != "node"
                 || (name == "node" && matches!(a, "-e" | "--eval" | "-p" | "--print"))
             {
+                n.reads_stdin = false;
                 break;
             }
             if matches!(
@@ -457,6 +558,7 @@ fn named_by(words: &[Word]) -> Named {
                 k += 1;
                 continue;
             }
+            n.reads_stdin = false;
             n.files.push(a.to_string());
             break;
         }
@@ -538,89 +640,241 @@ fn conventional_files(program: &str) -> &'static [&'static str] {
     }
 }
 
-/// The files `line` names as programs, relative to `cwd`, that `blobs` holds; the shell
-/// scripts among them are read in turn (bounded).
+/// A shell line's text with each variable it assigns a plain value (`f=ci/check.sh`)
+/// written in where it is used (`$f`, `${f}`), so that `f=ci/check.sh; sh $f` names the
+/// script; and whether what is still expanded can come only from the environment (no
+/// command substitution, no variable assigned an expansion), which the fence sets and the
+/// pull request does not.
+fn with_assignments(line: &str) -> (String, bool) {
+    static ASSIGNED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"(?:^|[\s;&|(])([A-Za-z_][A-Za-z0-9_]*)=([^\s;&|()]*)"#)
+            .expect("a valid regex")
+    });
+    let mut text = line.to_string();
+    let mut environment_only = !line.contains("$(") && !line.contains('`');
+    for c in ASSIGNED.captures_iter(line) {
+        let (name, value) = (&c[1], c[2].trim_matches(['"', '\'']));
+        if value.contains(['$', '`', '*', '?', '[']) {
+            environment_only = false;
+            continue;
+        }
+        text = text
+            .replace(&format!("${{{name}}}"), value)
+            .replace(&format!("${name}"), value);
+    }
+    (text, environment_only)
+}
+
+/// What `collect` reads commands from: a shell line (or script), or a command's own words.
+enum Commands<'a> {
+    Line(&'a str),
+    Words(Vec<Vec<Word>>),
+}
+
+/// The files `commands` name as programs, relative to `cwd` (and to each folder a `cd` of
+/// the line goes to), that `blobs` holds; the shell scripts and makefiles among them are read
+/// in turn (bounded). Where a program or script is named by an expansion that can hold what
+/// the tree says (a command substitution, a variable assigned one), `unresolved` says so.
 fn collect(
     tree: &GitTree,
     blobs: &Blobs,
     cwd: &str,
-    commands: Vec<Vec<Word>>,
+    commands: Commands<'_>,
     depth: usize,
     found: &mut BTreeSet<String>,
+    unresolved: &mut Vec<String>,
 ) {
-    for words in commands {
-        let named = named_by(&words);
-        for line in &named.lines {
-            if depth < MAX_DEPTH {
-                collect(tree, blobs, cwd, simple_commands(line), depth + 1, found);
-            }
+    let (commands, environment_only) = match commands {
+        Commands::Line(line) => {
+            let (text, env) = with_assignments(line);
+            (simple_commands(&text), env)
         }
-        for f in &named.conventional {
-            if let Some(module) = f.strip_prefix("\0tool-module:") {
-                let file = resolve(cwd, &format!("{module}.py"));
-                let dir = resolve(cwd, module);
-                let theirs = |p: &Option<String>| {
-                    p.as_ref().is_some_and(|p| {
-                        blobs.contains_key(p)
-                            || blobs.keys().any(|k| k.starts_with(&format!("{p}/")))
+        Commands::Words(w) => (w, true),
+    };
+    let named: Vec<Named> = commands.iter().map(|w| named_by(w)).collect();
+    // A shell or interpreter that runs its standard input (`cat ci/check.sh | sh`) may run
+    // any file the line names: each is a program.
+    let stdin_runs = named.iter().any(|n| n.reads_stdin);
+    let mut cwds = vec![cwd.to_string()];
+    let read_text = |id: Oid| -> Option<String> {
+        let bytes = tree.blob(id).ok()?;
+        (bytes.len() <= MAX_SCRIPT_BYTES)
+            .then(|| String::from_utf8(bytes).ok())
+            .flatten()
+    };
+    for (words, named) in commands.iter().zip(&named) {
+        if !environment_only {
+            unresolved.extend(named.unresolved.iter().cloned());
+        }
+        match &named.cd {
+            Some(Some(d)) => {
+                // Every folder the line may be in from here on (a `cd` in a subshell or a
+                // branch need not hold): files are looked for in each.
+                let here: Vec<String> = cwds
+                    .iter()
+                    .filter_map(|c| {
+                        if d.is_empty() {
+                            None
+                        } else {
+                            resolve(c, d).or_else(|| Some(String::new()))
+                        }
                     })
-                };
-                if !theirs(&file) && !theirs(&dir) {
-                    // What Python imports X from ahead of the standard library: a module,
-                    // a sourceless one, or a regular package (a folder without
-                    // `__init__` is a namespace portion, which a later regular one beats).
-                    for f in [
-                        format!("{module}.py"),
-                        format!("{module}.pyc"),
-                        format!("{module}/__init__.py"),
-                        format!("{module}/__init__.pyc"),
-                    ] {
-                        found.extend(resolve(cwd, &f));
+                    .collect();
+                for h in here {
+                    if !cwds.contains(&h) {
+                        cwds.push(h);
                     }
                 }
                 continue;
             }
-            found.extend(resolve(cwd, f));
+            Some(None) => {
+                if !environment_only {
+                    unresolved.push("a folder `cd` goes to, named by an expansion".into());
+                }
+                continue;
+            }
+            None => {}
         }
-        for f in &named.files {
-            let (word, only_executable) = match f.strip_prefix("\0maybe:") {
-                Some(w) => (w, true),
-                None => (f.as_str(), false),
-            };
-            let Some(path) = resolve(cwd, word) else {
-                continue;
-            };
-            let Some((through, end)) = follow(tree, blobs, &path) else {
-                continue;
-            };
-            let Some(&(id, mode)) = blobs.get(&end) else {
-                continue;
-            };
-            if only_executable && mode != 0o100755 {
-                continue;
+        for line in &named.lines {
+            if depth < MAX_DEPTH {
+                for c in cwds.clone() {
+                    collect(
+                        tree,
+                        blobs,
+                        &c,
+                        Commands::Line(line),
+                        depth + 1,
+                        found,
+                        unresolved,
+                    );
+                }
             }
-            let new = found.insert(end.clone());
-            found.extend(through);
-            if !new || depth >= MAX_DEPTH || found.len() > MAX_FOLLOWED {
-                continue;
+        }
+        for cwd in cwds.clone() {
+            let cwd = cwd.as_str();
+            for f in &named.conventional {
+                if let Some(module) = f.strip_prefix("\0tool-module:") {
+                    let file = resolve(cwd, &format!("{module}.py"));
+                    let dir = resolve(cwd, module);
+                    let theirs = |p: &Option<String>| {
+                        p.as_ref().is_some_and(|p| {
+                            let folder = format!("{p}/");
+                            blobs.contains_key(p) || blobs.keys().any(|k| k.starts_with(&folder))
+                        })
+                    };
+                    if !theirs(&file) && !theirs(&dir) {
+                        // What Python imports X from ahead of the standard library: a
+                        // module, a sourceless one, or a regular package (a folder without
+                        // `__init__` is a namespace portion, which a later regular one beats).
+                        for f in [
+                            format!("{module}.py"),
+                            format!("{module}.pyc"),
+                            format!("{module}/__init__.py"),
+                            format!("{module}/__init__.pyc"),
+                        ] {
+                            found.extend(resolve(cwd, &f));
+                        }
+                    }
+                    continue;
+                }
+                found.extend(resolve(cwd, f));
             }
-            let Ok(bytes) = tree.blob(id) else { continue };
-            if bytes.len() > MAX_SCRIPT_BYTES {
-                continue;
+            // The recipes of the makefiles make reads are commands it runs; what they
+            // include is read with them.
+            for m in &named.makefiles {
+                let Some(path) = resolve(cwd, m) else {
+                    continue;
+                };
+                let Some((through, end)) = follow(tree, blobs, &path) else {
+                    continue;
+                };
+                let Some(&(id, _)) = blobs.get(&end) else {
+                    continue;
+                };
+                found.extend(through);
+                found.insert(end);
+                if depth >= MAX_DEPTH || found.len() > MAX_FOLLOWED {
+                    continue;
+                }
+                let Some(text) = read_text(id) else { continue };
+                let mut recipes = String::new();
+                let mut includes = Vec::new();
+                for l in text.lines() {
+                    if let Some(r) = l.strip_prefix('\t') {
+                        recipes.push_str(r.trim_start_matches(['@', '-', '+']));
+                        recipes.push('\n');
+                    } else if let Some(rest) = l
+                        .strip_prefix("include ")
+                        .or_else(|| l.strip_prefix("-include "))
+                        .or_else(|| l.strip_prefix("sinclude "))
+                    {
+                        includes.extend(rest.split_whitespace().map(str::to_string));
+                    }
+                }
+                for f in includes {
+                    found.extend(resolve(cwd, &f).filter(|p| blobs.contains_key(p)));
+                }
+                collect(
+                    tree,
+                    blobs,
+                    cwd,
+                    Commands::Line(&recipes),
+                    depth + 1,
+                    found,
+                    unresolved,
+                );
             }
-            let Ok(text) = String::from_utf8(bytes) else {
-                continue;
-            };
-            let first = text.lines().next().unwrap_or("");
-            let shell_line = first.starts_with("#!")
-                && ["sh", "bash", "dash", "zsh", "ksh"]
-                    .iter()
-                    .any(|s| first.split([' ', '/']).any(|w| w == *s));
-            let is_shell = named.shell_scripts.iter().any(|s| s == word)
-                || shell_line
-                || (!first.starts_with("#!") && end.ends_with(".sh"));
-            if is_shell {
-                collect(tree, blobs, cwd, simple_commands(&text), depth + 1, found);
+            let mut files: Vec<(String, bool)> = named
+                .files
+                .iter()
+                .map(|f| match f.strip_prefix("\0maybe:") {
+                    Some(w) => (w.to_string(), !stdin_runs),
+                    None => (f.clone(), false),
+                })
+                .collect();
+            if stdin_runs {
+                // Every word of the line, the program's too: `cat ci/check.sh | sh`.
+                files.extend(words.iter().flatten().map(|w| (w.clone(), false)));
+            }
+            for (word, only_executable) in files {
+                let Some(path) = resolve(cwd, &word) else {
+                    continue;
+                };
+                let Some((through, end)) = follow(tree, blobs, &path) else {
+                    continue;
+                };
+                let Some(&(id, mode)) = blobs.get(&end) else {
+                    continue;
+                };
+                if only_executable && mode != 0o100755 {
+                    continue;
+                }
+                let new = found.insert(end.clone());
+                found.extend(through);
+                if !new || depth >= MAX_DEPTH || found.len() > MAX_FOLLOWED {
+                    continue;
+                }
+                let Some(text) = read_text(id) else { continue };
+                let first = text.lines().next().unwrap_or("");
+                let shell_line = first.starts_with("#!")
+                    && ["sh", "bash", "dash", "zsh", "ksh"]
+                        .iter()
+                        .any(|s| first.split([' ', '/']).any(|w| w == *s));
+                let is_shell = named.shell_scripts.contains(&word)
+                    || stdin_runs
+                    || shell_line
+                    || (!first.starts_with("#!") && end.ends_with(".sh"));
+                if is_shell {
+                    collect(
+                        tree,
+                        blobs,
+                        cwd,
+                        Commands::Line(&text),
+                        depth + 1,
+                        found,
+                        unresolved,
+                    );
+                }
             }
         }
     }
@@ -629,8 +883,9 @@ fn collect(
 /// Every repository file the checks of `bench` name as their program or settings (see the
 /// module's documentation), found in the trusted tree `tree`; `prefix` is the workspace's place
 /// in the repository, where the commands run.
-pub fn programs(bench: &Benchmark, tree: &GitTree, blobs: &Blobs, prefix: &str) -> Vec<Program> {
+pub fn programs(bench: &Benchmark, tree: &GitTree, blobs: &Blobs, prefix: &str) -> Found {
     let mut out = BTreeSet::new();
+    let mut unknown = Vec::new();
     for c in bench.jury.all_checks() {
         let (commands, dir) = match &c.kind {
             CheckKind::Command { run, dir, .. } => (
@@ -645,19 +900,19 @@ pub fn programs(bench: &Benchmark, tree: &GitTree, blobs: &Blobs, prefix: &str) 
             ),
             CheckKind::External { run, .. } => (line_commands(run), None),
             CheckKind::MavenBuild { args, .. } => (
-                vec![
+                Commands::Words(vec![
                     std::iter::once(Some("mvn".to_string()))
                         .chain(args.iter().cloned().map(Some))
                         .collect(),
-                ],
+                ]),
                 None,
             ),
             CheckKind::GradleBuild { args, .. } => (
-                vec![
+                Commands::Words(vec![
                     std::iter::once(Some("gradle".to_string()))
                         .chain(args.iter().cloned().map(Some))
                         .collect(),
-                ],
+                ]),
                 None,
             ),
             CheckKind::FileExists { .. }
@@ -679,24 +934,44 @@ pub fn programs(bench: &Benchmark, tree: &GitTree, blobs: &Blobs, prefix: &str) 
             (false, Some(d)) => format!("{prefix}/{d}"),
         };
         let mut found = BTreeSet::new();
-        collect(tree, blobs, &cwd, commands, 0, &mut found);
+        let mut unresolved = Vec::new();
+        collect(tree, blobs, &cwd, commands, 0, &mut found, &mut unresolved);
         out.extend(found.into_iter().map(|path| Program {
             path,
             check: c.name.clone(),
         }));
+        if let Some(what) = unresolved.into_iter().next() {
+            unknown.push((c.name.clone(), what));
+        }
     }
     // One file named by several checks: listed once, for the first.
     let mut seen = std::collections::HashSet::new();
-    out.into_iter()
-        .filter(|p| seen.insert(p.path.clone()))
-        .collect()
+    Found {
+        programs: out
+            .into_iter()
+            .filter(|p| seen.insert(p.path.clone()))
+            .collect(),
+        unresolved: unknown,
+    }
+}
+
+/// What [`programs`] found: the files, and each check whose command names a program or
+/// script through an expansion that can hold what the tree says (`sh $(ls ci/*.sh)`), with
+/// what that is: judge-ci cannot make such a program the trusted side's, so a pull-request
+/// run refuses the config (trust.md points 2 and 25, attack B14-1).
+#[derive(Debug, Default)]
+pub struct Found {
+    /// The files, one per path.
+    pub programs: Vec<Program>,
+    /// (check, what is named by an expansion).
+    pub unresolved: Vec<(String, String)>,
 }
 
 /// The simple commands of a check's command line.
-fn line_commands(run: &CommandLine) -> Vec<Vec<Word>> {
+fn line_commands(run: &CommandLine) -> Commands<'_> {
     match run {
-        CommandLine::Shell(l) | CommandLine::ShellWithGlobs(l) => simple_commands(l),
-        CommandLine::Argv(v) => vec![v.iter().cloned().map(Some).collect()],
+        CommandLine::Shell(l) | CommandLine::ShellWithGlobs(l) => Commands::Line(l),
+        CommandLine::Argv(v) => Commands::Words(vec![v.iter().cloned().map(Some).collect()]),
     }
 }
 
@@ -827,7 +1102,15 @@ mod tests {
         let blobs = blobs_of(&tree).unwrap();
         let mut found = BTreeSet::new();
         let line = "./mvnw -s ci/settings.xml verify && find src -exec tools/lint {} + && sh a.sh && grep x src/App.java";
-        collect(&tree, &blobs, "ws", simple_commands(line), 0, &mut found);
+        collect(
+            &tree,
+            &blobs,
+            "ws",
+            Commands::Line(line),
+            0,
+            &mut found,
+            &mut Vec::new(),
+        );
         assert_eq!(
             found.into_iter().collect::<Vec<_>>(),
             [
@@ -838,5 +1121,96 @@ mod tests {
                 "ws/tools/real.sh"
             ]
         );
+    }
+
+    /// The files of a fresh repository's one commit, as a trusted tree.
+    fn tree_of(root: &std::path::Path, files: &[(&str, &str)]) -> (GitTree, Blobs) {
+        use crate::test_support::git;
+        git(root, &["init", "-q"]);
+        for (p, c) in files {
+            std::fs::create_dir_all(root.join(p).parent().unwrap()).unwrap();
+            std::fs::write(root.join(p), c).unwrap();
+        }
+        git(root, &["add", "."]);
+        git(root, &["commit", "-qm", "base"]);
+        let repo = git2::Repository::open(root).unwrap();
+        let id = repo.head().unwrap().peel_to_commit().unwrap().id();
+        let tree = GitTree::new(repo.path().to_path_buf(), root, id, "base".into());
+        let blobs = blobs_of(&tree).unwrap();
+        (tree, blobs)
+    }
+
+    #[test]
+    fn every_way_a_shell_line_runs_a_script_names_it() {
+        // Attack B14-1: the script a check runs reached through `cd`, a makefile's recipe,
+        // a redirection, a pipe into a shell, or a variable of the line.
+        let d = tempfile::tempdir().unwrap();
+        let (tree, blobs) = tree_of(
+            d.path(),
+            &[
+                ("ci/check.sh", "grep -q jakarta src/App.java\n"),
+                ("ci/lib.sh", "true\n"),
+                (
+                    "Makefile",
+                    "include ci/rules.mk\ncheck:\n\t@sh ci/check.sh\n",
+                ),
+                ("ci/rules.mk", "X = 1\n"),
+                ("src/App.java", "class App {}\n"),
+            ],
+        );
+        let found = |line: &str| {
+            let mut found = BTreeSet::new();
+            let mut unresolved = Vec::new();
+            collect(
+                &tree,
+                &blobs,
+                "",
+                Commands::Line(line),
+                0,
+                &mut found,
+                &mut unresolved,
+            );
+            (found.into_iter().collect::<Vec<_>>(), unresolved)
+        };
+        for line in [
+            "cd ci && sh check.sh",
+            "sh < ci/check.sh",
+            "cat ci/check.sh | sh",
+            "f=ci/check.sh; sh $f",
+            "f=ci/check.sh; sh \"${f}\"",
+        ] {
+            let (files, unresolved) = found(line);
+            assert!(
+                files.contains(&"ci/check.sh".to_string()),
+                "{line}: {files:?}"
+            );
+            assert!(unresolved.is_empty(), "{line}: {unresolved:?}");
+        }
+        // (make's conventional makefiles are protected whether or not the tree has them.)
+        let (files, _) = found("make check");
+        assert_eq!(
+            files,
+            [
+                "GNUmakefile",
+                "Makefile",
+                "ci/check.sh",
+                "ci/rules.mk",
+                "makefile"
+            ]
+        );
+        // What the tree can decide is refused, what only the environment sets is not.
+        for line in [
+            "sh $(ls ci/*.sh)",
+            "f=$(ls ci); sh $f",
+            "eval \"$(cat ci/cmd)\"",
+            "for f in $(ls ci); do . $f; done; cd `cat ci/dir`",
+        ] {
+            let (_, unresolved) = found(line);
+            assert!(!unresolved.is_empty(), "{line}");
+        }
+        for line in ["$JAVA_HOME/bin/java -version", "sh \"$HOME/x.sh\""] {
+            let (_, unresolved) = found(line);
+            assert!(unresolved.is_empty(), "{line}: {unresolved:?}");
+        }
     }
 }

@@ -694,6 +694,66 @@ pub fn pin_build_files(
     pin_to_trusted(tree, workspace, prefix, &globs)
 }
 
+/// Outside a pull-request context there is no base to pin the build's own files from, and
+/// the reference is the trusted side: each build wrapper or setting ([`BUILD_FILES`], at the
+/// workspace's root, where the build runs) that the workspace has otherwise than the reference
+/// (added, removed, another content or executable bit, not a regular file), as "path (what)".
+/// A subject that rewrites `mvnw` to exit 0, or deletes it so that a missing system tool is
+/// blamed on judge-ci, is found before any build runs (attack findings B11-3, B11-4).
+pub fn build_files_unlike_reference(
+    workspace: &Path,
+    reference: &crate::judges::structural::tree::Tree,
+) -> Result<Vec<String>, ProtectError> {
+    use std::os::unix::fs::PermissionsExt;
+    let globs: Vec<String> = BUILD_FILES.iter().map(|s| s.to_string()).collect();
+    let include = globset(&globs)?;
+    let none = GlobSet::empty();
+    let unreadable = |what: &str, e: &dyn std::fmt::Display| ProtectError::ReadTree {
+        label: what.to_string(),
+        source: std::io::Error::other(e.to_string()),
+    };
+    let (ours, odd) = crate::judges::structural::walk(workspace, &include, &none)
+        .map_err(|e| unreadable("the workspace's build files", &e))?;
+    let theirs = reference
+        .list(&include, &none)
+        .map_err(|e| unreadable("the reference's build files", &e))?;
+    let executable = |root: &Path, rel: &str| {
+        std::fs::metadata(root.join(rel)).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+    };
+    let mut out: Vec<String> = odd
+        .into_iter()
+        .map(|(rel, kind)| format!("{rel} (a {kind}, not a regular file)"))
+        .collect();
+    let names: std::collections::BTreeSet<&String> = ours.keys().chain(theirs.keys()).collect();
+    for rel in names {
+        let what = match (ours.contains_key(rel), theirs.contains_key(rel)) {
+            (true, false) => Some("added: the reference has no such file"),
+            (false, true) => {
+                if out.iter().any(|o| o.starts_with(&format!("{rel} ("))) {
+                    None
+                } else {
+                    Some("removed: the reference has it")
+                }
+            }
+            _ => {
+                let ws = crate::untrusted::read(&workspace.join(rel), MAX_PROTECTED_BYTES);
+                match (ws, reference.read(rel)) {
+                    (Ok(a), Ok(b)) if a != b => Some("modified"),
+                    (Ok(_), Ok(_)) => (!reference.in_git()
+                        && executable(workspace, rel) != executable(reference.folder(), rel))
+                    .then_some("mode changed"),
+                    _ => Some("cannot be compared with the reference's"),
+                }
+            }
+        };
+        if let Some(w) = what {
+            out.push(format!("{rel} ({w})"));
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
 /// Makes every protected path (`protected`, the defaults when `None`; the workspace's build
 /// files at `prefix`; the programs the checks run; what protected links lead to: see
 /// `watched`; relative to the repository root `root`) what the trusted tree records, so a
@@ -944,6 +1004,58 @@ mod tests {
 
     /// Attack finding B11-14: a config listing its own `protected:` (here only the tests)
     /// still protects the workflows, which in a `pull_request` run are the gate itself.
+    #[test]
+    fn build_files_unlike_the_reference_are_found_outside_a_pull_request() {
+        use std::os::unix::fs::PermissionsExt;
+        let write = |root: &Path, files: &[(&str, &str)]| {
+            for (p, c) in files {
+                std::fs::create_dir_all(root.join(p).parent().unwrap()).unwrap();
+                std::fs::write(root.join(p), c).unwrap();
+            }
+        };
+        let root = tempfile::tempdir().unwrap();
+        let (ws, rf) = (root.path().join("ws"), root.path().join("rf"));
+        for d in [&ws, &rf] {
+            write(
+                d,
+                &[
+                    ("mvnw", "#!/bin/sh\nexec mvn \"$@\"\n"),
+                    ("gradlew", "#!/bin/sh\n"),
+                    (
+                        ".mvn/wrapper/maven-wrapper.properties",
+                        "distributionUrl=x\n",
+                    ),
+                    ("src/A.java", "class A {}\n"),
+                ],
+            );
+            for x in ["mvnw", "gradlew"] {
+                std::fs::set_permissions(d.join(x), std::fs::Permissions::from_mode(0o755))
+                    .unwrap();
+            }
+        }
+        let tree = crate::judges::structural::tree::Tree::Folder(rf.clone());
+        assert!(build_files_unlike_reference(&ws, &tree).unwrap().is_empty());
+        // B11-3: a wrapper that exits 0; B11-4: a deleted one; a setting the reference has
+        // not; a mode change; a link where a setting lives.
+        std::fs::write(ws.join("mvnw"), "#!/bin/sh\nexit 0\n").unwrap();
+        std::fs::remove_file(ws.join(".mvn/wrapper/maven-wrapper.properties")).unwrap();
+        write(&ws, &[(".mvn/jvm.config", "-javaagent:x.jar\n")]);
+        std::fs::set_permissions(ws.join("gradlew"), std::fs::Permissions::from_mode(0o644))
+            .unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", ws.join("gradle.properties")).unwrap();
+        std::fs::write(ws.join("src/A.java"), "class A { int x; }\n").unwrap();
+        assert_eq!(
+            build_files_unlike_reference(&ws, &tree).unwrap(),
+            [
+                ".mvn/jvm.config (added: the reference has no such file)",
+                ".mvn/wrapper/maven-wrapper.properties (removed: the reference has it)",
+                "gradle.properties (a symlink, not a regular file)",
+                "gradlew (mode changed)",
+                "mvnw (modified)",
+            ]
+        );
+    }
+
     #[test]
     fn a_protected_list_adds_to_the_workflows_never_replaces_them() {
         let d = tempfile::tempdir().unwrap();

@@ -321,3 +321,153 @@ fn a_file_a_trusted_tool_reads_by_convention_that_the_pull_request_adds_is_not_r
         );
     }
 }
+
+#[test]
+fn outside_a_pull_request_the_build_s_wrapper_is_the_reference_s_or_the_run_fails() {
+    // Attack findings B11-3, B11-4: with no base to pin from (a suite's task, a local run),
+    // the subject's own `mvnw` was the build; one that exits 0 passed the build tier, and a
+    // deleted one made the build fall back to a missing `mvn`, an ERROR charged to judge-ci.
+    // The reference is the trusted side there: a wrapper or setting the workspace has
+    // otherwise is a FAIL of judge-ci's own check before any build runs.
+    let d = tempfile::tempdir().unwrap();
+    let wrapper = "#!/bin/sh\nexec mvn \"$@\"\n";
+    let config = "name: gate\nreference:\n  path: ../reference\njury:\n  checks:\n    - {type: command, name: build, run: [./mvnw, -q, verify]}\n";
+    for side in ["workspace", "reference"] {
+        write_tree(
+            &d.path().join(side),
+            &[("mvnw", wrapper), ("src/App.java", "class App {}\n")],
+        );
+        common::chmod_x(&d.path().join(side).join("mvnw"));
+    }
+    write_tree(&d.path().join("workspace"), &[("judge-ci.yml", config)]);
+    let ws = d.path().join("workspace");
+    let judge = |out: &str| {
+        let out = d.path().join(out);
+        let o = common::command(&ws, &["--dry-run", "--out", out.to_str().unwrap()])
+            .output()
+            .unwrap();
+        (o, report(&out))
+    };
+    // The same wrapper as the reference's: no such check.
+    let (_, r) = judge("same");
+    assert!(
+        status(&r, "build-files-unlike-reference").is_null(),
+        "{:#}",
+        r["verdict"]
+    );
+    std::fs::write(ws.join("mvnw"), "#!/bin/sh\nexit 0\n").unwrap();
+    let (o, r) = judge("rewritten");
+    assert_eq!(
+        status(&r, "build-files-unlike-reference"),
+        "fail",
+        "{:#}",
+        r["verdict"]
+    );
+    assert!(stderr(&o).contains("mvnw (modified)"), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    std::fs::remove_file(ws.join("mvnw")).unwrap();
+    let (o, r) = judge("deleted");
+    assert_eq!(
+        status(&r, "build-files-unlike-reference"),
+        "fail",
+        "{:#}",
+        r["verdict"]
+    );
+    assert!(
+        stderr(&o).contains("mvnw (removed: the reference has it)"),
+        "{}",
+        stderr(&o)
+    );
+    // The missing program is an ERROR the change brought about (exit 3, counted against
+    // it), never one waived as judge-ci's; the gate fails either way.
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("counts against the change"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_script_the_command_reaches_by_any_shell_route_is_the_base_s() {
+    // Attack finding B14-1: `cd ci && sh check.sh`, a makefile's recipe, `sh < ci/check.sh`,
+    // `cat ci/check.sh | sh` and `f=ci/check.sh; sh $f` all ran the pull request's rewritten
+    // `ci/check.sh` (exit 0, accepted); only `sh ci/check.sh` was pinned. Each now runs the
+    // base's copy and the rewrite is a protected-path change; a script named by a command
+    // substitution (which the tree decides) is refused as a config judge-ci cannot pin.
+    let runs = [
+        "\"cd ci && sh check.sh\"",
+        "[make, check]",
+        "\"sh < ci/check.sh\"",
+        "\"cat ci/check.sh | sh\"",
+        "\"f=ci/check.sh; sh $f\"",
+    ];
+    for run in runs {
+        let config = format!(
+            "name: gate\njury:\n  checks:\n    - {{type: command, name: verify, run: {run}}}\n"
+        );
+        let d = tempfile::tempdir().unwrap();
+        let repo = d.path().join("repo");
+        std::fs::create_dir_all(&repo).unwrap();
+        write_tree(
+            &repo,
+            &[
+                ("judge-ci.yml", config.as_str()),
+                (
+                    "ci/check.sh",
+                    "! grep -rq javax ../src 2>/dev/null && ! grep -rq javax src 2>/dev/null\n",
+                ),
+                ("Makefile", "check:\n\tsh ci/check.sh\n"),
+                ("src/App.java", "import javax.servlet.Filter;\n"),
+            ],
+        );
+        let base = commit_all(&repo, "base");
+        write_tree(
+            &repo,
+            &[
+                ("ci/check.sh", "exit 0\n"),
+                (
+                    "src/App.java",
+                    "import javax.servlet.Filter;\nclass App {}\n",
+                ),
+            ],
+        );
+        let head = commit_all(&repo, "the pull request");
+        let (o, out) = run_pr(d.path(), &repo, &base, &head, &[]);
+        let r = report(&out);
+        assert_eq!(status(&r, "verify"), "fail", "{run}: {:#}", r["verdict"]);
+        assert_eq!(o.status.code(), Some(1), "{run}: {}", stderr(&o));
+        assert!(
+            protected_changes(&r)
+                .iter()
+                .any(|(p, c, _)| p == "ci/check.sh" && c == "modified"),
+            "{run}: {:#}",
+            r["trust"]
+        );
+    }
+    // The tree decides what a command substitution names: not run, and said so (exit 2).
+    let d = tempfile::tempdir().unwrap();
+    let repo = d.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    write_tree(
+        &repo,
+        &[
+            (
+                "judge-ci.yml",
+                "name: gate\njury:\n  checks:\n    - {type: command, name: verify, run: \"sh $(ls ci/*.sh)\"}\n",
+            ),
+            ("ci/check.sh", "exit 1\n"),
+        ],
+    );
+    let base = commit_all(&repo, "base");
+    write_tree(&repo, &[("ci/a.sh", "exit 0\n")]);
+    let head = commit_all(&repo, "the pull request");
+    let (o, _) = run_pr(d.path(), &repo, &base, &head, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o)
+            .contains("check 'verify': `run:` names the script `sh` runs, named by an expansion"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -392,7 +392,7 @@ fn compiled() -> std::sync::MutexGuard<'static, Compiled> {
 /// What a walk of a tree found: the regular files the globs select, with their stamps, and
 /// the selected entries that are not regular files (links, FIFOs, sockets, devices), which
 /// are never read and never skipped silently: each becomes a `file-not-regular` finding.
-pub(super) type Walked = (
+pub type Walked = (
     BTreeMap<String, Stamp>,
     Vec<(String, crate::untrusted::Kind)>,
 );
@@ -400,11 +400,7 @@ pub(super) type Walked = (
 /// Regular files under `root` (symlinks are not followed, so loops cannot hang the walk),
 /// relative, `/`-separated, selected by the globs, with their stamps; and the selected
 /// entries that are not regular files ([`Walked`]).
-pub(super) fn walk(
-    root: &Path,
-    include: &GlobSet,
-    exclude: &GlobSet,
-) -> Result<Walked, ListingError> {
+pub fn walk(root: &Path, include: &GlobSet, exclude: &GlobSet) -> Result<Walked, ListingError> {
     let mut selected = Vec::new();
     let mut not_regular = Vec::new();
     let walker = walkdir::WalkDir::new(root)
