@@ -75,6 +75,18 @@ pub enum ContextError {
         /// Why.
         why: String,
     },
+    /// Outside GitHub Actions' own marker (`GITHUB_ACTIONS` is not `true`), an event that
+    /// concerns a pull request is named (`GITHUB_EVENT_NAME`, or the payload at
+    /// `GITHUB_EVENT_PATH`): a local run would read the head's config and plan, so judge-ci
+    /// does not judge (fail closed: attack finding A14-2, a container step or another CI
+    /// that forwards only the event's variables).
+    #[error(
+        "{what} names an event about a pull request, but GITHUB_ACTIONS is not `true`: judged as a local run, the pull request's own config would judge it, so judge-ci does not judge; set GITHUB_ACTIONS=true and GITHUB_REPOSITORY as Actions does, pass --config-from REV to name the trusted revision, or unset GITHUB_EVENT_NAME and GITHUB_EVENT_PATH for a local run"
+    )]
+    EventOutsideActions {
+        /// Which variable names it.
+        what: String,
+    },
     /// A pull-request event (by its name) whose payload does not describe the pull request:
     /// judging it with the working tree's config would judge the head by its own config.
     #[error(
@@ -112,6 +124,33 @@ fn named_for_pull_request(event: &str) -> bool {
     event.starts_with("pull_request") || event == "merge_group"
 }
 
+/// Outside Actions: refuses an environment that names a pull request's event (by its name,
+/// or by a readable payload that concerns one), which a local run would judge by the head's
+/// own config. A payload that cannot be read names nothing here.
+fn outside_actions(env: &dyn Fn(&str) -> Option<String>) -> Result<(), ContextError> {
+    if let Some(event) = env("GITHUB_EVENT_NAME").filter(|e| named_for_pull_request(e)) {
+        return Err(ContextError::EventOutsideActions {
+            what: format!("GITHUB_EVENT_NAME ({event})"),
+        });
+    }
+    let Some(path) = env("GITHUB_EVENT_PATH") else {
+        return Ok(());
+    };
+    let Some(payload) = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+    else {
+        return Ok(());
+    };
+    let mut probe = Context::default();
+    if about_pull_request(&payload, "", &mut probe).unwrap_or(true) {
+        return Err(ContextError::EventOutsideActions {
+            what: format!("the payload {path} (GITHUB_EVENT_PATH)"),
+        });
+    }
+    Ok(())
+}
+
 fn s(v: &Value, p: &str) -> Option<String> {
     v.pointer(p).and_then(Value::as_str).map(str::to_string)
 }
@@ -120,7 +159,7 @@ fn s(v: &Value, p: &str) -> Option<String> {
 /// `Ok(None)` outside GitHub Actions.
 pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Result<Option<Context>, ContextError> {
     if env("GITHUB_ACTIONS").as_deref() != Some("true") {
-        return Ok(None);
+        return outside_actions(env).map(|()| None);
     }
     let event = env("GITHUB_EVENT_NAME").ok_or(ContextError::Missing("GITHUB_EVENT_NAME"))?;
     let repository = env("GITHUB_REPOSITORY").ok_or(ContextError::Missing("GITHUB_REPOSITORY"))?;
@@ -714,6 +753,31 @@ mod tests {
             _ => None,
         });
         assert!(matches!(bad, Err(ContextError::Payload { .. })));
+        // A14-2: outside Actions' marker, an environment that names a pull request's event
+        // is refused (a local run would judge it by the head's config); a push's is not.
+        let pr_path = format!(
+            "{}/tests/fixtures/github/events/pull_request.opened.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let push_path = pr_path.replace("pull_request.opened.json", "push.json");
+        let outside = |name: Option<&str>, path: &str| {
+            let (name, path) = (name.map(str::to_string), path.to_string());
+            from_env(&move |k| match k {
+                "GITHUB_EVENT_NAME" => name.clone(),
+                "GITHUB_EVENT_PATH" => Some(path.clone()),
+                _ => None,
+            })
+        };
+        for (name, path) in [
+            (Some("pull_request"), push_path.as_str()),
+            (None, pr_path.as_str()),
+            (Some("push"), pr_path.as_str()),
+        ] {
+            let e = outside(name, path).unwrap_err().to_string();
+            assert!(e.contains("GITHUB_ACTIONS is not `true`"), "{e}");
+        }
+        assert!(outside(Some("push"), &push_path).unwrap().is_none());
+        assert!(outside(None, "/nonexistent/event.json").unwrap().is_none());
     }
 
     #[test]

@@ -492,6 +492,8 @@ fn a_build_that_kills_itself_is_a_fail_and_a_lenient_later_tier_cannot_accept() 
     let ws = workspace(config);
     let o = common::command(ws.path(), &["--dry-run", "--out", "judge-ci-out"])
         .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_EVENT_PATH")
+        .env_remove("GITHUB_EVENT_NAME")
         .output()
         .unwrap();
     let report = common::report(&ws.path().join("judge-ci-out"));

@@ -785,6 +785,8 @@ fn a_disk_the_builds_own_test_fills_is_the_builds_failure_not_the_runners() {
         .arg(&out)
         .env("NO_COLOR", "1")
         .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_EVENT_PATH")
+        .env_remove("GITHUB_EVENT_NAME")
         .output()
         .unwrap();
     let report: Value = serde_json::from_str(

@@ -371,6 +371,8 @@ impl Unprivileged {
             .args(args)
             .current_dir(self.ws())
             .env_remove("GITHUB_ACTIONS")
+            .env_remove("GITHUB_EVENT_PATH")
+            .env_remove("GITHUB_EVENT_NAME")
             .env("NO_COLOR", "1")
             .env("TMPDIR", self.root.path().join("tmp"))
             .env("RUNNER_TEMP", self.root.path().join("tmp"))

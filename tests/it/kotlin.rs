@@ -343,6 +343,8 @@ fn a_kotlin_file_the_model_is_not_shown_in_full_does_not_pass() {
             .current_dir(root.path().join("workspace"))
             .env("NO_COLOR", "1")
             .env_remove("GITHUB_ACTIONS")
+            .env_remove("GITHUB_EVENT_PATH")
+            .env_remove("GITHUB_EVENT_NAME")
             .env("JUDGE_CI_TEST_API_KEY", key)
             .output()
             .unwrap();

@@ -1186,6 +1186,8 @@ fn seal_holds(uid: Option<u32>) -> String {
         .current_dir(&ws)
         .env("NO_COLOR", "1")
         .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_EVENT_PATH")
+        .env_remove("GITHUB_EVENT_NAME")
         .env("HOME", &home)
         .output()
         .unwrap();

@@ -96,6 +96,8 @@ impl Split {
             .current_dir(self.ws())
             .env("NO_COLOR", "1")
             .env_remove("GITHUB_ACTIONS")
+            .env_remove("GITHUB_EVENT_PATH")
+            .env_remove("GITHUB_EVENT_NAME")
             .env_remove("JUDGE_CI_LLM_PROVIDER")
             .env_remove("JUDGE_CI_LLM_MODEL")
             .env_remove("JUDGE_CI_LLM_BASE_URL")

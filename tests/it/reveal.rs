@@ -229,6 +229,8 @@ fn under_names_subject_output_is_withheld_when_the_fence_could_not_hide_the_refe
         let o = Command::new(env!("CARGO_BIN_EXE_judge-ci"))
             .current_dir(&ws)
             .env_remove("GITHUB_ACTIONS")
+            .env_remove("GITHUB_EVENT_PATH")
+            .env_remove("GITHUB_EVENT_NAME")
             .env("NO_COLOR", "1")
             .env("TMPDIR", root.path())
             .output()

@@ -51,6 +51,8 @@ fn judge_with(ws: &Path, tmp: &Path, uid: Option<u32>, limit: Duration, args: &[
         .args(args)
         .current_dir(ws)
         .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_EVENT_PATH")
+        .env_remove("GITHUB_EVENT_NAME")
         .env("NO_COLOR", "1")
         .env("TMPDIR", tmp)
         .env("HOME", tmp)

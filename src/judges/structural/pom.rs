@@ -280,6 +280,20 @@ pub enum PomError {
         /// The line of its second appearance.
         line: u32,
     },
+    /// An element of another XML namespace than the project's: Maven's reader knows no
+    /// namespaces and reads `<x:dependencies>` as an unknown tag, which it skips, while a
+    /// namespace-aware reader would see dependencies there (attack class A14-1).
+    #[error(
+        "not a POM as Maven reads it: <{tag}> (line {line}) is in the XML namespace {namespace}, which Maven does not read as a POM element"
+    )]
+    ForeignElement {
+        /// The element's name.
+        tag: String,
+        /// Its namespace.
+        namespace: String,
+        /// Its line.
+        line: u32,
+    },
     /// The tree the POM is resolved in cannot be read.
     #[error("cannot read {}", .folder.display())]
     Tree {
@@ -341,6 +355,23 @@ fn duplicated_tag<'a, 'i>(
     None
 }
 
+/// The first element outside a plugin's free-form `configuration` whose XML namespace is not
+/// the project element's.
+fn foreign_element<'a, 'i>(root: roxmltree::Node<'a, 'i>) -> Option<roxmltree::Node<'a, 'i>> {
+    let own = root.tag_name().namespace();
+    let mut pending = vec![root];
+    while let Some(n) = pending.pop() {
+        if n.tag_name().namespace() != own {
+            return Some(n);
+        }
+        if n.tag_name().name() == "configuration" {
+            continue;
+        }
+        pending.extend(n.children().filter(roxmltree::Node::is_element));
+    }
+    None
+}
+
 impl Pom {
     /// Parses a POM on its own (no `.mvn/`, no folder). A DTD (and with it any entity) is
     /// refused.
@@ -358,6 +389,13 @@ impl Pom {
             });
         }
         let line = |n: roxmltree::Node| doc.text_pos_at(n.range().start).row;
+        if let Some(n) = foreign_element(root) {
+            return Err(PomError::ForeignElement {
+                tag: n.tag_name().name().to_string(),
+                namespace: n.tag_name().namespace().unwrap_or_default().to_string(),
+                line: line(n),
+            });
+        }
         if let Some((tag, parent, at)) = duplicated_tag(root) {
             return Err(PomError::DuplicatedTag {
                 tag,
@@ -1240,6 +1278,15 @@ mod tests {
         // Lists repeat their items, and a plugin's configuration is free-form.
         let fine = "<project><modules><module>a</module><module>b</module></modules><build><plugins><plugin><artifactId>p</artifactId><configuration><arg>x</arg><arg>y</arg></configuration><executions><execution><goals><goal>a</goal><goal>b</goal></goals></execution><execution/></executions></plugin></plugins></build></project>";
         assert!(Pom::parse(fine).is_ok());
+        // An element of another namespace, which Maven skips as an unknown tag.
+        let foreign = "<project xmlns=\"http://maven.apache.org/POM/4.0.0\" xmlns:x=\"urn:x\"><x:dependencies><x:dependency><x:groupId>jakarta.servlet</x:groupId></x:dependency></x:dependencies></project>";
+        let e = Pom::parse(foreign).unwrap_err().to_string();
+        assert!(
+            e.contains("<dependencies> (line 1) is in the XML namespace urn:x"),
+            "{e}"
+        );
+        let own = "<project xmlns=\"http://maven.apache.org/POM/4.0.0\"><dependencies/><build><plugins><plugin><configuration><y:a xmlns:y=\"urn:y\"/></configuration></plugin></plugins></build></project>";
+        assert!(Pom::parse(own).is_ok());
     }
 
     use super::*;

@@ -11,7 +11,9 @@ pub fn command(dir: &Path, args: &[&str]) -> Command {
     c.args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
-        .env_remove("GITHUB_ACTIONS");
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_EVENT_PATH")
+        .env_remove("GITHUB_EVENT_NAME");
     c
 }
 
